@@ -1,0 +1,165 @@
+// The PTX module as parsed (src/ptx): a syntactic IR with every name already
+// resolved where the parser can resolve it (registers to per-function
+// indices, labels to instruction indices, scopes flattened), and a source
+// location on everything. The engine (src/engine) compiles this once into its
+// own compact executable form; nothing here is executed directly.
+//
+// This header is the contract between the parser and the engine. Extend it;
+// do not change what is declared here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bcusim/support/diagnostics.h"
+
+namespace bcusim::ptx {
+
+// State spaces. SharedCluster is `.shared::cluster`; Shared covers `.shared`
+// and `.shared::cta`.
+enum class Space : uint8_t {
+  None,
+  Reg,
+  Sreg,
+  Const,
+  Global,
+  Local,
+  Param,
+  Shared,
+  SharedCluster,
+  Tex,
+};
+
+// A PTX scalar type as written: "u32", "f32", "pred", "b64", ... (no dot).
+using TypeName = std::string;
+
+struct Operand {
+  enum class Kind : uint8_t {
+    Reg,     // a declared register: `reg` is its index in Function::regs
+    Special, // special register: `name` e.g. "%tid.x", "%laneid", "%envreg3"
+    Imm,     // integer literal (decimal, hex 0x, octal 0, binary 0b; may be
+             // negative; U suffix accepted): `ival`
+    FImm,    // floating literal: 0fXXXXXXXX (f32 bits in `ival`, is_f32=true)
+             // or 0dXXXXXXXXXXXXXXXX / decimal (f64 bits in `ival`)
+    Symbol,  // a variable or function name (global/shared/const/param/local
+             // or .func): `name`
+    Label,   // a branch target: `label` is an index into Function::body
+    Address, // [base+offset]: `elems[0]` is the base (Reg, Symbol, Imm or
+             // Special) unless absent (pure immediate address: elems empty),
+             // `ival` the byte offset
+    Vector,  // {a, b, c, d}: `elems`
+    Pair,    // d|p destination: elems[0], elems[1]
+    Sink,    // `_`
+    List,    // parenthesised list in call: (a, b): `elems`
+  };
+  Kind kind = Kind::Imm;
+  bool negated = false; // `!p` source predicate
+  bool is_f32 = false;  // FImm written as 0f...
+  uint32_t reg = 0;
+  uint32_t label = 0;
+  int64_t ival = 0;
+  std::string name;
+  std::vector<Operand> elems;
+  SourceLoc loc;
+};
+
+struct Guard {
+  uint32_t reg = 0; // predicate register index
+  bool negated = false;
+  SourceLoc loc;
+};
+
+struct Instruction {
+  std::string opcode;                 // "add", "ld", "bar", "mbarrier", ...
+  std::vector<std::string> modifiers; // as written, without the leading dot,
+                                      // in order: {"shared::cta", "b64"}
+  std::optional<Guard> guard;
+  std::vector<Operand> operands;
+  SourceLoc loc; // the opcode's location; the whole line for carets
+};
+
+struct RegInfo {
+  std::string name; // as declared, e.g. "%r12" (scopes make names repeat)
+  TypeName type;    // "u32", "pred", "b64", "f32", ...
+  SourceLoc loc;
+};
+
+// A variable in any state space (module-level or function-level).
+struct VarDecl {
+  Space space = Space::None;
+  TypeName type;
+  std::string name;
+  uint32_t align = 0;          // 0 = natural alignment of the type
+  std::vector<uint64_t> dims;  // array dimensions; 0 for `[]` (extern)
+  bool is_extern = false;
+  bool is_visible = false;
+  bool is_weak = false;
+  // Initializer flattened to scalar elements (integers as bits, floats as
+  // their bit pattern, symbol references by name with generic(..) noted).
+  struct Init {
+    enum class Kind : uint8_t { Int, Float, Symbol } kind = Kind::Int;
+    uint64_t bits = 0;
+    std::string symbol;
+    bool generic = false;
+  };
+  std::vector<Init> init;
+  SourceLoc loc;
+
+  uint64_t element_count() const;
+};
+
+struct Param {
+  Space space = Space::Param; // .param, or .reg for .func parameters
+  TypeName type;
+  std::string name;
+  uint32_t align = 0;
+  uint64_t array_size = 0; // for `.b8 x[N]`: N (0 when scalar)
+  bool is_ptr = false;     // .ptr attribute
+  SourceLoc loc;
+};
+
+struct Function {
+  bool is_entry = false;  // .entry (kernel) vs .func
+  bool is_extern = false; // declaration only (e.g. `.extern .func vprintf`)
+  std::string name;
+  std::vector<Param> params;
+  std::vector<Param> returns; // .func return parameters
+  std::vector<RegInfo> regs;  // all registers, every scope, indexed by
+                              // Operand::reg
+  std::vector<VarDecl> locals; // .local/.shared/.param declared in the body
+  std::vector<Instruction> body;
+  std::vector<std::pair<std::string, uint32_t>> labels; // name -> body index
+
+  // Kernel directives (0 = not given).
+  std::array<uint32_t, 3> maxntid{};
+  std::array<uint32_t, 3> reqntid{};
+  uint32_t minnctapersm = 0;
+  uint32_t maxnreg = 0;
+  bool explicitcluster = false;
+  std::array<uint32_t, 3> reqnctapercluster{};
+  SourceLoc loc;
+};
+
+struct Module {
+  std::shared_ptr<const SourceFile> source;
+  std::string version;   // "9.0"
+  std::string target;    // "sm_90a" (the first target name)
+  uint32_t address_size = 64;
+  std::vector<VarDecl> globals; // module-scope .global/.shared/.const
+  std::vector<Function> functions;
+
+  const Function *find_function(const std::string &name) const;
+  std::vector<const Function *> kernels() const;
+};
+
+// Parses PTX text. Returns nullopt and reports `file:line:col: error:`
+// diagnostics (with carets) on any error, including constructs the parser
+// does not support.
+std::optional<Module> parse(std::shared_ptr<const SourceFile> source,
+                            DiagnosticSink &sink);
+
+} // namespace bcusim::ptx

@@ -1,0 +1,2 @@
+// Placeholder until this part has sources.
+namespace bcusim::bcu {} // namespace bcusim::bcu

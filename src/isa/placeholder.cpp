@@ -1,0 +1,2 @@
+// Placeholder until this part has sources.
+namespace bcusim::isa {} // namespace bcusim::isa
