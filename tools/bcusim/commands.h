@@ -16,5 +16,6 @@ void add_isa_commands(CLI::App &app, Context &ctx);    // asm, disasm, isa
 void add_replay_command(CLI::App &app, Context &ctx);  // replay
 void add_run_command(CLI::App &app, Context &ctx);     // run
 void add_lower_command(CLI::App &app, Context &ctx);   // lower
+void add_ptx_commands(CLI::App &app, Context &ctx);    // ptx check
 
 } // namespace bcusim::cli

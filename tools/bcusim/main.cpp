@@ -14,6 +14,7 @@ int main(int argc, char **argv) {
   bcusim::cli::add_replay_command(app, ctx);
   bcusim::cli::add_run_command(app, ctx);
   bcusim::cli::add_lower_command(app, ctx);
+  bcusim::cli::add_ptx_commands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
