@@ -6,6 +6,7 @@
 // checks"). Every problem is a `file:line:col: error:` diagnostic.
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -798,6 +799,8 @@ private:
 // Flattening and checks
 
 std::string describe_bits(const FieldInfo &f) {
+  if (f.width == 1)
+    return fmt::format("[{}]", f.lsb);
   return fmt::format("[{}:{}]", f.lsb + f.width - 1, f.lsb);
 }
 
@@ -969,29 +972,25 @@ private:
         raw.push_back(&f);
     for (const RawField *rf : raw) {
       FieldInfo info = rf->info;
+      // A field with a bad type or value is still added (the opcode is
+      // dropped anyway), so that Order<> etc. do not report it again.
       const BitFieldType *t = model_.type(info.type);
       if (!t) {
         sink_.error(rf->type_at, fmt::format("unknown type '{}' (no "
                                              "__DefBitFieldType {})",
                                              info.type, info.type));
-        continue;
-      }
-      if (t->width != info.width) {
+      } else if (t->width != info.width) {
         auto &diag = sink_.error(
             rf->info.defined_at,
             fmt::format("field {} is {} bits wide but its type {} is {} bits",
                         info.name, info.width, t->name, t->width));
         DiagnosticSink::note(diag, t->defined_at,
                              fmt::format("{} is defined here", t->name));
-        continue;
-      }
-      if (rf->value_kind != RawField::ValueKind::None) {
+      } else if (rf->value_kind != RawField::ValueKind::None) {
         auto v = resolve_value(*rf, *t);
-        if (!v)
-          continue;
-        if (rf->value_kind == RawField::ValueKind::Fixed)
+        if (v && rf->value_kind == RawField::ValueKind::Fixed)
           info.fixed = v;
-        else
+        else if (v)
           info.deflt = v;
       }
       for (size_t j = 0; j < op.fields.size(); ++j) {
@@ -1204,6 +1203,11 @@ load_sources(const std::vector<std::shared_ptr<const SourceFile>> &sources,
 
 std::shared_ptr<const IsaModel> load(const std::vector<std::string> &paths,
                                      DiagnosticSink &sink) {
+  // Diagnostics point into the files, and the caller renders them after a
+  // failed load (when no model holds the files): keep every file read here
+  // for the life of the process. Descriptions are few and small.
+  static std::mutex registry_mutex;
+  static std::vector<std::shared_ptr<const SourceFile>> registry;
   std::vector<std::shared_ptr<const SourceFile>> sources;
   bool ok = true;
   for (const auto &p : paths) {
@@ -1213,6 +1217,10 @@ std::shared_ptr<const IsaModel> load(const std::vector<std::string> &paths,
       sink.error({}, error);
       ok = false;
       continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex);
+      registry.push_back(f);
     }
     sources.push_back(std::move(f));
   }
