@@ -141,10 +141,11 @@ std::string field_table(const IsaModel &model, const Decoded &inst,
     value_w = std::max(value_w, values.back().size());
     enum_w = std::max(enum_w, enums.back().size());
   }
-  std::string out;
-  out += fmt::format("{}{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}{}\n", indent,
-                     "field", name_w, "bits", bits_w, "value", value_w, "name",
-                     enum_w, "role", with_source ? "  defined at" : "");
+  std::string out =
+      fmt::format("{}{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}", indent, "field",
+                  name_w, "bits", bits_w, "value", value_w, "name", enum_w,
+                  with_source ? "role      defined at" : "role");
+  out += "\n";
   for (size_t i = 0; i < inst.fields.size(); ++i) {
     const FieldInfo &f = inst.fields[i].first;
     std::string line = fmt::format(

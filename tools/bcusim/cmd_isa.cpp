@@ -101,25 +101,32 @@ int run_asm(const AsmOptions &o) {
   if (!file)
     return 1;
   DiagnosticSink sink;
-  auto insts = isa::assemble(*model, *file, sink);
+  auto insts = isa::assemble_located(*model, *file, sink);
   print_diags(sink);
   if (!insts)
     return 1;
   std::string out;
   if (o.show_encoding) {
-    for (const auto &d : *insts) {
-      out += fmt::format("{}  {}\n", d.word.to_hex(), isa::print(*model, d));
-      out += isa::field_table(*model, d, "    ", false);
+    // Annotated listing (docs/isa.md): source, word + canonical text, fields.
+    for (size_t i = 0; i < insts->size(); ++i) {
+      const auto &a = (*insts)[i];
+      if (i)
+        out += "\n";
+      out += fmt::format("{}:{}:{}: {}\n", file->name(), a.at.line, a.at.col,
+                         a.text);
+      out += fmt::format("  {}  {}\n", a.inst.word.to_hex(),
+                         isa::print(*model, a.inst));
+      out += isa::field_table(*model, a.inst, "    ", false);
     }
   } else if (o.format == "hex") {
-    for (const auto &d : *insts)
-      out += d.word.to_hex() + "\n";
+    for (const auto &a : *insts)
+      out += a.inst.word.to_hex() + "\n";
   } else if (o.format == "bin") {
-    for (const auto &d : *insts)
-      out += isa::to_bytes(d.word);
+    for (const auto &a : *insts)
+      out += isa::to_bytes(a.inst.word);
   } else {
-    for (const auto &d : *insts)
-      out += isa::print(*model, d) + "\n";
+    for (const auto &a : *insts)
+      out += isa::print(*model, a.inst) + "\n";
   }
   return write_output(o.output, out) ? 0 : 1;
 }

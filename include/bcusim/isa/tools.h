@@ -12,6 +12,17 @@
 
 namespace bcusim::isa {
 
+// An assembled statement and where it was written.
+struct AssembledAt {
+  Decoded inst;
+  SourceLoc at;     // the statement (line, column, length)
+  std::string text; // the statement as written, comment and `;` removed
+};
+// Like assemble(), keeping each statement's location (for listings).
+std::optional<std::vector<AssembledAt>> assemble_located(const IsaModel &model,
+                                                         const SourceFile &file,
+                                                         DiagnosticSink &sink);
+
 // A word read from a hex or binary file, with where it came from.
 struct WordAt {
   Word128 word;
