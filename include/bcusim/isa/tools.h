@@ -32,9 +32,11 @@ struct WordAt {
 };
 
 // Hex file: one word per line, exactly 32 hex digits (bit 127 first, an
-// optional 0x prefix), blank lines and `//` comments allowed.
-std::optional<std::vector<WordAt>> read_hex_words(const SourceFile &file,
-                                                  DiagnosticSink &sink);
+// optional 0x prefix), blank lines and `//` comments allowed. Malformed
+// lines are reported into `sink` (and count as a word index); the words of
+// the well-formed lines are returned.
+std::vector<WordAt> read_hex_words(const SourceFile &file,
+                                   DiagnosticSink &sink);
 // Binary file: 16 bytes per word, little-endian (byte 0 = bits 7..0).
 std::optional<std::vector<WordAt>> read_bin_words(std::string_view bytes,
                                                   std::string_view name,
