@@ -12,15 +12,19 @@ extern const std::string_view kDescription;
 extern const std::string_view kCodes;
 } // namespace builtin_text
 
+std::vector<std::shared_ptr<const SourceFile>> builtin_sources() {
+  static const std::vector<std::shared_ptr<const SourceFile>> sources{
+      SourceFile::from_string("isa/bcu.isa",
+                              std::string(builtin_text::kDescription)),
+      SourceFile::from_string("isa/bcu-codes.isa",
+                              std::string(builtin_text::kCodes))};
+  return sources;
+}
+
 std::shared_ptr<const IsaModel> builtin() {
   static const std::shared_ptr<const IsaModel> model = [] {
     DiagnosticSink sink;
-    auto m = load_sources(
-        {SourceFile::from_string("isa/bcu.isa",
-                                 std::string(builtin_text::kDescription)),
-         SourceFile::from_string("isa/bcu-codes.isa",
-                                 std::string(builtin_text::kCodes))},
-        sink);
+    auto m = load_sources(builtin_sources(), sink);
     if (!m) {
       // The unit tests load the same files; this is a build defect.
       std::fputs(sink.render_all().c_str(), stderr);

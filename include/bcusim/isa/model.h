@@ -110,6 +110,10 @@ public:
   std::vector<const OpcodeModel *> opcodes_of(std::string_view optype) const;
 };
 
+// The two embedded source files of builtin(): isa/bcu.isa and
+// isa/bcu-codes.isa (for tools and fuzzers that combine them differently).
+std::vector<std::shared_ptr<const SourceFile>> builtin_sources();
+
 // Encodes field values into a word for `op` (fields absent from `values`
 // keep their fixed value, then their default, then 0). Values must fit.
 Word128 encode(const OpcodeModel &op,
