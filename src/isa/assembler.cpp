@@ -130,6 +130,7 @@ struct Operand {
   std::string_view name;
   uint64_t value = 0;
   bool overflow = false;
+  std::string_view text; // the number as written
   SourceLoc at;
 };
 
@@ -195,6 +196,7 @@ private:
       op.is_number = true;
       op.value = t.value;
       op.overflow = t.overflow;
+      op.text = t.text;
     } else {
       bad_token(t, "an operand (a register, a predicate or an immediate)");
       return false;
@@ -604,7 +606,7 @@ private:
         if (o.overflow || o.value > t->max_value()) {
           auto &d = error(
               o.at, fmt::format("immediate {} does not fit {} {} (0..{:#x})",
-                                o.overflow ? std::string("(too large)")
+                                o.overflow ? std::string(o.text)
                                            : fmt::format("{:#x}", o.value),
                                 f->type, f->name, t->max_value()));
           add_forms(d, mm);

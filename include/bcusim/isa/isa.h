@@ -86,7 +86,7 @@ std::shared_ptr<const IsaModel> builtin();
 std::optional<Decoded> decode(const IsaModel &model, const Word128 &word,
                               std::string *why = nullptr);
 // Canonical assembly text of a decoded instruction, e.g.
-// "@!P0 BAR.RED.AND 0x1, R5, !P1 ;" (the exact canonical form is documented
+// "@!P0 BAR.RED.AND 0x1, R5, !P1;" (the exact canonical form is documented
 // in docs/isa.md).
 std::string print(const IsaModel &model, const Decoded &inst);
 
