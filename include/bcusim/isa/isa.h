@@ -70,6 +70,8 @@ struct Decoded {
 // Loads description files (the spec's language). Returns nullptr and reports
 // `file:line:col: error:` diagnostics into `sink` on any syntax or check
 // error. `paths` are loaded in order into one model.
+// The files read stay alive for the whole process, so that the diagnostics
+// (which point into them) can be rendered after a failed load.
 std::shared_ptr<const IsaModel> load(const std::vector<std::string> &paths,
                                      DiagnosticSink &sink);
 // Same, from already-read sources (used by tests and the fuzzer).
