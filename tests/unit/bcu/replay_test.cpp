@@ -1,0 +1,1 @@
+// Replay parser tests; filled in with the replayer.
