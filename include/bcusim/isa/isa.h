@@ -26,7 +26,7 @@ struct Word128 {
   uint64_t lo = 0;
   uint64_t hi = 0;
 
-  uint64_t bits(unsigned lsb, unsigned width) const;  // width <= 64
+  uint64_t bits(unsigned lsb, unsigned width) const; // width <= 64
   void set_bits(unsigned lsb, unsigned width, uint64_t value);
   // 32 hex digits, most significant first (bit 127 ... bit 0), lower case.
   std::string to_hex() const;
@@ -39,23 +39,26 @@ class IsaModel; // opaque: the loaded, checked, flattened description
 
 // One operand field of a flattened opcode.
 struct FieldInfo {
-  std::string name;      // "barid", "cnt", "rb", "pg", "pg.not", "mode", ...
-  std::string type;      // bit-field type: "UImm4", "Reg", "Pred", "BARMode"...
+  std::string name; // "barid", "cnt", "rb", "pg", "pg.not", "mode", ...
+  std::string type; // bit-field type: "UImm4", "Reg", "Pred", "BARMode"...
   unsigned lsb = 0;
   unsigned width = 0;
-  std::optional<uint64_t> fixed;   // `==` value (part of the match)
-  std::optional<uint64_t> deflt;   // `=` default
-  SourceLoc defined_at;            // the description line that defines it
+  std::optional<uint64_t> fixed; // `==` value (part of the match)
+  std::optional<uint64_t> deflt; // `=` default
+  SourceLoc defined_at;          // the description line that defines it
 };
 
 // A decoded (or assembled) instruction: the opcode it matched and the value
 // of every field of that opcode.
 struct Decoded {
-  std::string opcode;  // flattened opcode name, e.g. "BAR_RED_RIR"
-  std::string optype;  // e.g. "BAR_RED"
+  std::string opcode; // flattened opcode name, e.g. "BAR_RED_RIR"
+  std::string optype; // e.g. "BAR_RED"
   Word128 word;
   // All fields of the opcode, fixed ones included, in description order.
   std::vector<std::pair<FieldInfo, uint64_t>> fields;
+  // Parallel to `fields`: the enumerator name of each field's value, "" for
+  // immediates (filled by decode/assemble so that enumerator() needs no model).
+  std::vector<std::string> enumerator_names;
 
   // Value of a field by name; nullopt when the opcode has no such field.
   std::optional<uint64_t> field(std::string_view name) const;
@@ -94,9 +97,8 @@ std::optional<Decoded> assemble_one(const IsaModel &model,
                                     std::string_view text, SourceLoc loc,
                                     DiagnosticSink &sink);
 // Assembles a whole file: one instruction per statement.
-std::optional<std::vector<Decoded>> assemble(const IsaModel &model,
-                                             const SourceFile &file,
-                                             DiagnosticSink &sink);
+std::optional<std::vector<Decoded>>
+assemble(const IsaModel &model, const SourceFile &file, DiagnosticSink &sink);
 
 // Register numbering (assigned by the project, see docs/isa.md).
 constexpr unsigned kRegZero = 255; // RZ

@@ -1,0 +1,3 @@
+#include "bcusim/isa/model.h"
+
+#include <gtest/gtest.h>

@@ -1,0 +1,3 @@
+#include "bcusim/isa/tools.h"
+
+#include <gtest/gtest.h>
