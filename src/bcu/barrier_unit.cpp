@@ -343,13 +343,21 @@ Outcome BarrierUnit::arrive(unsigned warp, uint32_t executed,
   if (bar.kind != BarrierKind::Idle) {
     // BAR_RED/__Semantics 注意事项: BAR.RED must not share a barrier with
     // BAR.SYNC/BAR.ARV. The phase keeps its kind (docs/bcu.md "Exceptions").
+    std::string_view op_name = instr.op == Op::Red ? "BAR.RED" : name(instr.op);
     if (kind != bar.kind)
       raise(out, ExceptionKind::RedMixed, static_cast<int>(id),
             bar.arrived_set | bit(warp), instr.op,
             fmt::format("{} on barrier {} while a {} phase is in progress; "
                         "the arrival counts and the phase stays {}",
-                        instr.op == Op::Red ? "BAR.RED" : name(instr.op), id,
-                        kind_text(bar.kind), kind_text(bar.kind)));
+                        op_name, id, kind_text(bar.kind), kind_text(bar.kind)));
+    else if (bar.mixed)
+      raise(out, ExceptionKind::RedMixed, static_cast<int>(id),
+            bar.arrived_set | bit(warp), instr.op,
+            fmt::format("{} on barrier {}, where BAR.RED and "
+                        "BAR.SYNC/BAR.ARV already arrived in this phase; the "
+                        "arrival counts",
+                        op_name, id));
+    bar.mixed = bar.mixed || kind != bar.kind;
     // BAR/__Semantics: cooperating warps must use the same count. The
     // latest count wins (docs/bcu.md "Exceptions").
     if (expected != bar.expected)

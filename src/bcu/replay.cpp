@@ -150,18 +150,18 @@ private:
       return cta();
     if (!unit_)
       return error_at(head, "the trace must start with 'cta THREADS'");
-    if (colon != std::string_view::npos && head.text != "warp")
-      return error(static_cast<uint32_t>(colon + 1), 1,
-                   "unexpected ':' (only a warp event holds an instruction)");
     if (head.text == "warp")
       return warp_event(colon, end);
+    if (head.text != "expect" && head.text != "context-switch")
+      return error_at(head, fmt::format("unknown statement '{}'; expected cta, "
+                                        "warp, expect or context-switch",
+                                        head.text));
+    if (colon != std::string_view::npos)
+      return error(static_cast<uint32_t>(colon + 1), 1,
+                   "unexpected ':' (only a warp event holds an instruction)");
     if (head.text == "expect")
       return expectation();
-    if (head.text == "context-switch")
-      return context_switch();
-    return error_at(head, fmt::format("unknown statement '{}'; expected cta, "
-                                      "warp, expect or context-switch",
-                                      head.text));
+    return context_switch();
   }
 
   bool cta() {
@@ -177,8 +177,8 @@ private:
     unit_ = std::make_unique<BarrierUnit>(static_cast<unsigned>(*threads));
     observe();
     tables_.assign(unit_->warps(), LaneValueTable());
-    out_ << fmt::format("cta: {} threads, {} warps\n", *threads,
-                        unit_->warps());
+    out_ << fmt::format("cta: {} threads, {} warp{}\n", *threads,
+                        unit_->warps(), unit_->warps() == 1 ? "" : "s");
     return true;
   }
 
@@ -227,6 +227,7 @@ private:
     if (!warp)
       return false;
     exceptions_.clear();
+    ++events_seen_;
     if (colon == std::string_view::npos) {
       if (tokens_.size() == 3 && tokens_[2].text == "exit")
         return warp_exit(*warp);
@@ -361,7 +362,6 @@ private:
       if (e.kind == EventKind::Exception)
         exceptions_.push_back(e.exception);
     }
-    events_seen_ += pending_.size();
     pending_.clear();
   }
 
@@ -378,6 +378,7 @@ private:
     if (tokens_.size() != 1)
       return error_at(tokens_[1], "'context-switch' takes no operands");
     exceptions_.clear();
+    ++events_seen_;
     SavedContext ctx = save_context(*unit_);
     pending_.clear(); // the B2R reads are summarized below
     unit_ = std::make_unique<BarrierUnit>(unit_->threads());
@@ -585,8 +586,10 @@ private:
     if (!want)
       return error_at(value, "expected a number");
     if (got != *want)
-      return mismatch(value, fmt::format("barrier {} {} is {:#x} ({})", id,
-                                         field.text, got, got));
+      return mismatch(
+          value, field.text == "state"
+                     ? fmt::format("barrier {} state is {:#x}", id, got)
+                     : fmt::format("barrier {} {} is {}", id, field.text, got));
     return true;
   }
 

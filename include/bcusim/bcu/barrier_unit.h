@@ -154,6 +154,7 @@ private:
     uint32_t waiting = 0;
     uint32_t arrived_set = 0;      // warps arrived in this phase (if known)
     uint32_t red_participants = 0; // warps that arrived with BAR.RED
+    bool mixed = false; // BAR.RED and BAR.SYNC/ARV both arrived this phase
     uint64_t phase = 0;
   };
   struct Warp {

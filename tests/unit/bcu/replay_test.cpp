@@ -1,1 +1,0 @@
-// Replay parser tests; filled in with the replayer.
