@@ -604,8 +604,9 @@ private:
                          : fmt::format("{} threads missing and cannot complete "
                                        "(deadlock)",
                                        s.missing_threads));
-    out_ << fmt::format("replay: {} events, {} expectations met\n",
-                        events_seen_, expectations_);
+    out_ << fmt::format("replay: {} event{}, {} expectation{} met\n",
+                        events_seen_, events_seen_ == 1 ? "" : "s",
+                        expectations_, expectations_ == 1 ? "" : "s");
   }
 
   const SourceFile &file_;
