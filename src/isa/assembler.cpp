@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "bcusim/isa/model.h"
+#include "bcusim/isa/tools.h"
 #include "internal.h"
 #include "rules.h"
 
@@ -672,9 +673,10 @@ std::optional<Decoded> assemble_one(const IsaModel &model,
 
 // Splits a file into statements: `//` starts a comment, `;` ends a
 // statement, a line end ends one too. Blank statements are skipped.
-std::optional<std::vector<Decoded>>
-assemble(const IsaModel &model, const SourceFile &file, DiagnosticSink &sink) {
-  std::vector<Decoded> out;
+std::optional<std::vector<AssembledAt>> assemble_located(const IsaModel &model,
+                                                         const SourceFile &file,
+                                                         DiagnosticSink &sink) {
+  std::vector<AssembledAt> out;
   bool ok = true;
   for (uint32_t ln = 1; ln <= file.line_count(); ++ln) {
     std::string_view line = file.line(ln);
@@ -688,10 +690,13 @@ assemble(const IsaModel &model, const SourceFile &file, DiagnosticSink &sink) {
       std::string_view stmt = code.substr(pos, end - pos);
       size_t first = stmt.find_first_not_of(" \t\r\f\v");
       if (first != std::string_view::npos) {
-        SourceLoc loc{&file, ln, static_cast<uint32_t>(pos + first + 1), 1};
-        auto d = assemble_one(model, stmt.substr(first), loc, sink);
+        size_t last = stmt.find_last_not_of(" \t\r\f\v");
+        std::string_view text = stmt.substr(first, last - first + 1);
+        SourceLoc loc{&file, ln, static_cast<uint32_t>(pos + first + 1),
+                      static_cast<uint32_t>(text.size())};
+        auto d = assemble_one(model, text, loc, sink);
         if (d)
-          out.push_back(std::move(*d));
+          out.push_back({std::move(*d), loc, std::string(text)});
         else
           ok = false;
       }
@@ -702,6 +707,18 @@ assemble(const IsaModel &model, const SourceFile &file, DiagnosticSink &sink) {
   }
   if (!ok)
     return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<Decoded>>
+assemble(const IsaModel &model, const SourceFile &file, DiagnosticSink &sink) {
+  auto located = assemble_located(model, file, sink);
+  if (!located)
+    return std::nullopt;
+  std::vector<Decoded> out;
+  out.reserve(located->size());
+  for (auto &a : *located)
+    out.push_back(std::move(a.inst));
   return out;
 }
 

@@ -6,7 +6,9 @@
 // checks"). Every problem is a `file:line:col: error:` diagnostic.
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -798,6 +800,8 @@ private:
 // Flattening and checks
 
 std::string describe_bits(const FieldInfo &f) {
+  if (f.width == 1)
+    return fmt::format("[{}]", f.lsb);
   return fmt::format("[{}:{}]", f.lsb + f.width - 1, f.lsb);
 }
 
@@ -809,6 +813,9 @@ public:
 
   void build() {
     build_types();
+    // Type problems do not stop flattening (more can be reported); an
+    // unknown or duplicate definition does (the inheritance chain breaks).
+    size_t errors_before = sink_.error_count();
     for (size_t i = 0; i < defs_.size(); ++i) {
       auto [it, fresh] = def_index_.emplace(defs_[i].name, i);
       if (!fresh) {
@@ -827,7 +834,7 @@ public:
       for (const auto &e : d.examples)
         model_.examples.push_back(e);
     }
-    if (sink_.has_errors())
+    if (sink_.error_count() != errors_before)
       return;
     for (size_t i = 0; i < defs_.size(); ++i)
       if (defs_[i].kind == RawDef::Kind::Opcode)
@@ -920,23 +927,21 @@ private:
     } else {
       const auto *e = t.find(f.enumerator);
       if (!e) {
-        auto &d = sink_.error(f.value_at,
-                              fmt::format("unknown enumerator '{}' of type {}",
-                                          f.enumerator, t.name));
-        if (t.enumerated())
-          DiagnosticSink::note(d, t.defined_at,
-                               fmt::format("{} is defined here", t.name));
-        else
-          DiagnosticSink::note(d, t.defined_at,
-                               fmt::format("{} has no enumerators", t.name));
+        if (auto *d = error_once(
+                f.value_at, fmt::format("unknown enumerator '{}' of type {}",
+                                        f.enumerator, t.name)))
+          DiagnosticSink::note(
+              *d, t.defined_at,
+              t.enumerated() ? fmt::format("{} is defined here", t.name)
+                             : fmt::format("{} has no enumerators", t.name));
         return std::nullopt;
       }
       v = e->value;
     }
     if (f.info.width < 64 && v >= (uint64_t{1} << f.info.width)) {
-      sink_.error(f.value_at,
-                  fmt::format("value {} does not fit field {} ({} bits)", v,
-                              f.info.name, f.info.width));
+      error_once(f.value_at, fmt::format("value {} does not fit field {} ({} "
+                                         "bits)",
+                                         v, f.info.name, f.info.width));
       return std::nullopt;
     }
     return v;
@@ -963,35 +968,39 @@ private:
       return;
     }
     size_t errors_before = sink_.error_count();
+    bool bad = false; // set also when a repeated error is not reported again
     std::vector<const RawField *> raw;
     for (size_t a : ancestors)
       for (const auto &f : defs_[a].fields)
         raw.push_back(&f);
     for (const RawField *rf : raw) {
       FieldInfo info = rf->info;
+      // A field with a bad type or value is still added (the opcode is
+      // dropped anyway), so that Order<> etc. do not report it again.
       const BitFieldType *t = model_.type(info.type);
+      if (!t || t->width != info.width)
+        bad = true;
       if (!t) {
-        sink_.error(rf->type_at, fmt::format("unknown type '{}' (no "
-                                             "__DefBitFieldType {})",
-                                             info.type, info.type));
-        continue;
-      }
-      if (t->width != info.width) {
-        auto &diag = sink_.error(
-            rf->info.defined_at,
-            fmt::format("field {} is {} bits wide but its type {} is {} bits",
-                        info.name, info.width, t->name, t->width));
-        DiagnosticSink::note(diag, t->defined_at,
-                             fmt::format("{} is defined here", t->name));
-        continue;
-      }
-      if (rf->value_kind != RawField::ValueKind::None) {
+        // Once per type name: a missing codes table would otherwise give
+        // one error per use.
+        if (unknown_types_.insert(info.type).second)
+          error_once(rf->type_at, fmt::format("unknown type '{}' (no "
+                                              "__DefBitFieldType {})",
+                                              info.type, info.type));
+      } else if (t->width != info.width) {
+        if (auto *diag = error_once(
+                rf->info.defined_at,
+                fmt::format("field {} is {} bits wide but its type {} is {} "
+                            "bits",
+                            info.name, info.width, t->name, t->width)))
+          DiagnosticSink::note(*diag, t->defined_at,
+                               fmt::format("{} is defined here", t->name));
+      } else if (rf->value_kind != RawField::ValueKind::None) {
         auto v = resolve_value(*rf, *t);
-        if (!v)
-          continue;
-        if (rf->value_kind == RawField::ValueKind::Fixed)
+        bad = bad || !v;
+        if (v && rf->value_kind == RawField::ValueKind::Fixed)
           info.fixed = v;
-        else
+        else if (v)
           info.deflt = v;
       }
       for (size_t j = 0; j < op.fields.size(); ++j) {
@@ -1040,7 +1049,7 @@ private:
                                       n.name, op.name));
       op.bitwidth.push_back({n.name, bits});
     }
-    if (sink_.error_count() != errors_before)
+    if (bad || sink_.error_count() != errors_before)
       return;
     for (const auto &f : op.fields) {
       Word128 ones;
@@ -1166,6 +1175,18 @@ private:
       }
   }
 
+  // Group and optype fields are flattened into every opcode; report a
+  // problem in one of them once, not once per opcode.
+  Diagnostic *error_once(SourceLoc loc, std::string message) {
+    auto key = std::make_tuple(loc.file, loc.line, loc.col, message);
+    if (!reported_.insert(key).second)
+      return nullptr;
+    return &sink_.error(loc, std::move(message));
+  }
+  std::set<std::tuple<const SourceFile *, uint32_t, uint32_t, std::string>>
+      reported_;
+  std::set<std::string> unknown_types_;
+
   DiagnosticSink &sink_;
   std::vector<RawType> &raw_types_;
   std::vector<RawDef> &defs_;
@@ -1204,6 +1225,11 @@ load_sources(const std::vector<std::shared_ptr<const SourceFile>> &sources,
 
 std::shared_ptr<const IsaModel> load(const std::vector<std::string> &paths,
                                      DiagnosticSink &sink) {
+  // Diagnostics point into the files, and the caller renders them after a
+  // failed load (when no model holds the files): keep every file read here
+  // for the life of the process. Descriptions are few and small.
+  static std::mutex registry_mutex;
+  static std::vector<std::shared_ptr<const SourceFile>> registry;
   std::vector<std::shared_ptr<const SourceFile>> sources;
   bool ok = true;
   for (const auto &p : paths) {
@@ -1213,6 +1239,10 @@ std::shared_ptr<const IsaModel> load(const std::vector<std::string> &paths,
       sink.error({}, error);
       ok = false;
       continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex);
+      registry.push_back(f);
     }
     sources.push_back(std::move(f));
   }

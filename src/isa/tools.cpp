@@ -13,10 +13,10 @@ static bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-std::optional<std::vector<WordAt>> read_hex_words(const SourceFile &file,
-                                                  DiagnosticSink &sink) {
+std::vector<WordAt> read_hex_words(const SourceFile &file,
+                                   DiagnosticSink &sink) {
   std::vector<WordAt> out;
-  bool ok = true;
+  size_t index = 0;
   for (uint32_t ln = 1; ln <= file.line_count(); ++ln) {
     std::string_view line = file.line(ln);
     size_t cut = line.find("//");
@@ -38,13 +38,11 @@ std::optional<std::vector<WordAt>> read_hex_words(const SourceFile &file,
       sink.error(at, fmt::format("expected one instruction word of exactly "
                                  "32 hex digits (bit 127 first), found '{}'",
                                  text));
-      ok = false;
+      ++index;
       continue;
     }
-    out.push_back({*w, out.size(), at, 0});
+    out.push_back({*w, index++, at, 0});
   }
-  if (!ok)
-    return std::nullopt;
   return out;
 }
 
@@ -141,10 +139,11 @@ std::string field_table(const IsaModel &model, const Decoded &inst,
     value_w = std::max(value_w, values.back().size());
     enum_w = std::max(enum_w, enums.back().size());
   }
-  std::string out;
-  out += fmt::format("{}{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<8}{}\n", indent,
-                     "field", name_w, "bits", bits_w, "value", value_w, "name",
-                     enum_w, "role", with_source ? "  defined at" : "");
+  std::string out =
+      fmt::format("{}{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}", indent, "field",
+                  name_w, "bits", bits_w, "value", value_w, "name", enum_w,
+                  with_source ? "role      defined at" : "role");
+  out += "\n";
   for (size_t i = 0; i < inst.fields.size(); ++i) {
     const FieldInfo &f = inst.fields[i].first;
     std::string line = fmt::format(

@@ -1,6 +1,7 @@
 // `bcusim asm`, `bcusim disasm`, `bcusim isa check`, `bcusim isa explain`.
 // Thin: the work is done by the ISA library (src/isa); formats and exit
 // codes are documented in docs/isa.md.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -101,25 +102,32 @@ int run_asm(const AsmOptions &o) {
   if (!file)
     return 1;
   DiagnosticSink sink;
-  auto insts = isa::assemble(*model, *file, sink);
+  auto insts = isa::assemble_located(*model, *file, sink);
   print_diags(sink);
   if (!insts)
     return 1;
   std::string out;
   if (o.show_encoding) {
-    for (const auto &d : *insts) {
-      out += fmt::format("{}  {}\n", d.word.to_hex(), isa::print(*model, d));
-      out += isa::field_table(*model, d, "    ", false);
+    // Annotated listing (docs/isa.md): source, word + canonical text, fields.
+    for (size_t i = 0; i < insts->size(); ++i) {
+      const auto &a = (*insts)[i];
+      if (i)
+        out += "\n";
+      out += fmt::format("{}:{}:{}: {}\n", file->name(), a.at.line, a.at.col,
+                         a.text);
+      out += fmt::format("  {}  {}\n", a.inst.word.to_hex(),
+                         isa::print(*model, a.inst));
+      out += isa::field_table(*model, a.inst, "    ", false);
     }
   } else if (o.format == "hex") {
-    for (const auto &d : *insts)
-      out += d.word.to_hex() + "\n";
+    for (const auto &a : *insts)
+      out += a.inst.word.to_hex() + "\n";
   } else if (o.format == "bin") {
-    for (const auto &d : *insts)
-      out += isa::to_bytes(d.word);
+    for (const auto &a : *insts)
+      out += isa::to_bytes(a.inst.word);
   } else {
-    for (const auto &d : *insts)
-      out += isa::print(*model, d) + "\n";
+    for (const auto &a : *insts)
+      out += isa::print(*model, a.inst) + "\n";
   }
   return write_output(o.output, out) ? 0 : 1;
 }
@@ -185,19 +193,19 @@ int run_disasm(const DisasmOptions &o) {
       return 1;
     }
     name = o.input == "-" ? "<stdin>" : o.input;
-    std::optional<std::vector<isa::WordAt>> read;
     if (o.format == "bin") {
-      read = isa::read_bin_words(bytes, name, sink);
+      auto read = isa::read_bin_words(bytes, name, sink);
+      if (!read) {
+        print_diags(sink);
+        return 1;
+      }
+      words = std::move(*read);
     } else {
+      // Malformed lines are reported; the other words still disassemble.
       auto f = SourceFile::from_string(name, std::move(bytes));
       keep.push_back(f);
-      read = isa::read_hex_words(*f, sink);
+      words = isa::read_hex_words(*f, sink);
     }
-    if (!read) {
-      print_diags(sink);
-      return 1;
-    }
-    words = std::move(*read);
   }
   std::string out;
   for (const auto &w : words) {
@@ -215,7 +223,16 @@ int run_disasm(const DisasmOptions &o) {
                                  w.index, w.byte_offset, w.word.to_hex(), why));
   }
   bool written = write_output(o.output, out);
-  print_diags(sink);
+  // In file order: malformed lines and undecodable words interleaved.
+  std::vector<const Diagnostic *> diags;
+  for (const auto &d : sink.all())
+    diags.push_back(&d);
+  std::stable_sort(diags.begin(), diags.end(),
+                   [](const Diagnostic *a, const Diagnostic *b) {
+                     return a->loc.line < b->loc.line;
+                   });
+  for (const Diagnostic *d : diags)
+    std::fputs(render(*d).c_str(), stderr);
   return sink.has_errors() || !written ? 1 : 0;
 }
 

@@ -12,6 +12,17 @@
 
 namespace bcusim::isa {
 
+// An assembled statement and where it was written.
+struct AssembledAt {
+  Decoded inst;
+  SourceLoc at;     // the statement (line, column, length)
+  std::string text; // the statement as written, comment and `;` removed
+};
+// Like assemble(), keeping each statement's location (for listings).
+std::optional<std::vector<AssembledAt>> assemble_located(const IsaModel &model,
+                                                         const SourceFile &file,
+                                                         DiagnosticSink &sink);
+
 // A word read from a hex or binary file, with where it came from.
 struct WordAt {
   Word128 word;
@@ -21,9 +32,11 @@ struct WordAt {
 };
 
 // Hex file: one word per line, exactly 32 hex digits (bit 127 first, an
-// optional 0x prefix), blank lines and `//` comments allowed.
-std::optional<std::vector<WordAt>> read_hex_words(const SourceFile &file,
-                                                  DiagnosticSink &sink);
+// optional 0x prefix), blank lines and `//` comments allowed. Malformed
+// lines are reported into `sink` (and count as a word index); the words of
+// the well-formed lines are returned.
+std::vector<WordAt> read_hex_words(const SourceFile &file,
+                                   DiagnosticSink &sink);
 // Binary file: 16 bytes per word, little-endian (byte 0 = bits 7..0).
 std::optional<std::vector<WordAt>> read_bin_words(std::string_view bytes,
                                                   std::string_view name,
