@@ -166,9 +166,7 @@ Outcome BarrierUnit::execute(unsigned warp, uint32_t active, const Instr &instr,
     RegWrite w;
     w.reg = instr.rd;
     w.lanes = out.executed;
-    for (unsigned l = 0; l < kWarpSize; ++l)
-      if (out.executed >> l & 1)
-        w.values[l] = value;
+    for_each_bit(out.executed, [&](unsigned lane) { w.values[lane] = value; });
     out.rd = w;
   };
 
@@ -436,8 +434,8 @@ uint32_t BarrierUnit::complete(unsigned id) {
   emit(std::move(done));
 
   // BAR_RED "归约计算": every participating warp gets its own copy.
-  for (uint32_t m = bar.red_participants; m != 0; m &= m - 1) {
-    Warp &ws = warp_state_[static_cast<unsigned>(std::countr_zero(m))];
+  for_each_bit(bar.red_participants, [&](unsigned warp) {
+    Warp &ws = warp_state_[warp];
     StateWord copy;
     copy.arrived = bar.arrived;
     copy.expected = bar.expected;
@@ -447,11 +445,11 @@ uint32_t BarrierUnit::complete(unsigned id) {
     copy.any_false = bar.any_false;
     copy.valid = true;
     ws.copy = copy.pack();
-  }
+  });
 
   uint32_t woken = bar.waiting;
-  for (uint32_t m = woken; m != 0; m &= m - 1)
-    warp_state_[static_cast<unsigned>(std::countr_zero(m))].waiting_on.reset();
+  for_each_bit(woken,
+               [&](unsigned warp) { warp_state_[warp].waiting_on.reset(); });
   if (woken != 0) {
     Event wake;
     wake.kind = EventKind::Wake;

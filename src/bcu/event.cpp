@@ -66,15 +66,11 @@ std::optional<ExceptionKind> exception_kind_from_name(std::string_view text) {
 
 std::string render_warps(uint32_t warps) {
   std::string out = "{";
-  bool first = true;
-  for (unsigned w = 0; w < 32; ++w) {
-    if (!(warps >> w & 1))
-      continue;
-    if (!first)
+  for_each_bit(warps, [&](unsigned warp) {
+    if (out.size() > 1)
       out += ',';
-    out += std::to_string(w);
-    first = false;
-  }
+    out += std::to_string(warp);
+  });
   return out + "}";
 }
 

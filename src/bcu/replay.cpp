@@ -167,13 +167,17 @@ private:
   bool cta() {
     if (unit_)
       return error_at(tokens_[0], "a trace has exactly one 'cta' header");
-    if (tokens_.size() != 2)
+    // `cta THREADS` or `cta threads=THREADS`.
+    bool keyed = tokens_.size() == 4 && tokens_[1].text == "threads" &&
+                 tokens_[2].text == "=";
+    if (tokens_.size() != 2 && !keyed)
       return error_after(tokens_.back(), "expected 'cta THREADS'");
-    auto threads = parse_number(tokens_[1].text);
+    const Token &count = tokens_.back();
+    auto threads = parse_number(count.text);
     if (!threads || *threads == 0 || *threads > kMaxThreads)
-      return error_at(tokens_[1], fmt::format("the CTA thread count must be a "
-                                              "number in 1..{}",
-                                              kMaxThreads));
+      return error_at(count, fmt::format("the CTA thread count must be a "
+                                         "number in 1..{}",
+                                         kMaxThreads));
     unit_ = std::make_unique<BarrierUnit>(static_cast<unsigned>(*threads));
     observe();
     tables_.assign(unit_->warps(), LaneValueTable());
@@ -324,9 +328,9 @@ private:
   void apply(unsigned warp, const Outcome &o) {
     LaneValueTable &table = tables_[warp];
     if (o.rd)
-      for (unsigned l = 0; l < kWarpSize; ++l)
-        if (o.rd->lanes >> l & 1)
-          table.set_reg(o.rd->reg, l, o.rd->values[l]);
+      for_each_bit(o.rd->lanes, [&](unsigned lane) {
+        table.set_reg(o.rd->reg, lane, o.rd->values[lane]);
+      });
     if (o.pu) {
       uint32_t old = table.pred(o.pu->pred);
       table.set_pred(o.pu->pred,

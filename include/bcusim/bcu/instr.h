@@ -9,6 +9,7 @@
 // "Instruction operands").
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +29,13 @@ constexpr unsigned kNumBarriers = 16;
 constexpr unsigned kWarpSize = 32;
 constexpr unsigned kMaxThreads = 1024;
 constexpr unsigned kMaxWarps = kMaxThreads / kWarpSize;
+
+// Calls f(i) for every set bit i of `mask`, lowest first: the one helper
+// that iterates lanes of an execution mask (and warps of a warp set).
+template <class F> void for_each_bit(uint32_t mask, F &&f) {
+  for (; mask != 0; mask &= mask - 1)
+    f(static_cast<unsigned>(std::countr_zero(mask)));
+}
 
 enum class Op : uint8_t {
   Sync,    // BAR.SYNC
