@@ -388,16 +388,18 @@ Outcome BarrierUnit::arrive(unsigned warp, uint32_t executed,
     ws.pending_redop = instr.redop;
   }
 
-  Event e;
-  e.kind = EventKind::Arrive;
-  e.barrier = static_cast<int>(id);
-  e.warps = bit(warp);
-  e.op = instr.op;
-  e.redop = instr.redop;
-  e.arrived = bar.arrived * kWarpSize;
-  e.expected = bar.expected * kWarpSize;
-  e.phase = bar.phase;
-  emit(std::move(e));
+  if (observed()) {
+    Event e;
+    e.kind = EventKind::Arrive;
+    e.barrier = static_cast<int>(id);
+    e.warps = bit(warp);
+    e.op = instr.op;
+    e.redop = instr.redop;
+    e.arrived = bar.arrived * kWarpSize;
+    e.expected = bar.expected * kWarpSize;
+    e.phase = bar.phase;
+    emit(std::move(e));
+  }
 
   if (is_complete(bar)) {
     out.woken = complete(id); // the completing warp itself goes on
@@ -424,14 +426,16 @@ bool BarrierUnit::is_complete(const Barrier &bar) const {
 
 uint32_t BarrierUnit::complete(unsigned id) {
   Barrier &bar = barriers_[id];
-  Event done;
-  done.kind = EventKind::Complete;
-  done.barrier = static_cast<int>(id);
-  done.warps = bar.arrived_set;
-  done.arrived = bar.arrived * kWarpSize;
-  done.expected = bar.expected * kWarpSize;
-  done.phase = bar.phase;
-  emit(std::move(done));
+  if (observed()) {
+    Event done;
+    done.kind = EventKind::Complete;
+    done.barrier = static_cast<int>(id);
+    done.warps = bar.arrived_set;
+    done.arrived = bar.arrived * kWarpSize;
+    done.expected = bar.expected * kWarpSize;
+    done.phase = bar.phase;
+    emit(std::move(done));
+  }
 
   // BAR_RED "归约计算": every participating warp gets its own copy.
   for_each_bit(bar.red_participants, [&](unsigned warp) {
@@ -450,7 +454,7 @@ uint32_t BarrierUnit::complete(unsigned id) {
   uint32_t woken = bar.waiting;
   for_each_bit(woken,
                [&](unsigned warp) { warp_state_[warp].waiting_on.reset(); });
-  if (woken != 0) {
+  if (woken != 0 && observed()) {
     Event wake;
     wake.kind = EventKind::Wake;
     wake.barrier = static_cast<int>(id);

@@ -169,6 +169,8 @@ private:
   bool is_complete(const Barrier &bar) const;
   uint32_t complete(unsigned barrier);
   void emit(Event event);
+  // Whether anyone consumes events (the hot path skips building them).
+  bool observed() const { return recording_ || observer_ != nullptr; }
   void raise(Outcome &outcome, ExceptionKind kind, int barrier, uint32_t warps,
              std::optional<Op> op, std::string message);
   StateWord fields_of(const Barrier &bar) const;
