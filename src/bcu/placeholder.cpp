@@ -1,2 +1,0 @@
-// Placeholder until this part has sources.
-namespace bcusim::bcu {} // namespace bcusim::bcu
