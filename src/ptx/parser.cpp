@@ -356,11 +356,16 @@ private:
 
 std::optional<Module> Parser::run() {
   mod_.source = source_;
+  bool aborted = false;
   while (tok_.kind != Tok::End && errors_ < kMaxErrors) {
-    if (!parse_top_level())
-      break; // module-level errors are not recovered from
+    if (!parse_top_level()) {
+      aborted = true; // module-level errors are not recovered from
+      break;
+    }
   }
-  if (errors_ == 0)
+  // With the whole module read, names left unresolved are errors too (also
+  // when a body had errors: those are independent).
+  if (!aborted && errors_ < kMaxErrors)
     resolve_module_refs();
   if (errors_ != 0)
     return std::nullopt;
@@ -1214,18 +1219,32 @@ bool Parser::parse_ident_operand(Function &f, Operand &out, uint16_t op,
     advance();
     return true;
   }
+  // `%tid.w`, `%v.x`: a name with a `.component` this parser does not know.
+  auto no_component = [&](const Token &name) {
+    if (tok_.kind != Tok::DotName || tok_.space_before)
+      return true;
+    error(span(name, tok_),
+          is_special_register(name.text)
+              ? fmt::format("unknown special register '{}.{}'", name.text,
+                            tok_.text)
+              : fmt::format("vector element access '{}.{}' is not supported",
+                            name.text, tok_.text));
+    return false;
+  };
   if (auto r = lookup_reg(n)) {
     out.kind = Operand::Kind::Reg;
     out.reg = *r;
+    Token name = tok_;
     advance();
-    return true;
+    return no_component(name);
   }
   if (n[0] == '%') {
     if (is_special_register(n)) {
       out.kind = Operand::Kind::Special;
       out.name = std::string(n);
+      Token name = tok_;
       advance();
-      return true;
+      return no_component(name);
     }
     error(loc(tok_), fmt::format("use of undeclared register '{}'", n));
     advance();

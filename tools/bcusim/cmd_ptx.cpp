@@ -14,9 +14,12 @@ namespace bcusim::cli {
 
 namespace {
 
-std::optional<ptx::Module> load(const std::string &path, DiagnosticSink &sink) {
+// Diagnostics point into the SourceFile: `src` keeps it alive until they are
+// rendered, also when parsing fails and no Module holds it.
+std::optional<ptx::Module> load(const std::string &path, DiagnosticSink &sink,
+                                std::shared_ptr<const SourceFile> &src) {
   std::string err;
-  auto src = SourceFile::read(path, err);
+  src = SourceFile::read(path, err);
   if (!src) {
     sink.error(SourceLoc{}, err);
     return std::nullopt;
@@ -43,7 +46,8 @@ void add_ptx_commands(CLI::App &app, Context &ctx) {
     int status = 0;
     for (const std::string &path : *files) {
       DiagnosticSink sink;
-      auto mod = load(path, sink);
+      std::shared_ptr<const SourceFile> src;
+      auto mod = load(path, sink, src);
       std::fputs(sink.render_all().c_str(), stderr);
       if (!mod) {
         status = 1;
@@ -70,7 +74,8 @@ void add_ptx_commands(CLI::App &app, Context &ctx) {
   dump->add_option("file", *dump_file, "PTX file")->required();
   dump->callback([dump_file, &ctx] {
     DiagnosticSink sink;
-    auto mod = load(*dump_file, sink);
+    std::shared_ptr<const SourceFile> src;
+    auto mod = load(*dump_file, sink, src);
     std::fputs(sink.render_all().c_str(), stderr);
     if (!mod) {
       ctx.exit_code = 1;
