@@ -54,6 +54,31 @@ struct Binding {
   uint32_t seq;
 };
 
+// Labels, locals and prototypes: one entry per (name, scope), so that a
+// lookup costs one hash probe however often inline asm repeats a name.
+class ScopedNames {
+public:
+  const Binding *find(std::string_view name, uint32_t scope) const {
+    make_key(name, scope);
+    auto it = map_.find(key_);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void insert(std::string_view name, uint32_t scope, Binding b) {
+    make_key(name, scope);
+    map_.emplace(key_, b);
+  }
+  void clear() { map_.clear(); }
+
+private:
+  void make_key(std::string_view name, uint32_t scope) const {
+    key_.assign(name);
+    key_ += '\x01';
+    key_ += std::to_string(scope);
+  }
+  std::unordered_map<std::string, Binding> map_;
+  mutable std::string key_;
+};
+
 struct RangeBinding {
   uint32_t base;
   uint32_t count;
@@ -343,9 +368,9 @@ private:
   std::vector<Undo> undo_;
   std::vector<size_t> undo_marks_;
   std::vector<uint32_t> open_scopes_;
-  NameMap<std::vector<Binding>> labels_; // value: body index
-  NameMap<std::vector<Binding>> locals_; // value: Function::locals index
-  NameMap<std::vector<Binding>> protos_; // value: prototypes index
+  ScopedNames labels_; // value: body index; seq: index in label_tokens_
+  ScopedNames locals_; // value: Function::locals index
+  ScopedNames protos_; // value: Function::prototypes index
   std::vector<OperandPath> refs_;
   std::vector<Token> label_tokens_; // parallel to Function::labels
 };
@@ -1186,25 +1211,25 @@ bool Parser::parse_label_or_prototype(Function &f) {
     }
     if (!expect_punct(';'))
       return false;
-    auto &stack = protos_[std::string(name.text)];
-    stack.push_back({static_cast<uint32_t>(f.prototypes.size()), scope_, 0});
+    if (protos_.find(name.text, scope_)) {
+      error(loc(name), fmt::format("redefinition of '{}'", name.text));
+      return true;
+    }
+    protos_.insert(name.text, scope_,
+                   {static_cast<uint32_t>(f.prototypes.size()), scope_, 0});
     f.prototypes.push_back(std::move(p));
     return true;
   }
-  auto it = labels_.find(name.text);
-  if (it == labels_.end())
-    it = labels_.emplace(std::string(name.text), std::vector<Binding>{}).first;
-  for (const Binding &b : it->second)
-    if (b.scope == scope_) {
-      Diagnostic &d =
-          error(loc(name), fmt::format("duplicate label '{}'", name.text));
-      DiagnosticSink::note(d, loc(label_tokens_[b.seq]),
-                           "previous definition is here");
-      return true; // recoverable: keep parsing
-    }
+  if (const Binding *b = labels_.find(name.text, scope_)) {
+    Diagnostic &d =
+        error(loc(name), fmt::format("duplicate label '{}'", name.text));
+    DiagnosticSink::note(d, loc(label_tokens_[b->seq]),
+                         "previous definition is here");
+    return true; // recoverable: keep parsing
+  }
   uint32_t target = static_cast<uint32_t>(f.body.size());
-  it->second.push_back(
-      {target, scope_, static_cast<uint32_t>(f.labels.size())});
+  labels_.insert(name.text, scope_,
+                 {target, scope_, static_cast<uint32_t>(f.labels.size())});
   f.labels.emplace_back(std::string(name.text), target);
   label_tokens_.push_back(name);
   return true;
@@ -1371,6 +1396,25 @@ bool Parser::parse_operand(Function &f, Operand &out, uint16_t op,
   } else if (tok_.kind == Tok::Ident) {
     if (!parse_ident_operand(f, out, op, elem, sub))
       return false;
+    if (out.kind == Operand::Kind::Symbol && is_punct('+') &&
+        (peek_.kind == Tok::Int ||
+         (peek_.kind == Tok::Punct && peek_.punct == '-'))) {
+      // `mov.u64 %rd1, sym+8`: the offset goes to ival.
+      advance();
+      bool neg = is_punct('-');
+      if (neg)
+        advance();
+      if (tok_.kind != Tok::Int)
+        return expected("an integer offset");
+      if (tok_.ival > static_cast<uint64_t>(INT64_MAX)) {
+        error(loc(tok_), "symbol offset out of range");
+        return false;
+      }
+      out.ival = neg ? -static_cast<int64_t>(tok_.ival)
+                     : static_cast<int64_t>(tok_.ival);
+      out.loc = span(first, tok_);
+      advance();
+    }
   } else if (is_punct('[') && allow_compound) {
     if (elem != kNoElem) {
       error(loc(tok_), "an address cannot appear inside a list");
@@ -1555,15 +1599,14 @@ bool Parser::parse_body_statement(Function &f) {
         return false;
       for (size_t i = before; i < f.locals.size(); ++i) {
         const VarDecl &v = f.locals[i];
-        auto &stack = locals_[v.name];
-        for (const Binding &b : stack)
-          if (b.scope == scope_) {
-            Diagnostic &d2 =
-                error(v.loc, fmt::format("redefinition of '{}'", v.name));
-            DiagnosticSink::note(d2, f.locals[b.value].loc,
-                                 "previous definition is here");
-          }
-        stack.push_back({static_cast<uint32_t>(i), scope_, 0});
+        if (const Binding *b = locals_.find(v.name, scope_)) {
+          Diagnostic &d2 =
+              error(v.loc, fmt::format("redefinition of '{}'", v.name));
+          DiagnosticSink::note(d2, f.locals[b->value].loc,
+                               "previous definition is here");
+          continue;
+        }
+        locals_.insert(v.name, scope_, {static_cast<uint32_t>(i), scope_, 0});
       }
       return true;
     }
@@ -1641,15 +1684,9 @@ void Parser::resolve_function_refs(Function &f, uint32_t fn_index) {
   for (const OperandPath &p : refs_) {
     Operand &o = operand_at(f, p);
     bool done = false;
-    auto find_in = [&](NameMap<std::vector<Binding>> &map,
+    auto find_in = [&](const ScopedNames &map,
                        uint32_t scope) -> const Binding * {
-      auto it = map.find(o.name);
-      if (it == map.end())
-        return nullptr;
-      for (auto b = it->second.rbegin(); b != it->second.rend(); ++b)
-        if (b->scope == scope)
-          return &*b;
-      return nullptr;
+      return map.find(o.name, scope);
     };
     for (uint32_t s = p.scope;; s = f.scope_parents[s]) {
       if (const Binding *b = find_in(labels_, s)) {

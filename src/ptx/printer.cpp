@@ -90,6 +90,8 @@ void print_operand(std::string &out, const Operand &o, const Function &f,
       out += f.prototypes[o.sym_index].name;
     else
       out += o.name;
+    if (o.ival != 0)
+      out += fmt::format("+{}", o.ival);
     return;
   case Operand::Kind::Label: {
     auto it = n.label_at.find(o.label);

@@ -47,7 +47,8 @@ struct Operand {
     FImm,    // floating literal: 0fXXXXXXXX (f32 bits in `ival`, is_f32=true)
              // or 0dXXXXXXXXXXXXXXXX / decimal (f64 bits in `ival`)
     Symbol,  // a variable or function name (global/shared/const/param/local
-             // or .func): `name`
+             // or .func): `name`; `sym+8` outside brackets puts 8 in `ival`
+             // (extension); sym_kind/sym_index say what it resolved to
     Label,   // a branch target: `label` is an index into Function::body
     Address, // [base+offset]: `elems[0]` is the base (Reg, Symbol, Imm or
              // Special) unless absent (pure immediate address: elems empty),

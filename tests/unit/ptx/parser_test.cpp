@@ -472,6 +472,19 @@ TEST(PtxParser, Addresses) {
   EXPECT_EQ(addr(1).loc.length, 9u);
 }
 
+TEST(PtxParser, SymbolWithOffsetOutsideBrackets) {
+  auto p = parse_text(kHeader + ".global .b8 arr[16];\n.entry k()\n{\n"
+                                ".reg .b64 %rd;\nmov.u64 %rd, arr+8;\n"
+                                "mov.u64 %rd, arr;\n}\n");
+  ASSERT_TRUE(p->mod) << p->sink.render_all();
+  const auto &b = p->mod->functions[0].body;
+  EXPECT_EQ(b[0].operands[1].kind, K::Symbol);
+  EXPECT_EQ(b[0].operands[1].sym_kind, S::Global);
+  EXPECT_EQ(b[0].operands[1].ival, 8);
+  EXPECT_EQ(b[0].operands[1].loc.length, 5u);
+  EXPECT_EQ(b[1].operands[1].ival, 0);
+}
+
 TEST(PtxParser, SpecialRegisters) {
   auto p = parse_body(
       ".reg .b32 %r;\n.reg .b64 %rd;\n"
