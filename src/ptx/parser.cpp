@@ -38,6 +38,10 @@ using NameMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 constexpr uint16_t kNoElem = 0xFFFF;
 constexpr size_t kMaxErrors = 50;
+constexpr uint32_t kMaxRegsPerFunction = 1u << 20;
+// Largest variable accepted (bytes): far above any device memory, far below
+// where size arithmetic could overflow.
+constexpr uint64_t kMaxVariableBytes = 1ull << 40;
 
 // Where a not-yet-resolved symbol operand sits in a function body.
 struct OperandPath {
@@ -590,6 +594,11 @@ bool Parser::parse_param(Param &p, bool allow_unnamed) {
     advance();
     if (tok_.kind != Tok::Int || tok_.ival == 0)
       return expected("an array size");
+    if (tok_.ival > (1u << 20)) {
+      // The PTX ISA bounds parameter space far below this.
+      error(loc(tok_), "parameter array too large");
+      return false;
+    }
     p.array_size = tok_.ival;
     advance();
     if (!expect_punct(']'))
@@ -836,6 +845,21 @@ bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
         error(v.loc, "only the first array dimension may be left out");
         return false;
       }
+    {
+      uint64_t bytes = std::max<uint64_t>(type_bytes(v.type), 1) *
+                       std::max<uint64_t>(v.vec, 1);
+      for (uint64_t d : v.dims) {
+        if (d != 0 && bytes > kMaxVariableBytes / d) {
+          error(v.loc, fmt::format("'{}' is too large", v.name));
+          return false;
+        }
+        bytes *= std::max<uint64_t>(d, 1);
+      }
+      if (bytes > kMaxVariableBytes) {
+        error(v.loc, fmt::format("'{}' is too large", v.name));
+        return false;
+      }
+    }
     if (is_punct('=')) {
       Token eq = tok_;
       advance();
@@ -1160,8 +1184,17 @@ bool Parser::parse_reg_decl(Function &f) {
       uint32_t count = 0;
       if (!expect_u32(count, "a register count"))
         return false;
-      if (count == 0 || count > (1u << 24)) {
-        error(loc(at), "register count must be between 1 and 16777216");
+      // Bounded so that a hostile file cannot make the parser allocate
+      // gigabytes; nvcc's largest kernels use a few tens of thousands.
+      if (count == 0 || count > kMaxRegsPerFunction) {
+        error(loc(at), fmt::format("register count must be between 1 and {}",
+                                   kMaxRegsPerFunction));
+        return false;
+      }
+      if (f.regs.size() + count > kMaxRegsPerFunction) {
+        error(loc(at), fmt::format("too many registers in one function "
+                                   "(more than {})",
+                                   kMaxRegsPerFunction));
         return false;
       }
       if (!expect_punct('>'))
