@@ -437,6 +437,7 @@ bool Parser::parse_top_level() {
     advance();
     if (tok_.kind != Tok::String)
       return expected("a string");
+    mod_.pragmas.emplace_back(tok_.text);
     advance();
     return expect_punct(';');
   }
@@ -1618,6 +1619,8 @@ bool Parser::parse_body_statement(Function &f) {
       advance();
       if (tok_.kind != Tok::String)
         return expected("a string");
+      f.body_pragmas.emplace_back(static_cast<uint32_t>(f.body.size()),
+                                  std::string(tok_.text));
       advance();
       return expect_punct(';');
     }

@@ -295,7 +295,7 @@ void print_function(std::string &out, const Function &f) {
       out += " .noreturn";
     out += ";\n";
   }
-  size_t next_label = 0;
+  size_t next_label = 0, next_pragma = 0;
   // Labels in f.labels are in definition order, hence by body index.
   std::vector<std::pair<uint32_t, size_t>> order;
   for (size_t i = 0; i < f.labels.size(); ++i)
@@ -305,6 +305,12 @@ void print_function(std::string &out, const Function &f) {
     while (next_label < order.size() && order[next_label].first == i) {
       out += fmt::format("{}:\n", n.labels[order[next_label].second]);
       ++next_label;
+    }
+    while (next_pragma < f.body_pragmas.size() &&
+           f.body_pragmas[next_pragma].first == i) {
+      out += fmt::format("\t.pragma \"{}\";\n",
+                         f.body_pragmas[next_pragma].second);
+      ++next_pragma;
     }
     if (i == f.body.size())
       break;
@@ -339,6 +345,8 @@ std::string print(const Module &m) {
   for (size_t i = 0; i < m.targets.size(); ++i)
     out += (i ? ", " : "") + m.targets[i];
   out += fmt::format("\n.address_size {}\n", m.address_size);
+  for (const auto &p : m.pragmas)
+    out += fmt::format(".pragma \"{}\";\n", p);
   // Declarations first so that every name is declared before its use.
   for (const Function &f : m.functions) {
     if (f.is_extern) {

@@ -195,9 +195,12 @@ struct Function {
   // Extensions.
   bool is_visible = false;
   bool is_weak = false;
-  bool noreturn = false;                 // .noreturn
-  uint32_t maxclusterrank = 0;           // .maxclusterrank
-  std::vector<std::string> pragmas;      // .pragma strings before the body
+  bool noreturn = false;            // .noreturn
+  uint32_t maxclusterrank = 0;      // .maxclusterrank
+  std::vector<std::string> pragmas; // .pragma strings before the body
+  // `.pragma "nounroll";` inside the body: (index of the next instruction,
+  // string). Optimization hints only; kept so print() loses nothing.
+  std::vector<std::pair<uint32_t, std::string>> body_pragmas;
   std::vector<CallPrototype> prototypes; // .callprototype declarations
   // Scope tree of the body: scope 0 is the body's outermost `{ }`; every
   // nested `{ }` gets the next index and scope_parents[i] is its parent
@@ -211,6 +214,7 @@ struct Module {
   std::string target;  // "sm_90a" (the first target name)
   uint32_t address_size = 64;
   std::vector<std::string> targets; // extension: every .target entry
+  std::vector<std::string> pragmas; // extension: module-scope .pragma
   std::vector<VarDecl> globals;     // module-scope .global/.shared/.const
   std::vector<Function> functions;
 

@@ -700,6 +700,9 @@ TEST(PtxParser, PragmaInBodyAndTargetList) {
   EXPECT_THAT(p->mod->targets,
               ::testing::ElementsAre("sm_90a", "texmode_independent"));
   EXPECT_EQ(p->mod->functions[0].body[0].operands[0].label, 0u);
+  ASSERT_EQ(p->mod->functions[0].body_pragmas.size(), 1u);
+  EXPECT_EQ(p->mod->functions[0].body_pragmas[0].first, 0u);
+  EXPECT_EQ(p->mod->functions[0].body_pragmas[0].second, "nounroll");
 }
 
 TEST(PtxParser, TypeBytes) {
