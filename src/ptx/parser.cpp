@@ -256,7 +256,12 @@ private:
   }
   Diagnostic &error(const SourceLoc &l, std::string msg) {
     ++errors_;
-    return sink_.error(l, std::move(msg));
+    Diagnostic &d = sink_.error(l, std::move(msg));
+    if (errors_ == kMaxErrors)
+      DiagnosticSink::note(
+          d, SourceLoc{},
+          fmt::format("too many errors ({}); stopping", kMaxErrors));
+    return d;
   }
   // Reports "expected X" at the current token (or the lexer's own error).
   bool expected(std::string_view what) {
@@ -619,6 +624,14 @@ bool Parser::parse_param_list(std::vector<Param> &out, bool allow_unnamed) {
     Param p;
     if (!parse_param(p, allow_unnamed))
       return false;
+    if (!p.name.empty())
+      for (const Param &q : out)
+        if (q.name == p.name) {
+          Diagnostic &d = error(
+              p.loc, fmt::format("redefinition of parameter '{}'", p.name));
+          DiagnosticSink::note(d, q.loc, "previous definition is here");
+          return false;
+        }
     out.push_back(std::move(p));
     if (is_punct(',')) {
       advance();

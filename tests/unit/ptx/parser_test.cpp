@@ -812,6 +812,8 @@ INSTANTIATE_TEST_SUITE_P(
                         "1:12:11: unknown function directive '.frobnicate'"},
         ModuleErrorCase{".entry k() { ret; }\n.entry k() { ret; }\n",
                         "2:8:1: redefinition of 'k'"},
+        ModuleErrorCase{".entry k(.param .u32 a, .param .u64 a) { ret; }\n",
+                        "1:37:1: redefinition of parameter 'a'"},
         ModuleErrorCase{".entry k(.param .u32) { ret; }\n",
                         "1:21:1: expected a parameter name, found ')'"},
         ModuleErrorCase{".section .debug_info {\n.b8 1\n",
@@ -826,6 +828,18 @@ TEST(PtxParser, ErrorRecoveryReportsSeveralErrorsInOneBody) {
   EXPECT_FALSE(p->mod);
   ASSERT_EQ(p->sink.error_count(), 2u);
   EXPECT_EQ(p->sink.all()[1].loc.line, 7u);
+}
+
+TEST(PtxParser, StopsAfterFiftyErrors) {
+  std::string body;
+  for (int i = 0; i < 80; ++i)
+    body += "mov.u32 %nope, 1;\n";
+  auto p = parse_text(kHeader + ".entry k()\n{\n" + body + "}\n");
+  EXPECT_FALSE(p->mod);
+  EXPECT_EQ(p->sink.error_count(), 50u);
+  ASSERT_EQ(p->sink.all().back().notes.size(), 1u);
+  EXPECT_EQ(p->sink.all().back().notes[0].message,
+            "too many errors (50); stopping");
 }
 
 TEST(PtxParser, GarbageNeverCrashes) {
