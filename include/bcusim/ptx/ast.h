@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bcusim/support/diagnostics.h"
@@ -50,11 +51,24 @@ struct Operand {
     Label,   // a branch target: `label` is an index into Function::body
     Address, // [base+offset]: `elems[0]` is the base (Reg, Symbol, Imm or
              // Special) unless absent (pure immediate address: elems empty),
-             // `ival` the byte offset
+             // `ival` the byte offset. Tensor form `[tmap, {c0, c1}]`:
+             // elems[1] is the Vector of coordinates (ival 0).
     Vector,  // {a, b, c, d}: `elems`
     Pair,    // d|p destination: elems[0], elems[1]
     Sink,    // `_`
     List,    // parenthesised list in call: (a, b): `elems`
+  };
+  // What a Symbol operand (also the base of an Address, or an element of a
+  // call List) was resolved to by the parser; `sym_index` indexes the
+  // container named here. (Extension; see docs/ptx-frontend.md.)
+  enum class SymbolKind : uint8_t {
+    None,      // not a symbol
+    Global,    // Module::globals[sym_index]
+    Function,  // Module::functions[sym_index] (call target, or its address)
+    Param,     // Function::params[sym_index] of the enclosing function
+    Return,    // Function::returns[sym_index] of the enclosing function
+    Local,     // Function::locals[sym_index] (innermost visible declaration)
+    Prototype, // Function::prototypes[sym_index] (indirect call signature)
   };
   Kind kind = Kind::Imm;
   bool negated = false; // `!p` source predicate
@@ -65,6 +79,9 @@ struct Operand {
   std::string name;
   std::vector<Operand> elems;
   SourceLoc loc;
+  // Extension: resolution of Kind::Symbol (see SymbolKind).
+  SymbolKind sym_kind = SymbolKind::None;
+  uint32_t sym_index = 0;
 };
 
 struct Guard {
@@ -80,12 +97,18 @@ struct Instruction {
   std::optional<Guard> guard;
   std::vector<Operand> operands;
   SourceLoc loc; // the opcode's location; the whole line for carets
+                 // (length covers the opcode and all its modifiers)
+  // Extension: location of the whole statement (guard through the last
+  // operand, before `;`), for carets that span the instruction.
+  SourceLoc stmt_loc;
 };
 
 struct RegInfo {
   std::string name; // as declared, e.g. "%r12" (scopes make names repeat)
   TypeName type;    // "u32", "pred", "b64", "f32", ...
   SourceLoc loc;
+  uint8_t vec = 0;    // extension: 2 or 4 for `.reg .v2/.v4 .T` (0 = scalar)
+  uint32_t scope = 0; // extension: Function::scope_parents index (0 = body)
 };
 
 // A variable in any state space (module-level or function-level).
@@ -93,8 +116,8 @@ struct VarDecl {
   Space space = Space::None;
   TypeName type;
   std::string name;
-  uint32_t align = 0;          // 0 = natural alignment of the type
-  std::vector<uint64_t> dims;  // array dimensions; 0 for `[]` (extern)
+  uint32_t align = 0;         // 0 = natural alignment of the type
+  std::vector<uint64_t> dims; // array dimensions; 0 for `[]` (extern)
   bool is_extern = false;
   bool is_visible = false;
   bool is_weak = false;
@@ -108,9 +131,21 @@ struct VarDecl {
   };
   std::vector<Init> init;
   SourceLoc loc;
+  // Extensions.
+  uint8_t vec = 0;        // 2 or 4 for `.v2/.v4 .T` variables (0 = scalar)
+  uint32_t scope = 0;     // for Function::locals: the declaring scope
+  bool is_common = false; // `.common`
 
+  // Number of scalar elements: the product of the dimensions times the
+  // vector width (1 for a scalar; 0 when a dimension is `[]`).
   uint64_t element_count() const;
+  // element_count() * type_bytes(type); 0 for `[]`.
+  uint64_t size_bytes() const;
 };
+
+// Size in bytes of a PTX scalar type name ("u32" -> 4, "b8" -> 1,
+// "pred" -> 1 by convention, "f16x2" -> 4); 0 when unknown.
+uint32_t type_bytes(std::string_view type);
 
 struct Param {
   Space space = Space::Param; // .param, or .reg for .func parameters
@@ -120,6 +155,19 @@ struct Param {
   uint64_t array_size = 0; // for `.b8 x[N]`: N (0 when scalar)
   bool is_ptr = false;     // .ptr attribute
   SourceLoc loc;
+  // Extension: `.ptr .global/.shared/.const/.local` (None when not given).
+  Space ptr_space = Space::None;
+};
+
+// Extension: an indirect-call signature declared in a body as
+// `name: .callprototype (.param .b32 _) _ (.param .b64 _);`.
+struct CallPrototype {
+  std::string name;
+  std::vector<Param> returns;
+  std::vector<Param> params;
+  bool noreturn = false;
+  uint32_t scope = 0;
+  SourceLoc loc;
 };
 
 struct Function {
@@ -127,9 +175,9 @@ struct Function {
   bool is_extern = false; // declaration only (e.g. `.extern .func vprintf`)
   std::string name;
   std::vector<Param> params;
-  std::vector<Param> returns; // .func return parameters
-  std::vector<RegInfo> regs;  // all registers, every scope, indexed by
-                              // Operand::reg
+  std::vector<Param> returns;  // .func return parameters
+  std::vector<RegInfo> regs;   // all registers, every scope, indexed by
+                               // Operand::reg
   std::vector<VarDecl> locals; // .local/.shared/.param declared in the body
   std::vector<Instruction> body;
   std::vector<std::pair<std::string, uint32_t>> labels; // name -> body index
@@ -142,14 +190,27 @@ struct Function {
   bool explicitcluster = false;
   std::array<uint32_t, 3> reqnctapercluster{};
   SourceLoc loc;
+
+  // Extensions.
+  bool is_visible = false;
+  bool is_weak = false;
+  bool noreturn = false;                 // .noreturn
+  uint32_t maxclusterrank = 0;           // .maxclusterrank
+  std::vector<std::string> pragmas;      // .pragma strings before the body
+  std::vector<CallPrototype> prototypes; // .callprototype declarations
+  // Scope tree of the body: scope 0 is the body's outermost `{ }`; every
+  // nested `{ }` gets the next index and scope_parents[i] is its parent
+  // (scope_parents[0] = 0).
+  std::vector<uint32_t> scope_parents{0};
 };
 
 struct Module {
   std::shared_ptr<const SourceFile> source;
-  std::string version;   // "9.0"
-  std::string target;    // "sm_90a" (the first target name)
+  std::string version; // "9.0"
+  std::string target;  // "sm_90a" (the first target name)
   uint32_t address_size = 64;
-  std::vector<VarDecl> globals; // module-scope .global/.shared/.const
+  std::vector<std::string> targets; // extension: every .target entry
+  std::vector<VarDecl> globals;     // module-scope .global/.shared/.const
   std::vector<Function> functions;
 
   const Function *find_function(const std::string &name) const;
@@ -161,5 +222,10 @@ struct Module {
 // does not support.
 std::optional<Module> parse(std::shared_ptr<const SourceFile> source,
                             DiagnosticSink &sink);
+
+// Extension: prints a module back as normalized PTX text (one declaration
+// or instruction per line; registers and labels whose names repeat across
+// scopes are printed as `name$N` with N their index). The output parses.
+std::string print(const Module &module);
 
 } // namespace bcusim::ptx

@@ -1,0 +1,1727 @@
+// PTX parser: tokens (lexer.h) -> Module (ast.h), with every register,
+// label and symbol resolved. One pass over the text for declarations and
+// instructions; label and symbol operands are resolved when their function
+// (labels, locals, parameters) or the module (globals, functions) ends, so
+// forward references work. Registers are resolved at their use (PTX requires
+// a register to be declared before it is used).
+//
+// Decisions are documented in docs/ptx-frontend.md.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "bcusim/ptx/ast.h"
+#include "lexer.h"
+
+namespace bcusim::ptx {
+
+namespace {
+
+using detail::Lexer;
+using detail::Tok;
+using detail::Token;
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+template <class V>
+using NameMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
+constexpr uint16_t kNoElem = 0xFFFF;
+constexpr size_t kMaxErrors = 50;
+
+// Where a not-yet-resolved symbol operand sits in a function body.
+struct OperandPath {
+  uint32_t instr = 0;
+  uint16_t op = 0;
+  uint16_t elem = kNoElem;
+  uint16_t sub = kNoElem;
+  uint32_t scope = 0;
+};
+
+struct Binding {
+  uint32_t value;
+  uint32_t scope;
+  uint32_t seq;
+};
+
+struct RangeBinding {
+  uint32_t base;
+  uint32_t count;
+  uint32_t scope;
+  uint32_t seq;
+};
+
+bool is_scalar_type(std::string_view t) {
+  static const std::unordered_set<std::string_view> types = {
+      "b8",     "b16",  "b32",   "b64",    "b128",       "u8",
+      "u16",    "u32",  "u64",   "s8",     "s16",        "s32",
+      "s64",    "f16",  "f16x2", "bf16",   "bf16x2",     "f32",
+      "f64",    "pred", "tf32",  "e4m3",   "e5m2",       "e4m3x2",
+      "e5m2x2", "u128", "s128",  "texref", "samplerref", "surfref"};
+  return types.count(t) != 0;
+}
+
+bool is_special_register(std::string_view n) {
+  static const std::unordered_set<std::string_view> names = {
+      "%tid",
+      "%tid.x",
+      "%tid.y",
+      "%tid.z",
+      "%ntid",
+      "%ntid.x",
+      "%ntid.y",
+      "%ntid.z",
+      "%ctaid",
+      "%ctaid.x",
+      "%ctaid.y",
+      "%ctaid.z",
+      "%nctaid",
+      "%nctaid.x",
+      "%nctaid.y",
+      "%nctaid.z",
+      "%laneid",
+      "%warpid",
+      "%nwarpid",
+      "%smid",
+      "%nsmid",
+      "%gridid",
+      "%lanemask_eq",
+      "%lanemask_le",
+      "%lanemask_lt",
+      "%lanemask_ge",
+      "%lanemask_gt",
+      "%clock",
+      "%clock_hi",
+      "%clock64",
+      "%globaltimer",
+      "%globaltimer_lo",
+      "%globaltimer_hi",
+      "%cluster_ctaid",
+      "%cluster_ctaid.x",
+      "%cluster_ctaid.y",
+      "%cluster_ctaid.z",
+      "%cluster_nctaid",
+      "%cluster_nctaid.x",
+      "%cluster_nctaid.y",
+      "%cluster_nctaid.z",
+      "%clusterid",
+      "%clusterid.x",
+      "%clusterid.y",
+      "%clusterid.z",
+      "%nclusterid",
+      "%nclusterid.x",
+      "%nclusterid.y",
+      "%nclusterid.z",
+      "%cluster_ctarank",
+      "%cluster_nctarank",
+      "%is_explicit_cluster",
+      "%dynamic_smem_size",
+      "%total_smem_size",
+      "%aggr_smem_size",
+      "%reserved_smem_offset_begin",
+      "%reserved_smem_offset_end",
+      "%reserved_smem_offset_cap",
+      "%reserved_smem_offset_0",
+      "%reserved_smem_offset_1",
+      "%current_graph_exec",
+  };
+  if (names.count(n))
+    return true;
+  auto numbered = [&](std::string_view prefix, unsigned limit) {
+    if (n.substr(0, prefix.size()) != prefix || n.size() == prefix.size())
+      return false;
+    std::string_view digits = n.substr(prefix.size());
+    if (digits.size() > 2 || (digits.size() == 2 && digits[0] == '0'))
+      return false;
+    unsigned v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9')
+        return false;
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    return v < limit;
+  };
+  if (numbered("%envreg", 32) || numbered("%pm", 8))
+    return true;
+  if (n.size() > 6 && n.substr(n.size() - 3) == "_64" &&
+      n.substr(0, 3) == "%pm") {
+    std::string_view core = n.substr(0, n.size() - 3);
+    return core.size() == 4 && core[3] >= '0' && core[3] <= '7';
+  }
+  return false;
+}
+
+Space space_from_name(std::string_view n) {
+  if (n == "global")
+    return Space::Global;
+  if (n == "shared" || n == "shared::cta")
+    return Space::Shared;
+  if (n == "shared::cluster")
+    return Space::SharedCluster;
+  if (n == "const")
+    return Space::Const;
+  if (n == "local")
+    return Space::Local;
+  if (n == "param")
+    return Space::Param;
+  if (n == "reg")
+    return Space::Reg;
+  if (n == "tex")
+    return Space::Tex;
+  return Space::None;
+}
+
+class Parser {
+public:
+  Parser(std::shared_ptr<const SourceFile> source, DiagnosticSink &sink)
+      : source_(std::move(source)), file_(*source_), lex_(file_), sink_(sink) {
+    tok_ = lex_.next();
+    peek_ = lex_.next();
+  }
+
+  std::optional<Module> run();
+
+private:
+  // ---- tokens -------------------------------------------------------------
+  void advance() {
+    tok_ = peek_;
+    peek_ = lex_.next();
+  }
+  bool is_punct(char c) const {
+    return tok_.kind == Tok::Punct && tok_.punct == c;
+  }
+  bool is_dot(std::string_view name) const {
+    return tok_.kind == Tok::DotName && tok_.text == name;
+  }
+  SourceLoc loc(const Token &t) const {
+    return SourceLoc{&file_, t.line, t.col, std::max<uint32_t>(t.length, 1)};
+  }
+  // A location from the start of `first` to the end of `last`.
+  SourceLoc span(const Token &first, const Token &last) const {
+    SourceLoc l = loc(first);
+    if (last.line == first.line && last.offset + last.length > first.offset)
+      l.length = last.offset + last.length - first.offset;
+    return l;
+  }
+  std::string describe(const Token &t) const {
+    switch (t.kind) {
+    case Tok::End:
+      return "end of file";
+    case Tok::DotName:
+      return fmt::format("'.{}'", t.text);
+    case Tok::String:
+      return fmt::format("'\"{}\"'", t.text);
+    default:
+      return fmt::format("'{}'", t.text);
+    }
+  }
+  Diagnostic &error(const SourceLoc &l, std::string msg) {
+    ++errors_;
+    return sink_.error(l, std::move(msg));
+  }
+  // Reports "expected X" at the current token (or the lexer's own error).
+  bool expected(std::string_view what) {
+    if (tok_.kind == Tok::Error)
+      error(loc(tok_), tok_.error);
+    else
+      error(loc(tok_),
+            fmt::format("expected {}, found {}", what, describe(tok_)));
+    return false;
+  }
+  bool expect_punct(char c) {
+    if (!is_punct(c))
+      return expected(fmt::format("'{}'", c));
+    advance();
+    return true;
+  }
+  bool expect_u32(uint32_t &out, std::string_view what) {
+    if (tok_.kind != Tok::Int)
+      return expected(what);
+    if (tok_.ival > UINT32_MAX) {
+      error(loc(tok_), fmt::format("{} out of range", what));
+      return false;
+    }
+    out = static_cast<uint32_t>(tok_.ival);
+    advance();
+    return true;
+  }
+  // Skips the rest of a source line (for .loc / .file).
+  void skip_line(uint32_t line) {
+    while (tok_.kind != Tok::End && tok_.line == line)
+      advance();
+  }
+  // Error recovery inside a body: skip to after the next ';' (or to a '}'
+  // closing the scope we are in).
+  void recover() {
+    int depth = 0;
+    while (tok_.kind != Tok::End) {
+      if (is_punct(';') && depth == 0) {
+        advance();
+        return;
+      }
+      if (is_punct('{'))
+        ++depth;
+      if (is_punct('}')) {
+        if (depth == 0)
+          return;
+        --depth;
+      }
+      advance();
+    }
+  }
+
+  // ---- module level -------------------------------------------------------
+  bool parse_top_level();
+  bool parse_version();
+  bool parse_target();
+  bool skip_section();
+  bool parse_function(bool is_entry, bool is_extern, bool is_visible,
+                      bool is_weak, const Token &start);
+  bool parse_param_list(std::vector<Param> &out, bool allow_unnamed);
+  bool parse_param(Param &p, bool allow_unnamed);
+  bool parse_kernel_directive(Function &f, bool &handled);
+  bool parse_var_decl(Space space, bool is_extern, bool is_visible,
+                      bool is_weak, bool is_common, std::vector<VarDecl> &out,
+                      uint32_t scope, const Token &start);
+  bool parse_initializer(VarDecl &v);
+  bool parse_init_item(VarDecl &v, int depth);
+  bool add_global(VarDecl v);
+
+  // ---- function bodies ----------------------------------------------------
+  bool parse_body(Function &f, uint32_t fn_index);
+  bool parse_body_statement(Function &f);
+  bool parse_reg_decl(Function &f);
+  bool parse_label_or_prototype(Function &f);
+  bool parse_instruction(Function &f);
+  bool parse_operand(Function &f, Operand &out, uint16_t op, uint16_t elem,
+                     uint16_t sub, bool allow_compound);
+  bool parse_address(Function &f, Operand &out, uint16_t op);
+  bool parse_ident_operand(Function &f, Operand &out, uint16_t op,
+                           uint16_t elem, uint16_t sub);
+  void push_scope(Function &f);
+  void pop_scope();
+  bool declare_reg(Function &f, std::string_view name, const Token &at,
+                   std::string_view type, uint8_t vec);
+  bool declare_reg_range(Function &f, std::string_view prefix, uint32_t count,
+                         const Token &at, std::string_view type, uint8_t vec);
+  std::optional<uint32_t> lookup_reg(std::string_view name) const;
+  void resolve_function_refs(Function &f, uint32_t fn_index);
+  Operand &operand_at(Function &f, const OperandPath &p);
+  void resolve_module_refs();
+
+  std::shared_ptr<const SourceFile> source_;
+  const SourceFile &file_;
+  Lexer lex_;
+  DiagnosticSink &sink_;
+  Token tok_, peek_;
+  size_t errors_ = 0;
+  Module mod_;
+  NameMap<uint32_t> global_index_;
+  NameMap<uint32_t> function_index_;
+  std::vector<std::pair<uint32_t, OperandPath>> module_refs_;
+
+  // Per-function state (reset by parse_body).
+  uint32_t scope_ = 0;
+  uint32_t seq_ = 0;
+  NameMap<std::vector<Binding>> reg_exact_;
+  NameMap<std::vector<RangeBinding>> reg_ranges_;
+  // Undo log: which binding stacks got an entry in each open scope.
+  struct Undo {
+    std::vector<Binding> *exact = nullptr;
+    std::vector<RangeBinding> *range = nullptr;
+  };
+  std::vector<Undo> undo_;
+  std::vector<size_t> undo_marks_;
+  std::vector<uint32_t> open_scopes_;
+  NameMap<std::vector<Binding>> labels_; // value: body index
+  NameMap<std::vector<Binding>> locals_; // value: Function::locals index
+  NameMap<std::vector<Binding>> protos_; // value: prototypes index
+  std::vector<OperandPath> refs_;
+  std::vector<Token> label_tokens_; // parallel to Function::labels
+};
+
+// ===========================================================================
+// Module level
+// ===========================================================================
+
+std::optional<Module> Parser::run() {
+  mod_.source = source_;
+  bool aborted = false;
+  while (tok_.kind != Tok::End && errors_ < kMaxErrors) {
+    if (!parse_top_level()) {
+      aborted = true; // module-level errors are not recovered from
+      break;
+    }
+  }
+  // With the whole module read, names left unresolved are errors too (also
+  // when a body had errors: those are independent).
+  if (!aborted && errors_ < kMaxErrors)
+    resolve_module_refs();
+  if (errors_ != 0)
+    return std::nullopt;
+  return std::move(mod_);
+}
+
+bool Parser::parse_top_level() {
+  if (tok_.kind != Tok::DotName) {
+    if (tok_.kind == Tok::Error)
+      return expected("");
+    return expected("a directive");
+  }
+  Token start = tok_;
+  std::string_view d = tok_.text;
+  if (d == "version")
+    return parse_version();
+  if (d == "target")
+    return parse_target();
+  if (d == "address_size") {
+    advance();
+    uint32_t v = 0;
+    Token at = tok_;
+    if (!expect_u32(v, "an address size"))
+      return false;
+    if (v != 32 && v != 64) {
+      error(loc(at), "address size must be 32 or 64");
+      return false;
+    }
+    mod_.address_size = v;
+    return true;
+  }
+  if (d == "file" || d == "loc") {
+    advance();
+    skip_line(start.line);
+    return true;
+  }
+  if (d == "section")
+    return skip_section();
+  if (d == "pragma") {
+    advance();
+    if (tok_.kind != Tok::String)
+      return expected("a string");
+    advance();
+    return expect_punct(';');
+  }
+  // Linkage and declarations.
+  bool is_extern = false, is_visible = false, is_weak = false,
+       is_common = false;
+  while (tok_.kind == Tok::DotName &&
+         (tok_.text == "extern" || tok_.text == "visible" ||
+          tok_.text == "weak" || tok_.text == "common")) {
+    is_extern |= tok_.text == "extern";
+    is_visible |= tok_.text == "visible";
+    is_weak |= tok_.text == "weak";
+    is_common |= tok_.text == "common";
+    advance();
+  }
+  if (tok_.kind != Tok::DotName)
+    return expected("a declaration after linkage directive");
+  if (tok_.text == "entry" || tok_.text == "func") {
+    bool entry = tok_.text == "entry";
+    advance();
+    return parse_function(entry, is_extern, is_visible, is_weak, start);
+  }
+  Space space = space_from_name(tok_.text);
+  if (space == Space::Global || space == Space::Shared ||
+      space == Space::SharedCluster || space == Space::Const ||
+      space == Space::Local || space == Space::Tex) {
+    if (space == Space::SharedCluster) {
+      error(loc(tok_), "'.shared::cluster' variables cannot be declared; "
+                       "declare them '.shared'");
+      return false;
+    }
+    advance();
+    std::vector<VarDecl> decls;
+    if (!parse_var_decl(space, is_extern, is_visible, is_weak, is_common, decls,
+                        0, start))
+      return false;
+    for (auto &v : decls)
+      if (!add_global(std::move(v)))
+        return false;
+    return true;
+  }
+  error(loc(tok_), fmt::format("unknown directive '.{}'", tok_.text));
+  return false;
+}
+
+bool Parser::parse_version() {
+  advance();
+  if (tok_.kind != Tok::Float && tok_.kind != Tok::Int)
+    return expected("a version number such as 9.0");
+  mod_.version = std::string(tok_.text);
+  advance();
+  return true;
+}
+
+bool Parser::parse_target() {
+  Token start = tok_;
+  advance();
+  bool first = true;
+  while (true) {
+    if (tok_.kind != Tok::Ident || tok_.line != start.line)
+      return expected("a target name such as sm_90");
+    if (first)
+      mod_.target = std::string(tok_.text);
+    mod_.targets.emplace_back(tok_.text);
+    first = false;
+    advance();
+    if (!is_punct(',') || tok_.line != start.line)
+      return true;
+    advance();
+  }
+}
+
+bool Parser::skip_section() {
+  advance(); // .section
+  if (tok_.kind != Tok::DotName && tok_.kind != Tok::Ident)
+    return expected("a section name");
+  advance();
+  if (!is_punct('{'))
+    return expected("'{'");
+  Token open = tok_;
+  advance();
+  int depth = 1;
+  while (depth > 0) {
+    if (tok_.kind == Tok::End) {
+      error(loc(open), "unterminated '.section' block");
+      return false;
+    }
+    if (is_punct('{'))
+      ++depth;
+    else if (is_punct('}'))
+      --depth;
+    advance();
+  }
+  return true;
+}
+
+bool Parser::parse_param(Param &p, bool allow_unnamed) {
+  p.loc = loc(tok_);
+  if (is_dot("param"))
+    p.space = Space::Param;
+  else if (is_dot("reg"))
+    p.space = Space::Reg;
+  else
+    return expected("'.param' or '.reg'");
+  advance();
+  bool have_type = false;
+  while (tok_.kind == Tok::DotName) {
+    std::string_view a = tok_.text;
+    if (a == "align") {
+      advance();
+      if (!expect_u32(p.align, "an alignment"))
+        return false;
+      continue;
+    }
+    if (a == "ptr") {
+      p.is_ptr = true;
+      advance();
+      continue;
+    }
+    Space s = space_from_name(a);
+    if (p.is_ptr && (s == Space::Global || s == Space::Shared ||
+                     s == Space::Const || s == Space::Local)) {
+      p.ptr_space = s;
+      advance();
+      continue;
+    }
+    if (a == "v2" || a == "v4" || a == "v8") {
+      // Vector parameters are not produced by nvcc; reject explicitly.
+      error(loc(tok_), "vector parameters are not supported");
+      return false;
+    }
+    if (is_scalar_type(a)) {
+      if (have_type) {
+        error(loc(tok_), "parameter has two types");
+        return false;
+      }
+      p.type = std::string(a);
+      have_type = true;
+      advance();
+      continue;
+    }
+    error(loc(tok_), fmt::format("unknown parameter attribute '.{}'", a));
+    return false;
+  }
+  if (!have_type)
+    return expected("a parameter type");
+  if (tok_.kind == Tok::Ident) {
+    p.name = std::string(tok_.text);
+    p.loc = loc(tok_);
+    advance();
+  } else if (!allow_unnamed) {
+    return expected("a parameter name");
+  }
+  if (is_punct('[')) {
+    advance();
+    if (tok_.kind != Tok::Int || tok_.ival == 0)
+      return expected("an array size");
+    p.array_size = tok_.ival;
+    advance();
+    if (!expect_punct(']'))
+      return false;
+  }
+  return true;
+}
+
+bool Parser::parse_param_list(std::vector<Param> &out, bool allow_unnamed) {
+  if (!expect_punct('('))
+    return false;
+  if (is_punct(')')) {
+    advance();
+    return true;
+  }
+  while (true) {
+    Param p;
+    if (!parse_param(p, allow_unnamed))
+      return false;
+    out.push_back(std::move(p));
+    if (is_punct(',')) {
+      advance();
+      continue;
+    }
+    return expect_punct(')');
+  }
+}
+
+bool Parser::parse_kernel_directive(Function &f, bool &handled) {
+  handled = true;
+  std::string_view d = tok_.text;
+  auto dims = [&](std::array<uint32_t, 3> &out) {
+    Token at = tok_;
+    advance();
+    for (int i = 0; i < 3; ++i) {
+      Token v = tok_;
+      if (!expect_u32(out[static_cast<size_t>(i)], "a dimension"))
+        return false;
+      if (out[static_cast<size_t>(i)] == 0) {
+        error(loc(v),
+              fmt::format("'.{}' dimensions must be positive", at.text));
+        return false;
+      }
+      if (!is_punct(','))
+        break;
+      advance();
+    }
+    for (auto &x : out)
+      if (x == 0)
+        x = 1;
+    return true;
+  };
+  if (d == "maxntid")
+    return dims(f.maxntid);
+  if (d == "reqntid")
+    return dims(f.reqntid);
+  if (d == "reqnctapercluster")
+    return dims(f.reqnctapercluster);
+  if (d == "minnctapersm" || d == "maxnreg" || d == "maxclusterrank" ||
+      d == "minnctapersm") {
+    advance();
+    uint32_t &dst = d == "minnctapersm" ? f.minnctapersm
+                    : d == "maxnreg"    ? f.maxnreg
+                                        : f.maxclusterrank;
+    return expect_u32(dst, "a count");
+  }
+  if (d == "explicitcluster") {
+    f.explicitcluster = true;
+    advance();
+    return true;
+  }
+  if (d == "noreturn") {
+    f.noreturn = true;
+    advance();
+    return true;
+  }
+  if (d == "pragma") {
+    advance();
+    if (tok_.kind != Tok::String)
+      return expected("a string");
+    f.pragmas.emplace_back(tok_.text);
+    advance();
+    return expect_punct(';');
+  }
+  handled = false;
+  return true;
+}
+
+bool Parser::parse_function(bool is_entry, bool is_extern, bool is_visible,
+                            bool is_weak, const Token &start) {
+  Function f;
+  f.is_entry = is_entry;
+  f.is_visible = is_visible;
+  f.is_weak = is_weak;
+  if (!is_entry && is_punct('(')) {
+    if (!parse_param_list(f.returns, false))
+      return false;
+  }
+  if (tok_.kind != Tok::Ident || tok_.text[0] == '%')
+    return expected(is_entry ? "a kernel name" : "a function name");
+  f.name = std::string(tok_.text);
+  f.loc = loc(tok_);
+  Token name_tok = tok_;
+  advance();
+  if (is_punct('(')) {
+    if (!parse_param_list(f.params, false))
+      return false;
+  }
+  while (tok_.kind == Tok::DotName) {
+    bool handled = false;
+    if (!parse_kernel_directive(f, handled))
+      return false;
+    if (!handled) {
+      error(loc(tok_),
+            fmt::format("unknown function directive '.{}'", tok_.text));
+      return false;
+    }
+  }
+  (void)start;
+  bool has_body = is_punct('{');
+  if (!has_body && !is_punct(';'))
+    return expected("'{' or ';'");
+  // A body-less declaration (prototype or .extern) may precede the
+  // definition; both share one Module::functions entry so that operands
+  // resolved against the declaration stay valid.
+  uint32_t index;
+  auto it = function_index_.find(f.name);
+  if (it != function_index_.end()) {
+    Function &prev = mod_.functions[it->second];
+    if (!prev.is_extern && has_body) {
+      Diagnostic &d =
+          error(loc(name_tok), fmt::format("redefinition of '{}'", f.name));
+      DiagnosticSink::note(d, prev.loc, "previous definition is here");
+      return false;
+    }
+    if (prev.is_entry != f.is_entry) {
+      Diagnostic &d =
+          error(loc(name_tok),
+                fmt::format("'{}' redeclared as a different kind of function",
+                            f.name));
+      DiagnosticSink::note(d, prev.loc, "previous declaration is here");
+      return false;
+    }
+    index = it->second;
+    if (!has_body) {
+      advance(); // ';' : a repeated declaration changes nothing
+      return true;
+    }
+    mod_.functions[index] = std::move(f);
+  } else {
+    index = static_cast<uint32_t>(mod_.functions.size());
+    function_index_.emplace(f.name, index);
+    mod_.functions.push_back(std::move(f));
+  }
+  Function &fn = mod_.functions[index];
+  if (!has_body) {
+    fn.is_extern = true;
+    advance();
+    return true;
+  }
+  (void)is_extern;
+  fn.is_extern = false;
+  return parse_body(fn, index);
+}
+
+bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
+                            bool is_weak, bool is_common,
+                            std::vector<VarDecl> &out, uint32_t scope,
+                            const Token &start) {
+  VarDecl proto;
+  proto.space = space;
+  proto.is_extern = is_extern;
+  proto.is_visible = is_visible;
+  proto.is_weak = is_weak;
+  proto.is_common = is_common;
+  proto.scope = scope;
+  (void)start;
+  bool have_type = false;
+  while (tok_.kind == Tok::DotName) {
+    std::string_view a = tok_.text;
+    if (a == "align") {
+      advance();
+      Token at = tok_;
+      if (!expect_u32(proto.align, "an alignment"))
+        return false;
+      if (proto.align == 0 || (proto.align & (proto.align - 1)) != 0) {
+        error(loc(at), "alignment must be a power of two");
+        return false;
+      }
+      continue;
+    }
+    if (a == "v2" || a == "v4" || a == "v8") {
+      proto.vec = static_cast<uint8_t>(a[1] - '0');
+      advance();
+      continue;
+    }
+    if (a == "ptr") { // `.param .u64 .ptr` inside bodies
+      advance();
+      continue;
+    }
+    if (is_scalar_type(a)) {
+      if (have_type) {
+        error(loc(tok_), "variable has two types");
+        return false;
+      }
+      proto.type = std::string(a);
+      have_type = true;
+      advance();
+      continue;
+    }
+    error(loc(tok_), fmt::format("unknown variable attribute '.{}'", a));
+    return false;
+  }
+  if (!have_type)
+    return expected("a type");
+  while (true) {
+    VarDecl v = proto;
+    if (tok_.kind != Tok::Ident || tok_.text[0] == '%')
+      return expected("a variable name");
+    v.name = std::string(tok_.text);
+    v.loc = loc(tok_);
+    advance();
+    while (is_punct('[')) {
+      advance();
+      if (is_punct(']')) {
+        v.dims.push_back(0);
+        advance();
+        continue;
+      }
+      Token at = tok_;
+      if (tok_.kind != Tok::Int)
+        return expected("an array size");
+      if (tok_.ival == 0) {
+        error(loc(at), "array size must be positive");
+        return false;
+      }
+      v.dims.push_back(tok_.ival);
+      advance();
+      if (!expect_punct(']'))
+        return false;
+    }
+    for (size_t i = 1; i < v.dims.size(); ++i)
+      if (v.dims[i] == 0) {
+        error(v.loc, "only the first array dimension may be left out");
+        return false;
+      }
+    if (is_punct('=')) {
+      Token eq = tok_;
+      advance();
+      if (v.is_extern) {
+        error(loc(eq), "an '.extern' variable cannot have an initializer");
+        return false;
+      }
+      if (space == Space::Shared || space == Space::Local ||
+          space == Space::Param) {
+        error(loc(eq), "variables in this state space cannot be "
+                       "initialized");
+        return false;
+      }
+      if (!parse_initializer(v))
+        return false;
+    }
+    out.push_back(std::move(v));
+    if (is_punct(',')) {
+      advance();
+      continue;
+    }
+    return expect_punct(';');
+  }
+}
+
+bool Parser::parse_initializer(VarDecl &v) {
+  if (!parse_init_item(v, 0))
+    return false;
+  uint64_t n = v.element_count();
+  if (n == 0 && !v.dims.empty() && v.dims[0] == 0) {
+    // `x[] = {...}`: the initializer sizes the first dimension.
+    uint64_t inner = std::max<uint64_t>(v.vec, 1);
+    for (size_t i = 1; i < v.dims.size(); ++i)
+      inner *= v.dims[i];
+    v.dims[0] = (v.init.size() + inner - 1) / inner;
+    if (v.dims[0] == 0)
+      v.dims[0] = 1;
+  } else if (v.init.size() > n) {
+    error(v.loc, fmt::format("too many initializers for '{}' ({} for {} "
+                             "element{})",
+                             v.name, v.init.size(), n, n == 1 ? "" : "s"));
+    return false;
+  }
+  return true;
+}
+
+bool Parser::parse_init_item(VarDecl &v, int depth) {
+  if (is_punct('{')) {
+    if (depth > 8) {
+      error(loc(tok_), "initializer nested too deeply");
+      return false;
+    }
+    advance();
+    if (is_punct('}')) {
+      advance();
+      return true;
+    }
+    while (true) {
+      if (!parse_init_item(v, depth + 1))
+        return false;
+      if (is_punct(',')) {
+        advance();
+        continue;
+      }
+      return expect_punct('}');
+    }
+  }
+  VarDecl::Init init;
+  bool negative = false;
+  if (is_punct('-')) {
+    negative = true;
+    advance();
+  }
+  if (tok_.kind == Tok::Int) {
+    uint64_t val = negative ? 0 - tok_.ival : tok_.ival;
+    if (v.type == "f32") {
+      float f = negative ? -static_cast<float>(tok_.ival)
+                         : static_cast<float>(tok_.ival);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      init.kind = VarDecl::Init::Kind::Float;
+      init.bits = b;
+    } else if (v.type == "f64") {
+      double d = negative ? -static_cast<double>(tok_.ival)
+                          : static_cast<double>(tok_.ival);
+      std::memcpy(&init.bits, &d, 8);
+      init.kind = VarDecl::Init::Kind::Float;
+    } else {
+      init.bits = val;
+    }
+    advance();
+  } else if (tok_.kind == Tok::Float) {
+    init.kind = VarDecl::Init::Kind::Float;
+    uint64_t bits = tok_.ival;
+    bool f32 = tok_.is_f32;
+    if (negative)
+      bits ^= f32 ? (1ull << 31) : (1ull << 63);
+    if (v.type == "f32" && !f32) {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      float f = static_cast<float>(d);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      bits = b;
+    } else if (v.type == "f64" && f32) {
+      uint32_t b = static_cast<uint32_t>(bits);
+      float f;
+      std::memcpy(&f, &b, 4);
+      double d = f;
+      std::memcpy(&bits, &d, 8);
+    }
+    init.bits = bits;
+    advance();
+  } else if (tok_.kind == Tok::Ident && !negative && tok_.text[0] != '%') {
+    init.kind = VarDecl::Init::Kind::Symbol;
+    if (tok_.text == "generic" && peek_.kind == Tok::Punct &&
+        peek_.punct == '(') {
+      advance();
+      advance();
+      if (tok_.kind != Tok::Ident)
+        return expected("a variable name");
+      init.generic = true;
+      init.symbol = std::string(tok_.text);
+      advance();
+      if (!expect_punct(')'))
+        return false;
+    } else {
+      init.symbol = std::string(tok_.text);
+      advance();
+    }
+    if (is_punct('+')) {
+      advance();
+      if (tok_.kind != Tok::Int)
+        return expected("an integer offset");
+      init.bits = tok_.ival; // symbol + offset
+      advance();
+    }
+  } else {
+    return expected("an initializer value");
+  }
+  v.init.push_back(std::move(init));
+  return true;
+}
+
+bool Parser::add_global(VarDecl v) {
+  auto it = global_index_.find(v.name);
+  if (it != global_index_.end()) {
+    VarDecl &prev = mod_.globals[it->second];
+    if (v.is_extern)
+      return true; // a repeated extern declaration changes nothing
+    if (prev.is_extern) {
+      prev = std::move(v);
+      return true;
+    }
+    Diagnostic &d = error(v.loc, fmt::format("redefinition of '{}'", v.name));
+    DiagnosticSink::note(d, prev.loc, "previous definition is here");
+    return false;
+  }
+  global_index_.emplace(v.name, static_cast<uint32_t>(mod_.globals.size()));
+  mod_.globals.push_back(std::move(v));
+  return true;
+}
+
+// ===========================================================================
+// Function bodies
+// ===========================================================================
+
+void Parser::push_scope(Function &f) {
+  uint32_t id = static_cast<uint32_t>(f.scope_parents.size());
+  f.scope_parents.push_back(scope_);
+  open_scopes_.push_back(scope_);
+  scope_ = id;
+  undo_marks_.push_back(undo_.size());
+}
+
+void Parser::pop_scope() {
+  size_t mark = undo_marks_.back();
+  undo_marks_.pop_back();
+  while (undo_.size() > mark) {
+    Undo &u = undo_.back();
+    if (u.exact)
+      u.exact->pop_back();
+    else
+      u.range->pop_back();
+    undo_.pop_back();
+  }
+  scope_ = open_scopes_.back();
+  open_scopes_.pop_back();
+}
+
+bool Parser::declare_reg(Function &f, std::string_view name, const Token &at,
+                         std::string_view type, uint8_t vec) {
+  auto it = reg_exact_.find(name);
+  if (it == reg_exact_.end())
+    it = reg_exact_.emplace(std::string(name), std::vector<Binding>{}).first;
+  auto prev = lookup_reg(name);
+  if (prev) {
+    // Same scope: a redeclaration. (Inner scopes may shadow.)
+    if (f.regs[*prev].scope == scope_) {
+      Diagnostic &d =
+          error(loc(at), fmt::format("redeclaration of register '{}'", name));
+      DiagnosticSink::note(d, f.regs[*prev].loc,
+                           "previous declaration is here");
+      return false;
+    }
+  }
+  uint32_t index = static_cast<uint32_t>(f.regs.size());
+  RegInfo r;
+  r.name = std::string(name);
+  r.type = std::string(type);
+  r.loc = loc(at);
+  r.vec = vec;
+  r.scope = scope_;
+  f.regs.push_back(std::move(r));
+  it->second.push_back({index, scope_, seq_++});
+  undo_.push_back({&it->second, nullptr});
+  return true;
+}
+
+bool Parser::declare_reg_range(Function &f, std::string_view prefix,
+                               uint32_t count, const Token &at,
+                               std::string_view type, uint8_t vec) {
+  auto it = reg_ranges_.find(prefix);
+  if (it == reg_ranges_.end())
+    it = reg_ranges_.emplace(std::string(prefix), std::vector<RangeBinding>{})
+             .first;
+  for (auto b = it->second.rbegin(); b != it->second.rend(); ++b)
+    if (b->scope == scope_) {
+      Diagnostic &d = error(
+          loc(at), fmt::format("redeclaration of registers '{}<...>'", prefix));
+      DiagnosticSink::note(d, f.regs[b->base].loc,
+                           "previous declaration is here");
+      return false;
+    }
+  uint32_t base = static_cast<uint32_t>(f.regs.size());
+  SourceLoc l = loc(at);
+  f.regs.reserve(f.regs.size() + count);
+  std::string name(prefix);
+  for (uint32_t i = 0; i < count; ++i) {
+    RegInfo r;
+    name.resize(prefix.size());
+    name += std::to_string(i);
+    r.name = name;
+    r.type = std::string(type);
+    r.loc = l;
+    r.vec = vec;
+    r.scope = scope_;
+    f.regs.push_back(std::move(r));
+  }
+  it->second.push_back({base, count, scope_, seq_++});
+  undo_.push_back({nullptr, &it->second});
+  return true;
+}
+
+std::optional<uint32_t> Parser::lookup_reg(std::string_view name) const {
+  const Binding *exact = nullptr;
+  if (auto it = reg_exact_.find(name);
+      it != reg_exact_.end() && !it->second.empty())
+    exact = &it->second.back();
+  // `%r12` may come from a `%r<N>` range declaration.
+  size_t d = name.size();
+  while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+    --d;
+  const RangeBinding *range = nullptr;
+  uint32_t number = 0;
+  if (d < name.size() && d > 0 && name.size() - d <= 9 &&
+      !(name[d] == '0' && name.size() - d > 1)) {
+    for (size_t i = d; i < name.size(); ++i)
+      number = number * 10 + static_cast<uint32_t>(name[i] - '0');
+    if (auto it = reg_ranges_.find(name.substr(0, d));
+        it != reg_ranges_.end()) {
+      for (auto b = it->second.rbegin(); b != it->second.rend(); ++b)
+        if (number < b->count) {
+          range = &*b;
+          break;
+        }
+    }
+  }
+  if (range && (!exact || range->seq > exact->seq))
+    return range->base + number;
+  if (exact)
+    return exact->value;
+  return std::nullopt;
+}
+
+bool Parser::parse_reg_decl(Function &f) {
+  advance(); // .reg
+  uint8_t vec = 0;
+  std::string_view type;
+  while (tok_.kind == Tok::DotName) {
+    std::string_view a = tok_.text;
+    if (a == "v2" || a == "v4" || a == "v8") {
+      vec = static_cast<uint8_t>(a[1] - '0');
+    } else if (is_scalar_type(a)) {
+      if (!type.empty()) {
+        error(loc(tok_), "register has two types");
+        return false;
+      }
+      type = a;
+    } else if (a == "align") {
+      advance();
+      uint32_t ignored;
+      if (!expect_u32(ignored, "an alignment"))
+        return false;
+      continue;
+    } else {
+      error(loc(tok_), fmt::format("unknown register attribute '.{}'", a));
+      return false;
+    }
+    advance();
+  }
+  if (type.empty())
+    return expected("a register type");
+  while (true) {
+    if (tok_.kind != Tok::Ident)
+      return expected("a register name");
+    Token name = tok_;
+    advance();
+    if (is_punct('<')) {
+      advance();
+      Token at = tok_;
+      uint32_t count = 0;
+      if (!expect_u32(count, "a register count"))
+        return false;
+      if (count == 0 || count > (1u << 24)) {
+        error(loc(at), "register count must be between 1 and 16777216");
+        return false;
+      }
+      if (!expect_punct('>'))
+        return false;
+      if (!declare_reg_range(f, name.text, count, name, type, vec))
+        return false;
+    } else {
+      if (name.text == "_") {
+        error(loc(name), "'_' cannot be declared as a register");
+        return false;
+      }
+      if (!declare_reg(f, name.text, name, type, vec))
+        return false;
+    }
+    if (is_punct(',')) {
+      advance();
+      continue;
+    }
+    return expect_punct(';');
+  }
+}
+
+bool Parser::parse_label_or_prototype(Function &f) {
+  Token name = tok_;
+  advance(); // name
+  advance(); // ':'
+  if (is_dot("callprototype")) {
+    advance();
+    CallPrototype p;
+    p.name = std::string(name.text);
+    p.loc = loc(name);
+    p.scope = scope_;
+    if (is_punct('(')) {
+      if (!parse_param_list(p.returns, true))
+        return false;
+    }
+    if (tok_.kind != Tok::Ident || tok_.text != "_")
+      return expected("'_'");
+    advance();
+    if (is_punct('(')) {
+      if (!parse_param_list(p.params, true))
+        return false;
+    }
+    if (is_dot("noreturn")) {
+      p.noreturn = true;
+      advance();
+    }
+    if (!expect_punct(';'))
+      return false;
+    auto &stack = protos_[std::string(name.text)];
+    stack.push_back({static_cast<uint32_t>(f.prototypes.size()), scope_, 0});
+    f.prototypes.push_back(std::move(p));
+    return true;
+  }
+  auto it = labels_.find(name.text);
+  if (it == labels_.end())
+    it = labels_.emplace(std::string(name.text), std::vector<Binding>{}).first;
+  for (const Binding &b : it->second)
+    if (b.scope == scope_) {
+      Diagnostic &d =
+          error(loc(name), fmt::format("duplicate label '{}'", name.text));
+      DiagnosticSink::note(d, loc(label_tokens_[b.seq]),
+                           "previous definition is here");
+      return true; // recoverable: keep parsing
+    }
+  uint32_t target = static_cast<uint32_t>(f.body.size());
+  it->second.push_back(
+      {target, scope_, static_cast<uint32_t>(f.labels.size())});
+  f.labels.emplace_back(std::string(name.text), target);
+  label_tokens_.push_back(name);
+  return true;
+}
+
+bool Parser::parse_ident_operand(Function &f, Operand &out, uint16_t op,
+                                 uint16_t elem, uint16_t sub) {
+  std::string_view n = tok_.text;
+  out.loc = loc(tok_);
+  if (n == "_") {
+    out.kind = Operand::Kind::Sink;
+    advance();
+    return true;
+  }
+  // `%tid.w`, `%v.x`: a name with a `.component` this parser does not know.
+  auto no_component = [&](const Token &name) {
+    if (tok_.kind != Tok::DotName || tok_.space_before)
+      return true;
+    error(span(name, tok_),
+          is_special_register(name.text)
+              ? fmt::format("unknown special register '{}.{}'", name.text,
+                            tok_.text)
+              : fmt::format("vector element access '{}.{}' is not supported",
+                            name.text, tok_.text));
+    return false;
+  };
+  if (auto r = lookup_reg(n)) {
+    out.kind = Operand::Kind::Reg;
+    out.reg = *r;
+    Token name = tok_;
+    advance();
+    return no_component(name);
+  }
+  if (n[0] == '%') {
+    if (is_special_register(n)) {
+      out.kind = Operand::Kind::Special;
+      out.name = std::string(n);
+      Token name = tok_;
+      advance();
+      return no_component(name);
+    }
+    error(loc(tok_), fmt::format("use of undeclared register '{}'", n));
+    advance();
+    return false;
+  }
+  out.kind = Operand::Kind::Symbol;
+  out.name = std::string(n);
+  OperandPath p;
+  p.instr = static_cast<uint32_t>(f.body.size());
+  p.op = op;
+  p.elem = elem;
+  p.sub = sub;
+  p.scope = scope_;
+  refs_.push_back(p);
+  advance();
+  return true;
+}
+
+bool Parser::parse_address(Function &f, Operand &out, uint16_t op) {
+  Token open = tok_;
+  advance(); // [
+  out.kind = Operand::Kind::Address;
+  int64_t offset = 0;
+  auto read_offset = [&](bool negative) {
+    if (tok_.kind != Tok::Int)
+      return expected("an integer offset");
+    if (tok_.ival > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0)) {
+      error(loc(tok_), "address offset out of range");
+      return false;
+    }
+    int64_t v = static_cast<int64_t>(tok_.ival);
+    offset += negative ? -v : v;
+    advance();
+    return true;
+  };
+  if (tok_.kind == Tok::Int || is_punct('-')) {
+    bool neg = is_punct('-');
+    if (neg)
+      advance();
+    if (!read_offset(neg))
+      return false;
+  } else if (tok_.kind == Tok::Ident) {
+    Operand base;
+    if (!parse_ident_operand(f, base, op, 0, kNoElem))
+      return false;
+    if (base.kind == Operand::Kind::Sink) {
+      error(base.loc, "'_' cannot be used as an address");
+      return false;
+    }
+    out.elems.push_back(std::move(base));
+    if (is_punct('+')) {
+      advance();
+      bool neg = false;
+      if (is_punct('-')) {
+        neg = true;
+        advance();
+      }
+      if (!read_offset(neg))
+        return false;
+    } else if (is_punct('-')) {
+      advance();
+      if (!read_offset(true))
+        return false;
+    }
+    if (is_punct(',')) {
+      // Tensor form: [tmap, {c0, c1, ...}].
+      advance();
+      if (!is_punct('{'))
+        return expected("'{' starting tensor coordinates");
+      Operand coords;
+      if (!parse_operand(f, coords, op, 1, kNoElem, true))
+        return false;
+      out.elems.push_back(std::move(coords));
+    }
+  } else {
+    return expected("an address");
+  }
+  out.ival = offset;
+  if (!is_punct(']'))
+    return expected("']'");
+  out.loc = span(open, tok_);
+  advance();
+  return true;
+}
+
+bool Parser::parse_operand(Function &f, Operand &out, uint16_t op,
+                           uint16_t elem, uint16_t sub, bool allow_compound) {
+  Token first = tok_;
+  if (is_punct('!')) {
+    advance();
+    if (tok_.kind != Tok::Ident)
+      return expected("a predicate register after '!'");
+    if (!parse_ident_operand(f, out, op, elem, sub))
+      return false;
+    out.negated = true;
+    if (out.loc.line == first.line)
+      out.loc.length = out.loc.col + out.loc.length - first.col;
+    out.loc.col = first.col;
+  } else if (is_punct('-') || tok_.kind == Tok::Int ||
+             tok_.kind == Tok::Float) {
+    bool negative = is_punct('-');
+    if (negative) {
+      advance();
+      if (tok_.kind != Tok::Int && tok_.kind != Tok::Float)
+        return expected("a number after '-'");
+    }
+    if (tok_.kind == Tok::Int) {
+      out.kind = Operand::Kind::Imm;
+      if (negative && tok_.ival > (1ull << 63)) {
+        error(span(first, tok_), "integer literal does not fit in 64 bits");
+        return false;
+      }
+      out.ival = static_cast<int64_t>(negative ? 0 - tok_.ival : tok_.ival);
+    } else {
+      out.kind = Operand::Kind::FImm;
+      out.is_f32 = tok_.is_f32;
+      uint64_t bits = tok_.ival;
+      if (negative)
+        bits ^= tok_.is_f32 ? (1ull << 31) : (1ull << 63);
+      out.ival = static_cast<int64_t>(bits);
+    }
+    out.loc = span(first, tok_);
+    advance();
+  } else if (tok_.kind == Tok::Ident) {
+    if (!parse_ident_operand(f, out, op, elem, sub))
+      return false;
+  } else if (is_punct('[') && allow_compound) {
+    if (elem != kNoElem) {
+      error(loc(tok_), "an address cannot appear inside a list");
+      return false;
+    }
+    return parse_address(f, out, op);
+  } else if ((is_punct('{') || is_punct('(')) && allow_compound) {
+    char close = is_punct('{') ? '}' : ')';
+    out.kind = close == '}' ? Operand::Kind::Vector : Operand::Kind::List;
+    advance();
+    if (elem != kNoElem && sub != kNoElem) {
+      error(loc(first), "lists nest too deeply");
+      return false;
+    }
+    if (!(close == ')' && is_punct(')'))) {
+      while (true) {
+        if (out.elems.size() >= kNoElem - 1) {
+          error(loc(tok_), "too many list elements");
+          return false;
+        }
+        Operand e;
+        uint16_t idx = static_cast<uint16_t>(out.elems.size());
+        bool ok = elem == kNoElem ? parse_operand(f, e, op, idx, kNoElem, false)
+                                  : parse_operand(f, e, op, elem, idx, false);
+        if (!ok)
+          return false;
+        out.elems.push_back(std::move(e));
+        if (is_punct(',')) {
+          advance();
+          continue;
+        }
+        break;
+      }
+    }
+    if (!is_punct(close))
+      return expected(fmt::format("'{}'", close));
+    out.loc = span(first, tok_);
+    advance();
+    return true;
+  } else {
+    return expected("an operand");
+  }
+  if (is_punct('|') && elem == kNoElem && allow_compound) {
+    // d|p destination pair.
+    advance();
+    Operand second;
+    if (tok_.kind != Tok::Ident)
+      return expected("a register after '|'");
+    Token last = tok_;
+    if (!parse_ident_operand(f, second, op, 1, kNoElem))
+      return false;
+    Operand pair;
+    pair.kind = Operand::Kind::Pair;
+    pair.loc = span(first, last);
+    // The first half's symbol path (if any) must point into the pair.
+    if (out.kind == Operand::Kind::Symbol && !refs_.empty()) {
+      for (auto it = refs_.rbegin(); it != refs_.rend(); ++it)
+        if (it->instr == f.body.size() && it->op == op && it->elem == kNoElem) {
+          it->elem = 0;
+          break;
+        }
+    }
+    pair.elems.push_back(std::move(out));
+    pair.elems.push_back(std::move(second));
+    out = std::move(pair);
+  }
+  return true;
+}
+
+bool Parser::parse_instruction(Function &f) {
+  Instruction ins;
+  Token first = tok_;
+  if (is_punct('@')) {
+    advance();
+    Guard g;
+    Token at = tok_;
+    if (is_punct('!')) {
+      g.negated = true;
+      advance();
+    }
+    if (tok_.kind != Tok::Ident)
+      return expected("a predicate register");
+    auto r = lookup_reg(tok_.text);
+    if (!r) {
+      error(loc(tok_),
+            fmt::format("use of undeclared register '{}'", tok_.text));
+      return false;
+    }
+    g.reg = *r;
+    g.loc = span(at, tok_);
+    advance();
+    ins.guard = g;
+  }
+  if (tok_.kind != Tok::Ident || tok_.text[0] == '%' || tok_.text == "_")
+    return expected("an instruction");
+  Token op_tok = tok_;
+  Token op_last = tok_;
+  ins.opcode = std::string(tok_.text);
+  advance();
+  while (tok_.kind == Tok::DotName && !tok_.space_before) {
+    ins.modifiers.emplace_back(tok_.text);
+    op_last = tok_;
+    advance();
+  }
+  ins.loc = span(op_tok, op_last);
+  if (tok_.kind == Tok::DotName) {
+    error(loc(tok_), "unexpected space before instruction modifier");
+    return false;
+  }
+  // Operands are parsed before the instruction is appended; pending symbol
+  // references name it by its future index, f.body.size().
+  auto drop_refs = [&] {
+    while (!refs_.empty() && refs_.back().instr == f.body.size())
+      refs_.pop_back();
+  };
+  Instruction &in = ins;
+  Token last = op_last;
+  if (!is_punct(';')) {
+    while (true) {
+      if (in.operands.size() >= kNoElem - 1) {
+        error(loc(tok_), "too many operands");
+        drop_refs();
+        return false;
+      }
+      Operand o;
+      if (!parse_operand(f, o, static_cast<uint16_t>(in.operands.size()),
+                         kNoElem, kNoElem, true)) {
+        drop_refs();
+        return false;
+      }
+      in.operands.push_back(std::move(o));
+      if (!is_punct(','))
+        break;
+      advance();
+    }
+  }
+  if (!is_punct(';')) {
+    expected("',' or ';'");
+    drop_refs();
+    return false;
+  }
+  SourceLoc whole = loc(first);
+  if (!in.operands.empty()) {
+    const SourceLoc &l = in.operands.back().loc;
+    if (l.line == first.line && l.col + l.length > first.col)
+      whole.length = l.col + l.length - first.col;
+  } else {
+    whole = span(first, last);
+  }
+  in.stmt_loc = whole;
+  advance();
+  f.body.push_back(std::move(ins));
+  return true;
+}
+
+bool Parser::parse_body_statement(Function &f) {
+  if (tok_.kind == Tok::DotName) {
+    std::string_view d = tok_.text;
+    Token start = tok_;
+    if (d == "reg")
+      return parse_reg_decl(f);
+    if (d == "loc" || d == "file") {
+      advance();
+      skip_line(start.line);
+      return true;
+    }
+    if (d == "pragma") {
+      advance();
+      if (tok_.kind != Tok::String)
+        return expected("a string");
+      advance();
+      return expect_punct(';');
+    }
+    Space space = space_from_name(d);
+    if (space == Space::Local || space == Space::Shared ||
+        space == Space::Param || space == Space::Const ||
+        space == Space::Global) {
+      advance();
+      size_t before = f.locals.size();
+      if (!parse_var_decl(space, false, false, false, false, f.locals, scope_,
+                          start))
+        return false;
+      for (size_t i = before; i < f.locals.size(); ++i) {
+        const VarDecl &v = f.locals[i];
+        auto &stack = locals_[v.name];
+        for (const Binding &b : stack)
+          if (b.scope == scope_) {
+            Diagnostic &d2 =
+                error(v.loc, fmt::format("redefinition of '{}'", v.name));
+            DiagnosticSink::note(d2, f.locals[b.value].loc,
+                                 "previous definition is here");
+          }
+        stack.push_back({static_cast<uint32_t>(i), scope_, 0});
+      }
+      return true;
+    }
+    error(loc(tok_),
+          fmt::format("unknown directive '.{}' in function body", d));
+    return false;
+  }
+  if (tok_.kind == Tok::Ident && peek_.kind == Tok::Punct && peek_.punct == ':')
+    return parse_label_or_prototype(f);
+  if (is_punct('@') || tok_.kind == Tok::Ident)
+    return parse_instruction(f);
+  if (tok_.kind == Tok::Error) {
+    error(loc(tok_), tok_.error);
+    return false;
+  }
+  return expected("an instruction, a declaration or a label");
+}
+
+bool Parser::parse_body(Function &f, uint32_t fn_index) {
+  reg_exact_.clear();
+  reg_ranges_.clear();
+  undo_.clear();
+  undo_marks_.clear();
+  open_scopes_.clear();
+  labels_.clear();
+  locals_.clear();
+  protos_.clear();
+  refs_.clear();
+  label_tokens_.clear();
+  scope_ = 0;
+  seq_ = 0;
+  f.scope_parents.assign(1, 0);
+  Token open = tok_;
+  advance(); // {
+  undo_marks_.push_back(0);
+  std::vector<Token> open_braces{open};
+  while (errors_ < kMaxErrors) {
+    if (tok_.kind == Tok::End) {
+      error(loc(open_braces.back()), "unterminated '{' (missing '}')");
+      return false;
+    }
+    if (is_punct('}')) {
+      advance();
+      open_braces.pop_back();
+      if (open_braces.empty())
+        break;
+      pop_scope();
+      continue;
+    }
+    if (is_punct('{')) {
+      open_braces.push_back(tok_);
+      advance();
+      push_scope(f);
+      continue;
+    }
+    if (!parse_body_statement(f))
+      recover();
+  }
+  if (errors_ >= kMaxErrors)
+    return false;
+  resolve_function_refs(f, fn_index);
+  return true;
+}
+
+Operand &Parser::operand_at(Function &f, const OperandPath &p) {
+  Operand *o = &f.body[p.instr].operands[p.op];
+  if (p.elem != kNoElem)
+    o = &o->elems[p.elem];
+  if (p.sub != kNoElem)
+    o = &o->elems[p.sub];
+  return *o;
+}
+
+void Parser::resolve_function_refs(Function &f, uint32_t fn_index) {
+  for (const OperandPath &p : refs_) {
+    Operand &o = operand_at(f, p);
+    bool done = false;
+    auto find_in = [&](NameMap<std::vector<Binding>> &map,
+                       uint32_t scope) -> const Binding * {
+      auto it = map.find(o.name);
+      if (it == map.end())
+        return nullptr;
+      for (auto b = it->second.rbegin(); b != it->second.rend(); ++b)
+        if (b->scope == scope)
+          return &*b;
+      return nullptr;
+    };
+    for (uint32_t s = p.scope;; s = f.scope_parents[s]) {
+      if (const Binding *b = find_in(labels_, s)) {
+        o.kind = Operand::Kind::Label;
+        o.label = b->value;
+        done = true;
+      } else if (const Binding *b2 = find_in(locals_, s)) {
+        o.sym_kind = Operand::SymbolKind::Local;
+        o.sym_index = b2->value;
+        done = true;
+      } else if (const Binding *b3 = find_in(protos_, s)) {
+        o.sym_kind = Operand::SymbolKind::Prototype;
+        o.sym_index = b3->value;
+        done = true;
+      }
+      if (done || s == 0)
+        break;
+    }
+    if (done)
+      continue;
+    for (size_t i = 0; i < f.params.size() && !done; ++i)
+      if (f.params[i].name == o.name) {
+        o.sym_kind = Operand::SymbolKind::Param;
+        o.sym_index = static_cast<uint32_t>(i);
+        done = true;
+      }
+    for (size_t i = 0; i < f.returns.size() && !done; ++i)
+      if (f.returns[i].name == o.name) {
+        o.sym_kind = Operand::SymbolKind::Return;
+        o.sym_index = static_cast<uint32_t>(i);
+        done = true;
+      }
+    if (!done)
+      module_refs_.emplace_back(fn_index, p);
+  }
+  refs_.clear();
+}
+
+void Parser::resolve_module_refs() {
+  for (auto &[fn, p] : module_refs_) {
+    Operand &o = operand_at(mod_.functions[fn], p);
+    if (auto it = global_index_.find(o.name); it != global_index_.end()) {
+      o.sym_kind = Operand::SymbolKind::Global;
+      o.sym_index = it->second;
+    } else if (auto it2 = function_index_.find(o.name);
+               it2 != function_index_.end()) {
+      o.sym_kind = Operand::SymbolKind::Function;
+      o.sym_index = it2->second;
+    } else {
+      error(o.loc, fmt::format("use of undeclared identifier '{}'", o.name));
+    }
+  }
+  // Initializers that name symbols must name a variable or function.
+  for (const VarDecl &v : mod_.globals)
+    for (const VarDecl::Init &i : v.init)
+      if (i.kind == VarDecl::Init::Kind::Symbol &&
+          !global_index_.count(i.symbol) && !function_index_.count(i.symbol))
+        error(v.loc, fmt::format("initializer of '{}' names undeclared "
+                                 "symbol '{}'",
+                                 v.name, i.symbol));
+}
+
+} // namespace
+
+std::optional<Module> parse(std::shared_ptr<const SourceFile> source,
+                            DiagnosticSink &sink) {
+  if (!source) {
+    sink.error(SourceLoc{}, "no PTX source");
+    return std::nullopt;
+  }
+  Parser p(std::move(source), sink);
+  return p.run();
+}
+
+} // namespace bcusim::ptx
