@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
+#include <mutex>
 #include <set>
 
 #include "compile.h"
@@ -29,10 +30,9 @@ uint32_t type_bytes(const std::string &t) {
 
 // Writes a variable's initializer into `image` at `off` (element by
 // element; symbol references are resolved by `resolve`).
-void write_init(const ptx::VarDecl &v, std::vector<uint8_t> &image,
-                uint64_t off,
-                const std::function<uint64_t(const ptx::VarDecl::Init &)>
-                    &resolve) {
+void write_init(
+    const ptx::VarDecl &v, std::vector<uint8_t> &image, uint64_t off,
+    const std::function<uint64_t(const ptx::VarDecl::Init &)> &resolve) {
   uint32_t esz = type_bytes(v.type);
   auto ty = parse_type(v.type);
   uint64_t pos = off;
@@ -44,7 +44,8 @@ void write_init(const ptx::VarDecl &v, std::vector<uint8_t> &image,
              ty->code == Ty::F32) {
       // floats arrive as f64 bits unless they were written as 0f literals
       if (b >> 32)
-        b = std::bit_cast<uint32_t>(static_cast<float>(std::bit_cast<double>(b)));
+        b = std::bit_cast<uint32_t>(
+            static_cast<float>(std::bit_cast<double>(b)));
     }
     if (pos + esz > image.size())
       break;
@@ -60,26 +61,46 @@ std::atomic<uint64_t> next_module_segment{0};
 // ---- types and modifiers ---------------------------------------------------
 uint32_t Ty::bits() const {
   switch (code) {
-  case B8: case U8: case S8: return 8;
-  case B16: case U16: case S16: case F16: case BF16: return 16;
-  case B32: case U32: case S32: case F32: case F16X2: case BF16X2: case TF32:
+  case B8:
+  case U8:
+  case S8:
+    return 8;
+  case B16:
+  case U16:
+  case S16:
+  case F16:
+  case BF16:
+    return 16;
+  case B32:
+  case U32:
+  case S32:
+  case F32:
+  case F16X2:
+  case BF16X2:
+  case TF32:
     return 32;
-  case B64: case U64: case S64: case F64: return 64;
-  case B128: return 128;
-  case PRED: return 1;
+  case B64:
+  case U64:
+  case S64:
+  case F64:
+    return 64;
+  case B128:
+    return 128;
+  case PRED:
+    return 1;
   }
   return 32;
 }
 
 std::optional<Ty> parse_type(std::string_view n) {
   static const std::pair<std::string_view, Ty::Code> table[] = {
-      {"b8", Ty::B8},     {"b16", Ty::B16},     {"b32", Ty::B32},
-      {"b64", Ty::B64},   {"b128", Ty::B128},   {"u8", Ty::U8},
-      {"u16", Ty::U16},   {"u32", Ty::U32},     {"u64", Ty::U64},
-      {"s8", Ty::S8},     {"s16", Ty::S16},     {"s32", Ty::S32},
-      {"s64", Ty::S64},   {"f16", Ty::F16},     {"f16x2", Ty::F16X2},
+      {"b8", Ty::B8},     {"b16", Ty::B16},       {"b32", Ty::B32},
+      {"b64", Ty::B64},   {"b128", Ty::B128},     {"u8", Ty::U8},
+      {"u16", Ty::U16},   {"u32", Ty::U32},       {"u64", Ty::U64},
+      {"s8", Ty::S8},     {"s16", Ty::S16},       {"s32", Ty::S32},
+      {"s64", Ty::S64},   {"f16", Ty::F16},       {"f16x2", Ty::F16X2},
       {"bf16", Ty::BF16}, {"bf16x2", Ty::BF16X2}, {"f32", Ty::F32},
-      {"f64", Ty::F64},   {"tf32", Ty::TF32},   {"pred", Ty::PRED}};
+      {"f64", Ty::F64},   {"tf32", Ty::TF32},     {"pred", Ty::PRED}};
   for (auto &[name, code] : table)
     if (n == name)
       return Ty{code};
@@ -168,17 +189,16 @@ bool Compiler::finish(const Mods &m) {
   for (auto &r : rest)
     list += (list.empty() ? "." : ", .") + r;
   error(cur->loc, fmt::format("unsupported modifier{} {} in '{}'",
-                              rest.size() > 1 ? "s" : "", list,
-                              text_of(*cur)));
+                              rest.size() > 1 ? "s" : "", list, text_of(*cur)));
   return false;
 }
 
 bool Compiler::expect_operands(size_t n) {
   if (cur->operands.size() == n)
     return true;
-  error(cur->loc, fmt::format("'{}' expects {} operand{}, got {}",
-                              text_of(*cur), n, n == 1 ? "" : "s",
-                              cur->operands.size()));
+  error(cur->loc,
+        fmt::format("'{}' expects {} operand{}, got {}", text_of(*cur), n,
+                    n == 1 ? "" : "s", cur->operands.size()));
   return false;
 }
 
@@ -386,16 +406,25 @@ bool Compiler::address(const ptx::Operand &o, MemSpace space, Addr &out) {
     using W = Sym::Where;
     bool ok = false;
     switch (space) {
-    case MemSpace::Global: ok = s->where == W::Global; break;
-    case MemSpace::Shared: ok = s->where == W::Shared; break;
-    case MemSpace::Local: ok = s->where == W::Local; break;
-    case MemSpace::Const: ok = s->where == W::Const; break;
+    case MemSpace::Global:
+      ok = s->where == W::Global;
+      break;
+    case MemSpace::Shared:
+      ok = s->where == W::Shared;
+      break;
+    case MemSpace::Local:
+      ok = s->where == W::Local;
+      break;
+    case MemSpace::Const:
+      ok = s->where == W::Const;
+      break;
     case MemSpace::KParam:
       ok = s->where == W::KParam || s->where == W::Local;
       if (s->where == W::Local)
         out.space = MemSpace::Local;
       break;
-    case MemSpace::Generic: break;
+    case MemSpace::Generic:
+      break;
     }
     if (!ok) {
       error(b.loc, fmt::format("symbol '{}' is not in the .{} state space",
@@ -413,12 +442,18 @@ bool Compiler::address(const ptx::Operand &o, MemSpace space, Addr &out) {
 
 std::string_view name_of(MemSpace s) {
   switch (s) {
-  case MemSpace::Global: return "global";
-  case MemSpace::Shared: return "shared";
-  case MemSpace::Local: return "local";
-  case MemSpace::KParam: return "param";
-  case MemSpace::Const: return "const";
-  case MemSpace::Generic: return "generic";
+  case MemSpace::Global:
+    return "global";
+  case MemSpace::Shared:
+    return "shared";
+  case MemSpace::Local:
+    return "local";
+  case MemSpace::KParam:
+    return "param";
+  case MemSpace::Const:
+    return "const";
+  case MemSpace::Generic:
+    return "generic";
   }
   return "?";
 }
@@ -459,7 +494,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     Sym s;
     switch (v.space) {
     case ptx::Space::Global: {
-      uint64_t off = align_up(prog.global_image.size(), std::max<uint64_t>(align, 16));
+      uint64_t off =
+          align_up(prog.global_image.size(), std::max<uint64_t>(align, 16));
       prog.global_image.resize(off + size + 256, 0); // 256-byte guard gap
       s.where = Sym::Where::Global;
       s.addr = prog.global_base + off;
@@ -529,7 +565,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
       auto place = [&](const ptx::Param &p, std::vector<uint32_t> &offs,
                        std::vector<uint32_t> &sizes) {
         uint64_t size = param_size(p);
-        uint64_t align = std::max<uint64_t>(p.align ? p.align : type_bytes(p.type), 8);
+        uint64_t align =
+            std::max<uint64_t>(p.align ? p.align : type_bytes(p.type), 8);
         frame_top = align_up(frame_top, align);
         syms[p.name] = Sym{Sym::Where::Local, frame_top, size, 0};
         offs.push_back(static_cast<uint32_t>(frame_top));
@@ -546,7 +583,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     std::map<std::string, uint64_t> param_vars;
     for (const auto &v : fa.locals)
       if (v.space == ptx::Space::Param) {
-        uint64_t size = type_bytes(v.type) * std::max<uint64_t>(1, v.element_count());
+        uint64_t size =
+            type_bytes(v.type) * std::max<uint64_t>(1, v.element_count());
         param_vars[v.name] = std::max(param_vars[v.name], size);
       }
     for (auto &[name, size] : param_vars) {
@@ -567,7 +605,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
         frame_top += size;
         break;
       case ptx::Space::Shared:
-        syms[v.name] = Sym{Sym::Where::Shared, place_shared(v, size, align), size, 0};
+        syms[v.name] =
+            Sym{Sym::Where::Shared, place_shared(v, size, align), size, 0};
         break;
       default:
         c.error(v.loc, "unsupported function-scope variable state space");
@@ -600,8 +639,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     auto resolve = [&](const ptx::VarDecl::Init &init) -> uint64_t {
       const Sym *s = c.lookup(init.symbol);
       if (!s) {
-        c.error(v->loc, fmt::format("unknown symbol '{}' in initializer",
-                                    init.symbol));
+        c.error(v->loc,
+                fmt::format("unknown symbol '{}' in initializer", init.symbol));
         return 0;
       }
       return c.symbol_value(*s, init.generic) + init.bits;
@@ -640,7 +679,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
           break;
         }
       if (!handled)
-        c.error(in.loc, fmt::format("unsupported instruction '{}'", c.text_of(in)));
+        c.error(in.loc,
+                fmt::format("unsupported instruction '{}'", c.text_of(in)));
     }
     bpc[fa.body.size()] = static_cast<uint32_t>(prog.code.size());
     // Falling off the end of a function returns (kernels: exit).
@@ -665,8 +705,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
     auto &site = prog.calls[prog.code[pc].aux];
     const auto &callee = prog.funcs[site.callee];
     if (!callee.compiled && !callee.is_vprintf) {
-      c.error(prog.locs[pc], fmt::format("unsupported call to external function '{}'",
-                                         callee.name));
+      c.error(prog.locs[pc],
+              fmt::format("unsupported call to external function '{}'",
+                          callee.name));
       continue;
     }
     prog.code[pc].target = callee.entry_pc;
@@ -700,6 +741,18 @@ bool build_program(const ptx::Module &mod, Program &prog,
 
 namespace bcusim::engine {
 
+namespace {
+// Diagnostics point into their SourceFile; when loading fails no Module
+// keeps it alive, so the failed sources are retained for the process
+// lifetime (a few kilobytes per failed load).
+void retain(std::shared_ptr<const SourceFile> src) {
+  static std::mutex mu;
+  static std::vector<std::shared_ptr<const SourceFile>> kept;
+  std::lock_guard<std::mutex> g(mu);
+  kept.push_back(std::move(src));
+}
+} // namespace
+
 Module::Module() = default;
 Module::~Module() = default;
 
@@ -707,8 +760,10 @@ std::unique_ptr<Module> Module::compile(ptx::Module ast, DiagnosticSink &sink) {
   std::unique_ptr<Module> m(new Module());
   m->ast_ = std::make_unique<ptx::Module>(std::move(ast));
   m->program_ = std::make_unique<detail::Program>();
-  if (!detail::build_program(*m->ast_, *m->program_, sink))
+  if (!detail::build_program(*m->ast_, *m->program_, sink)) {
+    retain(m->ast_->source);
     return nullptr;
+  }
   return m;
 }
 
@@ -717,8 +772,10 @@ std::unique_ptr<Module> Module::load_string(const std::string &name,
                                             DiagnosticSink &sink) {
   auto src = SourceFile::from_string(name, text);
   auto ast = ptx::parse(src, sink);
-  if (!ast)
+  if (!ast) {
+    retain(src);
     return nullptr;
+  }
   return compile(std::move(*ast), sink);
 }
 
@@ -731,8 +788,10 @@ std::unique_ptr<Module> Module::load_file(const std::string &path,
     return nullptr;
   }
   auto ast = ptx::parse(src, sink);
-  if (!ast)
+  if (!ast) {
+    retain(src);
     return nullptr;
+  }
   return compile(std::move(*ast), sink);
 }
 

@@ -18,8 +18,27 @@ namespace bcusim::engine::detail {
 // A PTX scalar type.
 struct Ty {
   enum Code : uint8_t {
-    B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64,
-    F16, F16X2, BF16, BF16X2, F32, F64, TF32, PRED,
+    B8,
+    B16,
+    B32,
+    B64,
+    B128,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    F16X2,
+    BF16,
+    BF16X2,
+    F32,
+    F64,
+    TF32,
+    PRED,
   } code = B32;
   uint32_t bits() const;
   uint32_t bytes() const { return bits() / 8; }

@@ -11,19 +11,29 @@ using namespace detail;
 
 uint32_t size_of(ScalarType t) {
   switch (t) {
-  case ScalarType::U8: case ScalarType::S8: return 1;
-  case ScalarType::U16: case ScalarType::S16: return 2;
-  case ScalarType::U32: case ScalarType::S32: case ScalarType::F32: return 4;
-  default: return 8;
+  case ScalarType::U8:
+  case ScalarType::S8:
+    return 1;
+  case ScalarType::U16:
+  case ScalarType::S16:
+    return 2;
+  case ScalarType::U32:
+  case ScalarType::S32:
+  case ScalarType::F32:
+    return 4;
+  default:
+    return 8;
   }
 }
-bool is_float(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F64; }
+bool is_float(ScalarType t) {
+  return t == ScalarType::F32 || t == ScalarType::F64;
+}
 bool is_signed(ScalarType t) {
   return t == ScalarType::S8 || t == ScalarType::S16 || t == ScalarType::S32 ||
          t == ScalarType::S64;
 }
 std::string_view name_of(ScalarType t) {
-  static const char *const names[] = {"u8", "u16", "u32", "u64", "s8",
+  static const char *const names[] = {"u8",  "u16", "u32", "u64", "s8",
                                       "s16", "s32", "s64", "f32", "f64"};
   return names[static_cast<int>(t)];
 }
@@ -36,13 +46,20 @@ std::optional<ScalarType> parse_scalar_type(std::string_view n) {
 
 std::string_view name_of(RunStatus s) {
   switch (s) {
-  case RunStatus::Ok: return "ok";
-  case RunStatus::BadLaunch: return "bad launch";
-  case RunStatus::Fault: return "fault";
-  case RunStatus::Trap: return "trap";
-  case RunStatus::Deadlock: return "deadlock";
-  case RunStatus::StepLimit: return "step limit";
-  case RunStatus::TimeLimit: return "time limit";
+  case RunStatus::Ok:
+    return "ok";
+  case RunStatus::BadLaunch:
+    return "bad launch";
+  case RunStatus::Fault:
+    return "fault";
+  case RunStatus::Trap:
+    return "trap";
+  case RunStatus::Deadlock:
+    return "deadlock";
+  case RunStatus::StepLimit:
+    return "step limit";
+  case RunStatus::TimeLimit:
+    return "time limit";
   }
   return "?";
 }
@@ -170,26 +187,32 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
     return fail({}, "grid and block dimensions must be at least 1");
   if (b.count() > 1024)
-    return fail({}, fmt::format("block {}x{}x{} has {} threads; a CTA holds at most 1024",
-                                b.x, b.y, b.z, b.count()));
+    return fail(
+        {},
+        fmt::format("block {}x{}x{} has {} threads; a CTA holds at most 1024",
+                    b.x, b.y, b.z, b.count()));
   if (b.z > 64)
     return fail({}, "block z dimension must be at most 64");
   if (g.y > 65535 || g.z > 65535)
     return fail({}, "grid y and z dimensions must be at most 65535");
   if (fa.reqntid[0]) {
-    Dim3 r{fa.reqntid[0], std::max(1u, fa.reqntid[1]), std::max(1u, fa.reqntid[2])};
+    Dim3 r{fa.reqntid[0], std::max(1u, fa.reqntid[1]),
+           std::max(1u, fa.reqntid[2])};
     if (!(r == b))
-      return fail(fa.loc, fmt::format("kernel '{}' requires a block of {}x{}x{} threads "
-                                      "(.reqntid); the launch has {}x{}x{}",
-                                      kernel, r.x, r.y, r.z, b.x, b.y, b.z));
+      return fail(
+          fa.loc,
+          fmt::format("kernel '{}' requires a block of {}x{}x{} threads "
+                      "(.reqntid); the launch has {}x{}x{}",
+                      kernel, r.x, r.y, r.z, b.x, b.y, b.z));
   }
   if (fa.maxntid[0]) {
     uint64_t maxn = uint64_t(fa.maxntid[0]) * std::max(1u, fa.maxntid[1]) *
                     std::max(1u, fa.maxntid[2]);
     if (b.count() > maxn)
-      return fail(fa.loc, fmt::format("kernel '{}' allows at most {} threads per CTA "
-                                      "(.maxntid); the launch has {}",
-                                      kernel, maxn, b.count()));
+      return fail(fa.loc,
+                  fmt::format("kernel '{}' allows at most {} threads per CTA "
+                              "(.maxntid); the launch has {}",
+                              kernel, maxn, b.count()));
   }
   Launch L;
   L.prog = &P;
@@ -213,32 +236,41 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
       Dim3 r{fa.reqnctapercluster[0], std::max(1u, fa.reqnctapercluster[1]),
              std::max(1u, fa.reqnctapercluster[2])};
       if (!(r == cl))
-        return fail(fa.loc, fmt::format("kernel '{}' requires clusters of {}x{}x{} CTAs "
-                                        "(.reqnctapercluster); the launch has {}x{}x{}",
-                                        kernel, r.x, r.y, r.z, cl.x, cl.y, cl.z));
+        return fail(
+            fa.loc,
+            fmt::format("kernel '{}' requires clusters of {}x{}x{} CTAs "
+                        "(.reqnctapercluster); the launch has {}x{}x{}",
+                        kernel, r.x, r.y, r.z, cl.x, cl.y, cl.z));
     }
   }
   if (cl.count() > 16)
-    return fail({}, fmt::format("a cluster holds at most 16 CTAs; {}x{}x{} has {}", cl.x,
-                                cl.y, cl.z, cl.count()));
+    return fail({},
+                fmt::format("a cluster holds at most 16 CTAs; {}x{}x{} has {}",
+                            cl.x, cl.y, cl.z, cl.count()));
   if (g.x % cl.x || g.y % cl.y || g.z % cl.z)
-    return fail({}, fmt::format("grid {}x{}x{} is not a multiple of the cluster {}x{}x{}",
-                                g.x, g.y, g.z, cl.x, cl.y, cl.z));
+    return fail(
+        {},
+        fmt::format("grid {}x{}x{} is not a multiple of the cluster {}x{}x{}",
+                    g.x, g.y, g.z, cl.x, cl.y, cl.z));
   L.cluster = cl;
   L.dyn_shared = config.shared_bytes;
   uint64_t shared = uint64_t(config.shared_bytes) +
                     (config.shared_bytes ? P.dyn_shared_off : P.static_shared);
   if (shared > 227 * 1024)
-    return fail({}, fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
-                                "dynamic); at most 232448 are available",
-                                shared, P.static_shared, config.shared_bytes));
+    return fail(
+        {},
+        fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
+                    "dynamic); at most 232448 are available",
+                    shared, P.static_shared, config.shared_bytes));
   L.shared_bytes = uint32_t(shared);
   // Kernel parameters.
   if (args.size() != k->param_size.size())
-    return fail(fa.loc, fmt::format("kernel '{}' takes {} parameter{}; {} argument{} given",
-                                    kernel, k->param_size.size(),
-                                    k->param_size.size() == 1 ? "" : "s", args.size(),
-                                    args.size() == 1 ? "" : "s"));
+    return fail(
+        fa.loc,
+        fmt::format("kernel '{}' takes {} parameter{}; {} argument{} given",
+                    kernel, k->param_size.size(),
+                    k->param_size.size() == 1 ? "" : "s", args.size(),
+                    args.size() == 1 ? "" : "s"));
   L.kparams.assign(k->kparam_bytes, 0);
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg &a = args[i];
@@ -256,10 +288,11 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
       }
       std::memcpy(dst, &v, size);
     } else {
-      return fail(fa.params[i].loc,
-                  fmt::format("argument {} has {} bytes; parameter '{}' of kernel '{}' "
-                              "has {}",
-                              i, a.bytes.size(), fa.params[i].name, kernel, size));
+      return fail(
+          fa.params[i].loc,
+          fmt::format("argument {} has {} bytes; parameter '{}' of kernel '{}' "
+                      "has {}",
+                      i, a.bytes.size(), fa.params[i].name, kernel, size));
     }
   }
   memory_->map_program(P);

@@ -1,6 +1,7 @@
 // Comparison and selection: setp (every comparison incl. unordered, with
 // .and/.or/.xor combining and p|q destinations), set, selp, slct, and the
 // predicate logic and/or/xor/not/mov on .pred.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -11,43 +12,86 @@ namespace bcusim::engine::detail {
 namespace {
 
 enum Cmp : uint32_t {
-  EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS, EQU, NEU, LTU, LEU, GTU, GEU, NUM, NAN_
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,
+  LO,
+  LS,
+  HI,
+  HS,
+  EQU,
+  NEU,
+  LTU,
+  LEU,
+  GTU,
+  GEU,
+  NUM,
+  NAN_
 };
 
 template <class T> inline bool compare(uint32_t op, T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     bool un = std::isnan(a) || std::isnan(b);
     switch (op) {
-    case EQ: return !un && a == b;
-    case NE: return !un && a != b;
-    case LT: return !un && a < b;
-    case LE: return !un && a <= b;
-    case GT: return !un && a > b;
-    case GE: return !un && a >= b;
-    case EQU: return un || a == b;
-    case NEU: return un || a != b;
-    case LTU: return un || a < b;
-    case LEU: return un || a <= b;
-    case GTU: return un || a > b;
-    case GEU: return un || a >= b;
-    case NUM: return !un;
-    case NAN_: return un;
-    default: return false;
+    case EQ:
+      return !un && a == b;
+    case NE:
+      return !un && a != b;
+    case LT:
+      return !un && a < b;
+    case LE:
+      return !un && a <= b;
+    case GT:
+      return !un && a > b;
+    case GE:
+      return !un && a >= b;
+    case EQU:
+      return un || a == b;
+    case NEU:
+      return un || a != b;
+    case LTU:
+      return un || a < b;
+    case LEU:
+      return un || a <= b;
+    case GTU:
+      return un || a > b;
+    case GEU:
+      return un || a >= b;
+    case NUM:
+      return !un;
+    case NAN_:
+      return un;
+    default:
+      return false;
     }
   } else {
     using U = std::make_unsigned_t<T>;
     switch (op) {
-    case EQ: return a == b;
-    case NE: return a != b;
-    case LT: return a < b;
-    case LE: return a <= b;
-    case GT: return a > b;
-    case GE: return a >= b;
-    case LO: return U(a) < U(b);
-    case LS: return U(a) <= U(b);
-    case HI: return U(a) > U(b);
-    case HS: return U(a) >= U(b);
-    default: return false;
+    case EQ:
+      return a == b;
+    case NE:
+      return a != b;
+    case LT:
+      return a < b;
+    case LE:
+      return a <= b;
+    case GT:
+      return a > b;
+    case GE:
+      return a >= b;
+    case LO:
+      return U(a) < U(b);
+    case LS:
+      return U(a) <= U(b);
+    case HI:
+      return U(a) > U(b);
+    case HS:
+      return U(a) >= U(b);
+    default:
+      return false;
     }
   }
 }
@@ -56,10 +100,14 @@ template <class T> inline bool compare(uint32_t op, T a, T b) {
 // (0 none, 1 and, 2 or, 3 xor).
 inline uint32_t combine(uint32_t boolop, uint32_t r, uint32_t c) {
   switch (boolop) {
-  case 1: return r & c;
-  case 2: return r | c;
-  case 3: return r ^ c;
-  default: return r;
+  case 1:
+    return r & c;
+  case 2:
+    return r | c;
+  case 3:
+    return r ^ c;
+  default:
+    return r;
   }
 }
 
@@ -73,8 +121,10 @@ template <class T> void exec_setp(Exec &x, const Inst &in, uint32_t m) {
     T va = as<T>(a[l]), vb = as<T>(b[l]);
     if constexpr (std::is_floating_point_v<T>)
       if (in.flags & 1) {
-        if (std::fpclassify(va) == FP_SUBNORMAL) va = std::copysign(T(0), va);
-        if (std::fpclassify(vb) == FP_SUBNORMAL) vb = std::copysign(T(0), vb);
+        if (std::fpclassify(va) == FP_SUBNORMAL)
+          va = std::copysign(T(0), va);
+        if (std::fpclassify(vb) == FP_SUBNORMAL)
+          vb = std::copysign(T(0), vb);
       }
     r |= uint32_t(compare<T>(op, va, vb)) << l;
   });
@@ -97,7 +147,8 @@ template <class T> void exec_set(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     uint32_t r = compare<T>(op, as<T>(a[l]), as<T>(b[l])) ? 1u : 0u;
     r = combine(boolop, r, (cp >> l) & 1) & 1;
-    d[l] = (in.flags & 2) ? (r ? bits(1.0f) : bits(0.0f)) : (r ? 0xffffffffu : 0u);
+    d[l] =
+        (in.flags & 2) ? (r ? bits(1.0f) : bits(0.0f)) : (r ? 0xffffffffu : 0u);
   });
 }
 
@@ -124,30 +175,56 @@ void exec_predlogic(Exec &x, const Inst &in, uint32_t m) {
   uint32_t b = in.a[2] != kNone ? x.p[in.a[2]] : 0;
   uint32_t r = 0;
   switch (in.aux) {
-  case 0: r = a & b; break;
-  case 1: r = a | b; break;
-  case 2: r = a ^ b; break;
-  case 3: r = ~a; break;
-  default: r = a; break;
+  case 0:
+    r = a & b;
+    break;
+  case 1:
+    r = a | b;
+    break;
+  case 2:
+    r = a ^ b;
+    break;
+  case 3:
+    r = ~a;
+    break;
+  default:
+    r = a;
+    break;
   }
   x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (r & m);
 }
 
 template <template <class> class H> ExecFn by_type(Ty t) {
   switch (t.code) {
-  case Ty::B16: case Ty::U16: return &H<uint16_t>::run;
-  case Ty::S16: return &H<int16_t>::run;
-  case Ty::B32: case Ty::U32: return &H<uint32_t>::run;
-  case Ty::S32: return &H<int32_t>::run;
-  case Ty::B64: case Ty::U64: return &H<uint64_t>::run;
-  case Ty::S64: return &H<int64_t>::run;
-  case Ty::F32: return &H<float>::run;
-  case Ty::F64: return &H<double>::run;
-  default: return nullptr;
+  case Ty::B16:
+  case Ty::U16:
+    return &H<uint16_t>::run;
+  case Ty::S16:
+    return &H<int16_t>::run;
+  case Ty::B32:
+  case Ty::U32:
+    return &H<uint32_t>::run;
+  case Ty::S32:
+    return &H<int32_t>::run;
+  case Ty::B64:
+  case Ty::U64:
+    return &H<uint64_t>::run;
+  case Ty::S64:
+    return &H<int64_t>::run;
+  case Ty::F32:
+    return &H<float>::run;
+  case Ty::F64:
+    return &H<double>::run;
+  default:
+    return nullptr;
   }
 }
-template <class T> struct SetpH { static void run(Exec &x, const Inst &i, uint32_t m) { exec_setp<T>(x, i, m); } };
-template <class T> struct SetH { static void run(Exec &x, const Inst &i, uint32_t m) { exec_set<T>(x, i, m); } };
+template <class T> struct SetpH {
+  static void run(Exec &x, const Inst &i, uint32_t m) { exec_setp<T>(x, i, m); }
+};
+template <class T> struct SetH {
+  static void run(Exec &x, const Inst &i, uint32_t m) { exec_set<T>(x, i, m); }
+};
 
 int parse_cmp(Mods &mods) {
   static const char *const names[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",
@@ -182,7 +259,11 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;
-    i.aux = op == "and" ? 0 : op == "or" ? 1 : op == "xor" ? 2 : op == "not" ? 3 : 4;
+    i.aux = op == "and"   ? 0
+            : op == "or"  ? 1
+            : op == "xor" ? 2
+            : op == "not" ? 3
+                          : 4;
     return true;
   }
   if (op == "setp" || op == "set") {
@@ -195,7 +276,8 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
       dt = mods.take_type();
     auto t = mods.take_type();
     if (cmp < 0 || !t) {
-      c.error(in.loc, fmt::format("'{}' needs a comparison and a type", c.text_of(in)));
+      c.error(in.loc,
+              fmt::format("'{}' needs a comparison and a type", c.text_of(in)));
       return true;
     }
     if (op == "set" && (!dt || (dt->code != Ty::U32 && dt->code != Ty::S32 &&
@@ -230,7 +312,10 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     i.a[2] = a;
     i.a[3] = b;
     i.a[4] = cp;
-    uint32_t bo = boolop == "and" ? 1 : boolop == "or" ? 2 : boolop == "xor" ? 3 : 0;
+    uint32_t bo = boolop == "and"   ? 1
+                  : boolop == "or"  ? 2
+                  : boolop == "xor" ? 3
+                                    : 0;
     i.aux = uint32_t(cmp) | (bo << 8);
     i.flags = (ftz ? 1 : 0) | (dt && dt->code == Ty::F32 ? 2 : 0);
     return true;

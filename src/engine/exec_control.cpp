@@ -5,6 +5,7 @@
 // sequentially consistent engine). Every other synchronization form is
 // reported as unsupported until the barrier unit lands (issues 5 and 6).
 // Their run-time behaviour lives in the scheduler (run.cpp).
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "compile.h"
@@ -103,7 +104,9 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
       }
       const Sym *s = c.lookup(e.name);
       if (!s || s->where != Sym::Where::Local) {
-        c.error(e.loc, fmt::format("'{}' is not a .param variable of this function", e.name));
+        c.error(e.loc,
+                fmt::format("'{}' is not a .param variable of this function",
+                            e.name));
         return false;
       }
       off = uint32_t(s->addr);
@@ -137,10 +140,11 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
     }
     const auto &ast = *target.ast;
     if (nargs != ast.params.size() || nrets != ast.returns.size()) {
-      c.error(in.loc, fmt::format("call to '{}' with {} argument(s) and {} result(s); "
-                                  "it takes {} and {}",
-                                  target.name, nargs, nrets, ast.params.size(),
-                                  ast.returns.size()));
+      c.error(in.loc,
+              fmt::format("call to '{}' with {} argument(s) and {} result(s); "
+                          "it takes {} and {}",
+                          target.name, nargs, nrets, ast.params.size(),
+                          ast.returns.size()));
       return true;
     }
     for (size_t k = 0; k < nargs; ++k) {
@@ -148,16 +152,18 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
       uint64_t size;
       if (!var_of(args->elems[k], off, size))
         return true;
-      site.args.push_back({off, target.param_off[k],
-                           uint32_t(std::min<uint64_t>(size, target.param_size[k]))});
+      site.args.push_back(
+          {off, target.param_off[k],
+           uint32_t(std::min<uint64_t>(size, target.param_size[k]))});
     }
     for (size_t k = 0; k < nrets; ++k) {
       uint32_t off;
       uint64_t size;
       if (!var_of(rets->elems[k], off, size))
         return true;
-      site.rets.push_back({target.ret_off[k], off,
-                           uint32_t(std::min<uint64_t>(size, target.ret_size[k]))});
+      site.rets.push_back(
+          {target.ret_off[k], off,
+           uint32_t(std::min<uint64_t>(size, target.ret_size[k]))});
     }
     c.prog.calls.push_back(std::move(site));
     Inst &i = c.emit(nullptr, Kind::Call);
@@ -206,11 +212,13 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
     c.emit(nullptr, Kind::CtaBarrier);
     return true;
   }
-  static const char *const later[] = {"mbarrier", "elect", "griddepcontrol",
-                                      "cp", "getctarank", "mapa", "setmaxnreg"};
+  static const char *const later[] = {
+      "mbarrier",   "elect", "griddepcontrol", "cp",
+      "getctarank", "mapa",  "setmaxnreg"};
   for (auto l : later)
     if (op == l) {
-      c.unsupported(fmt::format("synchronization instruction '{}' (issue 5/6)", op));
+      c.unsupported(
+          fmt::format("synchronization instruction '{}' (issue 5/6)", op));
       return true;
     }
   return false;

@@ -2,6 +2,7 @@
 // addresses, special registers, vector pack/unpack), cvt (every integer and
 // floating-point pair incl. f16/bf16, rounding .rn/.rz/.rm/.rp and
 // .rni/.rzi/.rmi/.rpi, .sat, .ftz), cvta and cvta.to, isspacep.
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <fmt/format.h>
@@ -21,7 +22,8 @@ namespace {
 
 // ---- half precision --------------------------------------------------------
 float half_to_float(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f,
+           man = h & 0x3ff;
   uint32_t f;
   if (exp == 0) {
     if (man == 0) {
@@ -63,7 +65,9 @@ uint16_t float_to_half(float v) {
     return uint16_t(sign | 0x7c00);
   return uint16_t(sign | (exp << 10) | (q & 0x3ff));
 }
-float bf16_to_float(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
+float bf16_to_float(uint16_t h) {
+  return std::bit_cast<float>(uint32_t(h) << 16);
+}
 uint16_t float_to_bf16(float v) {
   uint32_t f = std::bit_cast<uint32_t>(v);
   if (std::isnan(v))
@@ -78,19 +82,27 @@ uint16_t float_to_bf16(float v) {
 // .rni/.rzi/.rmi/.rpi), imm bit0 = sat, bit1 = ftz.
 double read_float(uint64_t v, Ty::Code t) {
   switch (t) {
-  case Ty::F16: return half_to_float(uint16_t(v));
-  case Ty::BF16: return bf16_to_float(uint16_t(v));
-  case Ty::F32: return as<float>(v);
-  default: return as<double>(v);
+  case Ty::F16:
+    return half_to_float(uint16_t(v));
+  case Ty::BF16:
+    return bf16_to_float(uint16_t(v));
+  case Ty::F32:
+    return as<float>(v);
+  default:
+    return as<double>(v);
   }
 }
 
 double round_integral(double v, int mode) {
   switch (mode & 3) {
-  case 0: return std::nearbyint(v); // ties to even (default mode)
-  case 1: return std::trunc(v);
-  case 2: return std::floor(v);
-  default: return std::ceil(v);
+  case 0:
+    return std::nearbyint(v); // ties to even (default mode)
+  case 1:
+    return std::trunc(v);
+  case 2:
+    return std::floor(v);
+  default:
+    return std::ceil(v);
   }
 }
 
@@ -106,14 +118,18 @@ template <class D> uint64_t float_to_int(double v, int rnd) {
   return bits(static_cast<D>(v));
 }
 
-template <class D> uint64_t int_to_int(int64_t sv, uint64_t uv, bool src_signed, bool sat) {
+template <class D>
+uint64_t int_to_int(int64_t sv, uint64_t uv, bool src_signed, bool sat) {
   if (sat) {
     if (src_signed) {
       if constexpr (std::is_signed_v<D>) {
-        sv = std::clamp<int64_t>(sv, std::numeric_limits<D>::min(), std::numeric_limits<D>::max());
+        sv = std::clamp<int64_t>(sv, std::numeric_limits<D>::min(),
+                                 std::numeric_limits<D>::max());
       } else {
-        if (sv < 0) return 0;
-        if (uint64_t(sv) > uint64_t(std::numeric_limits<D>::max())) return bits(std::numeric_limits<D>::max());
+        if (sv < 0)
+          return 0;
+        if (uint64_t(sv) > uint64_t(std::numeric_limits<D>::max()))
+          return bits(std::numeric_limits<D>::max());
       }
       return bits(static_cast<D>(sv));
     }
@@ -124,34 +140,55 @@ template <class D> uint64_t int_to_int(int64_t sv, uint64_t uv, bool src_signed,
   return bits(static_cast<D>(uv));
 }
 
-uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat, bool ftz) {
+uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat,
+                 bool ftz) {
   Ty st{s}, dt{d};
   int64_t sv = 0;
   uint64_t uv = 0;
   if (!st.is_float()) {
     switch (st.bits()) {
-    case 8: sv = st.is_signed() ? int8_t(v) : int64_t(uint8_t(v)); break;
-    case 16: sv = st.is_signed() ? int16_t(v) : int64_t(uint16_t(v)); break;
-    case 32: sv = st.is_signed() ? int32_t(v) : int64_t(uint32_t(v)); break;
-    default: sv = int64_t(v); break;
+    case 8:
+      sv = st.is_signed() ? int8_t(v) : int64_t(uint8_t(v));
+      break;
+    case 16:
+      sv = st.is_signed() ? int16_t(v) : int64_t(uint16_t(v));
+      break;
+    case 32:
+      sv = st.is_signed() ? int32_t(v) : int64_t(uint32_t(v));
+      break;
+    default:
+      sv = int64_t(v);
+      break;
     }
     uv = uint64_t(sv);
     if (!dt.is_float()) {
       switch (d) {
-      case Ty::U8: return int_to_int<uint8_t>(sv, uv, st.is_signed(), sat);
-      case Ty::S8: return int_to_int<int8_t>(sv, uv, st.is_signed(), sat);
-      case Ty::U16: case Ty::B16: return int_to_int<uint16_t>(sv, uv, st.is_signed(), sat);
-      case Ty::S16: return int_to_int<int16_t>(sv, uv, st.is_signed(), sat);
-      case Ty::U32: case Ty::B32: return int_to_int<uint32_t>(sv, uv, st.is_signed(), sat);
-      case Ty::S32: return int_to_int<int32_t>(sv, uv, st.is_signed(), sat);
-      case Ty::S64: return int_to_int<int64_t>(sv, uv, st.is_signed(), sat);
-      default: return int_to_int<uint64_t>(sv, uv, st.is_signed(), sat);
+      case Ty::U8:
+        return int_to_int<uint8_t>(sv, uv, st.is_signed(), sat);
+      case Ty::S8:
+        return int_to_int<int8_t>(sv, uv, st.is_signed(), sat);
+      case Ty::U16:
+      case Ty::B16:
+        return int_to_int<uint16_t>(sv, uv, st.is_signed(), sat);
+      case Ty::S16:
+        return int_to_int<int16_t>(sv, uv, st.is_signed(), sat);
+      case Ty::U32:
+      case Ty::B32:
+        return int_to_int<uint32_t>(sv, uv, st.is_signed(), sat);
+      case Ty::S32:
+        return int_to_int<int32_t>(sv, uv, st.is_signed(), sat);
+      case Ty::S64:
+        return int_to_int<int64_t>(sv, uv, st.is_signed(), sat);
+      default:
+        return int_to_int<uint64_t>(sv, uv, st.is_signed(), sat);
       }
     }
     // integer -> float, rounding mode rnd (0 = rn)
     int old = std::fegetround();
     if (rnd & 3)
-      std::fesetround((rnd & 3) == 1 ? FE_TOWARDZERO : (rnd & 3) == 2 ? FE_DOWNWARD : FE_UPWARD);
+      std::fesetround((rnd & 3) == 1   ? FE_TOWARDZERO
+                      : (rnd & 3) == 2 ? FE_DOWNWARD
+                                       : FE_UPWARD);
     uint64_t r;
     if (d == Ty::F64) {
       volatile double t = st.is_signed() ? double(sv) : double(uint64_t(uv));
@@ -159,8 +196,11 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat, bool ftz
     } else {
       volatile float t = st.is_signed() ? float(sv) : float(uint64_t(uv));
       float f = t;
-      if (sat) f = std::isnan(f) ? 0.f : std::clamp(f, 0.f, 1.f);
-      r = d == Ty::F32 ? bits(f) : d == Ty::F16 ? float_to_half(f) : float_to_bf16(f);
+      if (sat)
+        f = std::isnan(f) ? 0.f : std::clamp(f, 0.f, 1.f);
+      r = d == Ty::F32   ? bits(f)
+          : d == Ty::F16 ? float_to_half(f)
+                         : float_to_bf16(f);
     }
     std::fesetround(old);
     return r;
@@ -170,14 +210,22 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat, bool ftz
     fv = std::copysign(0.0, fv);
   if (!dt.is_float()) {
     switch (d) {
-    case Ty::U8: return float_to_int<uint8_t>(fv, rnd);
-    case Ty::S8: return float_to_int<int8_t>(fv, rnd);
-    case Ty::U16: return float_to_int<uint16_t>(fv, rnd);
-    case Ty::S16: return float_to_int<int16_t>(fv, rnd);
-    case Ty::U32: return float_to_int<uint32_t>(fv, rnd);
-    case Ty::S32: return float_to_int<int32_t>(fv, rnd);
-    case Ty::S64: return float_to_int<int64_t>(fv, rnd);
-    default: return float_to_int<uint64_t>(fv, rnd);
+    case Ty::U8:
+      return float_to_int<uint8_t>(fv, rnd);
+    case Ty::S8:
+      return float_to_int<int8_t>(fv, rnd);
+    case Ty::U16:
+      return float_to_int<uint16_t>(fv, rnd);
+    case Ty::S16:
+      return float_to_int<int16_t>(fv, rnd);
+    case Ty::U32:
+      return float_to_int<uint32_t>(fv, rnd);
+    case Ty::S32:
+      return float_to_int<int32_t>(fv, rnd);
+    case Ty::S64:
+      return float_to_int<int64_t>(fv, rnd);
+    default:
+      return float_to_int<uint64_t>(fv, rnd);
     }
   }
   if (rnd & 4)
@@ -192,7 +240,9 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat, bool ftz
   float f;
   if ((rnd & 4) == 0 && (rnd & 3) && s == Ty::F64) {
     int old = std::fegetround();
-    std::fesetround((rnd & 3) == 1 ? FE_TOWARDZERO : (rnd & 3) == 2 ? FE_DOWNWARD : FE_UPWARD);
+    std::fesetround((rnd & 3) == 1   ? FE_TOWARDZERO
+                    : (rnd & 3) == 2 ? FE_DOWNWARD
+                                     : FE_UPWARD);
     volatile double src = fv;
     volatile float t = float(src);
     f = t;
@@ -215,11 +265,13 @@ void exec_cvt(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *a = x.s(in.a[1]);
   auto s = Ty::Code(in.aux), dt = Ty::Code(in.flags);
   bool sat = in.imm & 1, ftz = in.imm & 2;
-  for_lanes(m, [&](uint32_t l) { d[l] = convert(a[l], s, dt, in.n, sat, ftz); });
+  for_lanes(m,
+            [&](uint32_t l) { d[l] = convert(a[l], s, dt, in.n, sat, ftz); });
 }
 
 // Fast paths for the conversions nvcc emits in address arithmetic.
-template <class S, class D> void exec_cvt_int(Exec &x, const Inst &in, uint32_t m) {
+template <class S, class D>
+void exec_cvt_int(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]);
   for_lanes(m, [&](uint32_t l) { d[l] = bits(static_cast<D>(as<S>(a[l]))); });
@@ -227,10 +279,14 @@ template <class S, class D> void exec_cvt_int(Exec &x, const Inst &in, uint32_t 
 
 ExecFn fast_cvt(Ty d, Ty s) {
   auto is = [](Ty t, Ty::Code c) { return t.code == c; };
-  if (is(d, Ty::U64) && is(s, Ty::U32)) return &exec_cvt_int<uint32_t, uint64_t>;
-  if (is(d, Ty::S64) && is(s, Ty::S32)) return &exec_cvt_int<int32_t, int64_t>;
-  if (is(d, Ty::U64) && is(s, Ty::S32)) return &exec_cvt_int<int32_t, int64_t>;
-  if (is(d, Ty::S64) && is(s, Ty::U32)) return &exec_cvt_int<uint32_t, uint64_t>;
+  if (is(d, Ty::U64) && is(s, Ty::U32))
+    return &exec_cvt_int<uint32_t, uint64_t>;
+  if (is(d, Ty::S64) && is(s, Ty::S32))
+    return &exec_cvt_int<int32_t, int64_t>;
+  if (is(d, Ty::U64) && is(s, Ty::S32))
+    return &exec_cvt_int<int32_t, int64_t>;
+  if (is(d, Ty::S64) && is(s, Ty::U32))
+    return &exec_cvt_int<uint32_t, uint64_t>;
   if ((is(d, Ty::U32) || is(d, Ty::S32)) && (is(s, Ty::U64) || is(s, Ty::S64)))
     return &exec_cvt_int<uint64_t, uint32_t>;
   return nullptr;
@@ -290,11 +346,16 @@ void exec_isspacep(Exec &x, const Inst &in, uint32_t m) {
 
 uint64_t window_of(const std::string &space, bool &ok) {
   ok = true;
-  if (space == "global") return 0;
-  if (space == "shared" || space == "shared::cta") return kSharedWindow;
-  if (space == "local") return kLocalWindow;
-  if (space == "param" || space == "param::entry") return kParamWindow;
-  if (space == "const") return kConstWindow;
+  if (space == "global")
+    return 0;
+  if (space == "shared" || space == "shared::cta")
+    return kSharedWindow;
+  if (space == "local")
+    return kLocalWindow;
+  if (space == "param" || space == "param::entry")
+    return kParamWindow;
+  if (space == "const")
+    return kConstWindow;
   ok = false;
   return 0;
 }
@@ -352,7 +413,8 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
       uint32_t aux = 0;
       ExecFn f = special_reader(o[1].name, aux);
       if (!f) {
-        c.error(o[1].loc, fmt::format("unsupported special register {}", o[1].name));
+        c.error(o[1].loc,
+                fmt::format("unsupported special register {}", o[1].name));
         return true;
       }
       uint32_t d = c.dst(o[0]);
@@ -370,7 +432,7 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == "cvt") {
     Mods mods(in.modifiers);
-    static const char *const rnames[] = {"rn", "rz", "rm", "rp",
+    static const char *const rnames[] = {"rn",  "rz",  "rm",  "rp",
                                          "rni", "rzi", "rmi", "rpi"};
     int rnd = 0;
     bool have_rnd = false;
@@ -381,7 +443,8 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
       }
     bool sat = mods.take("sat");
     bool ftz = mods.take("ftz");
-    mods.take("relu"); // only meaningful for f16 packs; not emitted by nvcc here
+    mods.take(
+        "relu"); // only meaningful for f16 packs; not emitted by nvcc here
     auto dt = mods.take_type();
     auto st = mods.take_type();
     if (!dt || !st) {
@@ -418,8 +481,9 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   if (op == "cvta") {
     Mods mods(in.modifiers);
     bool to = mods.take("to");
-    std::string space = mods.take_any({"global", "shared", "shared::cta", "local",
-                                       "param", "param::entry", "const"});
+    std::string space =
+        mods.take_any({"global", "shared", "shared::cta", "local", "param",
+                       "param::entry", "const"});
     auto t = mods.take_type();
     if (space.empty() || !t || (t->bits() != 32 && t->bits() != 64)) {
       c.unsupported("form of cvta");
@@ -440,8 +504,9 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == "isspacep") {
     Mods mods(in.modifiers);
-    std::string space = mods.take_any({"global", "shared", "shared::cta", "local",
-                                       "param", "param::entry", "const"});
+    std::string space =
+        mods.take_any({"global", "shared", "shared::cta", "local", "param",
+                       "param::entry", "const"});
     if (space.empty()) {
       c.unsupported("form of isspacep");
       return true;

@@ -43,7 +43,9 @@ template <int R> struct RoundScope {
   RoundScope() {
     if constexpr (R != 0) {
       old = std::fegetround();
-      std::fesetround(R == 1 ? FE_TOWARDZERO : R == 2 ? FE_DOWNWARD : FE_UPWARD);
+      std::fesetround(R == 1   ? FE_TOWARDZERO
+                      : R == 2 ? FE_DOWNWARD
+                               : FE_UPWARD);
     }
   }
   ~RoundScope() {
@@ -95,73 +97,140 @@ void f3(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
-struct FAdd { template <class T> T operator()(T a, T b) const { return a + b; } };
-struct FSub { template <class T> T operator()(T a, T b) const { return a - b; } };
-struct FMul { template <class T> T operator()(T a, T b) const { return a * b; } };
-struct FDiv { template <class T> T operator()(T a, T b) const { return a / b; } };
-struct FFma { template <class T> T operator()(T a, T b, T c) const { return std::fma(a, b, c); } };
-struct FRcp { template <class T> T operator()(T a) const { return T(1) / a; } };
-struct FSqrt { template <class T> T operator()(T a) const { return std::sqrt(a); } };
-struct FRsqrt { template <class T> T operator()(T a) const { return T(1) / std::sqrt(a); } };
-struct FEx2 { template <class T> T operator()(T a) const { return std::exp2(a); } };
-struct FLg2 { template <class T> T operator()(T a) const { return std::log2(a); } };
-struct FSin { template <class T> T operator()(T a) const { return std::sin(a); } };
-struct FCos { template <class T> T operator()(T a) const { return std::cos(a); } };
-struct FTanh { template <class T> T operator()(T a) const { return std::tanh(a); } };
-struct FAbs { template <class T> T operator()(T a) const { return std::fabs(a); } };
-struct FNeg { template <class T> T operator()(T a) const { return -a; } };
+struct FAdd {
+  template <class T> T operator()(T a, T b) const { return a + b; }
+};
+struct FSub {
+  template <class T> T operator()(T a, T b) const { return a - b; }
+};
+struct FMul {
+  template <class T> T operator()(T a, T b) const { return a * b; }
+};
+struct FDiv {
+  template <class T> T operator()(T a, T b) const { return a / b; }
+};
+struct FFma {
+  template <class T> T operator()(T a, T b, T c) const {
+    return std::fma(a, b, c);
+  }
+};
+struct FRcp {
+  template <class T> T operator()(T a) const { return T(1) / a; }
+};
+struct FSqrt {
+  template <class T> T operator()(T a) const { return std::sqrt(a); }
+};
+struct FRsqrt {
+  template <class T> T operator()(T a) const { return T(1) / std::sqrt(a); }
+};
+struct FEx2 {
+  template <class T> T operator()(T a) const { return std::exp2(a); }
+};
+struct FLg2 {
+  template <class T> T operator()(T a) const { return std::log2(a); }
+};
+struct FSin {
+  template <class T> T operator()(T a) const { return std::sin(a); }
+};
+struct FCos {
+  template <class T> T operator()(T a) const { return std::cos(a); }
+};
+struct FTanh {
+  template <class T> T operator()(T a) const { return std::tanh(a); }
+};
+struct FAbs {
+  template <class T> T operator()(T a) const { return std::fabs(a); }
+};
+struct FNeg {
+  template <class T> T operator()(T a) const { return -a; }
+};
 // PTX min/max: a NaN operand yields the other operand; -0 < +0.
 struct FMin {
   template <class T> T operator()(T a, T b) const {
-    if (std::isnan(a)) return b;
-    if (std::isnan(b)) return a;
-    if (a == b) return std::signbit(a) ? a : b;
+    if (std::isnan(a))
+      return b;
+    if (std::isnan(b))
+      return a;
+    if (a == b)
+      return std::signbit(a) ? a : b;
     return a < b ? a : b;
   }
 };
 struct FMax {
   template <class T> T operator()(T a, T b) const {
-    if (std::isnan(a)) return b;
-    if (std::isnan(b)) return a;
-    if (a == b) return std::signbit(a) ? b : a;
+    if (std::isnan(a))
+      return b;
+    if (std::isnan(b))
+      return a;
+    if (a == b)
+      return std::signbit(a) ? b : a;
     return a > b ? a : b;
   }
 };
 // copysign d, a, b: b's magnitude with a's sign (PTX operand order).
-struct FCopysign { template <class T> T operator()(T a, T b) const { return std::copysign(b, a); } };
+struct FCopysign {
+  template <class T> T operator()(T a, T b) const {
+    return std::copysign(b, a);
+  }
+};
+
+template <class T, class F, int R, int FS> struct f1x {
+  static void run(Exec &x, const Inst &i, uint32_t m) {
+    f1<T, F, R, FS>(x, i, m);
+  }
+};
+template <class T, class F, int R, int FS> struct f2x {
+  static void run(Exec &x, const Inst &i, uint32_t m) {
+    f2<T, F, R, FS>(x, i, m);
+  }
+};
+template <class T, class F, int R, int FS> struct f3x {
+  static void run(Exec &x, const Inst &i, uint32_t m) {
+    f3<T, F, R, FS>(x, i, m);
+  }
+};
 
 template <template <class, class, int, int> class Loop, class F, class T, int R>
 ExecFn pick_fs(int fs) {
   switch (fs) {
-  case 0: return &Loop<T, F, R, 0>;
-  case 1: return &Loop<T, F, R, 1>;
-  case 2: return &Loop<T, F, R, 2>;
-  default: return &Loop<T, F, R, 3>;
+  case 0:
+    return &Loop<T, F, R, 0>::run;
+  case 1:
+    return &Loop<T, F, R, 1>::run;
+  case 2:
+    return &Loop<T, F, R, 2>::run;
+  default:
+    return &Loop<T, F, R, 3>::run;
   }
 }
 template <template <class, class, int, int> class Loop, class F>
 ExecFn pick(Ty t, int r, int fs) {
   if (t.code == Ty::F32) {
     switch (r) {
-    case 0: return pick_fs<Loop, F, float, 0>(fs);
-    case 1: return pick_fs<Loop, F, float, 1>(fs);
-    case 2: return pick_fs<Loop, F, float, 2>(fs);
-    default: return pick_fs<Loop, F, float, 3>(fs);
+    case 0:
+      return pick_fs<Loop, F, float, 0>(fs);
+    case 1:
+      return pick_fs<Loop, F, float, 1>(fs);
+    case 2:
+      return pick_fs<Loop, F, float, 2>(fs);
+    default:
+      return pick_fs<Loop, F, float, 3>(fs);
     }
   }
   if (t.code == Ty::F64) {
     switch (r) {
-    case 0: return pick_fs<Loop, F, double, 0>(fs);
-    case 1: return pick_fs<Loop, F, double, 1>(fs);
-    case 2: return pick_fs<Loop, F, double, 2>(fs);
-    default: return pick_fs<Loop, F, double, 3>(fs);
+    case 0:
+      return pick_fs<Loop, F, double, 0>(fs);
+    case 1:
+      return pick_fs<Loop, F, double, 1>(fs);
+    case 2:
+      return pick_fs<Loop, F, double, 2>(fs);
+    default:
+      return pick_fs<Loop, F, double, 3>(fs);
     }
   }
   return nullptr;
 }
-template <class T, class F, int R, int FS> void f1x(Exec &x, const Inst &i, uint32_t m) { f1<T, F, R, FS>(x, i, m); }
-template <class T, class F, int R, int FS> void f2x(Exec &x, const Inst &i, uint32_t m) { f2<T, F, R, FS>(x, i, m); }
-template <class T, class F, int R, int FS> void f3x(Exec &x, const Inst &i, uint32_t m) { f3<T, F, R, FS>(x, i, m); }
 
 // testp: aux = 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal,
 // 5 subnormal; writes predicate a[0].
@@ -172,12 +241,24 @@ template <class T> void exec_testp(Exec &x, const Inst &in, uint32_t m) {
     T v = as<T>(a[l]);
     bool b = false;
     switch (in.aux) {
-    case 0: b = std::isfinite(v); break;
-    case 1: b = std::isinf(v); break;
-    case 2: b = !std::isnan(v); break;
-    case 3: b = std::isnan(v); break;
-    case 4: b = std::isnormal(v); break;
-    case 5: b = std::fpclassify(v) == FP_SUBNORMAL; break;
+    case 0:
+      b = std::isfinite(v);
+      break;
+    case 1:
+      b = std::isinf(v);
+      break;
+    case 2:
+      b = !std::isnan(v);
+      break;
+    case 3:
+      b = std::isnan(v);
+      break;
+    case 4:
+      b = std::isnormal(v);
+      break;
+    case 5:
+      b = std::fpclassify(v) == FP_SUBNORMAL;
+      break;
     }
     r |= uint32_t(b) << l;
   });
@@ -187,10 +268,10 @@ template <class T> void exec_testp(Exec &x, const Inst &in, uint32_t m) {
 } // namespace
 
 bool compile_float(Compiler &c, const ptx::Instruction &in) {
-  static const char *const ops[] = {
-      "add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt", "rsqrt", "ex2",
-      "lg2", "sin", "cos", "tanh", "min", "max", "abs", "neg", "copysign",
-      "testp"};
+  static const char *const ops[] = {"add", "sub", "mul",  "fma",      "mad",
+                                    "div", "rcp", "sqrt", "rsqrt",    "ex2",
+                                    "lg2", "sin", "cos",  "tanh",     "min",
+                                    "max", "abs", "neg",  "copysign", "testp"};
   bool mine = false;
   for (auto o : ops)
     mine |= in.opcode == o;
@@ -199,8 +280,8 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   Mods mods(in.modifiers);
   const std::string &op = in.opcode;
   if (op == "testp") {
-    static const char *const kinds[] = {"finite", "infinite", "number",
-                                        "notanumber", "normal", "subnormal"};
+    static const char *const kinds[] = {"finite",     "infinite", "number",
+                                        "notanumber", "normal",   "subnormal"};
     uint32_t kind = kNone;
     for (uint32_t k = 0; k < 6; ++k)
       if (mods.take(kinds[k]))
@@ -214,7 +295,8 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t a = c.src(in.operands[1], *t);
     uint32_t p = c.pdst(in.operands[0]);
-    Inst &i = c.emit(t->code == Ty::F32 ? &exec_testp<float> : &exec_testp<double>);
+    Inst &i =
+        c.emit(t->code == Ty::F32 ? &exec_testp<float> : &exec_testp<double>);
     i.a[0] = p;
     i.a[1] = a;
     i.aux = kind;
@@ -230,33 +312,53 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   if (!t->is_float())
     return false;
   if (t->code != Ty::F32 && t->code != Ty::F64) {
-    c.unsupported(fmt::format("type .{}", t->code == Ty::F16 ? "f16" : "f16x2/bf16"));
+    c.unsupported(
+        fmt::format("type .{}", t->code == Ty::F16 ? "f16" : "f16x2/bf16"));
     return true;
   }
   int r = rnd == "rz" ? 1 : rnd == "rm" ? 2 : rnd == "rp" ? 3 : 0;
   (void)full;
   ExecFn f = nullptr;
   size_t nsrc = 2;
-  if (op == "add") f = pick<f2x, FAdd>(*t, r, fs);
-  else if (op == "sub") f = pick<f2x, FSub>(*t, r, fs);
-  else if (op == "mul") f = pick<f2x, FMul>(*t, r, fs);
-  else if (op == "div") f = pick<f2x, FDiv>(*t, r, fs);
-  else if (op == "fma" || op == "mad") { f = pick<f3x, FFma>(*t, r, fs); nsrc = 3; }
-  else if (op == "min") f = pick<f2x, FMin>(*t, 0, fs);
-  else if (op == "max") f = pick<f2x, FMax>(*t, 0, fs);
-  else if (op == "copysign") f = pick<f2x, FCopysign>(*t, 0, 0);
+  if (op == "add")
+    f = pick<f2x, FAdd>(*t, r, fs);
+  else if (op == "sub")
+    f = pick<f2x, FSub>(*t, r, fs);
+  else if (op == "mul")
+    f = pick<f2x, FMul>(*t, r, fs);
+  else if (op == "div")
+    f = pick<f2x, FDiv>(*t, r, fs);
+  else if (op == "fma" || op == "mad") {
+    f = pick<f3x, FFma>(*t, r, fs);
+    nsrc = 3;
+  } else if (op == "min")
+    f = pick<f2x, FMin>(*t, 0, fs);
+  else if (op == "max")
+    f = pick<f2x, FMax>(*t, 0, fs);
+  else if (op == "copysign")
+    f = pick<f2x, FCopysign>(*t, 0, 0);
   else {
     nsrc = 1;
-    if (op == "rcp") f = pick<f1x, FRcp>(*t, r, fs);
-    else if (op == "sqrt") f = pick<f1x, FSqrt>(*t, r, fs);
-    else if (op == "rsqrt") f = pick<f1x, FRsqrt>(*t, 0, fs);
-    else if (op == "ex2") f = pick<f1x, FEx2>(*t, 0, fs);
-    else if (op == "lg2") f = pick<f1x, FLg2>(*t, 0, fs);
-    else if (op == "sin") f = pick<f1x, FSin>(*t, 0, fs);
-    else if (op == "cos") f = pick<f1x, FCos>(*t, 0, fs);
-    else if (op == "tanh") f = pick<f1x, FTanh>(*t, 0, fs);
-    else if (op == "abs") f = pick<f1x, FAbs>(*t, 0, fs);
-    else if (op == "neg") f = pick<f1x, FNeg>(*t, 0, fs);
+    if (op == "rcp")
+      f = pick<f1x, FRcp>(*t, r, fs);
+    else if (op == "sqrt")
+      f = pick<f1x, FSqrt>(*t, r, fs);
+    else if (op == "rsqrt")
+      f = pick<f1x, FRsqrt>(*t, 0, fs);
+    else if (op == "ex2")
+      f = pick<f1x, FEx2>(*t, 0, fs);
+    else if (op == "lg2")
+      f = pick<f1x, FLg2>(*t, 0, fs);
+    else if (op == "sin")
+      f = pick<f1x, FSin>(*t, 0, fs);
+    else if (op == "cos")
+      f = pick<f1x, FCos>(*t, 0, fs);
+    else if (op == "tanh")
+      f = pick<f1x, FTanh>(*t, 0, fs);
+    else if (op == "abs")
+      f = pick<f1x, FAbs>(*t, 0, fs);
+    else if (op == "neg")
+      f = pick<f1x, FNeg>(*t, 0, fs);
   }
   (void)approx;
   if (!f) {

@@ -2,6 +2,7 @@
 // rem min max abs neg sad, shl shr shf, and or xor not cnot lop3, popc clz
 // brev bfe bfi prmt dp4a, and the carry chain (add.cc/addc/sub.cc/subc/
 // mad.cc/madc). Arithmetic wraps (computed on unsigned 64-bit values).
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "compile.h"
@@ -43,32 +44,70 @@ template <class T, class F> void opshift(Exec &x, const Inst &in, uint32_t m) {
 
 template <template <class> class Loop, class F> ExecFn by_int(Ty t) {
   switch (t.code) {
-  case Ty::U8: case Ty::B8: return &Loop<uint8_t>::template run<F>;
-  case Ty::S8: return &Loop<int8_t>::template run<F>;
-  case Ty::U16: case Ty::B16: return &Loop<uint16_t>::template run<F>;
-  case Ty::S16: return &Loop<int16_t>::template run<F>;
-  case Ty::U32: case Ty::B32: return &Loop<uint32_t>::template run<F>;
-  case Ty::S32: return &Loop<int32_t>::template run<F>;
-  case Ty::U64: case Ty::B64: return &Loop<uint64_t>::template run<F>;
-  case Ty::S64: return &Loop<int64_t>::template run<F>;
-  default: return nullptr;
+  case Ty::U8:
+  case Ty::B8:
+    return &Loop<uint8_t>::template run<F>;
+  case Ty::S8:
+    return &Loop<int8_t>::template run<F>;
+  case Ty::U16:
+  case Ty::B16:
+    return &Loop<uint16_t>::template run<F>;
+  case Ty::S16:
+    return &Loop<int16_t>::template run<F>;
+  case Ty::U32:
+  case Ty::B32:
+    return &Loop<uint32_t>::template run<F>;
+  case Ty::S32:
+    return &Loop<int32_t>::template run<F>;
+  case Ty::U64:
+  case Ty::B64:
+    return &Loop<uint64_t>::template run<F>;
+  case Ty::S64:
+    return &Loop<int64_t>::template run<F>;
+  default:
+    return nullptr;
   }
 }
-template <class T> struct L1 { template <class F> static void run(Exec &x, const Inst &i, uint32_t m) { op1<T, F>(x, i, m); } };
-template <class T> struct L2 { template <class F> static void run(Exec &x, const Inst &i, uint32_t m) { op2<T, F>(x, i, m); } };
-template <class T> struct L3 { template <class F> static void run(Exec &x, const Inst &i, uint32_t m) { op3<T, F>(x, i, m); } };
+template <class T> struct L1 {
+  template <class F> static void run(Exec &x, const Inst &i, uint32_t m) {
+    op1<T, F>(x, i, m);
+  }
+};
+template <class T> struct L2 {
+  template <class F> static void run(Exec &x, const Inst &i, uint32_t m) {
+    op2<T, F>(x, i, m);
+  }
+};
+template <class T> struct L3 {
+  template <class F> static void run(Exec &x, const Inst &i, uint32_t m) {
+    op3<T, F>(x, i, m);
+  }
+};
 
 template <class T> using U = std::make_unsigned_t<T>;
 template <class T> constexpr uint32_t width = sizeof(T) * 8;
 
 // ---- operations ------------------------------------------------------------
-struct Add { template <class T> T operator()(T a, T b) const { return T(uint64_t(a) + uint64_t(b)); } };
-struct Sub { template <class T> T operator()(T a, T b) const { return T(uint64_t(a) - uint64_t(b)); } };
-struct MulLo { template <class T> T operator()(T a, T b) const { return T(uint64_t(a) * uint64_t(b)); } };
+struct Add {
+  template <class T> T operator()(T a, T b) const {
+    return T(uint64_t(a) + uint64_t(b));
+  }
+};
+struct Sub {
+  template <class T> T operator()(T a, T b) const {
+    return T(uint64_t(a) - uint64_t(b));
+  }
+};
+struct MulLo {
+  template <class T> T operator()(T a, T b) const {
+    return T(uint64_t(a) * uint64_t(b));
+  }
+};
 struct MulHi {
   template <class T> T operator()(T a, T b) const {
     if constexpr (sizeof(T) == 8) {
-      using W = std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
+      using W =
+          std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
       return T(static_cast<W>(a) * static_cast<W>(b) >> 64);
     } else {
       using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
@@ -76,42 +115,82 @@ struct MulHi {
     }
   }
 };
-template <class T> using Wide =
-    std::conditional_t<sizeof(T) == 2,
-                       std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>,
-                       std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
-struct MulWide { template <class T> Wide<T> operator()(T a, T b) const { return Wide<T>(uint64_t(int64_t(a)) * uint64_t(int64_t(b))); } };
-struct MadLo { template <class T> T operator()(T a, T b, T c) const { return T(uint64_t(a) * uint64_t(b) + uint64_t(c)); } };
-struct MadHi { template <class T> T operator()(T a, T b, T c) const { return T(uint64_t(MulHi{}(a, b)) + uint64_t(c)); } };
-struct Min { template <class T> T operator()(T a, T b) const { return a < b ? a : b; } };
-struct Max { template <class T> T operator()(T a, T b) const { return a > b ? a : b; } };
-struct And { template <class T> T operator()(T a, T b) const { return a & b; } };
-struct Or { template <class T> T operator()(T a, T b) const { return a | b; } };
-struct Xor { template <class T> T operator()(T a, T b) const { return a ^ b; } };
-struct Not { template <class T> T operator()(T a) const { return T(~a); } };
-struct CNot { template <class T> T operator()(T a) const { return T(a == 0 ? 1 : 0); } };
-struct Neg { template <class T> T operator()(T a) const { return T(0 - uint64_t(a)); } };
-struct Abs { template <class T> T operator()(T a) const { return a < 0 ? T(0 - uint64_t(a)) : a; } };
+template <class T>
+using Wide = std::conditional_t<
+    sizeof(T) == 2, std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>,
+    std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+struct MulWide {
+  template <class T> Wide<T> operator()(T a, T b) const {
+    return Wide<T>(uint64_t(int64_t(a)) * uint64_t(int64_t(b)));
+  }
+};
+struct MadLo {
+  template <class T> T operator()(T a, T b, T c) const {
+    return T(uint64_t(a) * uint64_t(b) + uint64_t(c));
+  }
+};
+struct MadHi {
+  template <class T> T operator()(T a, T b, T c) const {
+    return T(uint64_t(MulHi{}(a, b)) + uint64_t(c));
+  }
+};
+struct Min {
+  template <class T> T operator()(T a, T b) const { return a < b ? a : b; }
+};
+struct Max {
+  template <class T> T operator()(T a, T b) const { return a > b ? a : b; }
+};
+struct And {
+  template <class T> T operator()(T a, T b) const { return a & b; }
+};
+struct Or {
+  template <class T> T operator()(T a, T b) const { return a | b; }
+};
+struct Xor {
+  template <class T> T operator()(T a, T b) const { return a ^ b; }
+};
+struct Not {
+  template <class T> T operator()(T a) const { return T(~a); }
+};
+struct CNot {
+  template <class T> T operator()(T a) const { return T(a == 0 ? 1 : 0); }
+};
+struct Neg {
+  template <class T> T operator()(T a) const { return T(0 - uint64_t(a)); }
+};
+struct Abs {
+  template <class T> T operator()(T a) const {
+    return a < 0 ? T(0 - uint64_t(a)) : a;
+  }
+};
 // Division by zero: PTX leaves the result unspecified; bcusim gives all
 // ones (quotient) and the dividend (remainder), and INT_MIN / -1 = INT_MIN
 // (docs/engine.md "Decisions").
 struct Div {
   template <class T> T operator()(T a, T b) const {
-    if (b == 0) return T(~U<T>(0));
+    if (b == 0)
+      return T(~U<T>(0));
     if constexpr (std::is_signed_v<T>)
-      if (b == T(-1)) return T(0 - uint64_t(a));
+      if (b == T(-1))
+        return T(0 - uint64_t(a));
     return a / b;
   }
 };
 struct Rem {
   template <class T> T operator()(T a, T b) const {
-    if (b == 0) return a;
+    if (b == 0)
+      return a;
     if constexpr (std::is_signed_v<T>)
-      if (b == T(-1)) return 0;
+      if (b == T(-1))
+        return 0;
     return a % b;
   }
 };
-struct Shl { template <class T> T operator()(T a, uint32_t n) const { return n >= width<T> ? T(0) : T(U<T>(a) << n); } };
+struct Shl {
+  template <class T> T operator()(T a, uint32_t n) const {
+    return n >= width<T> ? T(0) : T(U<T>(a) << n);
+  }
+};
 struct Shr {
   template <class T> T operator()(T a, uint32_t n) const {
     if constexpr (std::is_signed_v<T>)
@@ -120,8 +199,16 @@ struct Shr {
       return n >= width<T> ? T(0) : T(a >> n);
   }
 };
-struct Popc { template <class T> uint32_t operator()(T a) const { return std::popcount(U<T>(a)); } };
-struct Clz { template <class T> uint32_t operator()(T a) const { return std::countl_zero(U<T>(a)); } };
+struct Popc {
+  template <class T> uint32_t operator()(T a) const {
+    return std::popcount(U<T>(a));
+  }
+};
+struct Clz {
+  template <class T> uint32_t operator()(T a) const {
+    return std::countl_zero(U<T>(a));
+  }
+};
 struct Brev {
   template <class T> T operator()(T a) const {
     U<T> v = U<T>(a), r = 0;
@@ -132,7 +219,8 @@ struct Brev {
 };
 struct Sad {
   template <class T> T operator()(T a, T b, T c) const {
-    return T(uint64_t(c) + uint64_t(a < b ? uint64_t(b) - uint64_t(a) : uint64_t(a) - uint64_t(b)));
+    return T(uint64_t(c) + uint64_t(a < b ? uint64_t(b) - uint64_t(a)
+                                          : uint64_t(a) - uint64_t(b)));
   }
 };
 // 24-bit multiplies: operands are the low 24 bits (sign-extended for .s32).
@@ -142,10 +230,21 @@ template <class T> int64_t low24(T a) {
   else
     return int64_t(uint32_t(a) & 0xffffff);
 }
-struct Mul24Lo { template <class T> T operator()(T a, T b) const { return T(uint64_t(low24(a) * low24(b))); } };
-struct Mul24Hi { template <class T> T operator()(T a, T b) const { return T(uint64_t(low24(a) * low24(b)) >> 16); } };
-struct Mad24Lo { template <class T> T operator()(T a, T b, T c) const { return T(uint64_t(low24(a) * low24(b)) + uint64_t(c)); } };
-
+struct Mul24Lo {
+  template <class T> T operator()(T a, T b) const {
+    return T(uint64_t(low24(a) * low24(b)));
+  }
+};
+struct Mul24Hi {
+  template <class T> T operator()(T a, T b) const {
+    return T(uint64_t(low24(a) * low24(b)) >> 16);
+  }
+};
+struct Mad24Lo {
+  template <class T> T operator()(T a, T b, T c) const {
+    return T(uint64_t(low24(a) * low24(b)) + uint64_t(c));
+  }
+};
 
 // mul.wide / mad.wide: the destination is twice as wide.
 template <class T> void mul_wide(Exec &x, const Inst &in, uint32_t m) {
@@ -197,7 +296,8 @@ template <class T> void carry_op(Exec &x, const Inst &in, uint32_t m) {
       else if (in.aux == 3)
         addend = UT(MulHi{}(T(va), T(vb)));
       UT other = in.aux >= 2 ? UT(c[l]) : vb;
-      unsigned __int128 wide = static_cast<unsigned __int128>(addend) + other + cin;
+      unsigned __int128 wide =
+          static_cast<unsigned __int128>(addend) + other + cin;
       r = UT(wide);
       cout = (wide >> width<T>) != 0;
     }
@@ -311,7 +411,8 @@ void exec_dp4a(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
-    int64_t acc = (in.flags & 3) ? int64_t(int32_t(c[l])) : int64_t(uint32_t(c[l]));
+    int64_t acc =
+        (in.flags & 3) ? int64_t(int32_t(c[l])) : int64_t(uint32_t(c[l]));
     for (int i = 0; i < 4; ++i) {
       uint32_t ba = (a[l] >> (8 * i)) & 0xff, bb = (b[l] >> (8 * i)) & 0xff;
       int64_t va = (in.flags & 1) ? int64_t(int8_t(ba)) : int64_t(ba);
@@ -336,10 +437,10 @@ bool is_float_op(const ptx::Instruction &in) {
 bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   const std::string &op = in.opcode;
   static const char *const ops[] = {
-      "add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg",
-      "shl", "shr", "and", "or", "xor", "not", "cnot", "popc", "clz", "brev",
-      "bfe", "bfi", "prmt", "lop3", "shf", "sad", "mul24", "mad24", "dp4a",
-      "addc", "subc", "madc"};
+      "add",  "sub",  "mul",   "mad",   "div",  "rem",  "min",  "max",
+      "abs",  "neg",  "shl",   "shr",   "and",  "or",   "xor",  "not",
+      "cnot", "popc", "clz",   "brev",  "bfe",  "bfi",  "prmt", "lop3",
+      "shf",  "sad",  "mul24", "mad24", "dp4a", "addc", "subc", "madc"};
   bool mine = false;
   for (auto o : ops)
     mine |= op == o;
@@ -356,7 +457,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     if (!c.expect_operands(nsrc + 1))
       return;
     if (!f) {
-      c.unsupported(fmt::format("type .{}", in.modifiers.empty() ? "" : in.modifiers.back()));
+      c.unsupported(fmt::format(
+          "type .{}", in.modifiers.empty() ? "" : in.modifiers.back()));
       return;
     }
     if (!c.finish(mods))
@@ -391,9 +493,12 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       return true;
     bool is_sub = op == "sub" || op == "subc";
     if (cc || carry_in) {
-      ExecFn f = t->bits() == 32   ? (t->is_signed() ? &carry_op<int32_t> : &carry_op<uint32_t>)
-                 : t->bits() == 64 ? (t->is_signed() ? &carry_op<int64_t> : &carry_op<uint64_t>)
-                                   : nullptr;
+      ExecFn f =
+          t->bits() == 32
+              ? (t->is_signed() ? &carry_op<int32_t> : &carry_op<uint32_t>)
+          : t->bits() == 64
+              ? (t->is_signed() ? &carry_op<int64_t> : &carry_op<uint64_t>)
+              : nullptr;
       simple(2, f, *t);
       if (!c.failed && f) {
         auto &i = c.prog.code.back();
@@ -422,7 +527,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     if (!t)
       return true;
     if (mode.empty()) {
-      c.error(in.loc, fmt::format("'{}' needs .lo, .hi or .wide", c.text_of(in)));
+      c.error(in.loc,
+              fmt::format("'{}' needs .lo, .hi or .wide", c.text_of(in)));
       return true;
     }
     bool mad = op != "mul";
@@ -431,9 +537,12 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
         c.unsupported("carry with .wide");
         return true;
       }
-      ExecFn f = t->bits() == 32   ? (t->is_signed() ? &carry_op<int32_t> : &carry_op<uint32_t>)
-                 : t->bits() == 64 ? (t->is_signed() ? &carry_op<int64_t> : &carry_op<uint64_t>)
-                                   : nullptr;
+      ExecFn f =
+          t->bits() == 32
+              ? (t->is_signed() ? &carry_op<int32_t> : &carry_op<uint32_t>)
+          : t->bits() == 64
+              ? (t->is_signed() ? &carry_op<int64_t> : &carry_op<uint64_t>)
+              : nullptr;
       simple(3, f, *t);
       if (!c.failed && f) {
         auto &i = c.prog.code.back();
@@ -446,11 +555,20 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     if (mode == "wide") {
       ExecFn f = nullptr;
       switch (t->code) {
-      case Ty::S16: f = mad ? &mad_wide<int16_t> : &mul_wide<int16_t>; break;
-      case Ty::U16: f = mad ? &mad_wide<uint16_t> : &mul_wide<uint16_t>; break;
-      case Ty::S32: f = mad ? &mad_wide<int32_t> : &mul_wide<int32_t>; break;
-      case Ty::U32: f = mad ? &mad_wide<uint32_t> : &mul_wide<uint32_t>; break;
-      default: break;
+      case Ty::S16:
+        f = mad ? &mad_wide<int16_t> : &mul_wide<int16_t>;
+        break;
+      case Ty::U16:
+        f = mad ? &mad_wide<uint16_t> : &mul_wide<uint16_t>;
+        break;
+      case Ty::S32:
+        f = mad ? &mad_wide<int32_t> : &mul_wide<int32_t>;
+        break;
+      case Ty::U32:
+        f = mad ? &mad_wide<uint32_t> : &mul_wide<uint32_t>;
+        break;
+      default:
+        break;
       }
       if (!mad) {
         simple(2, f, *t);
@@ -464,16 +582,22 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       }
       Ty wt = t->is_signed() ? Ty{t->bits() == 16 ? Ty::S32 : Ty::S64}
                              : Ty{t->bits() == 16 ? Ty::U32 : Ty::U64};
-      uint32_t a = c.src(ops_[1], *t), b = c.src(ops_[2], *t), cc2 = c.src(ops_[3], wt);
+      uint32_t a = c.src(ops_[1], *t), b = c.src(ops_[2], *t),
+               cc2 = c.src(ops_[3], wt);
       uint32_t d = c.dst(ops_[0]);
       Inst &i = c.emit(f);
-      i.a[0] = d; i.a[1] = a; i.a[2] = b; i.a[3] = cc2;
+      i.a[0] = d;
+      i.a[1] = a;
+      i.a[2] = b;
+      i.a[3] = cc2;
       return true;
     }
     if (mad)
-      simple(3, mode == "lo" ? by_int<L3, MadLo>(*t) : by_int<L3, MadHi>(*t), *t);
+      simple(3, mode == "lo" ? by_int<L3, MadLo>(*t) : by_int<L3, MadHi>(*t),
+             *t);
     else
-      simple(2, mode == "lo" ? by_int<L2, MulLo>(*t) : by_int<L2, MulHi>(*t), *t);
+      simple(2, mode == "lo" ? by_int<L2, MulLo>(*t) : by_int<L2, MulHi>(*t),
+             *t);
     return true;
   }
   if (op == "mul24" || op == "mad24") {
@@ -487,8 +611,11 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     }
     bool s = t->is_signed();
     if (op == "mul24")
-      simple(2, mode == "hi" ? (s ? &op2<int32_t, Mul24Hi> : &op2<uint32_t, Mul24Hi>)
-                             : (s ? &op2<int32_t, Mul24Lo> : &op2<uint32_t, Mul24Lo>), *t);
+      simple(2,
+             mode == "hi"
+                 ? (s ? &op2<int32_t, Mul24Hi> : &op2<uint32_t, Mul24Hi>)
+                 : (s ? &op2<int32_t, Mul24Lo> : &op2<uint32_t, Mul24Lo>),
+             *t);
     else if (mode == "hi")
       c.unsupported("mad24.hi");
     else
@@ -498,32 +625,93 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   auto t = need_type();
   if (!t)
     return true;
-  if (op == "div") { simple(2, by_int<L2, Div>(*t), *t); return true; }
-  if (op == "rem") { simple(2, by_int<L2, Rem>(*t), *t); return true; }
-  if (op == "min") { simple(2, by_int<L2, Min>(*t), *t); return true; }
-  if (op == "max") { simple(2, by_int<L2, Max>(*t), *t); return true; }
-  if (op == "and") { simple(2, by_int<L2, And>(*t), *t); return true; }
-  if (op == "or") { simple(2, by_int<L2, Or>(*t), *t); return true; }
-  if (op == "xor") { simple(2, by_int<L2, Xor>(*t), *t); return true; }
-  if (op == "not") { simple(1, by_int<L1, Not>(*t), *t); return true; }
-  if (op == "cnot") { simple(1, by_int<L1, CNot>(*t), *t); return true; }
-  if (op == "neg") { simple(1, by_int<L1, Neg>(*t), *t); return true; }
-  if (op == "abs") { simple(1, by_int<L1, Abs>(*t), *t); return true; }
-  if (op == "popc") { simple(1, by_int<L1, Popc>(*t), *t); return true; }
-  if (op == "clz") { simple(1, by_int<L1, Clz>(*t), *t); return true; }
-  if (op == "brev") { simple(1, by_int<L1, Brev>(*t), *t); return true; }
-  if (op == "sad") { simple(3, by_int<L3, Sad>(*t), *t); return true; }
+  if (op == "div") {
+    simple(2, by_int<L2, Div>(*t), *t);
+    return true;
+  }
+  if (op == "rem") {
+    simple(2, by_int<L2, Rem>(*t), *t);
+    return true;
+  }
+  if (op == "min") {
+    simple(2, by_int<L2, Min>(*t), *t);
+    return true;
+  }
+  if (op == "max") {
+    simple(2, by_int<L2, Max>(*t), *t);
+    return true;
+  }
+  if (op == "and") {
+    simple(2, by_int<L2, And>(*t), *t);
+    return true;
+  }
+  if (op == "or") {
+    simple(2, by_int<L2, Or>(*t), *t);
+    return true;
+  }
+  if (op == "xor") {
+    simple(2, by_int<L2, Xor>(*t), *t);
+    return true;
+  }
+  if (op == "not") {
+    simple(1, by_int<L1, Not>(*t), *t);
+    return true;
+  }
+  if (op == "cnot") {
+    simple(1, by_int<L1, CNot>(*t), *t);
+    return true;
+  }
+  if (op == "neg") {
+    simple(1, by_int<L1, Neg>(*t), *t);
+    return true;
+  }
+  if (op == "abs") {
+    simple(1, by_int<L1, Abs>(*t), *t);
+    return true;
+  }
+  if (op == "popc") {
+    simple(1, by_int<L1, Popc>(*t), *t);
+    return true;
+  }
+  if (op == "clz") {
+    simple(1, by_int<L1, Clz>(*t), *t);
+    return true;
+  }
+  if (op == "brev") {
+    simple(1, by_int<L1, Brev>(*t), *t);
+    return true;
+  }
+  if (op == "sad") {
+    simple(3, by_int<L3, Sad>(*t), *t);
+    return true;
+  }
   if (op == "shl" || op == "shr") {
     ExecFn f = nullptr;
     bool left = op == "shl";
     switch (t->code) {
-    case Ty::B16: case Ty::U16: f = left ? &opshift<uint16_t, Shl> : &opshift<uint16_t, Shr>; break;
-    case Ty::S16: f = left ? &opshift<int16_t, Shl> : &opshift<int16_t, Shr>; break;
-    case Ty::B32: case Ty::U32: f = left ? &opshift<uint32_t, Shl> : &opshift<uint32_t, Shr>; break;
-    case Ty::S32: f = left ? &opshift<int32_t, Shl> : &opshift<int32_t, Shr>; break;
-    case Ty::B64: case Ty::U64: f = left ? &opshift<uint64_t, Shl> : &opshift<uint64_t, Shr>; break;
-    case Ty::S64: f = left ? &opshift<int64_t, Shl> : &opshift<int64_t, Shr>; break;
-    default: break;
+    case Ty::B16:
+    case Ty::U16:
+      f = left ? &opshift<uint16_t, Shl> : &opshift<uint16_t, Shr>;
+      break;
+    case Ty::S16:
+      f = left ? &opshift<int16_t, Shl> : &opshift<int16_t, Shr>;
+      break;
+    case Ty::B32:
+    case Ty::U32:
+      f = left ? &opshift<uint32_t, Shl> : &opshift<uint32_t, Shr>;
+      break;
+    case Ty::S32:
+      f = left ? &opshift<int32_t, Shl> : &opshift<int32_t, Shr>;
+      break;
+    case Ty::B64:
+    case Ty::U64:
+      f = left ? &opshift<uint64_t, Shl> : &opshift<uint64_t, Shr>;
+      break;
+    case Ty::S64:
+      f = left ? &opshift<int64_t, Shl> : &opshift<int64_t, Shr>;
+      break;
+    default:
+      break;
     }
     if (!c.expect_operands(3))
       return true;
@@ -536,7 +724,9 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     uint32_t a = c.src(ops_[1], *t), b = c.src(ops_[2], Ty{Ty::U32});
     uint32_t d = c.dst(ops_[0]);
     Inst &i = c.emit(f);
-    i.a[0] = d; i.a[1] = a; i.a[2] = b;
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
     return true;
   }
   if (op == "bfe" || op == "bfi") {
@@ -566,7 +756,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (op == "prmt") {
-    static const char *const modes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+    static const char *const modes[] = {"f4e", "b4e", "rc8",
+                                        "ecl", "ecr", "rc16"};
     uint32_t mode = 0;
     for (uint32_t k = 0; k < 6; ++k)
       if (mods.take(modes[k]))
@@ -597,7 +788,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     }
     simple(3, &exec_shf, *t);
     if (!c.failed)
-      c.prog.code.back().flags = (dir == "r" ? 1 : 0) | (mode == "clamp" ? 2 : 0);
+      c.prog.code.back().flags =
+          (dir == "r" ? 1 : 0) | (mode == "clamp" ? 2 : 0);
     return true;
   }
   if (op == "dp4a") {
@@ -608,7 +800,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     }
     simple(3, &exec_dp4a, *t);
     if (!c.failed)
-      c.prog.code.back().flags = (t->is_signed() ? 1 : 0) | (t2->is_signed() ? 2 : 0);
+      c.prog.code.back().flags =
+          (t->is_signed() ? 1 : 0) | (t2->is_signed() ? 2 : 0);
     return true;
   }
   return false;

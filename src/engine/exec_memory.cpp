@@ -31,8 +31,9 @@ uint64_t GlobalMemory::alloc(uint64_t bytes) {
   a->data = a->owned.get();
   next_ += (bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kGuardGap;
   uint64_t base = a->base;
-  auto it = std::upper_bound(allocs_.begin(), allocs_.end(), base,
-                             [](uint64_t b, const auto &x) { return b < x->base; });
+  auto it =
+      std::upper_bound(allocs_.begin(), allocs_.end(), base,
+                       [](uint64_t b, const auto &x) { return b < x->base; });
   allocs_.insert(it, std::move(a));
   return base;
 }
@@ -47,8 +48,9 @@ bool GlobalMemory::free(uint64_t base) {
 }
 
 const Allocation *GlobalMemory::find(uint64_t addr) const {
-  auto it = std::upper_bound(allocs_.begin(), allocs_.end(), addr,
-                             [](uint64_t b, const auto &x) { return b < x->base; });
+  auto it =
+      std::upper_bound(allocs_.begin(), allocs_.end(), addr,
+                       [](uint64_t b, const auto &x) { return b < x->base; });
   if (it == allocs_.begin())
     return nullptr;
   --it;
@@ -63,7 +65,7 @@ const Allocation *GlobalMemory::nearest(uint64_t addr) const {
   const Allocation *best = nullptr;
   uint64_t dist = ~0ull;
   for (auto &a : allocs_) {
-    uint64_t d = addr < a->base ? a->base - addr
+    uint64_t d = addr < a->base              ? a->base - addr
                  : addr >= a->base + a->size ? addr - (a->base + a->size) + 1
                                              : 0;
     if (d < dist) {
@@ -84,8 +86,9 @@ void GlobalMemory::map_program(Program &prog) {
     a->size = v.size;
     a->data = prog.global_image.data() + v.image_off;
     a->name = v.name;
-    auto it = std::upper_bound(allocs_.begin(), allocs_.end(), a->base,
-                               [](uint64_t b, const auto &x) { return b < x->base; });
+    auto it =
+        std::upper_bound(allocs_.begin(), allocs_.end(), a->base,
+                         [](uint64_t b, const auto &x) { return b < x->base; });
     allocs_.insert(it, std::move(a));
   }
 }
@@ -108,16 +111,24 @@ uint8_t *Exec::global_slow(uint64_t addr, uint32_t size, bool write,
 uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                          uint32_t lane) {
   if (sp == MemSpace::Generic) {
+    // Windows are 1 TiB apart (program.h); each is kWindowSize bytes.
     if (addr >= kSharedWindow && addr < kConstWindow + kWindowSize) {
-      uint64_t w = (addr - kSharedWindow) / kWindowSize;
-      uint64_t off = (addr - kSharedWindow) % kWindowSize;
+      uint64_t w = (addr - kSharedWindow) >> 40;
+      uint64_t off = (addr - kSharedWindow) & ((1ull << 40) - 1);
       static const MemSpace spaces[] = {MemSpace::Shared, MemSpace::Local,
                                         MemSpace::KParam, MemSpace::Const};
+      if (off >= kWindowSize) {
+        set_fault(FaultKind::OutOfBounds, MemSpace::Generic, addr, size, lane,
+                  write);
+        fault.detail = "the generic address is in no state space";
+        return nullptr;
+      }
       uint8_t *p = translate(spaces[w], off, size, write, lane);
       if (!p)
-        fault.addr = addr, fault.detail = fmt::format(
-                               "generic address in the .{} window (offset {:#x})",
-                               name_of(spaces[w]), off);
+        fault.addr = addr,
+        fault.detail =
+            fmt::format("generic address in the .{} window (offset {:#x})",
+                        name_of(spaces[w]), off);
       return p;
     }
     sp = MemSpace::Global;
@@ -169,7 +180,8 @@ uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
 namespace {
 
 template <MemSpace S>
-inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write, uint32_t lane) {
+inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
+                      uint32_t lane) {
   if constexpr (S == MemSpace::Global)
     return x.global(addr, size, write, lane);
   else if constexpr (S == MemSpace::Shared) {
@@ -235,33 +247,56 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
 
 template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {
   switch (bytes) {
-  case 1: return store ? &exec_st<S, 1> : &exec_ld<S, 1>;
-  case 2: return store ? &exec_st<S, 2> : &exec_ld<S, 2>;
-  case 4: return store ? &exec_st<S, 4> : &exec_ld<S, 4>;
-  case 8: return store ? &exec_st<S, 8> : &exec_ld<S, 8>;
-  default: return nullptr;
+  case 1:
+    return store ? &exec_st<S, 1> : &exec_ld<S, 1>;
+  case 2:
+    return store ? &exec_st<S, 2> : &exec_ld<S, 2>;
+  case 4:
+    return store ? &exec_st<S, 4> : &exec_ld<S, 4>;
+  case 8:
+    return store ? &exec_st<S, 8> : &exec_ld<S, 8>;
+  default:
+    return nullptr;
   }
 }
 ExecFn pick_ldst(MemSpace s, uint32_t bytes, bool store) {
   switch (s) {
-  case MemSpace::Global: return pick_ld<MemSpace::Global>(bytes, store);
-  case MemSpace::Shared: return pick_ld<MemSpace::Shared>(bytes, store);
-  case MemSpace::Local: return pick_ld<MemSpace::Local>(bytes, store);
-  case MemSpace::KParam: return pick_ld<MemSpace::KParam>(bytes, store);
-  case MemSpace::Const: return pick_ld<MemSpace::Const>(bytes, store);
-  case MemSpace::Generic: return pick_ld<MemSpace::Generic>(bytes, store);
+  case MemSpace::Global:
+    return pick_ld<MemSpace::Global>(bytes, store);
+  case MemSpace::Shared:
+    return pick_ld<MemSpace::Shared>(bytes, store);
+  case MemSpace::Local:
+    return pick_ld<MemSpace::Local>(bytes, store);
+  case MemSpace::KParam:
+    return pick_ld<MemSpace::KParam>(bytes, store);
+  case MemSpace::Const:
+    return pick_ld<MemSpace::Const>(bytes, store);
+  case MemSpace::Generic:
+    return pick_ld<MemSpace::Generic>(bytes, store);
   }
   return nullptr;
 }
 
 // ---- atomics ---------------------------------------------------------------
-enum AtomOp : uint32_t { AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch, ACas };
+enum AtomOp : uint32_t {
+  AAdd,
+  AMin,
+  AMax,
+  AInc,
+  ADec,
+  AAnd,
+  AOr,
+  AXor,
+  AExch,
+  ACas
+};
 
 // a[0] = destination (kNone for red), a[1] = address base, a[2] = b,
 // a[3] = c (cas); aux = AtomOp; flags = MemSpace; imm = offset.
 template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
-  using I = std::conditional_t<sizeof(T) == 4, uint32_t,
-                               std::conditional_t<sizeof(T) == 8, uint64_t, uint16_t>>;
+  using I = std::conditional_t<
+      sizeof(T) == 4, uint32_t,
+      std::conditional_t<sizeof(T) == 8, uint64_t, uint16_t>>;
   const uint64_t *base = x.s(in.a[1]), *b = x.s(in.a[2]);
   const uint64_t *c = in.a[3] != kNone ? x.s(in.a[3]) : nullptr;
   uint64_t *d = in.a[0] != kNone ? x.s(in.a[0]) : nullptr;
@@ -284,21 +319,40 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
       T o = std::bit_cast<T>(old), r = o;
       switch (in.aux) {
       case AAdd:
-        if constexpr (std::is_floating_point_v<T>) r = o + vb;
-        else r = T(uint64_t(o) + uint64_t(vb));
+        if constexpr (std::is_floating_point_v<T>)
+          r = o + vb;
+        else
+          r = T(uint64_t(o) + uint64_t(vb));
         break;
-      case AMin: r = vb < o ? vb : o; break;
-      case AMax: r = vb > o ? vb : o; break;
+      case AMin:
+        r = vb < o ? vb : o;
+        break;
+      case AMax:
+        r = vb > o ? vb : o;
+        break;
       case AInc:
-        if constexpr (std::is_integral_v<T>) r = o >= vb ? T(0) : T(o + 1);
+        if constexpr (std::is_integral_v<T>)
+          r = o >= vb ? T(0) : T(o + 1);
         break;
       case ADec:
-        if constexpr (std::is_integral_v<T>) r = (o == 0 || o > vb) ? vb : T(o - 1);
+        if constexpr (std::is_integral_v<T>)
+          r = (o == 0 || o > vb) ? vb : T(o - 1);
         break;
-      case AAnd: if constexpr (std::is_integral_v<T>) r = o & vb; break;
-      case AOr: if constexpr (std::is_integral_v<T>) r = o | vb; break;
-      case AXor: if constexpr (std::is_integral_v<T>) r = o ^ vb; break;
-      case AExch: r = vb; break;
+      case AAnd:
+        if constexpr (std::is_integral_v<T>)
+          r = o & vb;
+        break;
+      case AOr:
+        if constexpr (std::is_integral_v<T>)
+          r = o | vb;
+        break;
+      case AXor:
+        if constexpr (std::is_integral_v<T>)
+          r = o ^ vb;
+        break;
+      case AExch:
+        r = vb;
+        break;
       case ACas:
         r = (std::bit_cast<I>(o) == std::bit_cast<I>(vb)) ? as<T>(c[l]) : o;
         break;
@@ -315,12 +369,38 @@ bool take_ignored(Mods &mods) {
   // Ordering, scope and cache qualifiers: no effect on a sequentially
   // consistent engine (docs/engine.md "Memory"); they are accepted.
   static const std::initializer_list<std::string_view> ignored = {
-      "weak", "volatile", "relaxed", "acquire", "release", "acq_rel", "sc",
-      "mmio", "cta", "gpu", "sys", "cluster", "nc", "ca", "cg", "cs", "lu",
-      "cv", "wb", "wt", "L1::evict_normal", "L1::evict_unchanged",
-      "L1::evict_first", "L1::evict_last", "L1::no_allocate",
-      "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::64B",
-      "L2::128B", "L2::256B", "noftz"};
+      "weak",
+      "volatile",
+      "relaxed",
+      "acquire",
+      "release",
+      "acq_rel",
+      "sc",
+      "mmio",
+      "cta",
+      "gpu",
+      "sys",
+      "cluster",
+      "nc",
+      "ca",
+      "cg",
+      "cs",
+      "lu",
+      "cv",
+      "wb",
+      "wt",
+      "L1::evict_normal",
+      "L1::evict_unchanged",
+      "L1::evict_first",
+      "L1::evict_last",
+      "L1::no_allocate",
+      "L2::evict_normal",
+      "L2::evict_first",
+      "L2::evict_last",
+      "L2::64B",
+      "L2::128B",
+      "L2::256B",
+      "noftz"};
   bool any = false;
   while (!mods.take_any(ignored).empty())
     any = true;
@@ -353,15 +433,15 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     c.unsupported(".L2::cache_hint");
     return true;
   }
-  MemSpace space = sp.empty()                  ? MemSpace::Generic
-                   : sp == "global"            ? MemSpace::Global
+  MemSpace space = sp.empty()                   ? MemSpace::Generic
+                   : sp == "global"             ? MemSpace::Global
                    : sp.rfind("shared", 0) == 0 ? MemSpace::Shared
-                   : sp == "local"             ? MemSpace::Local
+                   : sp == "local"              ? MemSpace::Local
                    : sp.rfind("param", 0) == 0  ? MemSpace::KParam
-                                               : MemSpace::Const;
+                                                : MemSpace::Const;
   take_ignored(mods);
   if (is_atom) {
-    static const char *const names[] = {"add", "min", "max", "inc", "dec",
+    static const char *const names[] = {"add", "min", "max", "inc",  "dec",
                                         "and", "or",  "xor", "exch", "cas"};
     int aop = -1;
     for (int k = 0; k < 10; ++k)
@@ -370,31 +450,54 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     take_ignored(mods);
     auto t = mods.take_type();
     if (aop < 0 || !t) {
-      c.error(in.loc, fmt::format("'{}' needs an operation and a type", c.text_of(in)));
+      c.error(in.loc,
+              fmt::format("'{}' needs an operation and a type", c.text_of(in)));
       return true;
     }
-    if (space == MemSpace::Local || space == MemSpace::KParam || space == MemSpace::Const) {
+    if (space == MemSpace::Local || space == MemSpace::KParam ||
+        space == MemSpace::Const) {
       c.unsupported("state space for atomics");
       return true;
     }
     ExecFn f = nullptr;
-    bool is_int_op = aop >= AAnd && aop <= AXor;
+    bool is_int_op = aop >= int(AAnd) && aop <= int(AXor);
     switch (t->code) {
-    case Ty::U32: case Ty::B32: f = &exec_atom<uint32_t>; break;
-    case Ty::S32: f = &exec_atom<int32_t>; break;
-    case Ty::U64: case Ty::B64: f = &exec_atom<uint64_t>; break;
-    case Ty::S64: f = &exec_atom<int64_t>; break;
-    case Ty::F32: if (!is_int_op && aop != AInc && aop != ADec) f = &exec_atom<float>; break;
-    case Ty::F64: if (!is_int_op && aop != AInc && aop != ADec) f = &exec_atom<double>; break;
-    case Ty::B16: case Ty::U16: if (aop == ACas || aop == AExch || aop == AAdd) f = &exec_atom<uint16_t>; break;
-    default: break;
+    case Ty::U32:
+    case Ty::B32:
+      f = &exec_atom<uint32_t>;
+      break;
+    case Ty::S32:
+      f = &exec_atom<int32_t>;
+      break;
+    case Ty::U64:
+    case Ty::B64:
+      f = &exec_atom<uint64_t>;
+      break;
+    case Ty::S64:
+      f = &exec_atom<int64_t>;
+      break;
+    case Ty::F32:
+      if (!is_int_op && aop != int(AInc) && aop != int(ADec))
+        f = &exec_atom<float>;
+      break;
+    case Ty::F64:
+      if (!is_int_op && aop != int(AInc) && aop != int(ADec))
+        f = &exec_atom<double>;
+      break;
+    case Ty::B16:
+    case Ty::U16:
+      if (aop == int(ACas) || aop == int(AExch) || aop == int(AAdd))
+        f = &exec_atom<uint16_t>;
+      break;
+    default:
+      break;
     }
     if (!f) {
       c.unsupported("atomic operation type");
       return true;
     }
     bool red = op == "red";
-    size_t want = (red ? 2 : 3) + (aop == ACas ? 1 : 0);
+    size_t want = (red ? 2 : 3) + (aop == int(ACas) ? 1 : 0);
     if (!c.expect_operands(want) || !c.finish(mods))
       return true;
     size_t ai = red ? 0 : 1;
@@ -402,7 +505,7 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     if (!c.address(o[ai], space, addr))
       return true;
     uint32_t b = c.src(o[ai + 1], *t);
-    uint32_t cc = aop == ACas ? c.src(o[ai + 2], *t) : kNone;
+    uint32_t cc = aop == int(ACas) ? c.src(o[ai + 2], *t) : kNone;
     uint32_t d = red ? kNone : c.dst(o[0]);
     uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
     Inst &i = c.emit(f);
@@ -417,9 +520,12 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   }
   uint32_t n = 1;
   std::string vec = mods.take_any({"v2", "v4", "v8"});
-  if (vec == "v2") n = 2;
-  else if (vec == "v4") n = 4;
-  else if (vec == "v8") n = 8;
+  if (vec == "v2")
+    n = 2;
+  else if (vec == "v4")
+    n = 4;
+  else if (vec == "v8")
+    n = 8;
   take_ignored(mods);
   auto t = mods.take_type();
   if (!t) {

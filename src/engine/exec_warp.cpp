@@ -4,6 +4,7 @@
 // instruction only once every non-exited lane of its member mask has
 // reached it (Kind::WarpSync); the lanes that take part are then the
 // executing lanes of the member mask.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "compile.h"
@@ -31,10 +32,22 @@ void exec_shfl(Exec &x, const Inst &in, uint32_t m) {
     int64_t j = ln;
     bool ok = false;
     switch (in.aux) {
-    case 0: j = int64_t(ln) - int64_t(bval); ok = j >= max_lane; break;
-    case 1: j = int64_t(ln) + int64_t(bval); ok = j <= max_lane; break;
-    case 2: j = int64_t(uint32_t(ln) ^ bval); ok = j <= max_lane; break;
-    default: j = min_lane | (int32_t(bval & 0x1f) & ~seg); ok = j <= max_lane; break;
+    case 0:
+      j = int64_t(ln) - int64_t(bval);
+      ok = j >= max_lane;
+      break;
+    case 1:
+      j = int64_t(ln) + int64_t(bval);
+      ok = j <= max_lane;
+      break;
+    case 2:
+      j = int64_t(uint32_t(ln) ^ bval);
+      ok = j <= max_lane;
+      break;
+    default:
+      j = min_lane | (int32_t(bval & 0x1f) & ~seg);
+      ok = j <= max_lane;
+      break;
     }
     if (!ok || j < 0 || j > 31)
       j = ln;
@@ -62,7 +75,9 @@ void exec_vote(Exec &x, const Inst &in, uint32_t m) {
     for_lanes(m, [&](uint32_t l) { d[l] = a; });
     return;
   }
-  bool r = in.aux == 0 ? a == part : in.aux == 1 ? a != 0 : (a == 0 || a == part);
+  bool r = in.aux == 0   ? a == part
+           : in.aux == 1 ? a != 0
+                         : (a == 0 || a == part);
   x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (r ? m : 0);
 }
 
@@ -109,12 +124,26 @@ void exec_redux(Exec &x, const Inst &in, uint32_t m) {
       return;
     }
     switch (in.aux) {
-    case 0: acc += v; break;
-    case 1: acc = sgn ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v); break;
-    case 2: acc = sgn ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v); break;
-    case 3: acc &= v; break;
-    case 4: acc |= v; break;
-    default: acc ^= v; break;
+    case 0:
+      acc += v;
+      break;
+    case 1:
+      acc =
+          sgn ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v);
+      break;
+    case 2:
+      acc =
+          sgn ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v);
+      break;
+    case 3:
+      acc &= v;
+      break;
+    case 4:
+      acc |= v;
+      break;
+    default:
+      acc ^= v;
+      break;
     }
   });
   for_lanes(m, [&](uint32_t l) { d[l] = acc; });
@@ -145,7 +174,8 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     return false;
   Mods mods(in.modifiers);
   if (!mods.take("sync")) {
-    c.unsupported(fmt::format("non-.sync {} (removed for sm_70 and later)", op));
+    c.unsupported(
+        fmt::format("non-.sync {} (removed for sm_70 and later)", op));
     return true;
   }
   if (op == "shfl") {
@@ -168,7 +198,11 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
       d = c.dst(o[0]);
     }
     Inst &i = c.emit(&exec_shfl, Kind::WarpSync);
-    i.a[0] = d; i.a[1] = p; i.a[2] = a; i.a[3] = b; i.a[4] = cc;
+    i.a[0] = d;
+    i.a[1] = p;
+    i.a[2] = a;
+    i.a[3] = b;
+    i.a[4] = cc;
     i.member = mem;
     i.aux = mode == "up" ? 0 : mode == "down" ? 1 : mode == "bfly" ? 2 : 3;
     return true;
@@ -211,7 +245,9 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
       d = c.dst(o[0]);
     }
     Inst &i = c.emit(&exec_match, Kind::WarpSync);
-    i.a[0] = d; i.a[1] = p; i.a[2] = a;
+    i.a[0] = d;
+    i.a[1] = p;
+    i.a[2] = a;
     i.member = mem;
     i.aux = mode == "any" ? 0 : 1;
     i.flags = t->bits() == 64 ? 1 : 0;

@@ -48,7 +48,8 @@ int format_printf(Exec &x, uint64_t fmt_addr, uint64_t args_addr, uint32_t lane,
     off = (off + size - 1) / size * size;
     v = 0;
     if (!args_addr) {
-      x.set_error(FaultKind::OutOfBounds, lane, "printf: missing argument buffer");
+      x.set_error(FaultKind::OutOfBounds, lane,
+                  "printf: missing argument buffer");
       return false;
     }
     if (!read_bytes(x, args_addr + off, &v, size, lane))
@@ -104,23 +105,32 @@ int format_printf(Exec &x, uint64_t fmt_addr, uint64_t args_addr, uint32_t lane,
                 len == "t" || len == "L";
     uint64_t v = 0;
     switch (conv) {
-    case 'd': case 'i': {
+    case 'd':
+    case 'i': {
       if (!fetch(wide ? 8 : 4, v))
         return -1;
       int64_t sv = wide ? int64_t(v) : int64_t(int32_t(v));
-      if (len == "h") sv = int16_t(sv);
-      if (len == "hh") sv = int8_t(sv);
+      if (len == "h")
+        sv = int16_t(sv);
+      if (len == "hh")
+        sv = int8_t(sv);
       std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), (long long)sv);
       out += buf;
       break;
     }
-    case 'u': case 'x': case 'X': case 'o': {
+    case 'u':
+    case 'x':
+    case 'X':
+    case 'o': {
       if (!fetch(wide ? 8 : 4, v))
         return -1;
       uint64_t uv = wide ? v : uint32_t(v);
-      if (len == "h") uv = uint16_t(uv);
-      if (len == "hh") uv = uint8_t(uv);
-      std::snprintf(buf, sizeof buf, (spec + "ll" + conv).c_str(), (unsigned long long)uv);
+      if (len == "h")
+        uv = uint16_t(uv);
+      if (len == "hh")
+        uv = uint8_t(uv);
+      std::snprintf(buf, sizeof buf, (spec + "ll" + conv).c_str(),
+                    (unsigned long long)uv);
       out += buf;
       break;
     }
@@ -130,16 +140,25 @@ int format_printf(Exec &x, uint64_t fmt_addr, uint64_t args_addr, uint32_t lane,
       std::snprintf(buf, sizeof buf, (spec + "c").c_str(), int(uint8_t(v)));
       out += buf;
       break;
-    case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+    case 'a':
+    case 'A':
       if (!fetch(8, v))
         return -1;
-      std::snprintf(buf, sizeof buf, (spec + conv).c_str(), std::bit_cast<double>(v));
+      std::snprintf(buf, sizeof buf, (spec + conv).c_str(),
+                    std::bit_cast<double>(v));
       out += buf;
       break;
     case 'p':
       if (!fetch(8, v))
         return -1;
-      std::snprintf(buf, sizeof buf, (spec + "llx").c_str(), (unsigned long long)v);
+      std::snprintf(buf, sizeof buf, (spec + "llx").c_str(),
+                    (unsigned long long)v);
       out += "0x";
       out += buf;
       break;
@@ -152,7 +171,8 @@ int format_printf(Exec &x, uint64_t fmt_addr, uint64_t args_addr, uint32_t lane,
       else if (!read_string(x, v, s, lane))
         return -1;
       std::string r(s.size() + 512, '\0');
-      int n = std::snprintf(r.data(), r.size(), (spec + "s").c_str(), s.c_str());
+      int n =
+          std::snprintf(r.data(), r.size(), (spec + "s").c_str(), s.c_str());
       r.resize(n > 0 ? size_t(n) : 0);
       out += r;
       break;

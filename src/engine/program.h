@@ -120,9 +120,9 @@ struct GlobalVar {
 struct Program {
   std::shared_ptr<const SourceFile> source;
   std::vector<Inst> code;
-  std::vector<SourceLoc> locs;          // per pc
-  std::vector<uint32_t> code_func;      // per pc: function index
-  std::vector<std::string> code_text;   // per pc: opcode with modifiers
+  std::vector<SourceLoc> locs;        // per pc
+  std::vector<uint32_t> code_func;    // per pc: function index
+  std::vector<std::string> code_text; // per pc: opcode with modifiers
   std::vector<FuncInfo> funcs;
   std::vector<CallSite> calls;
   uint32_t nslots = 0, npreds = 0;
@@ -293,8 +293,7 @@ struct Exec {
   // Memory translation (exec_memory.cpp); nullptr + fault when invalid.
   uint8_t *translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                      uint32_t lane);
-  uint8_t *global_slow(uint64_t addr, uint32_t size, bool write,
-                       uint32_t lane);
+  uint8_t *global_slow(uint64_t addr, uint32_t size, bool write, uint32_t lane);
   inline uint8_t *global(uint64_t addr, uint32_t size, bool write,
                          uint32_t lane) {
     uint64_t off = addr - g_base;

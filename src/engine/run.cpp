@@ -33,10 +33,13 @@ constexpr uint32_t kPathQuantum = 256;
 constexpr uint64_t kAdmitSteps = 1u << 16;
 constexpr size_t kMaxCallDepth = 64;
 
-std::string dim_str(const Dim3 &d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+std::string dim_str(const Dim3 &d) {
+  return fmt::format("({},{},{})", d.x, d.y, d.z);
+}
 
 Dim3 unflatten(uint64_t i, const Dim3 &d) {
-  return Dim3{uint32_t(i % d.x), uint32_t(i / d.x % d.y), uint32_t(i / (uint64_t(d.x) * d.y))};
+  return Dim3{uint32_t(i % d.x), uint32_t(i / d.x % d.y),
+              uint32_t(i / (uint64_t(d.x) * d.y))};
 }
 
 struct Failure {
@@ -75,7 +78,8 @@ struct LaunchState {
 
 class Worker {
 public:
-  Worker(LaunchState &s, unsigned index) : S(s), P(s.P), rng(s.cfg.schedule.seed) {
+  Worker(LaunchState &s, unsigned index)
+      : S(s), P(s.P), rng(s.cfg.schedule.seed) {
     x.launch = &S.L;
     x.prog = &P;
     x.gmem = &S.mem;
@@ -110,14 +114,19 @@ private:
   void report_deadlock(Cta &c);
   void report_limit(RunStatus st, Cta &c, Warp &w);
   void flush_resident();
-  Diagnostic where(Cta &c, Warp &w, uint32_t lane, std::string msg, uint32_t pc);
+  Diagnostic where(Cta &c, Warp &w, uint32_t lane, std::string msg,
+                   uint32_t pc);
   uint32_t frame_u32(Cta &c, Warp &w, uint32_t lane, uint32_t off) {
     uint32_t v;
-    std::memcpy(&v, c.local.data() + uint64_t(w.index * kWarpSize + lane) * P.frame_bytes + off, 4);
+    std::memcpy(&v,
+                c.local.data() +
+                    uint64_t(w.index * kWarpSize + lane) * P.frame_bytes + off,
+                4);
     return v;
   }
   uint8_t *frame(Cta &c, Warp &w, uint32_t lane) {
-    return c.local.data() + uint64_t(w.index * kWarpSize + lane) * P.frame_bytes;
+    return c.local.data() +
+           uint64_t(w.index * kWarpSize + lane) * P.frame_bytes;
   }
 };
 
@@ -125,7 +134,8 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
                       const Dim3 &cluster_ctaid, uint32_t rank) {
   const Launch &L = S.L;
   c.id = id;
-  c.linear = id.x + uint64_t(id.y) * L.grid.x + uint64_t(id.z) * L.grid.x * L.grid.y;
+  c.linear =
+      id.x + uint64_t(id.y) * L.grid.x + uint64_t(id.z) * L.grid.x * L.grid.y;
   c.cluster_id = cluster_id;
   c.cluster_ctaid = cluster_ctaid;
   c.cluster_rank = rank;
@@ -170,11 +180,13 @@ bool Worker::admit() {
   if (u >= S.nunits)
     return false;
   const Launch &L = S.L;
-  Dim3 ncl{L.grid.x / L.cluster.x, L.grid.y / L.cluster.y, L.grid.z / L.cluster.z};
+  Dim3 ncl{L.grid.x / L.cluster.x, L.grid.y / L.cluster.y,
+           L.grid.z / L.cluster.z};
   Dim3 cid = unflatten(u, ncl);
   for (uint32_t r = 0; r < S.unit_ctas; ++r) {
     Dim3 in = unflatten(r, L.cluster);
-    Dim3 id{cid.x * L.cluster.x + in.x, cid.y * L.cluster.y + in.y, cid.z * L.cluster.z + in.z};
+    Dim3 id{cid.x * L.cluster.x + in.x, cid.y * L.cluster.y + in.y,
+            cid.z * L.cluster.z + in.z};
     std::unique_ptr<Cta> c;
     if (!pool.empty()) {
       c = std::move(pool.back());
@@ -218,7 +230,8 @@ bool Worker::runnable(Warp &w, Path &p) {
   const Inst &in = P.code[p.pc];
   uint32_t mem = in.member == kNone
                      ? p.mask
-                     : uint32_t(w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
+                     : uint32_t(w.regs[size_t(in.member) * kWarpSize +
+                                       std::countr_zero(p.mask)]);
   uint32_t required = mem & w.valid & ~w.exited;
   if ((required & ~p.mask) == 0) {
     p.state = PathState::Ready;
@@ -236,11 +249,14 @@ bool Worker::select_path(Warp &w) {
     w.cur = 0;
     return runnable(w, ps[0]);
   }
-  auto live = [](PathState s) { return s == PathState::Ready || s == PathState::WaitWarp; };
+  auto live = [](PathState s) {
+    return s == PathState::Ready || s == PathState::WaitWarp;
+  };
   for (size_t i = 0; i < ps.size(); ++i)
     for (size_t j = i + 1; j < ps.size();) {
       if (ps[i].pc == ps[j].pc && ps[i].calls == ps[j].calls &&
-          (ps[i].state == ps[j].state || (live(ps[i].state) && live(ps[j].state)))) {
+          (ps[i].state == ps[j].state ||
+           (live(ps[i].state) && live(ps[j].state)))) {
         ps[i].mask |= ps[j].mask;
         if (live(ps[i].state))
           ps[i].state = PathState::Ready;
@@ -527,10 +543,11 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         if (w.paths.size() == 1) {
           // Nobody else in this warp can arrive: the lanes exited or never
           // existed; report instead of waiting forever.
-          x.set_error(FaultKind::WarpSync, uint32_t(std::countr_zero(p->mask)),
-                      fmt::format("warp-synchronous '{}' waits for lanes {:#010x} "
-                                  "that have exited or do not exist",
-                                  P.code_text[p->pc], required & ~p->mask));
+          x.set_error(
+              FaultKind::WarpSync, uint32_t(std::countr_zero(p->mask)),
+              fmt::format("warp-synchronous '{}' waits for lanes {:#010x} "
+                          "that have exited or do not exist",
+                          P.code_text[p->pc], required & ~p->mask));
           report_fault(c, w, p->pc, p->mask);
           w.steps += steps;
           return steps;
@@ -574,8 +591,9 @@ Diagnostic Worker::where(Cta &c, Warp &w, uint32_t lane, std::string msg,
   Dim3 tid{t % b.x, t / b.x % b.y, t / (b.x * b.y)};
   Diagnostic n;
   n.severity = Severity::Note;
-  n.message = fmt::format("in kernel '{}', CTA {}, warp {}, lane {}, thread {}",
-                          S.L.kernel_name, dim_str(c.id), w.index, lane, dim_str(tid));
+  n.message =
+      fmt::format("in kernel '{}', CTA {}, warp {}, lane {}, thread {}",
+                  S.L.kernel_name, dim_str(c.id), w.index, lane, dim_str(tid));
   d.notes.push_back(std::move(n));
   return d;
 }
@@ -591,14 +609,17 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
   };
   switch (f.kind) {
   case FaultKind::OutOfBounds:
-    msg = fmt::format("out-of-bounds .{} {} at address {:#x}", name_of(f.space), access(), f.addr);
+    msg = fmt::format("out-of-bounds .{} {} at address {:#x}", name_of(f.space),
+                      access(), f.addr);
     break;
   case FaultKind::Null:
-    msg = fmt::format("null-pointer .{} {} at address {:#x}", name_of(f.space), access(), f.addr);
+    msg = fmt::format("null-pointer .{} {} at address {:#x}", name_of(f.space),
+                      access(), f.addr);
     break;
   case FaultKind::Misaligned:
-    msg = fmt::format("misaligned .{} {} at address {:#x} (must be a multiple of {})",
-                      name_of(f.space), access(), f.addr, f.size);
+    msg = fmt::format(
+        "misaligned .{} {} at address {:#x} (must be a multiple of {})",
+        name_of(f.space), access(), f.addr, f.size);
     break;
   case FaultKind::Trap:
     msg = "trap executed";
@@ -608,7 +629,8 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
     msg = f.detail;
     break;
   }
-  if (f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported || f.kind == FaultKind::WarpSync)
+  if (f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
+      f.kind == FaultKind::WarpSync)
     ;
   else if (!f.detail.empty())
     msg += ": " + f.detail;
@@ -618,16 +640,19 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
     Diagnostic n;
     n.severity = Severity::Note;
     if (const Allocation *a = S.mem.nearest(f.addr)) {
-      std::string what = a->name.empty() ? "allocation" : "variable '" + a->name + "'";
+      std::string what =
+          a->name.empty() ? "allocation" : "variable '" + a->name + "'";
       if (f.addr >= a->base + a->size)
-        n.message = fmt::format("{} bytes past the end of the {}-byte {} at {:#x}",
-                                f.addr - (a->base + a->size), a->size, what, a->base);
+        n.message =
+            fmt::format("{} bytes past the end of the {}-byte {} at {:#x}",
+                        f.addr - (a->base + a->size), a->size, what, a->base);
       else if (f.addr < a->base)
         n.message = fmt::format("{} bytes before the {}-byte {} at {:#x}",
                                 a->base - f.addr, a->size, what, a->base);
       else
-        n.message = fmt::format("the access runs past the end of the {}-byte {} at {:#x}",
-                                a->size, what, a->base);
+        n.message = fmt::format(
+            "the access runs past the end of the {}-byte {} at {:#x}", a->size,
+            what, a->base);
     } else {
       n.message = "the address is not inside any allocation";
     }
@@ -639,9 +664,12 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
                     : f.space == MemSpace::Local ? P.frame_bytes
                     : f.space == MemSpace::Const ? P.const_image.size()
                                                  : S.L.kparams.size();
-    n.message = fmt::format("the .{} space of this {} holds {} bytes", name_of(f.space),
-                            f.space == MemSpace::Local ? "thread" : f.space == MemSpace::Shared ? "CTA" : "kernel",
-                            size);
+    n.message =
+        fmt::format("the .{} space of this {} holds {} bytes", name_of(f.space),
+                    f.space == MemSpace::Local    ? "thread"
+                    : f.space == MemSpace::Shared ? "CTA"
+                                                  : "kernel",
+                    size);
     d.notes.push_back(std::move(n));
   }
   S.fail(st, {std::move(d)});
@@ -650,8 +678,9 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
 void Worker::report_deadlock(Cta &c) {
   Diagnostic d;
   d.severity = Severity::Error;
-  d.message = fmt::format("deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
-                          S.L.kernel_name, dim_str(c.id));
+  d.message = fmt::format(
+      "deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
+      S.L.kernel_name, dim_str(c.id));
   bool first = true;
   for (auto &w : c.warps)
     for (auto &p : w.paths) {
@@ -660,13 +689,15 @@ void Worker::report_deadlock(Cta &c) {
       n.loc = P.locs[p.pc];
       std::string why;
       if (p.state == PathState::BlockedCta)
-        why = fmt::format("waits at the CTA barrier ({} of {} live threads arrived)",
-                          c.bar_arrived, c.live_threads);
+        why = fmt::format(
+            "waits at the CTA barrier ({} of {} live threads arrived)",
+            c.bar_arrived, c.live_threads);
       else if (p.state == PathState::WaitWarp)
         why = "waits for the other lanes of its member mask to converge";
       else
         why = "is blocked";
-      n.message = fmt::format("warp {} lanes {:#010x} {}", w.index, p.mask, why);
+      n.message =
+          fmt::format("warp {} lanes {:#010x} {}", w.index, p.mask, why);
       if (first) {
         d.loc = n.loc;
         first = false;
@@ -682,15 +713,18 @@ void Worker::report_limit(RunStatus st, Cta &c, Warp &w) {
   uint32_t mask = w.paths.empty() ? 0 : w.paths[w.cur].mask;
   std::string what =
       st == RunStatus::StepLimit
-          ? fmt::format("kernel '{}' did not finish within --max-steps {} warp-instructions",
+          ? fmt::format("kernel '{}' did not finish within --max-steps {} "
+                        "warp-instructions",
                         S.L.kernel_name, S.cfg.max_steps)
-          : fmt::format("kernel '{}' did not finish within the time limit of {} s",
-                        S.L.kernel_name, S.cfg.time_limit_s);
-  Diagnostic d = where(c, w, mask ? uint32_t(std::countr_zero(mask)) : 0, what, pc);
+          : fmt::format(
+                "kernel '{}' did not finish within the time limit of {} s",
+                S.L.kernel_name, S.cfg.time_limit_s);
+  Diagnostic d =
+      where(c, w, mask ? uint32_t(std::countr_zero(mask)) : 0, what, pc);
   Diagnostic n;
   n.severity = Severity::Note;
-  n.message = fmt::format("still running here: warp {} lanes {:#010x} ('{}')", w.index, mask,
-                          P.code_text[pc]);
+  n.message = fmt::format("still running here: warp {} lanes {:#010x} ('{}')",
+                          w.index, mask, P.code_text[pc]);
   d.notes.push_back(std::move(n));
   S.fail(st, {std::move(d)});
 }
@@ -754,13 +788,15 @@ void Worker::run() {
 
 } // namespace
 
-RunReport run_launch(GlobalMemory &mem, const Launch &launch, const LaunchConfig &cfg) {
+RunReport run_launch(GlobalMemory &mem, const Launch &launch,
+                     const LaunchConfig &cfg) {
   LaunchState S(launch, cfg, mem);
   S.unit_ctas = uint32_t(launch.cluster.count());
   S.nunits = launch.grid.count() / S.unit_ctas;
   S.start = std::chrono::steady_clock::now();
-  unsigned threads = cfg.host_threads ? cfg.host_threads
-                                      : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = cfg.host_threads
+                         ? cfg.host_threads
+                         : std::max(1u, std::thread::hardware_concurrency());
   if (cfg.schedule.kind == Schedule::Kind::Random)
     threads = 1;
   threads = unsigned(std::min<uint64_t>(threads, S.nunits));
@@ -784,7 +820,9 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch, const LaunchConfig
     r.printf_output += s;
   r.warp_steps = S.steps.load();
   r.thread_steps = S.thread_steps.load();
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - S.start).count();
+  r.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - S.start)
+          .count();
   return r;
 }
 

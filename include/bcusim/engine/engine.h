@@ -9,7 +9,8 @@
 //   dev.write(x, host.data(), n * 4);
 //   engine::LaunchConfig cfg;  cfg.grid = {4}; cfg.block = {256};
 //   auto report = dev.launch(*module, "kern", cfg,
-//                            {engine::KernelArg::u32(n), engine::KernelArg::ptr(x)});
+//                            {engine::KernelArg::u32(n),
+//                            engine::KernelArg::ptr(x)});
 //   if (!report.ok()) std::cerr << report.diagnostics_text();
 //   dev.read(x, host.data(), n * 4);
 #pragma once
@@ -36,7 +37,18 @@ struct Dim3 {
 };
 
 // Scalar element types of kernel arguments and buffers (the CLI's TYPE).
-enum class ScalarType : uint8_t { U8, U16, U32, U64, S8, S16, S32, S64, F32, F64 };
+enum class ScalarType : uint8_t {
+  U8,
+  U16,
+  U32,
+  U64,
+  S8,
+  S16,
+  S32,
+  S64,
+  F32,
+  F64
+};
 uint32_t size_of(ScalarType t);
 bool is_float(ScalarType t);
 bool is_signed(ScalarType t);
