@@ -109,6 +109,31 @@ struct FMul {
 struct FDiv {
   template <class T> T operator()(T a, T b) const { return a / b; }
 };
+// With hardware FMA the fused multiply-add is one instruction instead of a
+// libm call; chosen at compile time when the host supports it.
+struct FFmaHw {
+  __attribute__((target("fma"))) float operator()(float a, float b,
+                                                  float c) const {
+    return __builtin_fmaf(a, b, c);
+  }
+  __attribute__((target("fma"))) double operator()(double a, double b,
+                                                   double c) const {
+    return __builtin_fma(a, b, c);
+  }
+};
+template <class T>
+__attribute__((target("fma"))) void fma_hw(Exec &x, const Inst &in,
+                                           uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  for_lanes(m, [&](uint32_t l) {
+    d[l] = bits(FFmaHw{}(as<T>(a[l]), as<T>(b[l]), as<T>(c[l])));
+  });
+}
+bool host_has_fma() {
+  static const bool has = __builtin_cpu_supports("fma");
+  return has;
+}
 struct FFma {
   template <class T> T operator()(T a, T b, T c) const {
     return std::fma(a, b, c);
@@ -330,6 +355,8 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     f = pick<f2x, FDiv>(*t, r, fs);
   else if (op == "fma" || op == "mad") {
     f = pick<f3x, FFma>(*t, r, fs);
+    if (r == 0 && fs == 0 && host_has_fma())
+      f = t->code == Ty::F32 ? &fma_hw<float> : &fma_hw<double>;
     nsrc = 3;
   } else if (op == "min")
     f = pick<f2x, FMin>(*t, 0, fs);

@@ -376,7 +376,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     }
     ++steps;
     ++w.path_steps;
-    tsteps += uint32_t(std::popcount(m));
+    tsteps += m == kFullMask ? kWarpSize : uint32_t(std::popcount(m));
     switch (in.kind) {
     case Kind::Plain:
       if (m)
