@@ -423,6 +423,26 @@ void exec_dp4a(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
+// bfind: position of the most significant non-sign bit, 0xffffffff when
+// there is none; .shiftamt gives the left shift that brings it to the top.
+// flags bit0 = signed, bit1 = 64-bit, bit2 = shiftamt.
+void exec_bfind(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  uint32_t w = (in.flags & 2) ? 64 : 32;
+  for_lanes(m, [&](uint32_t l) {
+    uint64_t v = w == 64 ? a[l] : (a[l] & 0xffffffffu);
+    if ((in.flags & 1) && ((v >> (w - 1)) & 1))
+      v = ~v & (w == 64 ? ~0ull : 0xffffffffull);
+    if (v == 0) {
+      d[l] = 0xffffffffu;
+      return;
+    }
+    uint32_t pos = 63 - uint32_t(std::countl_zero(v));
+    d[l] = (in.flags & 4) ? (w - 1 - pos) : pos;
+  });
+}
+
 bool is_float_op(const ptx::Instruction &in) {
   for (auto &m : in.modifiers) {
     auto t = parse_type(m);
@@ -437,10 +457,10 @@ bool is_float_op(const ptx::Instruction &in) {
 bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   const std::string &op = in.opcode;
   static const char *const ops[] = {
-      "add",  "sub",  "mul",   "mad",   "div",  "rem",  "min",  "max",
-      "abs",  "neg",  "shl",   "shr",   "and",  "or",   "xor",  "not",
-      "cnot", "popc", "clz",   "brev",  "bfe",  "bfi",  "prmt", "lop3",
-      "shf",  "sad",  "mul24", "mad24", "dp4a", "addc", "subc", "madc"};
+      "add",   "sub",  "mul",  "mad",  "div",  "rem",  "min", "max",  "abs",
+      "neg",   "shl",  "shr",  "and",  "or",   "xor",  "not", "cnot", "popc",
+      "clz",   "brev", "bfe",  "bfi",  "prmt", "lop3", "shf", "sad",  "mul24",
+      "mad24", "dp4a", "addc", "subc", "madc", "bfind"};
   bool mine = false;
   for (auto o : ops)
     mine |= op == o;
@@ -727,6 +747,18 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;
+    return true;
+  }
+  if (op == "bfind") {
+    bool shiftamt = mods.take("shiftamt");
+    if (t->bits() != 32 && t->bits() != 64) {
+      c.unsupported("type");
+      return true;
+    }
+    simple(1, &exec_bfind, *t);
+    if (!c.failed)
+      c.prog.code.back().flags = (t->is_signed() ? 1 : 0) |
+                                 (t->bits() == 64 ? 2 : 0) | (shiftamt ? 4 : 0);
     return true;
   }
   if (op == "bfe" || op == "bfi") {

@@ -274,6 +274,10 @@ struct Exec {
                  uint32_t lane, bool write) {
     if (faulted)
       return;
+    // A global/generic access near address 0 is a null pointer, whatever
+    // else is wrong with it.
+    if ((sp == MemSpace::Global || sp == MemSpace::Generic) && addr < 65536)
+      k = FaultKind::Null;
     faulted = true;
     fault.kind = k;
     fault.space = sp;

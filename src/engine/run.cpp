@@ -13,7 +13,8 @@
 //   pc) gets a turn, so that a spin-wait inside a warp cannot starve the
 //   lanes it waits for.
 // - `random:SEED` picks the warp, the quantum (1..kWarpQuantum) and the path
-//   at random from a splitmix64 stream, on one host thread.
+//   at random from a splitmix64 stream, on one host thread, and admits
+//   units at random moments.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,6 +31,7 @@ namespace {
 
 constexpr uint32_t kWarpQuantum = 64;
 constexpr uint32_t kPathQuantum = 256;
+constexpr uint32_t kRandomQuantum = 8;
 constexpr uint64_t kAdmitSteps = 1u << 16;
 constexpr size_t kMaxCallDepth = 64;
 
@@ -734,7 +736,10 @@ void Worker::run() {
   const uint64_t max_steps = S.cfg.max_steps;
   const bool timed = S.cfg.time_limit_s > 0;
   while (!S.stop.load(std::memory_order_relaxed)) {
-    if (resident.empty() || since_admit >= kAdmitSteps) {
+    // A random schedule also admits units at random moments, so that CTAs
+    // interleave in different orders.
+    if (resident.empty() || since_admit >= kAdmitSteps ||
+        (random && rng.next() % 16 == 0)) {
       if (!admit() && resident.empty())
         break;
     }
@@ -748,7 +753,7 @@ void Worker::run() {
         }
       break;
     }
-    uint64_t quantum = random ? 1 + rng.next() % kWarpQuantum : kWarpQuantum;
+    uint64_t quantum = random ? 1 + rng.next() % kRandomQuantum : kWarpQuantum;
     if (max_steps) {
       uint64_t done = S.steps.load(std::memory_order_relaxed);
       if (done >= max_steps) {
