@@ -194,6 +194,14 @@ void exec_predlogic(Exec &x, const Inst &in, uint32_t m) {
   x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (r & m);
 }
 
+// A predicate from a value slot (mov.pred p, %is_explicit_cluster).
+void exec_slot_to_pred(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[1]);
+  uint32_t r = 0;
+  for_lanes(m, [&](uint32_t l) { r |= uint32_t(a[l] != 0) << l; });
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
+}
+
 template <template <class> class H> ExecFn by_type(Ty t) {
   switch (t.code) {
   case Ty::B16:
@@ -252,6 +260,14 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     bool unary = op == "not" || op == "mov";
     if (!c.expect_operands(unary ? 2 : 3) || !c.finish(mods))
       return true;
+    if (op == "mov" && o[1].kind == ptx::Operand::Kind::Special) {
+      uint32_t s = c.src(o[1], Ty{Ty::U32});
+      uint32_t d = c.pdst(o[0]);
+      Inst &i = c.emit(&exec_slot_to_pred);
+      i.a[0] = d;
+      i.a[1] = s;
+      return true;
+    }
     uint32_t a = c.psrc(o[1]);
     uint32_t b = unary ? kNone : c.psrc(o[2]);
     uint32_t d = c.pdst(o[0]);
