@@ -36,7 +36,7 @@ struct RunOptions {
   uint64_t max_steps = 0;
   std::string schedule = "rr";
   double time_limit = 60;
-  unsigned threads = 0;
+  unsigned threads = 1;
 };
 
 void usage_error(const std::string &msg) {
@@ -233,7 +233,8 @@ void add_run_command(CLI::App &app, Context &ctx) {
   run->add_option("--time-limit", o->time_limit,
                   "wall-clock limit in seconds (default 60; 0: none)");
   run->add_option("--threads", o->threads,
-                  "host threads for independent CTAs (default: all cores)");
+                  "host threads running CTAs in parallel (default 1: deterministic; 0: all "
+                  "cores)");
   run->callback([o, &ctx] { ctx.exit_code = run_command(*o); });
 }
 

@@ -94,9 +94,12 @@ struct LaunchConfig {
   uint64_t max_steps = 0;    // warp-instructions over the launch; 0 = none
   double time_limit_s = 60;  // wall clock; <= 0 = none
   Schedule schedule;
-  // Host threads running independent CTAs; 0 = the hardware's concurrency.
-  // A random schedule always uses one (reproducibility).
-  unsigned host_threads = 0;
+  // Host threads running independent CTAs (docs/engine.md "Host threads").
+  // 1 (default): fully deterministic. N > 1 runs units (clusters / CTAs)
+  // in parallel: race-free kernels give identical results, but which fault
+  // is reported first and the interleaving of racy kernels may vary.
+  // 0 = the hardware's concurrency. A random schedule always uses one.
+  unsigned host_threads = 1;
 };
 
 enum class RunStatus : uint8_t {
