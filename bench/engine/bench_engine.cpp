@@ -34,8 +34,8 @@ constexpr uint32_t kBlocks = 64, kThreads = 256, kIters = 2000;
 constexpr uint32_t kStreamN = 1 << 22;
 
 void report(benchmark::State &state, uint64_t thread_steps) {
-  state.counters["thread_instr_per_s"] =
-      benchmark::Counter(double(thread_steps), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["thread_instr_per_s"] = benchmark::Counter(
+      double(thread_steps), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // Compute-bound: an FMA chain per thread, 16384 threads.
@@ -56,7 +56,11 @@ void BM_EngineCompute(benchmark::State &state) {
   }
   report(state, steps);
 }
-BENCHMARK(BM_EngineCompute)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineCompute)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // The same computation as a plain C++ loop (what one host thread does
 // without simulation).
@@ -91,15 +95,19 @@ void BM_EngineStream(benchmark::State &state) {
   uint64_t steps = 0;
   for (auto _ : state) {
     auto r = dev.launch(module(), "_Z6streamifPKfPf", cfg,
-                        {KernelArg::s32(kStreamN), KernelArg::f32(2.0f), KernelArg::ptr(px),
-                         KernelArg::ptr(py)});
+                        {KernelArg::s32(kStreamN), KernelArg::f32(2.0f),
+                         KernelArg::ptr(px), KernelArg::ptr(py)});
     if (!r.ok())
       state.SkipWithError(r.diagnostics_text().c_str());
     steps = r.thread_steps;
   }
   report(state, steps);
 }
-BENCHMARK(BM_EngineStream)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineStream)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_PlainStream(benchmark::State &state) {
   std::vector<float> x(kStreamN, 1.0f), y(kStreamN, 0.0f);
@@ -137,6 +145,8 @@ void BM_Launch1024CtasMemory(benchmark::State &state) {
   state.counters["peak_rss_growth_MiB"] = (rss_kib() - before) / 1024.0;
   state.counters["buffer_MiB"] = blocks * kThreads * 4 / 1048576.0;
 }
-BENCHMARK(BM_Launch1024CtasMemory)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Launch1024CtasMemory)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace

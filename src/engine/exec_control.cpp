@@ -205,8 +205,9 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
     bool plain = sync && mods.rest().empty() && o.size() == 1 &&
                  o[0].kind == ptx::Operand::Kind::Imm && o[0].ival == 0;
     if (!plain) {
-      c.unsupported("barrier form (issue 5/6; only bar.sync 0 and barrier.sync 0 "
-                    "without a thread count run before the barrier unit lands)");
+      c.unsupported(
+          "barrier form (issue 5/6; only bar.sync 0 and barrier.sync 0 "
+          "without a thread count run before the barrier unit lands)");
       return true;
     }
     c.emit(nullptr, Kind::CtaBarrier);

@@ -102,6 +102,9 @@ uint8_t *Exec::global_slow(uint64_t addr, uint32_t size, bool write,
               MemSpace::Global, addr, size, lane, write);
     return nullptr;
   }
+  g_base2 = g_base;
+  g_size2 = g_size;
+  g_data2 = g_data;
   g_base = a->base;
   g_size = a->size;
   g_data = a->data;
@@ -195,10 +198,59 @@ inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
 
 // ld: a[0] = address base slot, a[1..n] = destination slots, imm = offset.
 // flags bit0 = sign-extend.
+// Fast path of a scalar global access by a full warp: when every lane's
+// address is aligned and inside the last allocation hit, the per-lane checks
+// collapse into one range check. Returns false to take the checked per-lane
+// path.
+template <MemSpace S, uint32_t B>
+inline bool warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m,
+                      uint32_t n) {
+  if constexpr (S != MemSpace::Global) {
+    return false;
+  } else {
+    if (m != kFullMask || n != 1)
+      return false;
+    uint64_t lo = ~0ull, hi = 0, bits_or = 0;
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
+      uint64_t a = base[l] + uint64_t(imm);
+      lo = a < lo ? a : lo;
+      hi = a > hi ? a : hi;
+      bits_or |= a;
+    }
+    if (bits_or & (B - 1))
+      return false;
+    if (lo - x.g_base < x.g_size && hi - x.g_base <= x.g_size - B)
+      return true;
+    if (lo - x.g_base2 < x.g_size2 && hi - x.g_base2 <= x.g_size2 - B) {
+      std::swap(x.g_base, x.g_base2);
+      std::swap(x.g_size, x.g_size2);
+      std::swap(x.g_data, x.g_data2);
+      return true;
+    }
+    return false;
+  }
+}
+
 template <MemSpace S, uint32_t B>
 void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
+  if (warp_fast<S, B>(x, base, in.imm, m, n)) {
+    uint64_t *d = x.s(in.a[1]);
+    const uint8_t *hb = x.g_data;
+    const uint64_t rel = uint64_t(in.imm) - x.g_base;
+    const bool sext = (in.flags & 1) && B < 8;
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
+      uint64_t v = 0;
+      std::memcpy(&v, hb + (base[l] + rel), B);
+      if (sext) {
+        constexpr uint32_t sh = 64 - 8 * B;
+        v = uint64_t(int64_t(v << sh) >> sh);
+      }
+      d[l] = v;
+    }
+    return;
+  }
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
@@ -227,6 +279,14 @@ template <MemSpace S, uint32_t B>
 void exec_st(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
+  if (warp_fast<S, B>(x, base, in.imm, m, n)) {
+    const uint64_t *v = x.s(in.a[1]);
+    uint8_t *hb = x.g_data;
+    const uint64_t rel = uint64_t(in.imm) - x.g_base;
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      std::memcpy(hb + (base[l] + rel), &v[l], B);
+    return;
+  }
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bcusim/engine/engine.h"
@@ -260,9 +261,11 @@ struct Exec {
   const Program *prog = nullptr;
   GlobalMemory *gmem = nullptr;
   uint32_t pc = 0;
-  // last global allocation hit
+  // the last two global allocations hit (kernels often stream two arrays)
   uint64_t g_base = 1, g_size = 0;
   uint8_t *g_data = nullptr;
+  uint64_t g_base2 = 1, g_size2 = 0;
+  uint8_t *g_data2 = nullptr;
   bool faulted = false;
   Fault fault;
 
@@ -303,6 +306,13 @@ struct Exec {
     uint64_t off = addr - g_base;
     if (off < g_size && size <= g_size - off)
       return g_data + off;
+    uint64_t off2 = addr - g_base2;
+    if (off2 < g_size2 && size <= g_size2 - off2) {
+      std::swap(g_base, g_base2);
+      std::swap(g_size, g_size2);
+      std::swap(g_data, g_data2);
+      return g_data + off2;
+    }
     return global_slow(addr, size, write, lane);
   }
 };

@@ -102,6 +102,7 @@ private:
   size_t rr_cta = 0;
   uint64_t since_admit = 0;
   uint64_t local_quanta = 0;
+  uint64_t pending_steps = 0, pending_tsteps = 0;
 
   bool admit();
   void init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
@@ -427,7 +428,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       reselect = true;
       if (w.paths.empty()) {
         w.steps += steps;
-        S.thread_steps.fetch_add(tsteps, std::memory_order_relaxed);
+        pending_tsteps += tsteps;
         return steps;
       }
       break;
@@ -485,7 +486,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
           reselect = true;
           if (w.paths.empty()) {
             w.steps += steps;
-            S.thread_steps.fetch_add(tsteps, std::memory_order_relaxed);
+            pending_tsteps += tsteps;
             return steps;
           }
           break;
@@ -573,12 +574,12 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     case Kind::Yield:
       ++p->pc;
       w.steps += steps;
-      S.thread_steps.fetch_add(tsteps, std::memory_order_relaxed);
+      pending_tsteps += tsteps;
       return steps;
     }
   }
   w.steps += steps;
-  S.thread_steps.fetch_add(tsteps, std::memory_order_relaxed);
+  pending_tsteps += tsteps;
   return steps;
 }
 
@@ -765,7 +766,13 @@ void Worker::run() {
     uint64_t n = run_warp(*c, *w, quantum);
     c->steps += n;
     since_admit += n;
-    S.steps.fetch_add(n, std::memory_order_relaxed);
+    // The shared counter is exact when a step limit needs it, batched
+    // otherwise (less cache-line traffic between host threads).
+    pending_steps += n;
+    if (max_steps || pending_steps >= 4096) {
+      S.steps.fetch_add(pending_steps, std::memory_order_relaxed);
+      pending_steps = 0;
+    }
     if (S.stop.load(std::memory_order_relaxed))
       break;
     if (c->live_warps == 0) {
@@ -788,6 +795,9 @@ void Worker::run() {
       }
     }
   }
+  S.steps.fetch_add(pending_steps, std::memory_order_relaxed);
+  S.thread_steps.fetch_add(pending_tsteps, std::memory_order_relaxed);
+  pending_steps = pending_tsteps = 0;
   flush_resident();
 }
 
