@@ -462,3 +462,70 @@ TEST(Kernels, FloatIntrinsicsAndConversions) {
 
 } // namespace
 } // namespace bcusim::engine::test
+
+namespace bcusim::engine::test {
+namespace {
+
+// Distance in units in the last place between two floats of the same sign.
+int64_t ulp_distance(float a, float b) {
+  auto key = [](float f) {
+    int32_t i = std::bit_cast<int32_t>(f);
+    return i < 0 ? int64_t(INT32_MIN) - i : int64_t(i);
+  };
+  return std::llabs(key(a) - key(b));
+}
+
+TEST(Kernels, CudaMathLibraryWithinItsErrorBounds) {
+  auto m = load_file("libm.ptx");
+  ASSERT_TRUE(m);
+  const int n = 64;
+  std::vector<float> x(n);
+  SplitMix64 rng(17);
+  for (int i = 0; i < n; ++i) {
+    double u = double(rng.next() >> 11) * 0x1.0p-53;
+    // small, medium and huge arguments (sinf/cosf take the Payne-Hanek path
+    // through local memory above ~1e5)
+    x[i] = float((u - 0.5) * (i % 3 == 0 ? 10.0 : i % 3 == 1 ? 2000.0 : 6e7));
+  }
+  Device d;
+  DevicePtr px = upload(d, x), po = upload(d, std::vector<float>(n * 8)),
+            pd = upload(d, std::vector<double>(n * 3));
+  auto r =
+      d.launch(*m, "_Z4libmPKfPfPd", config({2, 1, 1}, {32, 1, 1}),
+               {KernelArg::ptr(px), KernelArg::ptr(po), KernelArg::ptr(pd)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  auto o = download<float>(d, po, n * 8);
+  auto dd = download<double>(d, pd, n * 3);
+  for (int t = 0; t < n; ++t) {
+    double v = x[t];
+    double want[8] = {std::sin(v),
+                      std::cos(v),
+                      std::exp(double(x[t] * 0.01f)),
+                      std::log(double(std::fabs(x[t]) + 1.0f)),
+                      std::pow(double(std::fabs(x[t]) + 0.5f), double(1.7f)),
+                      std::tanh(double(x[t] * 0.001f)),
+                      std::erf(double(x[t] * 0.0001f)),
+                      std::atan2(v, 3.0)};
+    // CUDA's documented maximum errors are at most 4 ulp for these.
+    for (int k = 0; k < 8; ++k) {
+      float w = float(want[k]);
+      if (std::fabs(w) < 1e-30f)
+        EXPECT_NEAR(o[t * 8 + k], w, 1e-30f) << "x=" << x[t] << " fn " << k;
+      else
+        EXPECT_LE(ulp_distance(o[t * 8 + k], w), 4)
+            << "x=" << x[t] << " fn " << k << " got " << o[t * 8 + k]
+            << " want " << w;
+    }
+    double we = std::exp(v * 0.001);
+    if (std::isinf(we))
+      EXPECT_EQ(dd[t * 3 + 0], we);
+    else
+      EXPECT_NEAR(dd[t * 3 + 0], we, 1e-15 * we);
+    EXPECT_NEAR(dd[t * 3 + 1], std::log(std::fabs(v) + 1.0),
+                1e-15 * std::log(std::fabs(v) + 2));
+    EXPECT_NEAR(dd[t * 3 + 2], std::sin(v), 1e-15) << v;
+  }
+}
+
+} // namespace
+} // namespace bcusim::engine::test
