@@ -82,6 +82,33 @@ void BM_PlainCompute(benchmark::State &state) {
 }
 BENCHMARK(BM_PlainCompute)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// The same loop with the hardware FMA instruction (what the engine uses when
+// the host has it): the strictest baseline.
+__attribute__((target("fma"))) void plain_compute_fma(std::vector<float> &out) {
+  for (uint32_t b = 0; b < kBlocks; ++b)
+    for (uint32_t t = 0; t < kThreads; ++t) {
+      float a = float(t) * 1e-3f, bb = 0.999f, c = 0.25f;
+      for (uint32_t k = 0; k < kIters; ++k) {
+        a = __builtin_fmaf(a, bb, c);
+        c = c * bb - a * 1e-3f;
+      }
+      out[b * kThreads + t] = a + c;
+    }
+}
+void BM_PlainComputeHwFma(benchmark::State &state) {
+  if (!__builtin_cpu_supports("fma")) {
+    state.SkipWithError("no FMA on this host");
+    return;
+  }
+  std::vector<float> out(kBlocks * kThreads);
+  for (auto _ : state) {
+    plain_compute_fma(out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_PlainComputeHwFma)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 // Memory-bound: y = a*x + y over 4M floats, grid-stride.
 void BM_EngineStream(benchmark::State &state) {
   Device dev;

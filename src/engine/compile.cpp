@@ -162,7 +162,12 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
   i.fn = f;
   i.kind = k;
   if (cur && cur->guard) {
-    i.guard = fn().reg_slot[cur->guard->reg];
+    if (!fn().reg_is_pred[cur->guard->reg]) {
+      error(cur->guard->loc, "the guard must be a predicate register");
+      i.guard = const_pred(true);
+    } else {
+      i.guard = fn().reg_slot[cur->guard->reg];
+    }
     i.guard_neg = cur->guard->negated ? 1 : 0;
   }
   prog.code.push_back(i);

@@ -113,21 +113,53 @@ inline uint32_t combine(uint32_t boolop, uint32_t r, uint32_t c) {
 
 // setp: a[0] = p, a[1] = q (or kNone), a[2] = a, a[3] = b, a[4] = c pred;
 // aux = cmp | boolop << 8; flags bit 0: ftz.
+// The comparison as a template parameter: one tight loop per (type, op).
+template <class T, uint32_t Op>
+uint32_t compare_lanes(const uint64_t *a, const uint64_t *b, uint32_t m) {
+  uint32_t r = 0;
+  for_lanes(m, [&](uint32_t l) {
+    r |= uint32_t(compare<T>(Op, as<T>(a[l]), as<T>(b[l]))) << l;
+  });
+  return r;
+}
+
 template <class T> void exec_setp(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
   uint32_t op = in.aux & 0xff, boolop = in.aux >> 8;
   uint32_t r = 0;
-  for_lanes(m, [&](uint32_t l) {
-    T va = as<T>(a[l]), vb = as<T>(b[l]);
-    if constexpr (std::is_floating_point_v<T>)
-      if (in.flags & 1) {
-        if (std::fpclassify(va) == FP_SUBNORMAL)
-          va = std::copysign(T(0), va);
-        if (std::fpclassify(vb) == FP_SUBNORMAL)
-          vb = std::copysign(T(0), vb);
-      }
-    r |= uint32_t(compare<T>(op, va, vb)) << l;
-  });
+  if (!(in.flags & 1) && op <= GE) {
+    switch (op) {
+    case EQ:
+      r = compare_lanes<T, EQ>(a, b, m);
+      break;
+    case NE:
+      r = compare_lanes<T, NE>(a, b, m);
+      break;
+    case LT:
+      r = compare_lanes<T, LT>(a, b, m);
+      break;
+    case LE:
+      r = compare_lanes<T, LE>(a, b, m);
+      break;
+    case GT:
+      r = compare_lanes<T, GT>(a, b, m);
+      break;
+    default:
+      r = compare_lanes<T, GE>(a, b, m);
+      break;
+    }
+  } else
+    for_lanes(m, [&](uint32_t l) {
+      T va = as<T>(a[l]), vb = as<T>(b[l]);
+      if constexpr (std::is_floating_point_v<T>)
+        if (in.flags & 1) {
+          if (std::fpclassify(va) == FP_SUBNORMAL)
+            va = std::copysign(T(0), va);
+          if (std::fpclassify(vb) == FP_SUBNORMAL)
+            vb = std::copysign(T(0), vb);
+        }
+      r |= uint32_t(compare<T>(op, va, vb)) << l;
+    });
   uint32_t cp = in.a[4] != kNone ? x.p[in.a[4]] : 0;
   uint32_t p = combine(boolop, r, cp);
   x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (p & m);

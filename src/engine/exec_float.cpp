@@ -111,24 +111,29 @@ struct FDiv {
 };
 // With hardware FMA the fused multiply-add is one instruction instead of a
 // libm call; chosen at compile time when the host supports it.
-struct FFmaHw {
-  __attribute__((target("fma"))) float operator()(float a, float b,
-                                                  float c) const {
-    return __builtin_fmaf(a, b, c);
-  }
-  __attribute__((target("fma"))) double operator()(double a, double b,
-                                                   double c) const {
-    return __builtin_fma(a, b, c);
-  }
-};
+template <class T>
+__attribute__((target("fma"))) inline uint64_t fma_one(uint64_t va, uint64_t vb,
+                                                       uint64_t vc) {
+  if constexpr (std::is_same_v<T, float>)
+    return bits(__builtin_fmaf(as<float>(va), as<float>(vb), as<float>(vc)));
+  else
+    return bits(__builtin_fma(as<double>(va), as<double>(vb), as<double>(vc)));
+}
+// Written out (not through for_lanes) so that the FMA inlines.
 template <class T>
 __attribute__((target("fma"))) void fma_hw(Exec &x, const Inst &in,
                                            uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
-  for_lanes(m, [&](uint32_t l) {
-    d[l] = bits(FFmaHw{}(as<T>(a[l]), as<T>(b[l]), as<T>(c[l])));
-  });
+  if (m == kFullMask) {
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      d[l] = fma_one<T>(a[l], b[l], c[l]);
+  } else {
+    for (uint32_t r = m; r != 0; r &= r - 1) {
+      uint32_t l = uint32_t(std::countr_zero(r));
+      d[l] = fma_one<T>(a[l], b[l], c[l]);
+    }
+  }
 }
 bool host_has_fma() {
   static const bool has = __builtin_cpu_supports("fma");

@@ -103,6 +103,7 @@ private:
   uint64_t since_admit = 0;
   uint64_t local_quanta = 0;
   uint64_t pending_steps = 0, pending_tsteps = 0;
+  bool exhausted = false; // no units left to admit
 
   bool admit();
   void init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
@@ -179,9 +180,13 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
 }
 
 bool Worker::admit() {
-  uint64_t u = S.next_unit.fetch_add(1);
-  if (u >= S.nunits)
+  if (exhausted)
     return false;
+  uint64_t u = S.next_unit.fetch_add(1);
+  if (u >= S.nunits) {
+    exhausted = true;
+    return false;
+  }
   const Launch &L = S.L;
   Dim3 ncl{L.grid.x / L.cluster.x, L.grid.y / L.cluster.y,
            L.grid.z / L.cluster.z};
