@@ -1,0 +1,206 @@
+// The bcusim engine: runs nvcc-generated PTX on the CPU with a SIMT execution
+// model (grid > cluster > CTA > warp > lane). See docs/engine.md for the
+// execution model and docs/api.md for this API.
+//
+//   DiagnosticSink sink;
+//   auto module = engine::Module::load_file("k.ptx", sink);   // parse+compile
+//   engine::Device dev;
+//   auto x = dev.alloc(n * 4);
+//   dev.write(x, host.data(), n * 4);
+//   engine::LaunchConfig cfg;  cfg.grid = {4}; cfg.block = {256};
+//   auto report = dev.launch(*module, "kern", cfg,
+//                            {engine::KernelArg::u32(n),
+//                            engine::KernelArg::ptr(x)});
+//   if (!report.ok()) std::cerr << report.diagnostics_text();
+//   dev.read(x, host.data(), n * 4);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bcusim/support/diagnostics.h"
+
+namespace bcusim::ptx {
+struct Module;
+}
+
+namespace bcusim::engine {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+  bool operator==(const Dim3 &) const = default;
+};
+
+// Scalar element types of kernel arguments and buffers (the CLI's TYPE).
+enum class ScalarType : uint8_t {
+  U8,
+  U16,
+  U32,
+  U64,
+  S8,
+  S16,
+  S32,
+  S64,
+  F32,
+  F64
+};
+uint32_t size_of(ScalarType t);
+bool is_float(ScalarType t);
+bool is_signed(ScalarType t);
+std::string_view name_of(ScalarType t);
+std::optional<ScalarType> parse_scalar_type(std::string_view name);
+
+// A device address (bcusim's 64-bit global address space; not a host pointer).
+using DevicePtr = uint64_t;
+
+// One kernel argument: raw little-endian bytes copied into the kernel's
+// parameter slot. `is_pointer` marks 64-bit device addresses.
+struct KernelArg {
+  std::vector<uint8_t> bytes;
+  bool is_float = false;
+  bool is_signed = false;
+  bool is_pointer = false;
+
+  static KernelArg u8(uint8_t v);
+  static KernelArg u16(uint16_t v);
+  static KernelArg u32(uint32_t v);
+  static KernelArg u64(uint64_t v);
+  static KernelArg s32(int32_t v);
+  static KernelArg s64(int64_t v);
+  static KernelArg f32(float v);
+  static KernelArg f64(double v);
+  static KernelArg ptr(DevicePtr p);
+  static KernelArg raw(const void *data, size_t size);
+};
+
+// Scheduling policy (docs/engine.md, "Schedule").
+struct Schedule {
+  enum class Kind : uint8_t { RoundRobin, Random } kind = Kind::RoundRobin;
+  uint64_t seed = 0;
+  // Parses "rr" / "round-robin" / "random:SEED"; nullopt on bad input.
+  static std::optional<Schedule> parse(std::string_view text);
+};
+
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  Dim3 cluster{0, 0, 0};     // {0,0,0}: no cluster unless the kernel asks
+  uint32_t shared_bytes = 0; // dynamic (extern) shared memory per CTA
+  uint64_t max_steps = 0;    // warp-instructions over the launch; 0 = none
+  double time_limit_s = 60;  // wall clock; <= 0 = none
+  Schedule schedule;
+  // Host threads running independent CTAs (docs/engine.md "Host threads").
+  // 1 (default): fully deterministic. N > 1 runs units (clusters / CTAs)
+  // in parallel: race-free kernels give identical results, but which fault
+  // is reported first and the interleaving of racy kernels may vary.
+  // 0 = the hardware's concurrency. A random schedule always uses one.
+  unsigned host_threads = 1;
+};
+
+enum class RunStatus : uint8_t {
+  Ok,
+  BadLaunch, // configuration or arguments do not fit the kernel
+  Fault,     // invalid memory access, or an unsupported operation at run time
+  Trap,      // the kernel executed trap
+  Deadlock,  // every remaining warp is blocked
+  StepLimit, // --max-steps reached
+  TimeLimit, // wall-clock limit reached
+};
+std::string_view name_of(RunStatus s);
+
+struct RunReport {
+  RunStatus status = RunStatus::Ok;
+  std::vector<Diagnostic> diagnostics; // the reasons the run failed
+  std::string printf_output;           // device printf, CTA order
+  uint64_t warp_steps = 0;             // warp-instructions executed
+  uint64_t thread_steps = 0;           // thread-instructions (active lanes)
+  double seconds = 0;
+
+  bool ok() const { return status == RunStatus::Ok; }
+  std::string diagnostics_text() const;
+};
+
+namespace detail {
+struct Program;
+class GlobalMemory;
+} // namespace detail
+
+// A parsed and compiled PTX module. Compilation checks every instruction
+// (unsupported ones are reported with their location) before anything runs.
+// Module-scope .global/.const variables live in the module (like a CUmodule)
+// at fixed device addresses; kernels may modify .global variables.
+class Module {
+public:
+  static std::unique_ptr<Module> load_file(const std::string &path,
+                                           DiagnosticSink &sink);
+  static std::unique_ptr<Module> load_string(const std::string &name,
+                                             const std::string &text,
+                                             DiagnosticSink &sink);
+  // Compiles an already-parsed module (keeps a copy of it).
+  static std::unique_ptr<Module> compile(ptx::Module ast, DiagnosticSink &sink);
+  ~Module();
+
+  std::vector<std::string> kernel_names() const;
+  // Parameter sizes (bytes) of a kernel, in order; nullopt when no such kernel.
+  std::optional<std::vector<uint32_t>>
+  kernel_param_sizes(const std::string &kernel) const;
+  const ptx::Module &ast() const;
+  detail::Program &program() const { return *program_; }
+
+private:
+  Module();
+  std::unique_ptr<ptx::Module> ast_;
+  std::unique_ptr<detail::Program> program_;
+};
+
+// Device memory and launches. Not thread-safe across concurrent calls.
+class Device {
+public:
+  Device();
+  ~Device();
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  // Allocates zero-filled device memory (256-byte aligned, with guard gaps
+  // between allocations so that overruns fault).
+  DevicePtr alloc(uint64_t bytes);
+  bool free(DevicePtr p);
+  // Host <-> device copies; false when the range is not inside one allocation.
+  bool write(DevicePtr dst, const void *src, uint64_t bytes);
+  bool read(DevicePtr src, void *dst, uint64_t bytes) const;
+
+  // Runs `kernel` to completion (or until a fault, deadlock or limit).
+  RunReport launch(const Module &module, const std::string &kernel,
+                   const LaunchConfig &config,
+                   const std::vector<KernelArg> &args);
+
+  detail::GlobalMemory &memory() { return *memory_; }
+
+private:
+  std::unique_ptr<detail::GlobalMemory> memory_;
+};
+
+// Generators for buffer initialisers shared by the CLI and tests
+// (docs/engine.md "Buffer initialisers"): splitmix64 stream from `seed`.
+struct SplitMix64 {
+  uint64_t state;
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+// Element `i` of `rand:SEED` for type t, as little-endian bytes in `out`
+// (size_of(t) bytes): integers use the low bits of one splitmix64 output
+// (the type's full range); f32 = (x >> 40) * 2^-24 and f64 = (x >> 11) *
+// 2^-53, uniform in [0, 1).
+void random_element(ScalarType t, SplitMix64 &rng, uint8_t *out);
+
+} // namespace bcusim::engine

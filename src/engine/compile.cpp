@@ -1,0 +1,821 @@
+// Module compilation: lays out registers, module variables, shared memory,
+// per-thread frames and kernel parameters, then compiles every instruction
+// through its family (docs/engine.md "Compilation").
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <fmt/format.h>
+#include <functional>
+#include <mutex>
+#include <set>
+
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) {
+  if (a <= 1)
+    return v;
+  return (v + a - 1) / a * a;
+}
+
+uint32_t type_bytes(const std::string &t) {
+  auto ty = parse_type(t);
+  if (!ty)
+    return 1;
+  return std::max<uint32_t>(1, ty->bytes());
+}
+
+// Writes a variable's initializer into `image` at `off` (element by
+// element; symbol references are resolved by `resolve`).
+void write_init(
+    const ptx::VarDecl &v, std::vector<uint8_t> &image, uint64_t off,
+    const std::function<uint64_t(const ptx::VarDecl::Init &)> &resolve) {
+  uint32_t esz = type_bytes(v.type);
+  auto ty = parse_type(v.type);
+  uint64_t pos = off;
+  for (const auto &init : v.init) {
+    uint64_t b = init.bits;
+    if (init.kind == ptx::VarDecl::Init::Kind::Symbol)
+      b = resolve(init);
+    else if (init.kind == ptx::VarDecl::Init::Kind::Float && ty &&
+             ty->code == Ty::F32) {
+      // floats arrive as f64 bits unless they were written as 0f literals
+      if (b >> 32)
+        b = std::bit_cast<uint32_t>(
+            static_cast<float>(std::bit_cast<double>(b)));
+    }
+    if (pos + esz > image.size())
+      break;
+    std::memcpy(image.data() + pos, &b, esz);
+    pos += esz;
+  }
+}
+
+std::atomic<uint64_t> next_module_segment{0};
+
+} // namespace
+
+// ---- types and modifiers ---------------------------------------------------
+uint32_t Ty::bits() const {
+  switch (code) {
+  case B8:
+  case U8:
+  case S8:
+    return 8;
+  case B16:
+  case U16:
+  case S16:
+  case F16:
+  case BF16:
+    return 16;
+  case B32:
+  case U32:
+  case S32:
+  case F32:
+  case F16X2:
+  case BF16X2:
+  case TF32:
+    return 32;
+  case B64:
+  case U64:
+  case S64:
+  case F64:
+    return 64;
+  case B128:
+    return 128;
+  case PRED:
+    return 1;
+  }
+  return 32;
+}
+
+std::optional<Ty> parse_type(std::string_view n) {
+  static const std::pair<std::string_view, Ty::Code> table[] = {
+      {"b8", Ty::B8},     {"b16", Ty::B16},       {"b32", Ty::B32},
+      {"b64", Ty::B64},   {"b128", Ty::B128},     {"u8", Ty::U8},
+      {"u16", Ty::U16},   {"u32", Ty::U32},       {"u64", Ty::U64},
+      {"s8", Ty::S8},     {"s16", Ty::S16},       {"s32", Ty::S32},
+      {"s64", Ty::S64},   {"f16", Ty::F16},       {"f16x2", Ty::F16X2},
+      {"bf16", Ty::BF16}, {"bf16x2", Ty::BF16X2}, {"f32", Ty::F32},
+      {"f64", Ty::F64},   {"tf32", Ty::TF32},     {"pred", Ty::PRED}};
+  for (auto &[name, code] : table)
+    if (n == name)
+      return Ty{code};
+  return std::nullopt;
+}
+
+bool Mods::take(std::string_view m) {
+  for (size_t i = 0; i < mods_.size(); ++i)
+    if (!used_[i] && mods_[i] == m) {
+      used_[i] = true;
+      return true;
+    }
+  return false;
+}
+
+std::string Mods::take_any(std::initializer_list<std::string_view> options) {
+  for (size_t i = 0; i < mods_.size(); ++i) {
+    if (used_[i])
+      continue;
+    for (auto o : options)
+      if (mods_[i] == o) {
+        used_[i] = true;
+        return mods_[i];
+      }
+  }
+  return "";
+}
+
+std::optional<Ty> Mods::take_type() {
+  for (size_t i = 0; i < mods_.size(); ++i) {
+    if (used_[i])
+      continue;
+    if (auto t = parse_type(mods_[i])) {
+      used_[i] = true;
+      return t;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Mods::rest() const {
+  std::vector<std::string> r;
+  for (size_t i = 0; i < mods_.size(); ++i)
+    if (!used_[i])
+      r.push_back(mods_[i]);
+  return r;
+}
+
+// ---- compiler helpers ------------------------------------------------------
+std::string Compiler::text_of(const ptx::Instruction &in) const {
+  std::string s = in.opcode;
+  for (auto &m : in.modifiers)
+    s += "." + m;
+  return s;
+}
+
+Inst &Compiler::emit(ExecFn f, Kind k) {
+  Inst i;
+  i.fn = f;
+  i.kind = k;
+  if (cur && cur->guard) {
+    if (!fn().reg_is_pred[cur->guard->reg]) {
+      error(cur->guard->loc, "the guard must be a predicate register");
+      i.guard = const_pred(true);
+    } else {
+      i.guard = fn().reg_slot[cur->guard->reg];
+    }
+    i.guard_neg = cur->guard->negated ? 1 : 0;
+  }
+  prog.code.push_back(i);
+  prog.locs.push_back(cur ? cur->loc : SourceLoc{});
+  prog.code_func.push_back(fidx);
+  prog.code_text.push_back(cur ? text_of(*cur) : std::string());
+  return prog.code.back();
+}
+
+void Compiler::error(SourceLoc loc, std::string message) {
+  failed = true;
+  sink.error(loc, std::move(message));
+}
+
+void Compiler::unsupported(const std::string &what) {
+  error(cur->loc, fmt::format("unsupported {} in '{}'", what, text_of(*cur)));
+}
+
+bool Compiler::finish(const Mods &m) {
+  auto rest = m.rest();
+  if (rest.empty())
+    return true;
+  std::string list;
+  for (auto &r : rest)
+    list += (list.empty() ? "." : ", .") + r;
+  error(cur->loc, fmt::format("unsupported modifier{} {} in '{}'",
+                              rest.size() > 1 ? "s" : "", list, text_of(*cur)));
+  return false;
+}
+
+bool Compiler::expect_operands(size_t n) {
+  if (cur->operands.size() == n)
+    return true;
+  error(cur->loc,
+        fmt::format("'{}' expects {} operand{}, got {}", text_of(*cur), n,
+                    n == 1 ? "" : "s", cur->operands.size()));
+  return false;
+}
+
+uint32_t Compiler::const_slot(uint64_t value) {
+  auto it = const_slot_of.find(value);
+  if (it != const_slot_of.end())
+    return it->second;
+  uint32_t s = prog.nslots++;
+  prog.const_slots.push_back({s, value});
+  const_slot_of[value] = s;
+  return s;
+}
+
+uint32_t Compiler::const_pred(bool value) {
+  uint32_t &p = const_pred_of[value ? 1 : 0];
+  if (p == kNone) {
+    p = prog.npreds++;
+    prog.const_preds.push_back({p, value ? kFullMask : 0u});
+  }
+  return p;
+}
+
+uint32_t Compiler::scratch_slot() {
+  if (scratch_used == scratch_slots.size())
+    scratch_slots.push_back(prog.nslots++);
+  return scratch_slots[scratch_used++];
+}
+
+uint32_t Compiler::scratch_pred() {
+  if (scratch_pred_used == scratch_preds.size())
+    scratch_preds.push_back(prog.npreds++);
+  return scratch_preds[scratch_pred_used++];
+}
+
+bool Compiler::is_pred_operand(const ptx::Operand &o) const {
+  return o.kind == ptx::Operand::Kind::Reg &&
+         prog.funcs[fidx].reg_is_pred[o.reg];
+}
+
+const Sym *Compiler::lookup(const std::string &name) const {
+  auto it = fsyms.find(name);
+  if (it != fsyms.end())
+    return &it->second;
+  it = gsyms.find(name);
+  if (it != gsyms.end())
+    return &it->second;
+  return nullptr;
+}
+
+uint64_t Compiler::symbol_value(const Sym &s, bool generic) const {
+  switch (s.where) {
+  case Sym::Where::Global:
+    return s.addr;
+  case Sym::Where::Shared:
+    return generic ? kSharedWindow + s.addr : s.addr;
+  case Sym::Where::Local:
+    return generic ? kLocalWindow + s.addr : s.addr;
+  case Sym::Where::KParam:
+    return generic ? kParamWindow + s.addr : s.addr;
+  case Sym::Where::Const:
+    return generic ? kConstWindow + s.addr : s.addr;
+  case Sym::Where::Func:
+    return s.func;
+  }
+  return 0;
+}
+
+uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
+  using K = ptx::Operand::Kind;
+  switch (o.kind) {
+  case K::Reg:
+    if (fn().reg_is_pred[o.reg]) {
+      error(o.loc, "a predicate register cannot be used as a value here");
+      return const_slot(0);
+    }
+    return fn().reg_slot[o.reg];
+  case K::Imm: {
+    uint64_t v = static_cast<uint64_t>(o.ival);
+    if (t.code == Ty::F32)
+      v = bits(static_cast<float>(o.ival));
+    else if (t.code == Ty::F64)
+      v = bits(static_cast<double>(o.ival));
+    return const_slot(v);
+  }
+  case K::FImm: {
+    uint64_t v = static_cast<uint64_t>(o.ival);
+    if (o.is_f32) {
+      float f = std::bit_cast<float>(static_cast<uint32_t>(v));
+      if (t.code == Ty::F64)
+        v = bits(static_cast<double>(f));
+      else
+        v &= 0xffffffffu;
+    } else {
+      double d = std::bit_cast<double>(v);
+      if (t.code == Ty::F32)
+        v = bits(static_cast<float>(d));
+    }
+    return const_slot(v);
+  }
+  case K::Special: {
+    uint32_t aux = 0;
+    ExecFn f = special_reader(o.name, aux);
+    if (!f) {
+      error(o.loc, fmt::format("unsupported special register {}", o.name));
+      return const_slot(0);
+    }
+    uint32_t s = scratch_slot();
+    Inst &i = emit(f);
+    i.a[0] = s;
+    i.aux = aux;
+    return s;
+  }
+  case K::Symbol: {
+    const Sym *sym = lookup(o.name);
+    if (!sym) {
+      error(o.loc, fmt::format("unknown symbol '{}'", o.name));
+      return const_slot(0);
+    }
+    return const_slot(symbol_value(*sym, false));
+  }
+  default:
+    error(o.loc, "expected a register or an immediate value");
+    return const_slot(0);
+  }
+}
+
+uint32_t Compiler::dst(const ptx::Operand &o) {
+  using K = ptx::Operand::Kind;
+  if (o.kind == K::Sink)
+    return scratch_slot();
+  if (o.kind == K::Reg && !fn().reg_is_pred[o.reg])
+    return fn().reg_slot[o.reg];
+  error(o.loc, "expected a (non-predicate) destination register");
+  return scratch_slot();
+}
+
+void exec_not_pred(Exec &x, const Inst &in, uint32_t m) {
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (~x.p[in.a[1]] & m);
+}
+
+uint32_t Compiler::psrc(const ptx::Operand &o) {
+  using K = ptx::Operand::Kind;
+  if (o.kind == K::Imm)
+    return const_pred(o.ival != 0);
+  if (o.kind != K::Reg || !fn().reg_is_pred[o.reg]) {
+    error(o.loc, "expected a predicate operand");
+    return const_pred(false);
+  }
+  uint32_t p = fn().reg_slot[o.reg];
+  if (!o.negated)
+    return p;
+  uint32_t s = scratch_pred();
+  Inst &i = emit(&exec_not_pred);
+  i.guard = kNone; // computed for every lane of the path
+  i.a[0] = s;
+  i.a[1] = p;
+  return s;
+}
+
+uint32_t Compiler::pdst(const ptx::Operand &o) {
+  using K = ptx::Operand::Kind;
+  if (o.kind == K::Sink)
+    return scratch_pred();
+  if (o.kind == K::Reg && fn().reg_is_pred[o.reg])
+    return fn().reg_slot[o.reg];
+  error(o.loc, "expected a predicate destination");
+  return scratch_pred();
+}
+
+bool Compiler::address(const ptx::Operand &o, MemSpace space, Addr &out) {
+  using K = ptx::Operand::Kind;
+  if (o.kind != K::Address) {
+    error(o.loc, "expected an address operand [...]");
+    return false;
+  }
+  // A .param access in a .func reads the thread's frame (docs/engine.md).
+  if (space == MemSpace::KParam && !fn().is_entry)
+    space = MemSpace::Local;
+  out.space = space;
+  out.off = o.ival;
+  out.base = kNone;
+  if (o.elems.empty())
+    return true;
+  const auto &b = o.elems[0];
+  switch (b.kind) {
+  case K::Reg:
+    out.base = src(b, Ty{Ty::U64});
+    return !failed;
+  case K::Imm:
+    out.off += b.ival;
+    return true;
+  case K::Special:
+    out.base = src(b, Ty{Ty::U64});
+    return !failed;
+  case K::Symbol: {
+    const Sym *s = lookup(b.name);
+    if (!s) {
+      error(b.loc, fmt::format("unknown symbol '{}'", b.name));
+      return false;
+    }
+    if (space == MemSpace::Generic) {
+      out.off += static_cast<int64_t>(symbol_value(*s, true));
+      return true;
+    }
+    using W = Sym::Where;
+    bool ok = false;
+    switch (space) {
+    case MemSpace::Global:
+      ok = s->where == W::Global;
+      break;
+    case MemSpace::Shared:
+      ok = s->where == W::Shared;
+      break;
+    case MemSpace::Local:
+      ok = s->where == W::Local;
+      break;
+    case MemSpace::Const:
+      ok = s->where == W::Const;
+      break;
+    case MemSpace::KParam:
+      ok = s->where == W::KParam || s->where == W::Local;
+      if (s->where == W::Local)
+        out.space = MemSpace::Local;
+      break;
+    case MemSpace::Generic:
+      break;
+    }
+    if (!ok) {
+      error(b.loc, fmt::format("symbol '{}' is not in the .{} state space",
+                               b.name, name_of(space)));
+      return false;
+    }
+    out.off += static_cast<int64_t>(s->addr);
+    return true;
+  }
+  default:
+    error(b.loc, "unsupported address base");
+    return false;
+  }
+}
+
+std::string_view name_of(MemSpace s) {
+  switch (s) {
+  case MemSpace::Global:
+    return "global";
+  case MemSpace::Shared:
+    return "shared";
+  case MemSpace::Local:
+    return "local";
+  case MemSpace::KParam:
+    return "param";
+  case MemSpace::Const:
+    return "const";
+  case MemSpace::Generic:
+    return "generic";
+  }
+  return "?";
+}
+
+// ---- module layout and compilation ----------------------------------------
+namespace {
+
+bool build_program(const ptx::Module &mod, Program &prog,
+                   DiagnosticSink &sink) {
+  prog.source = mod.source;
+  Compiler c(prog, mod, sink);
+  prog.global_base =
+      kModuleGlobalBase + next_module_segment.fetch_add(1) * (1ull << 36);
+
+  // Module-scope variables.
+  uint64_t shared_top = 0;
+  uint32_t dyn_align = 16;
+  std::vector<std::pair<const ptx::VarDecl *, uint64_t>> inits;
+  auto place_shared = [&](const ptx::VarDecl &v, uint64_t size,
+                          uint64_t align) -> uint64_t {
+    if (v.is_extern) {
+      dyn_align = std::max<uint32_t>(dyn_align, static_cast<uint32_t>(align));
+      return kNone; // patched once the static size is known
+    }
+    shared_top = align_up(shared_top, align);
+    uint64_t off = shared_top;
+    shared_top += size;
+    return off;
+  };
+  std::vector<Sym *> extern_shared;
+  std::vector<std::map<std::string, Sym>> func_syms(mod.functions.size());
+
+  uint64_t frame_top = 0;
+  for (const auto &v : mod.globals) {
+    uint64_t esz = type_bytes(v.type);
+    uint64_t size = esz * v.element_count();
+    uint64_t align = v.align ? v.align : esz;
+    Sym s;
+    switch (v.space) {
+    case ptx::Space::Global: {
+      uint64_t off =
+          align_up(prog.global_image.size(), std::max<uint64_t>(align, 16));
+      prog.global_image.resize(off + size + 256, 0); // 256-byte guard gap
+      s.where = Sym::Where::Global;
+      s.addr = prog.global_base + off;
+      prog.global_vars.push_back({v.name, s.addr, size, off});
+      inits.push_back({&v, off});
+      break;
+    }
+    case ptx::Space::Const: {
+      uint64_t off = align_up(prog.const_image.size(), align);
+      prog.const_image.resize(off + size, 0);
+      s.where = Sym::Where::Const;
+      s.addr = off;
+      inits.push_back({&v, off | (1ull << 63)});
+      break;
+    }
+    case ptx::Space::Shared:
+      s.where = Sym::Where::Shared;
+      s.addr = place_shared(v, size, align);
+      break;
+    case ptx::Space::Local:
+      frame_top = align_up(frame_top, align);
+      s.where = Sym::Where::Local;
+      s.addr = frame_top;
+      frame_top += size;
+      break;
+    default:
+      c.error(v.loc, "unsupported module-scope variable state space");
+      continue;
+    }
+    s.size = size;
+    c.gsyms[v.name] = s;
+  }
+
+  // Functions: registers, frames, parameters.
+  for (size_t f = 0; f < mod.functions.size(); ++f) {
+    const auto &fa = mod.functions[f];
+    FuncInfo fi;
+    fi.name = fa.name;
+    fi.ast = &fa;
+    fi.is_entry = fa.is_entry;
+    fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
+    fi.reg_slot.resize(fa.regs.size());
+    fi.reg_is_pred.resize(fa.regs.size());
+    for (size_t r = 0; r < fa.regs.size(); ++r) {
+      bool pred = fa.regs[r].type == "pred";
+      fi.reg_is_pred[r] = pred;
+      fi.reg_slot[r] = pred ? prog.npreds++ : prog.nslots++;
+    }
+    auto &syms = func_syms[f];
+    auto param_size = [&](const ptx::Param &p) -> uint64_t {
+      uint64_t esz = type_bytes(p.type);
+      return p.array_size ? esz * p.array_size : esz;
+    };
+    if (fa.is_entry) {
+      uint64_t top = 0;
+      for (const auto &p : fa.params) {
+        uint64_t size = param_size(p);
+        uint64_t align = p.align ? p.align : type_bytes(p.type);
+        top = align_up(top, align);
+        syms[p.name] = Sym{Sym::Where::KParam, top, size, 0};
+        fi.param_off.push_back(static_cast<uint32_t>(top));
+        fi.param_size.push_back(static_cast<uint32_t>(size));
+        top += size;
+      }
+      fi.kparam_bytes = static_cast<uint32_t>(top);
+    } else {
+      auto place = [&](const ptx::Param &p, std::vector<uint32_t> &offs,
+                       std::vector<uint32_t> &sizes) {
+        uint64_t size = param_size(p);
+        uint64_t align =
+            std::max<uint64_t>(p.align ? p.align : type_bytes(p.type), 8);
+        frame_top = align_up(frame_top, align);
+        syms[p.name] = Sym{Sym::Where::Local, frame_top, size, 0};
+        offs.push_back(static_cast<uint32_t>(frame_top));
+        sizes.push_back(static_cast<uint32_t>(size));
+        frame_top += size;
+      };
+      for (const auto &p : fa.params)
+        place(p, fi.param_off, fi.param_size);
+      for (const auto &p : fa.returns)
+        place(p, fi.ret_off, fi.ret_size);
+    }
+    // Function-scope variables. Call-sequence .param variables with the
+    // same name (one per `callseq` scope) share one slot of the largest size.
+    std::map<std::string, uint64_t> param_vars;
+    for (const auto &v : fa.locals)
+      if (v.space == ptx::Space::Param) {
+        uint64_t size =
+            type_bytes(v.type) * std::max<uint64_t>(1, v.element_count());
+        param_vars[v.name] = std::max(param_vars[v.name], size);
+      }
+    for (auto &[name, size] : param_vars) {
+      frame_top = align_up(frame_top, 16);
+      syms[name] = Sym{Sym::Where::Local, frame_top, size, 0};
+      frame_top += size;
+    }
+    for (const auto &v : fa.locals) {
+      uint64_t esz = type_bytes(v.type);
+      uint64_t size = esz * v.element_count();
+      uint64_t align = v.align ? v.align : esz;
+      switch (v.space) {
+      case ptx::Space::Param:
+        break;
+      case ptx::Space::Local:
+        frame_top = align_up(frame_top, align);
+        syms[v.name] = Sym{Sym::Where::Local, frame_top, size, 0};
+        frame_top += size;
+        break;
+      case ptx::Space::Shared:
+        syms[v.name] =
+            Sym{Sym::Where::Shared, place_shared(v, size, align), size, 0};
+        break;
+      default:
+        c.error(v.loc, "unsupported function-scope variable state space");
+      }
+    }
+    prog.funcs.push_back(std::move(fi));
+    Sym fs;
+    fs.where = Sym::Where::Func;
+    fs.func = static_cast<uint32_t>(f);
+    if (!c.gsyms.count(fa.name) || fa.is_extern == false)
+      c.gsyms[fa.name] = fs;
+  }
+  // Extern (dynamic) shared memory starts after all static shared memory.
+  prog.static_shared = static_cast<uint32_t>(shared_top);
+  prog.dyn_shared_off = static_cast<uint32_t>(align_up(shared_top, dyn_align));
+  auto patch_extern = [&](std::map<std::string, Sym> &m) {
+    for (auto &[n, s] : m)
+      if (s.where == Sym::Where::Shared && s.addr == kNone)
+        s.addr = prog.dyn_shared_off;
+  };
+  patch_extern(c.gsyms);
+  for (auto &m : func_syms)
+    patch_extern(m);
+  prog.frame_bytes = static_cast<uint32_t>(align_up(frame_top, 16));
+
+  // Initializers (may refer to other symbols' addresses).
+  for (auto &[v, off] : inits) {
+    bool is_const = off >> 63;
+    uint64_t o = off & ~(1ull << 63);
+    auto resolve = [&](const ptx::VarDecl::Init &init) -> uint64_t {
+      const Sym *s = c.lookup(init.symbol);
+      if (!s) {
+        c.error(v->loc,
+                fmt::format("unknown symbol '{}' in initializer", init.symbol));
+        return 0;
+      }
+      return c.symbol_value(*s, init.generic) + init.bits;
+    };
+    write_init(*v, is_const ? prog.const_image : prog.global_image, o, resolve);
+  }
+
+  // Instructions.
+  using FamilyFn = bool (*)(Compiler &, const ptx::Instruction &);
+  static const FamilyFn families[] = {
+      compile_integer, compile_float,   compile_compare,
+      compile_convert, compile_memory,  compile_control,
+      compile_warp,    compile_special, compile_sync};
+  std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
+  for (size_t f = 0; f < mod.functions.size(); ++f) {
+    const auto &fa = mod.functions[f];
+    if (fa.is_extern)
+      continue;
+    c.fidx = static_cast<uint32_t>(f);
+    c.fsyms = func_syms[f];
+    c.branch_fixups.clear();
+    auto &fi = prog.funcs[f];
+    fi.entry_pc = static_cast<uint32_t>(prog.code.size());
+    auto &bpc = body_pc[f];
+    bpc.resize(fa.body.size() + 1);
+    for (size_t b = 0; b < fa.body.size(); ++b) {
+      bpc[b] = static_cast<uint32_t>(prog.code.size());
+      const auto &in = fa.body[b];
+      c.cur = &in;
+      c.scratch_used = 0;
+      c.scratch_pred_used = 0;
+      bool handled = false;
+      for (auto fam : families)
+        if (fam(c, in)) {
+          handled = true;
+          break;
+        }
+      if (!handled)
+        c.error(in.loc,
+                fmt::format("unsupported instruction '{}'", c.text_of(in)));
+    }
+    bpc[fa.body.size()] = static_cast<uint32_t>(prog.code.size());
+    // Falling off the end of a function returns (kernels: exit).
+    c.cur = nullptr;
+    Inst &end = c.emit(nullptr, fa.is_entry ? Kind::Exit : Kind::Ret);
+    (void)end;
+    prog.locs.back() = fa.loc;
+    prog.code_text.back() = "(end of function)";
+    for (auto [pc, idx] : c.branch_fixups) {
+      if (idx > fa.body.size()) {
+        c.error(prog.locs[pc], "branch target out of range");
+        continue;
+      }
+      prog.code[pc].target = bpc[idx];
+    }
+    fi.end_pc = static_cast<uint32_t>(prog.code.size());
+    fi.compiled = true;
+  }
+  // Call targets, and no recursion (frames are static, docs/engine.md).
+  std::vector<std::set<uint32_t>> callees(mod.functions.size());
+  for (auto pc : c.call_fixups) {
+    auto &site = prog.calls[prog.code[pc].aux];
+    const auto &callee = prog.funcs[site.callee];
+    if (!callee.compiled && !callee.is_vprintf) {
+      c.error(prog.locs[pc],
+              fmt::format("unsupported call to external function '{}'",
+                          callee.name));
+      continue;
+    }
+    prog.code[pc].target = callee.entry_pc;
+    callees[prog.code_func[pc]].insert(site.callee);
+  }
+  std::vector<int> color(mod.functions.size(), 0);
+  std::function<bool(uint32_t)> cyclic = [&](uint32_t f) {
+    color[f] = 1;
+    for (auto g : callees[f]) {
+      if (color[g] == 1 || (color[g] == 0 && cyclic(g)))
+        return true;
+    }
+    color[f] = 2;
+    return false;
+  };
+  for (uint32_t f = 0; f < mod.functions.size(); ++f)
+    if (color[f] == 0 && cyclic(f)) {
+      c.error(mod.functions[f].loc,
+              fmt::format("unsupported recursion through function '{}'",
+                          mod.functions[f].name));
+      break;
+    }
+  if (prog.cc_pred != kNone)
+    (void)0;
+  return !c.failed && !sink.has_errors();
+}
+
+} // namespace
+
+} // namespace bcusim::engine::detail
+
+namespace bcusim::engine {
+
+namespace {
+// Diagnostics point into their SourceFile; when loading fails no Module
+// keeps it alive, so the failed sources are retained for the process
+// lifetime (a few kilobytes per failed load).
+void retain(std::shared_ptr<const SourceFile> src) {
+  static std::mutex mu;
+  static std::vector<std::shared_ptr<const SourceFile>> kept;
+  std::lock_guard<std::mutex> g(mu);
+  kept.push_back(std::move(src));
+}
+} // namespace
+
+Module::Module() = default;
+Module::~Module() = default;
+
+std::unique_ptr<Module> Module::compile(ptx::Module ast, DiagnosticSink &sink) {
+  std::unique_ptr<Module> m(new Module());
+  m->ast_ = std::make_unique<ptx::Module>(std::move(ast));
+  m->program_ = std::make_unique<detail::Program>();
+  if (!detail::build_program(*m->ast_, *m->program_, sink)) {
+    retain(m->ast_->source);
+    return nullptr;
+  }
+  return m;
+}
+
+std::unique_ptr<Module> Module::load_string(const std::string &name,
+                                            const std::string &text,
+                                            DiagnosticSink &sink) {
+  auto src = SourceFile::from_string(name, text);
+  auto ast = ptx::parse(src, sink);
+  if (!ast) {
+    retain(src);
+    return nullptr;
+  }
+  return compile(std::move(*ast), sink);
+}
+
+std::unique_ptr<Module> Module::load_file(const std::string &path,
+                                          DiagnosticSink &sink) {
+  std::string err;
+  auto src = SourceFile::read(path, err);
+  if (!src) {
+    sink.error(SourceLoc{}, err.empty() ? "cannot read " + path : err);
+    return nullptr;
+  }
+  auto ast = ptx::parse(src, sink);
+  if (!ast) {
+    retain(src);
+    return nullptr;
+  }
+  return compile(std::move(*ast), sink);
+}
+
+std::vector<std::string> Module::kernel_names() const {
+  std::vector<std::string> r;
+  for (const auto &f : ast_->functions)
+    if (f.is_entry)
+      r.push_back(f.name);
+  return r;
+}
+
+std::optional<std::vector<uint32_t>>
+Module::kernel_param_sizes(const std::string &kernel) const {
+  for (const auto &f : program_->funcs)
+    if (f.is_entry && f.name == kernel)
+      return f.param_size;
+  return std::nullopt;
+}
+
+const ptx::Module &Module::ast() const { return *ast_; }
+
+} // namespace bcusim::engine

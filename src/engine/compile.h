@@ -1,0 +1,158 @@
+// Compilation of PTX AST instructions into `Inst`s (internal). compile.cpp
+// lays out registers, memory and frames and dispatches each instruction to
+// its family (one file per family: exec_integer.cpp, exec_float.cpp, ...),
+// which selects the handler for the (operation, type, modifiers)
+// combination or reports it as unsupported, with its location.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "program.h"
+
+namespace bcusim::engine::detail {
+
+// A PTX scalar type.
+struct Ty {
+  enum Code : uint8_t {
+    B8,
+    B16,
+    B32,
+    B64,
+    B128,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    F16X2,
+    BF16,
+    BF16X2,
+    F32,
+    F64,
+    TF32,
+    PRED,
+  } code = B32;
+  uint32_t bits() const;
+  uint32_t bytes() const { return bits() / 8; }
+  bool is_float() const {
+    return code == F16 || code == F16X2 || code == BF16 || code == BF16X2 ||
+           code == F32 || code == F64 || code == TF32;
+  }
+  bool is_signed() const {
+    return code == S8 || code == S16 || code == S32 || code == S64;
+  }
+  bool is_int() const { return !is_float() && code != PRED; }
+  bool operator==(const Ty &) const = default;
+};
+std::optional<Ty> parse_type(std::string_view name);
+
+// The modifiers of one instruction; each family takes those it understands,
+// and whatever is left is reported as unsupported.
+class Mods {
+public:
+  explicit Mods(const std::vector<std::string> &mods) : mods_(mods) {
+    used_.assign(mods_.size(), false);
+  }
+  bool take(std::string_view m);
+  // Takes the first of `options` present; "" when none.
+  std::string take_any(std::initializer_list<std::string_view> options);
+  // Takes the next type modifier (in written order).
+  std::optional<Ty> take_type();
+  std::vector<std::string> rest() const;
+
+private:
+  const std::vector<std::string> &mods_;
+  std::vector<bool> used_;
+};
+
+struct Addr {
+  MemSpace space = MemSpace::Generic;
+  uint32_t base = kNone; // slot; kNone = absolute address (imm)
+  int64_t off = 0;
+};
+
+struct Sym {
+  enum class Where : uint8_t { Global, Shared, Local, KParam, Const, Func };
+  Where where = Where::Global;
+  uint64_t addr = 0; // address in its own space
+  uint64_t size = 0;
+  uint32_t func = 0;
+};
+
+class Compiler {
+public:
+  Compiler(Program &prog, const ptx::Module &mod, DiagnosticSink &sink)
+      : prog(prog), mod(mod), sink(sink) {}
+
+  Program &prog;
+  const ptx::Module &mod;
+  DiagnosticSink &sink;
+  uint32_t fidx = 0;
+  const ptx::Instruction *cur = nullptr;
+  bool failed = false;
+
+  FuncInfo &fn() { return prog.funcs[fidx]; }
+  const ptx::Function &ast() { return *prog.funcs[fidx].ast; }
+
+  // Appends an instruction for `cur` (its guard and location).
+  Inst &emit(ExecFn f, Kind k = Kind::Plain);
+  void error(SourceLoc loc, std::string message);
+  // `unsupported <what>` at the current instruction.
+  void unsupported(const std::string &what);
+  // Reports modifiers nobody took; false when there were any.
+  bool finish(const Mods &m);
+  bool expect_operands(size_t n);
+
+  uint32_t src(const ptx::Operand &o, Ty t);
+  uint32_t dst(const ptx::Operand &o);
+  uint32_t psrc(const ptx::Operand &o);
+  uint32_t pdst(const ptx::Operand &o);
+  bool is_pred_operand(const ptx::Operand &o) const;
+  uint32_t const_slot(uint64_t value);
+  uint32_t const_pred(bool value);
+  uint32_t scratch_slot();
+  uint32_t scratch_pred();
+  bool address(const ptx::Operand &o, MemSpace space, Addr &out);
+  const Sym *lookup(const std::string &name) const;
+  // Address of a symbol in its own state space, or as a generic address.
+  uint64_t symbol_value(const Sym &s, bool generic) const;
+  std::string text_of(const ptx::Instruction &in) const;
+
+  // per-function tables (compile.cpp)
+  std::map<std::string, Sym> fsyms;
+  std::map<std::string, Sym> gsyms;
+  std::map<uint64_t, uint32_t> const_slot_of;
+  uint32_t const_pred_of[2] = {kNone, kNone};
+  std::vector<uint32_t> scratch_slots, scratch_preds;
+  uint32_t scratch_used = 0, scratch_pred_used = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> branch_fixups; // pc, body index
+  std::vector<uint32_t> call_fixups;                        // pcs of calls
+};
+
+// Family entry points: return false when the opcode is not theirs.
+bool compile_integer(Compiler &c, const ptx::Instruction &in);
+bool compile_float(Compiler &c, const ptx::Instruction &in);
+bool compile_compare(Compiler &c, const ptx::Instruction &in);
+bool compile_convert(Compiler &c, const ptx::Instruction &in);
+bool compile_memory(Compiler &c, const ptx::Instruction &in);
+bool compile_control(Compiler &c, const ptx::Instruction &in);
+bool compile_warp(Compiler &c, const ptx::Instruction &in);
+bool compile_special(Compiler &c, const ptx::Instruction &in);
+bool compile_sync(Compiler &c, const ptx::Instruction &in);
+
+// Special registers (exec_special.cpp): the handler that writes one into a
+// slot; nullptr when the name is unknown.
+ExecFn special_reader(const std::string &name, uint32_t &aux);
+
+// Shared helpers for handlers.
+void exec_mov(Exec &x, const Inst &in, uint32_t m);
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,302 @@
+// The public API around the scheduler: scalar types, kernel arguments,
+// device memory, launch validation (docs/api.md).
+#include <cstring>
+#include <fmt/format.h>
+
+#include "run.h"
+
+namespace bcusim::engine {
+
+using namespace detail;
+
+uint32_t size_of(ScalarType t) {
+  switch (t) {
+  case ScalarType::U8:
+  case ScalarType::S8:
+    return 1;
+  case ScalarType::U16:
+  case ScalarType::S16:
+    return 2;
+  case ScalarType::U32:
+  case ScalarType::S32:
+  case ScalarType::F32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+bool is_float(ScalarType t) {
+  return t == ScalarType::F32 || t == ScalarType::F64;
+}
+bool is_signed(ScalarType t) {
+  return t == ScalarType::S8 || t == ScalarType::S16 || t == ScalarType::S32 ||
+         t == ScalarType::S64;
+}
+std::string_view name_of(ScalarType t) {
+  static const char *const names[] = {"u8",  "u16", "u32", "u64", "s8",
+                                      "s16", "s32", "s64", "f32", "f64"};
+  return names[static_cast<int>(t)];
+}
+std::optional<ScalarType> parse_scalar_type(std::string_view n) {
+  for (int i = 0; i <= static_cast<int>(ScalarType::F64); ++i)
+    if (name_of(ScalarType(i)) == n)
+      return ScalarType(i);
+  return std::nullopt;
+}
+
+std::string_view name_of(RunStatus s) {
+  switch (s) {
+  case RunStatus::Ok:
+    return "ok";
+  case RunStatus::BadLaunch:
+    return "bad launch";
+  case RunStatus::Fault:
+    return "fault";
+  case RunStatus::Trap:
+    return "trap";
+  case RunStatus::Deadlock:
+    return "deadlock";
+  case RunStatus::StepLimit:
+    return "step limit";
+  case RunStatus::TimeLimit:
+    return "time limit";
+  }
+  return "?";
+}
+
+std::string RunReport::diagnostics_text() const {
+  std::string s;
+  for (auto &d : diagnostics)
+    s += render(d);
+  return s;
+}
+
+namespace {
+template <class T> KernelArg make_arg(T v, bool f, bool s) {
+  KernelArg a;
+  a.bytes.resize(sizeof(T));
+  std::memcpy(a.bytes.data(), &v, sizeof(T));
+  a.is_float = f;
+  a.is_signed = s;
+  return a;
+}
+} // namespace
+
+KernelArg KernelArg::u8(uint8_t v) { return make_arg(v, false, false); }
+KernelArg KernelArg::u16(uint16_t v) { return make_arg(v, false, false); }
+KernelArg KernelArg::u32(uint32_t v) { return make_arg(v, false, false); }
+KernelArg KernelArg::u64(uint64_t v) { return make_arg(v, false, false); }
+KernelArg KernelArg::s32(int32_t v) { return make_arg(v, false, true); }
+KernelArg KernelArg::s64(int64_t v) { return make_arg(v, false, true); }
+KernelArg KernelArg::f32(float v) { return make_arg(v, true, false); }
+KernelArg KernelArg::f64(double v) { return make_arg(v, true, false); }
+KernelArg KernelArg::ptr(DevicePtr p) {
+  KernelArg a = make_arg(p, false, false);
+  a.is_pointer = true;
+  return a;
+}
+KernelArg KernelArg::raw(const void *data, size_t size) {
+  KernelArg a;
+  a.bytes.resize(size);
+  std::memcpy(a.bytes.data(), data, size);
+  return a;
+}
+
+std::optional<Schedule> Schedule::parse(std::string_view text) {
+  Schedule s;
+  if (text == "rr" || text == "round-robin" || text == "default")
+    return s;
+  if (text.rfind("random:", 0) == 0) {
+    std::string_view num = text.substr(7);
+    if (num.empty())
+      return std::nullopt;
+    uint64_t v = 0;
+    for (char ch : num) {
+      if (ch < '0' || ch > '9')
+        return std::nullopt;
+      uint64_t nv = v * 10 + uint64_t(ch - '0');
+      if (nv / 10 != v)
+        return std::nullopt;
+      v = nv;
+    }
+    s.kind = Kind::Random;
+    s.seed = v;
+    return s;
+  }
+  return std::nullopt;
+}
+
+void random_element(ScalarType t, SplitMix64 &rng, uint8_t *out) {
+  uint64_t x = rng.next();
+  if (t == ScalarType::F32) {
+    float f = float(x >> 40) * 0x1.0p-24f;
+    std::memcpy(out, &f, 4);
+  } else if (t == ScalarType::F64) {
+    double d = double(x >> 11) * 0x1.0p-53;
+    std::memcpy(out, &d, 8);
+  } else {
+    std::memcpy(out, &x, size_of(t));
+  }
+}
+
+Device::Device() : memory_(std::make_unique<GlobalMemory>()) {}
+Device::~Device() = default;
+
+DevicePtr Device::alloc(uint64_t bytes) { return memory_->alloc(bytes); }
+bool Device::free(DevicePtr p) { return memory_->free(p); }
+
+bool Device::write(DevicePtr dst, const void *src, uint64_t bytes) {
+  const Allocation *a = memory_->find(dst);
+  if (!a || bytes > a->size - (dst - a->base))
+    return false;
+  if (bytes)
+    std::memcpy(a->data + (dst - a->base), src, bytes);
+  return true;
+}
+
+bool Device::read(DevicePtr src, void *dst, uint64_t bytes) const {
+  const Allocation *a = memory_->find(src);
+  if (!a || bytes > a->size - (src - a->base))
+    return false;
+  if (bytes)
+    std::memcpy(dst, a->data + (src - a->base), bytes);
+  return true;
+}
+
+RunReport Device::launch(const Module &module, const std::string &kernel,
+                         const LaunchConfig &config,
+                         const std::vector<KernelArg> &args) {
+  RunReport bad;
+  bad.status = RunStatus::BadLaunch;
+  auto fail = [&](SourceLoc loc, std::string msg) {
+    Diagnostic d;
+    d.loc = loc;
+    d.message = std::move(msg);
+    bad.diagnostics.push_back(std::move(d));
+    return bad;
+  };
+  Program &P = module.program();
+  const FuncInfo *k = nullptr;
+  for (auto &f : P.funcs)
+    if (f.is_entry && f.name == kernel)
+      k = &f;
+  if (!k)
+    return fail({}, fmt::format("no kernel named '{}' in the module", kernel));
+  const ptx::Function &fa = *k->ast;
+  const Dim3 &b = config.block, &g = config.grid;
+  if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
+    return fail({}, "grid and block dimensions must be at least 1");
+  if (b.count() > 1024)
+    return fail(
+        {},
+        fmt::format("block {}x{}x{} has {} threads; a CTA holds at most 1024",
+                    b.x, b.y, b.z, b.count()));
+  if (b.z > 64)
+    return fail({}, "block z dimension must be at most 64");
+  if (g.y > 65535 || g.z > 65535)
+    return fail({}, "grid y and z dimensions must be at most 65535");
+  if (fa.reqntid[0]) {
+    Dim3 r{fa.reqntid[0], std::max(1u, fa.reqntid[1]),
+           std::max(1u, fa.reqntid[2])};
+    if (!(r == b))
+      return fail(
+          fa.loc,
+          fmt::format("kernel '{}' requires a block of {}x{}x{} threads "
+                      "(.reqntid); the launch has {}x{}x{}",
+                      kernel, r.x, r.y, r.z, b.x, b.y, b.z));
+  }
+  if (fa.maxntid[0]) {
+    uint64_t maxn = uint64_t(fa.maxntid[0]) * std::max(1u, fa.maxntid[1]) *
+                    std::max(1u, fa.maxntid[2]);
+    if (b.count() > maxn)
+      return fail(fa.loc,
+                  fmt::format("kernel '{}' allows at most {} threads per CTA "
+                              "(.maxntid); the launch has {}",
+                              kernel, maxn, b.count()));
+  }
+  Launch L;
+  L.prog = &P;
+  L.kernel = k;
+  L.kernel_name = kernel;
+  L.grid = g;
+  L.block = b;
+  Dim3 cl = config.cluster;
+  if (cl.x == 0 && cl.y == 0 && cl.z == 0) {
+    if (fa.reqnctapercluster[0])
+      cl = Dim3{fa.reqnctapercluster[0], std::max(1u, fa.reqnctapercluster[1]),
+                std::max(1u, fa.reqnctapercluster[2])};
+    else
+      cl = Dim3{1, 1, 1};
+    L.has_cluster = fa.reqnctapercluster[0] != 0 || fa.explicitcluster;
+  } else {
+    if (cl.x == 0 || cl.y == 0 || cl.z == 0)
+      return fail({}, "cluster dimensions must be at least 1");
+    L.has_cluster = true;
+    if (fa.reqnctapercluster[0]) {
+      Dim3 r{fa.reqnctapercluster[0], std::max(1u, fa.reqnctapercluster[1]),
+             std::max(1u, fa.reqnctapercluster[2])};
+      if (!(r == cl))
+        return fail(
+            fa.loc,
+            fmt::format("kernel '{}' requires clusters of {}x{}x{} CTAs "
+                        "(.reqnctapercluster); the launch has {}x{}x{}",
+                        kernel, r.x, r.y, r.z, cl.x, cl.y, cl.z));
+    }
+  }
+  if (cl.count() > 16)
+    return fail({},
+                fmt::format("a cluster holds at most 16 CTAs; {}x{}x{} has {}",
+                            cl.x, cl.y, cl.z, cl.count()));
+  if (g.x % cl.x || g.y % cl.y || g.z % cl.z)
+    return fail(
+        {},
+        fmt::format("grid {}x{}x{} is not a multiple of the cluster {}x{}x{}",
+                    g.x, g.y, g.z, cl.x, cl.y, cl.z));
+  L.cluster = cl;
+  L.dyn_shared = config.shared_bytes;
+  uint64_t shared = uint64_t(config.shared_bytes) +
+                    (config.shared_bytes ? P.dyn_shared_off : P.static_shared);
+  if (shared > 227 * 1024)
+    return fail(
+        {},
+        fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
+                    "dynamic); at most 232448 are available",
+                    shared, P.static_shared, config.shared_bytes));
+  L.shared_bytes = uint32_t(shared);
+  // Kernel parameters.
+  if (args.size() != k->param_size.size())
+    return fail(
+        fa.loc,
+        fmt::format("kernel '{}' takes {} parameter{}; {} argument{} given",
+                    kernel, k->param_size.size(),
+                    k->param_size.size() == 1 ? "" : "s", args.size(),
+                    args.size() == 1 ? "" : "s"));
+  L.kparams.assign(k->kparam_bytes, 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg &a = args[i];
+    uint32_t size = k->param_size[i];
+    uint8_t *dst = L.kparams.data() + k->param_off[i];
+    if (a.bytes.size() == size) {
+      std::memcpy(dst, a.bytes.data(), size);
+    } else if (!a.is_float && size <= 8 && a.bytes.size() <= 8) {
+      // Integer of another width: sign- or zero-extend / truncate.
+      uint64_t v = 0;
+      std::memcpy(&v, a.bytes.data(), a.bytes.size());
+      if (a.is_signed && a.bytes.size() < 8) {
+        uint32_t sh = 64 - 8 * uint32_t(a.bytes.size());
+        v = uint64_t(int64_t(v << sh) >> sh);
+      }
+      std::memcpy(dst, &v, size);
+    } else {
+      return fail(
+          fa.params[i].loc,
+          fmt::format("argument {} has {} bytes; parameter '{}' of kernel '{}' "
+                      "has {}",
+                      i, a.bytes.size(), fa.params[i].name, kernel, size));
+    }
+  }
+  memory_->map_program(P);
+  return run_launch(*memory_, L, config);
+}
+
+} // namespace bcusim::engine

@@ -1,0 +1,413 @@
+// Comparison and selection: setp (every comparison incl. unordered, with
+// .and/.or/.xor combining and p|q destinations), set, selp, slct, and the
+// predicate logic and/or/xor/not/mov on .pred.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+enum Cmp : uint32_t {
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,
+  LO,
+  LS,
+  HI,
+  HS,
+  EQU,
+  NEU,
+  LTU,
+  LEU,
+  GTU,
+  GEU,
+  NUM,
+  NAN_
+};
+
+template <class T> inline bool compare(uint32_t op, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool un = std::isnan(a) || std::isnan(b);
+    switch (op) {
+    case EQ:
+      return !un && a == b;
+    case NE:
+      return !un && a != b;
+    case LT:
+      return !un && a < b;
+    case LE:
+      return !un && a <= b;
+    case GT:
+      return !un && a > b;
+    case GE:
+      return !un && a >= b;
+    case EQU:
+      return un || a == b;
+    case NEU:
+      return un || a != b;
+    case LTU:
+      return un || a < b;
+    case LEU:
+      return un || a <= b;
+    case GTU:
+      return un || a > b;
+    case GEU:
+      return un || a >= b;
+    case NUM:
+      return !un;
+    case NAN_:
+      return un;
+    default:
+      return false;
+    }
+  } else {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+    case EQ:
+      return a == b;
+    case NE:
+      return a != b;
+    case LT:
+      return a < b;
+    case LE:
+      return a <= b;
+    case GT:
+      return a > b;
+    case GE:
+      return a >= b;
+    case LO:
+      return U(a) < U(b);
+    case LS:
+      return U(a) <= U(b);
+    case HI:
+      return U(a) > U(b);
+    case HS:
+      return U(a) >= U(b);
+    default:
+      return false;
+    }
+  }
+}
+
+// Combines a comparison mask with predicate c: aux high byte = bool op
+// (0 none, 1 and, 2 or, 3 xor).
+inline uint32_t combine(uint32_t boolop, uint32_t r, uint32_t c) {
+  switch (boolop) {
+  case 1:
+    return r & c;
+  case 2:
+    return r | c;
+  case 3:
+    return r ^ c;
+  default:
+    return r;
+  }
+}
+
+// setp: a[0] = p, a[1] = q (or kNone), a[2] = a, a[3] = b, a[4] = c pred;
+// aux = cmp | boolop << 8; flags bit 0: ftz.
+// The comparison as a template parameter: one tight loop per (type, op).
+template <class T, uint32_t Op>
+uint32_t compare_lanes(const uint64_t *a, const uint64_t *b, uint32_t m) {
+  uint32_t r = 0;
+  for_lanes(m, [&](uint32_t l) {
+    r |= uint32_t(compare<T>(Op, as<T>(a[l]), as<T>(b[l]))) << l;
+  });
+  return r;
+}
+
+template <class T> void exec_setp(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
+  uint32_t op = in.aux & 0xff, boolop = in.aux >> 8;
+  uint32_t r = 0;
+  if (!(in.flags & 1) && op <= GE) {
+    switch (op) {
+    case EQ:
+      r = compare_lanes<T, EQ>(a, b, m);
+      break;
+    case NE:
+      r = compare_lanes<T, NE>(a, b, m);
+      break;
+    case LT:
+      r = compare_lanes<T, LT>(a, b, m);
+      break;
+    case LE:
+      r = compare_lanes<T, LE>(a, b, m);
+      break;
+    case GT:
+      r = compare_lanes<T, GT>(a, b, m);
+      break;
+    default:
+      r = compare_lanes<T, GE>(a, b, m);
+      break;
+    }
+  } else
+    for_lanes(m, [&](uint32_t l) {
+      T va = as<T>(a[l]), vb = as<T>(b[l]);
+      if constexpr (std::is_floating_point_v<T>)
+        if (in.flags & 1) {
+          if (std::fpclassify(va) == FP_SUBNORMAL)
+            va = std::copysign(T(0), va);
+          if (std::fpclassify(vb) == FP_SUBNORMAL)
+            vb = std::copysign(T(0), vb);
+        }
+      r |= uint32_t(compare<T>(op, va, vb)) << l;
+    });
+  uint32_t cp = in.a[4] != kNone ? x.p[in.a[4]] : 0;
+  uint32_t p = combine(boolop, r, cp);
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (p & m);
+  if (in.a[1] != kNone) {
+    uint32_t q = combine(boolop, ~r, cp);
+    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | (q & m);
+  }
+}
+
+// set: like setp, into a register: flags bit1: f32 result (1.0f / 0.0f),
+// otherwise all ones / 0.
+template <class T> void exec_set(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
+  uint64_t *d = x.s(in.a[0]);
+  uint32_t op = in.aux & 0xff, boolop = in.aux >> 8;
+  uint32_t cp = in.a[4] != kNone ? x.p[in.a[4]] : 0;
+  for_lanes(m, [&](uint32_t l) {
+    uint32_t r = compare<T>(op, as<T>(a[l]), as<T>(b[l])) ? 1u : 0u;
+    r = combine(boolop, r, (cp >> l) & 1) & 1;
+    d[l] =
+        (in.flags & 2) ? (r ? bits(1.0f) : bits(0.0f)) : (r ? 0xffffffffu : 0u);
+  });
+}
+
+void exec_selp(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  uint32_t c = x.p[in.a[3]];
+  for_lanes(m, [&](uint32_t l) { d[l] = ((c >> l) & 1) ? a[l] : b[l]; });
+}
+
+// slct: d = c >= 0 ? a : b (c is s32 or f32: flags bit0 = f32).
+void exec_slct(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  for_lanes(m, [&](uint32_t l) {
+    bool ge = (in.flags & 1) ? as<float>(c[l]) >= 0.0f : as<int32_t>(c[l]) >= 0;
+    d[l] = ge ? a[l] : b[l];
+  });
+}
+
+// Predicate logic: aux 0 and, 1 or, 2 xor, 3 not, 4 mov.
+void exec_predlogic(Exec &x, const Inst &in, uint32_t m) {
+  uint32_t a = x.p[in.a[1]];
+  uint32_t b = in.a[2] != kNone ? x.p[in.a[2]] : 0;
+  uint32_t r = 0;
+  switch (in.aux) {
+  case 0:
+    r = a & b;
+    break;
+  case 1:
+    r = a | b;
+    break;
+  case 2:
+    r = a ^ b;
+    break;
+  case 3:
+    r = ~a;
+    break;
+  default:
+    r = a;
+    break;
+  }
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (r & m);
+}
+
+// A predicate from a value slot (mov.pred p, %is_explicit_cluster).
+void exec_slot_to_pred(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[1]);
+  uint32_t r = 0;
+  for_lanes(m, [&](uint32_t l) { r |= uint32_t(a[l] != 0) << l; });
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
+}
+
+template <template <class> class H> ExecFn by_type(Ty t) {
+  switch (t.code) {
+  case Ty::B16:
+  case Ty::U16:
+    return &H<uint16_t>::run;
+  case Ty::S16:
+    return &H<int16_t>::run;
+  case Ty::B32:
+  case Ty::U32:
+    return &H<uint32_t>::run;
+  case Ty::S32:
+    return &H<int32_t>::run;
+  case Ty::B64:
+  case Ty::U64:
+    return &H<uint64_t>::run;
+  case Ty::S64:
+    return &H<int64_t>::run;
+  case Ty::F32:
+    return &H<float>::run;
+  case Ty::F64:
+    return &H<double>::run;
+  default:
+    return nullptr;
+  }
+}
+template <class T> struct SetpH {
+  static void run(Exec &x, const Inst &i, uint32_t m) { exec_setp<T>(x, i, m); }
+};
+template <class T> struct SetH {
+  static void run(Exec &x, const Inst &i, uint32_t m) { exec_set<T>(x, i, m); }
+};
+
+int parse_cmp(Mods &mods) {
+  static const char *const names[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",
+                                      "lo",  "ls",  "hi",  "hs",  "equ", "neu",
+                                      "ltu", "leu", "gtu", "geu", "num", "nan"};
+  for (int k = 0; k < 18; ++k)
+    if (mods.take(names[k]))
+      return k;
+  return -1;
+}
+
+} // namespace
+
+bool compile_compare(Compiler &c, const ptx::Instruction &in) {
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  bool is_pred_type = false;
+  for (auto &m : in.modifiers)
+    is_pred_type |= m == "pred";
+  if ((op == "and" || op == "or" || op == "xor" || op == "not" ||
+       op == "mov") &&
+      is_pred_type) {
+    Mods mods(in.modifiers);
+    mods.take("pred");
+    bool unary = op == "not" || op == "mov";
+    if (!c.expect_operands(unary ? 2 : 3) || !c.finish(mods))
+      return true;
+    if (op == "mov" && o[1].kind == ptx::Operand::Kind::Special) {
+      uint32_t s = c.src(o[1], Ty{Ty::U32});
+      uint32_t d = c.pdst(o[0]);
+      Inst &i = c.emit(&exec_slot_to_pred);
+      i.a[0] = d;
+      i.a[1] = s;
+      return true;
+    }
+    uint32_t a = c.psrc(o[1]);
+    uint32_t b = unary ? kNone : c.psrc(o[2]);
+    uint32_t d = c.pdst(o[0]);
+    Inst &i = c.emit(&exec_predlogic);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.aux = op == "and"   ? 0
+            : op == "or"  ? 1
+            : op == "xor" ? 2
+            : op == "not" ? 3
+                          : 4;
+    return true;
+  }
+  if (op == "setp" || op == "set") {
+    Mods mods(in.modifiers);
+    int cmp = parse_cmp(mods);
+    std::string boolop = mods.take_any({"and", "or", "xor"});
+    bool ftz = mods.take("ftz");
+    std::optional<Ty> dt;
+    if (op == "set")
+      dt = mods.take_type();
+    auto t = mods.take_type();
+    if (cmp < 0 || !t) {
+      c.error(in.loc,
+              fmt::format("'{}' needs a comparison and a type", c.text_of(in)));
+      return true;
+    }
+    if (op == "set" && (!dt || (dt->code != Ty::U32 && dt->code != Ty::S32 &&
+                                dt->code != Ty::B32 && dt->code != Ty::F32))) {
+      c.unsupported("destination type of set");
+      return true;
+    }
+    ExecFn f = op == "setp" ? by_type<SetpH>(*t) : by_type<SetH>(*t);
+    if (!f) {
+      c.unsupported("type");
+      return true;
+    }
+    size_t want = boolop.empty() ? 3 : 4;
+    if (!c.expect_operands(want) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(o[1], *t), b = c.src(o[2], *t);
+    uint32_t cp = boolop.empty() ? kNone : c.psrc(o[3]);
+    uint32_t p = kNone, q = kNone, d = kNone;
+    if (op == "setp") {
+      if (o[0].kind == ptx::Operand::Kind::Pair) {
+        p = c.pdst(o[0].elems[0]);
+        q = c.pdst(o[0].elems[1]);
+      } else {
+        p = c.pdst(o[0]);
+      }
+    } else {
+      d = c.dst(o[0]);
+    }
+    Inst &i = c.emit(f);
+    i.a[0] = op == "setp" ? p : d;
+    i.a[1] = q;
+    i.a[2] = a;
+    i.a[3] = b;
+    i.a[4] = cp;
+    uint32_t bo = boolop == "and"   ? 1
+                  : boolop == "or"  ? 2
+                  : boolop == "xor" ? 3
+                                    : 0;
+    i.aux = uint32_t(cmp) | (bo << 8);
+    i.flags = (ftz ? 1 : 0) | (dt && dt->code == Ty::F32 ? 2 : 0);
+    return true;
+  }
+  if (op == "selp") {
+    Mods mods(in.modifiers);
+    auto t = mods.take_type();
+    if (!t) {
+      c.error(in.loc, "'selp' needs a type");
+      return true;
+    }
+    if (!c.expect_operands(4) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(o[1], *t), b = c.src(o[2], *t), p = c.psrc(o[3]);
+    uint32_t d = c.dst(o[0]);
+    Inst &i = c.emit(&exec_selp);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.a[3] = p;
+    return true;
+  }
+  if (op == "slct") {
+    Mods mods(in.modifiers);
+    mods.take("ftz");
+    auto t = mods.take_type();
+    auto ct = mods.take_type();
+    if (!t || !ct || (ct->code != Ty::S32 && ct->code != Ty::F32)) {
+      c.unsupported("form of slct");
+      return true;
+    }
+    if (!c.expect_operands(4) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(o[1], *t), b = c.src(o[2], *t), cc = c.src(o[3], *ct);
+    uint32_t d = c.dst(o[0]);
+    Inst &i = c.emit(&exec_slct);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.a[3] = cc;
+    i.flags = ct->code == Ty::F32 ? 1 : 0;
+    return true;
+  }
+  return false;
+}
+
+} // namespace bcusim::engine::detail

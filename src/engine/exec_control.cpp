@@ -1,0 +1,228 @@
+// Control flow and synchronization instructions at compile time: bra, ret,
+// exit, trap, call (incl. vprintf), nanosleep, and the barrier /
+// synchronization family: bar.sync / barrier.sync 0 (the issue-4 subset,
+// a plain __syncthreads), bar.warp.sync, fence / membar (no-ops in the
+// sequentially consistent engine). Every other synchronization form is
+// reported as unsupported until the barrier unit lands (issues 5 and 6).
+// Their run-time behaviour lives in the scheduler (run.cpp).
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+void exec_nop(Exec &, const Inst &, uint32_t) {}
+} // namespace
+
+bool compile_control(Compiler &c, const ptx::Instruction &in) {
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  using K = ptx::Operand::Kind;
+  if (op == "bra" || op == "brx") {
+    Mods mods(in.modifiers);
+    mods.take("uni");
+    if (op == "brx") {
+      c.unsupported("indirect branch");
+      return true;
+    }
+    if (!c.expect_operands(1) || !c.finish(mods))
+      return true;
+    if (o[0].kind != K::Label) {
+      c.error(o[0].loc, "expected a label");
+      return true;
+    }
+    Inst &i = c.emit(nullptr, Kind::Branch);
+    (void)i;
+    c.branch_fixups.push_back({uint32_t(c.prog.code.size() - 1), o[0].label});
+    return true;
+  }
+  if (op == "ret" || op == "exit") {
+    Mods mods(in.modifiers);
+    mods.take("uni");
+    if (!c.expect_operands(0) || !c.finish(mods))
+      return true;
+    bool exit = op == "exit" || c.fn().is_entry;
+    c.emit(nullptr, exit ? Kind::Exit : Kind::Ret);
+    return true;
+  }
+  if (op == "trap" || op == "brkpt") {
+    Mods mods(in.modifiers);
+    if (!c.finish(mods))
+      return true;
+    c.emit(nullptr, Kind::Trap);
+    return true;
+  }
+  if (op == "nanosleep") {
+    Mods mods(in.modifiers);
+    mods.take("u32");
+    if (!c.expect_operands(1) || !c.finish(mods))
+      return true;
+    (void)c.src(o[0], Ty{Ty::U32});
+    c.emit(&exec_nop, Kind::Yield);
+    return true;
+  }
+  if (op == "pmevent") {
+    c.emit(&exec_nop);
+    return true;
+  }
+  if (op == "call") {
+    Mods mods(in.modifiers);
+    mods.take("uni");
+    if (!c.finish(mods))
+      return true;
+    const ptx::Operand *rets = nullptr, *callee = nullptr, *args = nullptr;
+    for (const auto &x : o) {
+      if (x.kind == K::List && !callee)
+        rets = &x;
+      else if (x.kind == K::Symbol && !callee)
+        callee = &x;
+      else if (x.kind == K::List && callee && !args)
+        args = &x;
+      else {
+        c.unsupported("call form (indirect call or prototype)");
+        return true;
+      }
+    }
+    if (!callee) {
+      c.unsupported("indirect call");
+      return true;
+    }
+    const Sym *fs = c.lookup(callee->name);
+    if (!fs || fs->where != Sym::Where::Func) {
+      c.error(callee->loc, fmt::format("unknown function '{}'", callee->name));
+      return true;
+    }
+    const FuncInfo &target = c.prog.funcs[fs->func];
+    CallSite site;
+    site.callee = fs->func;
+    auto var_of = [&](const ptx::Operand &e, uint32_t &off, uint64_t &size) {
+      if (e.kind != K::Symbol) {
+        c.unsupported("call argument (only .param variables)");
+        return false;
+      }
+      const Sym *s = c.lookup(e.name);
+      if (!s || s->where != Sym::Where::Local) {
+        c.error(e.loc,
+                fmt::format("'{}' is not a .param variable of this function",
+                            e.name));
+        return false;
+      }
+      off = uint32_t(s->addr);
+      size = s->size;
+      return true;
+    };
+    size_t nargs = args ? args->elems.size() : 0;
+    size_t nrets = rets ? rets->elems.size() : 0;
+    if (target.is_vprintf) {
+      if (nargs != 2 || nrets > 1) {
+        c.error(in.loc, "vprintf takes two arguments");
+        return true;
+      }
+      uint32_t off;
+      uint64_t size;
+      if (!var_of(args->elems[0], off, size))
+        return true;
+      site.printf_fmt = off;
+      if (!var_of(args->elems[1], off, size))
+        return true;
+      site.printf_args = off;
+      if (nrets == 1) {
+        if (!var_of(rets->elems[0], off, size))
+          return true;
+        site.printf_ret = off;
+      }
+      c.prog.calls.push_back(std::move(site));
+      Inst &i = c.emit(nullptr, Kind::Printf);
+      i.aux = uint32_t(c.prog.calls.size() - 1);
+      return true;
+    }
+    const auto &ast = *target.ast;
+    if (nargs != ast.params.size() || nrets != ast.returns.size()) {
+      c.error(in.loc,
+              fmt::format("call to '{}' with {} argument(s) and {} result(s); "
+                          "it takes {} and {}",
+                          target.name, nargs, nrets, ast.params.size(),
+                          ast.returns.size()));
+      return true;
+    }
+    for (size_t k = 0; k < nargs; ++k) {
+      uint32_t off;
+      uint64_t size;
+      if (!var_of(args->elems[k], off, size))
+        return true;
+      site.args.push_back(
+          {off, target.param_off[k],
+           uint32_t(std::min<uint64_t>(size, target.param_size[k]))});
+    }
+    for (size_t k = 0; k < nrets; ++k) {
+      uint32_t off;
+      uint64_t size;
+      if (!var_of(rets->elems[k], off, size))
+        return true;
+      site.rets.push_back(
+          {target.ret_off[k], off,
+           uint32_t(std::min<uint64_t>(size, target.ret_size[k]))});
+    }
+    c.prog.calls.push_back(std::move(site));
+    Inst &i = c.emit(nullptr, Kind::Call);
+    i.aux = uint32_t(c.prog.calls.size() - 1);
+    c.call_fixups.push_back(uint32_t(c.prog.code.size() - 1));
+    return true;
+  }
+  return false;
+}
+
+bool compile_sync(Compiler &c, const ptx::Instruction &in) {
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  if (op == "membar" || op == "fence") {
+    // Sequentially consistent engine: every fence is already satisfied
+    // (docs/engine.md "Memory"). Proxy fences included.
+    c.emit(&exec_nop);
+    return true;
+  }
+  if (op == "bar" || op == "barrier") {
+    Mods mods(in.modifiers);
+    bool warp = mods.take("warp");
+    if (warp) {
+      // bar.warp.sync membermask: waits for the listed lanes (WarpSync).
+      if (!mods.take("sync") || !c.finish(mods) || !c.expect_operands(1)) {
+        if (!c.failed)
+          c.unsupported("form of bar.warp");
+        return true;
+      }
+      uint32_t mem = c.src(o[0], Ty{Ty::B32});
+      Inst &i = c.emit(&exec_nop, Kind::WarpSync);
+      i.member = mem;
+      return true;
+    }
+    mods.take("cta");
+    bool sync = mods.take("sync");
+    bool aligned = mods.take("aligned");
+    (void)aligned;
+    bool plain = sync && mods.rest().empty() && o.size() == 1 &&
+                 o[0].kind == ptx::Operand::Kind::Imm && o[0].ival == 0;
+    if (!plain) {
+      c.unsupported(
+          "barrier form (issue 5/6; only bar.sync 0 and barrier.sync 0 "
+          "without a thread count run before the barrier unit lands)");
+      return true;
+    }
+    c.emit(nullptr, Kind::CtaBarrier);
+    return true;
+  }
+  static const char *const later[] = {
+      "mbarrier",   "elect", "griddepcontrol", "cp",
+      "getctarank", "mapa",  "setmaxnreg"};
+  for (auto l : later)
+    if (op == l) {
+      c.unsupported(
+          fmt::format("synchronization instruction '{}' (issue 5/6)", op));
+      return true;
+    }
+  return false;
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,413 @@
+// Floating-point arithmetic (f32, f64): add sub mul fma mad div rcp sqrt
+// rsqrt ex2 lg2 sin cos tanh min max abs neg copysign testp, with rounding
+// .rn/.rz/.rm/.rp, .ftz and .sat. `.approx` operations are computed with the
+// host's correctly rounded (or libm) functions: at least as accurate as the
+// hardware's approximations (docs/engine.md "Decisions").
+#include <cfenv>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+constexpr int kFtz = 1, kSat = 2;
+
+template <class T> inline T flush(T v) {
+  if (std::fpclassify(v) == FP_SUBNORMAL)
+    return std::copysign(T(0), v);
+  return v;
+}
+template <class T, int FS> inline T pre(T v) {
+  if constexpr ((FS & kFtz) != 0)
+    return flush(v);
+  else
+    return v;
+}
+template <class T, int FS> inline T post(T v) {
+  if constexpr ((FS & kFtz) != 0)
+    v = flush(v);
+  if constexpr ((FS & kSat) != 0) {
+    if (std::isnan(v))
+      return T(0);
+    v = v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+  }
+  return v;
+}
+
+// Directed rounding for one instruction (R: 0 rn, 1 rz, 2 rm, 3 rp).
+template <int R> struct RoundScope {
+  int old = 0;
+  RoundScope() {
+    if constexpr (R != 0) {
+      old = std::fegetround();
+      std::fesetround(R == 1   ? FE_TOWARDZERO
+                      : R == 2 ? FE_DOWNWARD
+                               : FE_UPWARD);
+    }
+  }
+  ~RoundScope() {
+    if constexpr (R != 0)
+      std::fesetround(old);
+  }
+};
+// Keeps the compiler from evaluating under the default rounding mode.
+template <int R, class T> inline T opaque(T v) {
+  if constexpr (R != 0) {
+    volatile T t = v;
+    return t;
+  } else {
+    return v;
+  }
+}
+
+template <class T, class F, int R, int FS>
+void f1(Exec &x, const Inst &in, uint32_t m) {
+  RoundScope<R> rs;
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  for_lanes(m, [&](uint32_t l) {
+    T va = opaque<R>(pre<T, FS>(as<T>(a[l])));
+    d[l] = bits(post<T, FS>(opaque<R>(F{}(va))));
+  });
+}
+template <class T, class F, int R, int FS>
+void f2(Exec &x, const Inst &in, uint32_t m) {
+  RoundScope<R> rs;
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  for_lanes(m, [&](uint32_t l) {
+    T va = opaque<R>(pre<T, FS>(as<T>(a[l])));
+    T vb = opaque<R>(pre<T, FS>(as<T>(b[l])));
+    d[l] = bits(post<T, FS>(opaque<R>(F{}(va, vb))));
+  });
+}
+template <class T, class F, int R, int FS>
+void f3(Exec &x, const Inst &in, uint32_t m) {
+  RoundScope<R> rs;
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  for_lanes(m, [&](uint32_t l) {
+    T va = opaque<R>(pre<T, FS>(as<T>(a[l])));
+    T vb = opaque<R>(pre<T, FS>(as<T>(b[l])));
+    T vc = opaque<R>(pre<T, FS>(as<T>(c[l])));
+    d[l] = bits(post<T, FS>(opaque<R>(F{}(va, vb, vc))));
+  });
+}
+
+struct FAdd {
+  template <class T> T operator()(T a, T b) const { return a + b; }
+};
+struct FSub {
+  template <class T> T operator()(T a, T b) const { return a - b; }
+};
+struct FMul {
+  template <class T> T operator()(T a, T b) const { return a * b; }
+};
+struct FDiv {
+  template <class T> T operator()(T a, T b) const { return a / b; }
+};
+// With hardware FMA the fused multiply-add is one instruction instead of a
+// libm call; chosen at compile time when the host supports it.
+template <class T>
+__attribute__((target("fma"))) inline uint64_t fma_one(uint64_t va, uint64_t vb,
+                                                       uint64_t vc) {
+  if constexpr (std::is_same_v<T, float>)
+    return bits(__builtin_fmaf(as<float>(va), as<float>(vb), as<float>(vc)));
+  else
+    return bits(__builtin_fma(as<double>(va), as<double>(vb), as<double>(vc)));
+}
+// Written out (not through for_lanes) so that the FMA inlines.
+template <class T>
+__attribute__((target("fma"))) void fma_hw(Exec &x, const Inst &in,
+                                           uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  if (m == kFullMask) {
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      d[l] = fma_one<T>(a[l], b[l], c[l]);
+  } else {
+    for (uint32_t r = m; r != 0; r &= r - 1) {
+      uint32_t l = uint32_t(std::countr_zero(r));
+      d[l] = fma_one<T>(a[l], b[l], c[l]);
+    }
+  }
+}
+bool host_has_fma() {
+  static const bool has = __builtin_cpu_supports("fma");
+  return has;
+}
+struct FFma {
+  template <class T> T operator()(T a, T b, T c) const {
+    return std::fma(a, b, c);
+  }
+};
+struct FRcp {
+  template <class T> T operator()(T a) const { return T(1) / a; }
+};
+struct FSqrt {
+  template <class T> T operator()(T a) const { return std::sqrt(a); }
+};
+struct FRsqrt {
+  template <class T> T operator()(T a) const { return T(1) / std::sqrt(a); }
+};
+struct FEx2 {
+  template <class T> T operator()(T a) const { return std::exp2(a); }
+};
+struct FLg2 {
+  template <class T> T operator()(T a) const { return std::log2(a); }
+};
+struct FSin {
+  template <class T> T operator()(T a) const { return std::sin(a); }
+};
+struct FCos {
+  template <class T> T operator()(T a) const { return std::cos(a); }
+};
+struct FTanh {
+  template <class T> T operator()(T a) const { return std::tanh(a); }
+};
+struct FAbs {
+  template <class T> T operator()(T a) const { return std::fabs(a); }
+};
+struct FNeg {
+  template <class T> T operator()(T a) const { return -a; }
+};
+// PTX min/max: a NaN operand yields the other operand; -0 < +0.
+struct FMin {
+  template <class T> T operator()(T a, T b) const {
+    if (std::isnan(a))
+      return b;
+    if (std::isnan(b))
+      return a;
+    if (a == b)
+      return std::signbit(a) ? a : b;
+    return a < b ? a : b;
+  }
+};
+struct FMax {
+  template <class T> T operator()(T a, T b) const {
+    if (std::isnan(a))
+      return b;
+    if (std::isnan(b))
+      return a;
+    if (a == b)
+      return std::signbit(a) ? b : a;
+    return a > b ? a : b;
+  }
+};
+// copysign d, a, b: b's magnitude with a's sign (PTX operand order).
+struct FCopysign {
+  template <class T> T operator()(T a, T b) const {
+    return std::copysign(b, a);
+  }
+};
+
+template <class T, class F, int R, int FS> struct f1x {
+  static void run(Exec &x, const Inst &i, uint32_t m) {
+    f1<T, F, R, FS>(x, i, m);
+  }
+};
+template <class T, class F, int R, int FS> struct f2x {
+  static void run(Exec &x, const Inst &i, uint32_t m) {
+    f2<T, F, R, FS>(x, i, m);
+  }
+};
+template <class T, class F, int R, int FS> struct f3x {
+  static void run(Exec &x, const Inst &i, uint32_t m) {
+    f3<T, F, R, FS>(x, i, m);
+  }
+};
+
+template <template <class, class, int, int> class Loop, class F, class T, int R>
+ExecFn pick_fs(int fs) {
+  switch (fs) {
+  case 0:
+    return &Loop<T, F, R, 0>::run;
+  case 1:
+    return &Loop<T, F, R, 1>::run;
+  case 2:
+    return &Loop<T, F, R, 2>::run;
+  default:
+    return &Loop<T, F, R, 3>::run;
+  }
+}
+template <template <class, class, int, int> class Loop, class F>
+ExecFn pick(Ty t, int r, int fs) {
+  if (t.code == Ty::F32) {
+    switch (r) {
+    case 0:
+      return pick_fs<Loop, F, float, 0>(fs);
+    case 1:
+      return pick_fs<Loop, F, float, 1>(fs);
+    case 2:
+      return pick_fs<Loop, F, float, 2>(fs);
+    default:
+      return pick_fs<Loop, F, float, 3>(fs);
+    }
+  }
+  if (t.code == Ty::F64) {
+    switch (r) {
+    case 0:
+      return pick_fs<Loop, F, double, 0>(fs);
+    case 1:
+      return pick_fs<Loop, F, double, 1>(fs);
+    case 2:
+      return pick_fs<Loop, F, double, 2>(fs);
+    default:
+      return pick_fs<Loop, F, double, 3>(fs);
+    }
+  }
+  return nullptr;
+}
+
+// testp: aux = 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal,
+// 5 subnormal; writes predicate a[0].
+template <class T> void exec_testp(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[1]);
+  uint32_t r = 0;
+  for_lanes(m, [&](uint32_t l) {
+    T v = as<T>(a[l]);
+    bool b = false;
+    switch (in.aux) {
+    case 0:
+      b = std::isfinite(v);
+      break;
+    case 1:
+      b = std::isinf(v);
+      break;
+    case 2:
+      b = !std::isnan(v);
+      break;
+    case 3:
+      b = std::isnan(v);
+      break;
+    case 4:
+      b = std::isnormal(v);
+      break;
+    case 5:
+      b = std::fpclassify(v) == FP_SUBNORMAL;
+      break;
+    }
+    r |= uint32_t(b) << l;
+  });
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
+}
+
+} // namespace
+
+bool compile_float(Compiler &c, const ptx::Instruction &in) {
+  static const char *const ops[] = {"add", "sub", "mul",  "fma",      "mad",
+                                    "div", "rcp", "sqrt", "rsqrt",    "ex2",
+                                    "lg2", "sin", "cos",  "tanh",     "min",
+                                    "max", "abs", "neg",  "copysign", "testp"};
+  bool mine = false;
+  for (auto o : ops)
+    mine |= in.opcode == o;
+  if (!mine)
+    return false;
+  Mods mods(in.modifiers);
+  const std::string &op = in.opcode;
+  if (op == "testp") {
+    static const char *const kinds[] = {"finite",     "infinite", "number",
+                                        "notanumber", "normal",   "subnormal"};
+    uint32_t kind = kNone;
+    for (uint32_t k = 0; k < 6; ++k)
+      if (mods.take(kinds[k]))
+        kind = k;
+    auto t = mods.take_type();
+    if (kind == kNone || !t || (t->code != Ty::F32 && t->code != Ty::F64)) {
+      c.unsupported("form of testp");
+      return true;
+    }
+    if (!c.expect_operands(2) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(in.operands[1], *t);
+    uint32_t p = c.pdst(in.operands[0]);
+    Inst &i =
+        c.emit(t->code == Ty::F32 ? &exec_testp<float> : &exec_testp<double>);
+    i.a[0] = p;
+    i.a[1] = a;
+    i.aux = kind;
+    return true;
+  }
+  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
+  bool approx = mods.take("approx");
+  bool full = mods.take("full");
+  int fs = (mods.take("ftz") ? kFtz : 0) | (mods.take("sat") ? kSat : 0);
+  auto t = mods.take_type();
+  if (!t)
+    return false; // not a float op after all (integer family reports)
+  if (!t->is_float())
+    return false;
+  if (t->code != Ty::F32 && t->code != Ty::F64) {
+    c.unsupported(
+        fmt::format("type .{}", t->code == Ty::F16 ? "f16" : "f16x2/bf16"));
+    return true;
+  }
+  int r = rnd == "rz" ? 1 : rnd == "rm" ? 2 : rnd == "rp" ? 3 : 0;
+  (void)full;
+  ExecFn f = nullptr;
+  size_t nsrc = 2;
+  if (op == "add")
+    f = pick<f2x, FAdd>(*t, r, fs);
+  else if (op == "sub")
+    f = pick<f2x, FSub>(*t, r, fs);
+  else if (op == "mul")
+    f = pick<f2x, FMul>(*t, r, fs);
+  else if (op == "div")
+    f = pick<f2x, FDiv>(*t, r, fs);
+  else if (op == "fma" || op == "mad") {
+    f = pick<f3x, FFma>(*t, r, fs);
+    if (r == 0 && fs == 0 && host_has_fma())
+      f = t->code == Ty::F32 ? &fma_hw<float> : &fma_hw<double>;
+    nsrc = 3;
+  } else if (op == "min")
+    f = pick<f2x, FMin>(*t, 0, fs);
+  else if (op == "max")
+    f = pick<f2x, FMax>(*t, 0, fs);
+  else if (op == "copysign")
+    f = pick<f2x, FCopysign>(*t, 0, 0);
+  else {
+    nsrc = 1;
+    if (op == "rcp")
+      f = pick<f1x, FRcp>(*t, r, fs);
+    else if (op == "sqrt")
+      f = pick<f1x, FSqrt>(*t, r, fs);
+    else if (op == "rsqrt")
+      f = pick<f1x, FRsqrt>(*t, 0, fs);
+    else if (op == "ex2")
+      f = pick<f1x, FEx2>(*t, 0, fs);
+    else if (op == "lg2")
+      f = pick<f1x, FLg2>(*t, 0, fs);
+    else if (op == "sin")
+      f = pick<f1x, FSin>(*t, 0, fs);
+    else if (op == "cos")
+      f = pick<f1x, FCos>(*t, 0, fs);
+    else if (op == "tanh")
+      f = pick<f1x, FTanh>(*t, 0, fs);
+    else if (op == "abs")
+      f = pick<f1x, FAbs>(*t, 0, fs);
+    else if (op == "neg")
+      f = pick<f1x, FNeg>(*t, 0, fs);
+  }
+  (void)approx;
+  if (!f) {
+    c.unsupported("operation");
+    return true;
+  }
+  if (!c.expect_operands(nsrc + 1) || !c.finish(mods))
+    return true;
+  uint32_t s[3];
+  for (size_t k = 0; k < nsrc; ++k)
+    s[k] = c.src(in.operands[k + 1], *t);
+  uint32_t d = c.dst(in.operands[0]);
+  Inst &i = c.emit(f);
+  i.a[0] = d;
+  for (size_t k = 0; k < nsrc; ++k)
+    i.a[k + 1] = s[k];
+  return true;
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,638 @@
+// Memory instructions: ld / ldu / st (every state space incl. generic,
+// vectors, .volatile/.relaxed/.acquire/.release with scopes, .nc and cache
+// hints), atom / red (add min max inc dec and or xor exch cas; f32/f64
+// add), prefetch. Also address translation and the global allocator.
+//
+// Ordering (docs/engine.md "Memory"): every access is performed when its
+// instruction executes, in lane order, and is immediately visible to every
+// thread: the engine is sequentially consistent per access, so ordering
+// qualifiers and scopes need no further action. Atomics use std::atomic_ref
+// so that they stay atomic when CTAs run on several host threads.
+#include <algorithm>
+#include <atomic>
+#include <fmt/format.h>
+
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+// ---- global allocator ------------------------------------------------------
+namespace {
+constexpr uint64_t kAllocAlign = 256;
+constexpr uint64_t kGuardGap = 64 * 1024;
+constexpr uint64_t kNullPage = 64 * 1024;
+} // namespace
+
+uint64_t GlobalMemory::alloc(uint64_t bytes) {
+  auto a = std::make_unique<Allocation>();
+  a->base = next_;
+  a->size = bytes;
+  a->owned.reset(new uint8_t[std::max<uint64_t>(bytes, 1)]());
+  a->data = a->owned.get();
+  next_ += (bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kGuardGap;
+  uint64_t base = a->base;
+  auto it =
+      std::upper_bound(allocs_.begin(), allocs_.end(), base,
+                       [](uint64_t b, const auto &x) { return b < x->base; });
+  allocs_.insert(it, std::move(a));
+  return base;
+}
+
+bool GlobalMemory::free(uint64_t base) {
+  for (auto it = allocs_.begin(); it != allocs_.end(); ++it)
+    if ((*it)->base == base && (*it)->owned) {
+      allocs_.erase(it);
+      return true;
+    }
+  return false;
+}
+
+const Allocation *GlobalMemory::find(uint64_t addr) const {
+  auto it =
+      std::upper_bound(allocs_.begin(), allocs_.end(), addr,
+                       [](uint64_t b, const auto &x) { return b < x->base; });
+  if (it == allocs_.begin())
+    return nullptr;
+  --it;
+  const Allocation *a = it->get();
+  // A zero-size allocation still owns its base address.
+  if (addr - a->base < std::max<uint64_t>(a->size, 1))
+    return a;
+  return nullptr;
+}
+
+const Allocation *GlobalMemory::nearest(uint64_t addr) const {
+  const Allocation *best = nullptr;
+  uint64_t dist = ~0ull;
+  for (auto &a : allocs_) {
+    uint64_t d = addr < a->base              ? a->base - addr
+                 : addr >= a->base + a->size ? addr - (a->base + a->size) + 1
+                                             : 0;
+    if (d < dist) {
+      dist = d;
+      best = a.get();
+    }
+  }
+  return dist <= kGuardGap ? best : nullptr;
+}
+
+void GlobalMemory::map_program(Program &prog) {
+  if (std::find(mapped_.begin(), mapped_.end(), &prog) != mapped_.end())
+    return;
+  mapped_.push_back(&prog);
+  for (auto &v : prog.global_vars) {
+    auto a = std::make_unique<Allocation>();
+    a->base = v.addr;
+    a->size = v.size;
+    a->data = prog.global_image.data() + v.image_off;
+    a->name = v.name;
+    auto it =
+        std::upper_bound(allocs_.begin(), allocs_.end(), a->base,
+                         [](uint64_t b, const auto &x) { return b < x->base; });
+    allocs_.insert(it, std::move(a));
+  }
+}
+
+// ---- translation -----------------------------------------------------------
+uint8_t *Exec::global_slow(uint64_t addr, uint32_t size, bool write,
+                           uint32_t lane) {
+  const Allocation *a = gmem->find(addr);
+  if (!a || size > a->size - (addr - a->base)) {
+    set_fault(addr < kNullPage ? FaultKind::Null : FaultKind::OutOfBounds,
+              MemSpace::Global, addr, size, lane, write);
+    return nullptr;
+  }
+  g_base2 = g_base;
+  g_size2 = g_size;
+  g_data2 = g_data;
+  g_base = a->base;
+  g_size = a->size;
+  g_data = a->data;
+  return a->data + (addr - a->base);
+}
+
+uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
+                         uint32_t lane) {
+  if (sp == MemSpace::Generic) {
+    // Windows are 1 TiB apart (program.h); each is kWindowSize bytes.
+    if (addr >= kSharedWindow && addr < kConstWindow + kWindowSize) {
+      uint64_t w = (addr - kSharedWindow) >> 40;
+      uint64_t off = (addr - kSharedWindow) & ((1ull << 40) - 1);
+      static const MemSpace spaces[] = {MemSpace::Shared, MemSpace::Local,
+                                        MemSpace::KParam, MemSpace::Const};
+      if (off >= kWindowSize) {
+        set_fault(FaultKind::OutOfBounds, MemSpace::Generic, addr, size, lane,
+                  write);
+        fault.detail = "the generic address is in no state space";
+        return nullptr;
+      }
+      uint8_t *p = translate(spaces[w], off, size, write, lane);
+      if (!p)
+        fault.addr = addr,
+        fault.detail =
+            fmt::format("generic address in the .{} window (offset {:#x})",
+                        name_of(spaces[w]), off);
+      return p;
+    }
+    sp = MemSpace::Global;
+  }
+  switch (sp) {
+  case MemSpace::Global:
+    return global(addr, size, write, lane);
+  case MemSpace::Shared: {
+    uint64_t n = cta->shared.size();
+    if (addr >= n || size > n - addr) {
+      set_fault(FaultKind::OutOfBounds, sp, addr, size, lane, write);
+      return nullptr;
+    }
+    return cta->shared.data() + addr;
+  }
+  case MemSpace::Local: {
+    uint64_t n = prog->frame_bytes;
+    if (addr >= n || size > n - addr) {
+      set_fault(FaultKind::OutOfBounds, sp, addr, size, lane, write);
+      return nullptr;
+    }
+    return cta->local.data() + uint64_t(thread_of(lane)) * n + addr;
+  }
+  case MemSpace::KParam: {
+    uint64_t n = launch->kparams.size();
+    if (write || addr >= n || size > n - addr) {
+      set_fault(FaultKind::OutOfBounds, sp, addr, size, lane, write);
+      if (write)
+        fault.detail = "kernel parameters are read-only";
+      return nullptr;
+    }
+    return const_cast<uint8_t *>(launch->kparams.data()) + addr;
+  }
+  case MemSpace::Const: {
+    uint64_t n = prog->const_image.size();
+    if (write || addr >= n || size > n - addr) {
+      set_fault(FaultKind::OutOfBounds, sp, addr, size, lane, write);
+      if (write)
+        fault.detail = "the .const state space is read-only";
+      return nullptr;
+    }
+    return const_cast<uint8_t *>(prog->const_image.data()) + addr;
+  }
+  default:
+    return nullptr;
+  }
+}
+
+namespace {
+
+template <MemSpace S>
+inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
+                      uint32_t lane) {
+  if constexpr (S == MemSpace::Global)
+    return x.global(addr, size, write, lane);
+  else if constexpr (S == MemSpace::Shared) {
+    uint64_t n = x.cta->shared.size();
+    if (addr < n && size <= n - addr)
+      return x.cta->shared.data() + addr;
+    return x.translate(S, addr, size, write, lane);
+  } else
+    return x.translate(S, addr, size, write, lane);
+}
+
+// ld: a[0] = address base slot, a[1..n] = destination slots, imm = offset.
+// flags bit0 = sign-extend.
+// Fast path of a scalar global access by a full warp: when every lane's
+// address is aligned and inside the last allocation hit, the per-lane checks
+// collapse into one range check. Returns false to take the checked per-lane
+// path.
+template <MemSpace S, uint32_t B>
+inline bool warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m,
+                      uint32_t n) {
+  if constexpr (S != MemSpace::Global) {
+    return false;
+  } else {
+    if (m != kFullMask || n != 1)
+      return false;
+    uint64_t lo = ~0ull, hi = 0, bits_or = 0;
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
+      uint64_t a = base[l] + uint64_t(imm);
+      lo = a < lo ? a : lo;
+      hi = a > hi ? a : hi;
+      bits_or |= a;
+    }
+    if (bits_or & (B - 1))
+      return false;
+    if (lo - x.g_base < x.g_size && hi - x.g_base <= x.g_size - B)
+      return true;
+    if (lo - x.g_base2 < x.g_size2 && hi - x.g_base2 <= x.g_size2 - B) {
+      std::swap(x.g_base, x.g_base2);
+      std::swap(x.g_size, x.g_size2);
+      std::swap(x.g_data, x.g_data2);
+      return true;
+    }
+    return false;
+  }
+}
+
+template <MemSpace S, uint32_t B>
+void exec_ld(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *base = x.s(in.a[0]);
+  const uint32_t n = in.n, total = B * n;
+  if (warp_fast<S, B>(x, base, in.imm, m, n)) {
+    uint64_t *d = x.s(in.a[1]);
+    const uint8_t *hb = x.g_data;
+    const uint64_t rel = uint64_t(in.imm) - x.g_base;
+    const bool sext = (in.flags & 1) && B < 8;
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
+      uint64_t v = 0;
+      std::memcpy(&v, hb + (base[l] + rel), B);
+      if (sext) {
+        constexpr uint32_t sh = 64 - 8 * B;
+        v = uint64_t(int64_t(v << sh) >> sh);
+      }
+      d[l] = v;
+    }
+    return;
+  }
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t addr = base[l] + uint64_t(in.imm);
+    if (addr & (total - 1)) {
+      x.set_fault(FaultKind::Misaligned, S, addr, total, l, false);
+      return;
+    }
+    uint8_t *p = xlate<S>(x, addr, total, false, l);
+    if (!p)
+      return;
+    for (uint32_t k = 0; k < n; ++k) {
+      uint64_t v = 0;
+      std::memcpy(&v, p + k * B, B);
+      if ((in.flags & 1) && B < 8) {
+        uint32_t sh = 64 - 8 * B;
+        v = uint64_t(int64_t(v << sh) >> sh);
+      }
+      if (in.a[1 + k] != kNone)
+        x.s(in.a[1 + k])[l] = v;
+    }
+  });
+}
+
+template <MemSpace S, uint32_t B>
+void exec_st(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *base = x.s(in.a[0]);
+  const uint32_t n = in.n, total = B * n;
+  if (warp_fast<S, B>(x, base, in.imm, m, n)) {
+    const uint64_t *v = x.s(in.a[1]);
+    uint8_t *hb = x.g_data;
+    const uint64_t rel = uint64_t(in.imm) - x.g_base;
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      std::memcpy(hb + (base[l] + rel), &v[l], B);
+    return;
+  }
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t addr = base[l] + uint64_t(in.imm);
+    if (addr & (total - 1)) {
+      x.set_fault(FaultKind::Misaligned, S, addr, total, l, true);
+      return;
+    }
+    uint8_t *p = xlate<S>(x, addr, total, true, l);
+    if (!p)
+      return;
+    for (uint32_t k = 0; k < n; ++k) {
+      uint64_t v = x.s(in.a[1 + k])[l];
+      std::memcpy(p + k * B, &v, B);
+    }
+  });
+}
+
+template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {
+  switch (bytes) {
+  case 1:
+    return store ? &exec_st<S, 1> : &exec_ld<S, 1>;
+  case 2:
+    return store ? &exec_st<S, 2> : &exec_ld<S, 2>;
+  case 4:
+    return store ? &exec_st<S, 4> : &exec_ld<S, 4>;
+  case 8:
+    return store ? &exec_st<S, 8> : &exec_ld<S, 8>;
+  default:
+    return nullptr;
+  }
+}
+ExecFn pick_ldst(MemSpace s, uint32_t bytes, bool store) {
+  switch (s) {
+  case MemSpace::Global:
+    return pick_ld<MemSpace::Global>(bytes, store);
+  case MemSpace::Shared:
+    return pick_ld<MemSpace::Shared>(bytes, store);
+  case MemSpace::Local:
+    return pick_ld<MemSpace::Local>(bytes, store);
+  case MemSpace::KParam:
+    return pick_ld<MemSpace::KParam>(bytes, store);
+  case MemSpace::Const:
+    return pick_ld<MemSpace::Const>(bytes, store);
+  case MemSpace::Generic:
+    return pick_ld<MemSpace::Generic>(bytes, store);
+  }
+  return nullptr;
+}
+
+// ---- atomics ---------------------------------------------------------------
+enum AtomOp : uint32_t {
+  AAdd,
+  AMin,
+  AMax,
+  AInc,
+  ADec,
+  AAnd,
+  AOr,
+  AXor,
+  AExch,
+  ACas
+};
+
+// a[0] = destination (kNone for red), a[1] = address base, a[2] = b,
+// a[3] = c (cas); aux = AtomOp; flags = MemSpace; imm = offset.
+template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
+  using I = std::conditional_t<
+      sizeof(T) == 4, uint32_t,
+      std::conditional_t<sizeof(T) == 8, uint64_t, uint16_t>>;
+  const uint64_t *base = x.s(in.a[1]), *b = x.s(in.a[2]);
+  const uint64_t *c = in.a[3] != kNone ? x.s(in.a[3]) : nullptr;
+  uint64_t *d = in.a[0] != kNone ? x.s(in.a[0]) : nullptr;
+  MemSpace sp = MemSpace(in.flags);
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t addr = base[l] + uint64_t(in.imm);
+    if (addr & (sizeof(T) - 1)) {
+      x.set_fault(FaultKind::Misaligned, sp, addr, sizeof(T), l, true);
+      return;
+    }
+    uint8_t *p = x.translate(sp, addr, sizeof(T), true, l);
+    if (!p)
+      return;
+    std::atomic_ref<I> ref(*reinterpret_cast<I *>(p));
+    T vb = as<T>(b[l]);
+    I old = ref.load();
+    for (;;) {
+      T o = std::bit_cast<T>(old), r = o;
+      switch (in.aux) {
+      case AAdd:
+        if constexpr (std::is_floating_point_v<T>)
+          r = o + vb;
+        else
+          r = T(uint64_t(o) + uint64_t(vb));
+        break;
+      case AMin:
+        r = vb < o ? vb : o;
+        break;
+      case AMax:
+        r = vb > o ? vb : o;
+        break;
+      case AInc:
+        if constexpr (std::is_integral_v<T>)
+          r = o >= vb ? T(0) : T(o + 1);
+        break;
+      case ADec:
+        if constexpr (std::is_integral_v<T>)
+          r = (o == 0 || o > vb) ? vb : T(o - 1);
+        break;
+      case AAnd:
+        if constexpr (std::is_integral_v<T>)
+          r = o & vb;
+        break;
+      case AOr:
+        if constexpr (std::is_integral_v<T>)
+          r = o | vb;
+        break;
+      case AXor:
+        if constexpr (std::is_integral_v<T>)
+          r = o ^ vb;
+        break;
+      case AExch:
+        r = vb;
+        break;
+      case ACas:
+        r = (std::bit_cast<I>(o) == std::bit_cast<I>(vb)) ? as<T>(c[l]) : o;
+        break;
+      }
+      if (ref.compare_exchange_weak(old, std::bit_cast<I>(r)))
+        break;
+    }
+    if (d)
+      d[l] = bits(std::bit_cast<T>(old));
+  });
+}
+
+bool take_ignored(Mods &mods) {
+  // Ordering, scope and cache qualifiers: no effect on a sequentially
+  // consistent engine (docs/engine.md "Memory"); they are accepted.
+  static const std::initializer_list<std::string_view> ignored = {
+      "weak",
+      "volatile",
+      "relaxed",
+      "acquire",
+      "release",
+      "acq_rel",
+      "sc",
+      "mmio",
+      "cta",
+      "gpu",
+      "sys",
+      "cluster",
+      "nc",
+      "ca",
+      "cg",
+      "cs",
+      "lu",
+      "cv",
+      "wb",
+      "wt",
+      "L1::evict_normal",
+      "L1::evict_unchanged",
+      "L1::evict_first",
+      "L1::evict_last",
+      "L1::no_allocate",
+      "L2::evict_normal",
+      "L2::evict_first",
+      "L2::evict_last",
+      "L2::64B",
+      "L2::128B",
+      "L2::256B",
+      "noftz"};
+  bool any = false;
+  while (!mods.take_any(ignored).empty())
+    any = true;
+  return any;
+}
+
+} // namespace
+
+bool compile_memory(Compiler &c, const ptx::Instruction &in) {
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  using K = ptx::Operand::Kind;
+  if (op == "prefetch" || op == "prefetchu") {
+    return true; // a hint: nothing to do
+  }
+  bool is_ld = op == "ld" || op == "ldu";
+  bool is_st = op == "st";
+  bool is_atom = op == "atom" || op == "red";
+  if (!is_ld && !is_st && !is_atom)
+    return false;
+  Mods mods(in.modifiers);
+  std::string sp = mods.take_any({"global", "shared", "shared::cta", "local",
+                                  "param", "param::entry", "param::func",
+                                  "const", "shared::cluster"});
+  if (sp == "shared::cluster") {
+    c.unsupported(".shared::cluster (issue 6)");
+    return true;
+  }
+  if (mods.take("L2::cache_hint")) {
+    c.unsupported(".L2::cache_hint");
+    return true;
+  }
+  MemSpace space = sp.empty()                   ? MemSpace::Generic
+                   : sp == "global"             ? MemSpace::Global
+                   : sp.rfind("shared", 0) == 0 ? MemSpace::Shared
+                   : sp == "local"              ? MemSpace::Local
+                   : sp.rfind("param", 0) == 0  ? MemSpace::KParam
+                                                : MemSpace::Const;
+  take_ignored(mods);
+  if (is_atom) {
+    static const char *const names[] = {"add", "min", "max", "inc",  "dec",
+                                        "and", "or",  "xor", "exch", "cas"};
+    int aop = -1;
+    for (int k = 0; k < 10; ++k)
+      if (mods.take(names[k]))
+        aop = k;
+    take_ignored(mods);
+    auto t = mods.take_type();
+    if (aop < 0 || !t) {
+      c.error(in.loc,
+              fmt::format("'{}' needs an operation and a type", c.text_of(in)));
+      return true;
+    }
+    if (space == MemSpace::Local || space == MemSpace::KParam ||
+        space == MemSpace::Const) {
+      c.unsupported("state space for atomics");
+      return true;
+    }
+    ExecFn f = nullptr;
+    bool is_int_op = aop >= int(AAnd) && aop <= int(AXor);
+    switch (t->code) {
+    case Ty::U32:
+    case Ty::B32:
+      f = &exec_atom<uint32_t>;
+      break;
+    case Ty::S32:
+      f = &exec_atom<int32_t>;
+      break;
+    case Ty::U64:
+    case Ty::B64:
+      f = &exec_atom<uint64_t>;
+      break;
+    case Ty::S64:
+      f = &exec_atom<int64_t>;
+      break;
+    case Ty::F32:
+      if (!is_int_op && aop != int(AInc) && aop != int(ADec))
+        f = &exec_atom<float>;
+      break;
+    case Ty::F64:
+      if (!is_int_op && aop != int(AInc) && aop != int(ADec))
+        f = &exec_atom<double>;
+      break;
+    case Ty::B16:
+    case Ty::U16:
+      if (aop == int(ACas) || aop == int(AExch) || aop == int(AAdd))
+        f = &exec_atom<uint16_t>;
+      break;
+    default:
+      break;
+    }
+    if (!f) {
+      c.unsupported("atomic operation type");
+      return true;
+    }
+    bool red = op == "red";
+    size_t want = (red ? 2 : 3) + (aop == int(ACas) ? 1 : 0);
+    if (!c.expect_operands(want) || !c.finish(mods))
+      return true;
+    size_t ai = red ? 0 : 1;
+    Addr addr;
+    if (!c.address(o[ai], space, addr))
+      return true;
+    uint32_t b = c.src(o[ai + 1], *t);
+    uint32_t cc = aop == int(ACas) ? c.src(o[ai + 2], *t) : kNone;
+    uint32_t d = red ? kNone : c.dst(o[0]);
+    uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
+    Inst &i = c.emit(f);
+    i.a[0] = d;
+    i.a[1] = base;
+    i.a[2] = b;
+    i.a[3] = cc;
+    i.aux = uint32_t(aop);
+    i.flags = uint8_t(addr.space);
+    i.imm = addr.off;
+    return true;
+  }
+  uint32_t n = 1;
+  std::string vec = mods.take_any({"v2", "v4", "v8"});
+  if (vec == "v2")
+    n = 2;
+  else if (vec == "v4")
+    n = 4;
+  else if (vec == "v8")
+    n = 8;
+  take_ignored(mods);
+  auto t = mods.take_type();
+  if (!t) {
+    c.error(in.loc, fmt::format("'{}' needs a type", c.text_of(in)));
+    return true;
+  }
+  if (t->code == Ty::PRED || t->bits() > 64 || n > 4) {
+    c.unsupported("access type");
+    return true;
+  }
+  if (!c.expect_operands(2) || !c.finish(mods))
+    return true;
+  const auto &aop = is_ld ? o[1] : o[0];
+  const auto &vop = is_ld ? o[0] : o[1];
+  Addr addr;
+  if (!c.address(aop, space, addr))
+    return true;
+  uint32_t vals[4] = {kNone, kNone, kNone, kNone};
+  if (n > 1) {
+    if (vop.kind != K::Vector || vop.elems.size() != n) {
+      c.error(vop.loc, fmt::format("expected a vector of {} elements", n));
+      return true;
+    }
+    for (uint32_t k = 0; k < n; ++k) {
+      const auto &e = vop.elems[k];
+      if (is_ld)
+        vals[k] = e.kind == K::Sink ? kNone : c.dst(e);
+      else
+        vals[k] = c.src(e, *t);
+    }
+  } else {
+    vals[0] = is_ld ? c.dst(vop) : c.src(vop, *t);
+  }
+  ExecFn f = pick_ldst(addr.space, t->bytes(), is_st);
+  if (!f) {
+    c.unsupported("access size");
+    return true;
+  }
+  uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
+  Inst &i = c.emit(f);
+  i.a[0] = base;
+  for (uint32_t k = 0; k < n; ++k)
+    i.a[1 + k] = vals[k];
+  i.n = uint8_t(n);
+  i.imm = addr.off;
+  i.flags = (is_ld && t->is_signed()) ? 1 : 0;
+  return true;
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,268 @@
+// Special registers (PTX "Special Registers"): %tid %ntid %ctaid %nctaid
+// %laneid %warpid %nwarpid %smid %nsmid %gridid %lanemask_* %clock
+// %clock_hi %clock64 %globaltimer* %envreg<N> %pm<N> the cluster registers
+// and the shared-memory size registers. Values that a real GPU does not fix
+// are deterministic here (docs/engine.md "Special registers").
+#include <algorithm>
+#include <fmt/format.h>
+#include <string_view>
+
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+enum Sreg : uint32_t {
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  LaneId,
+  WarpId,
+  NWarpId,
+  SmId,
+  NSmId,
+  GridId,
+  LanemaskEq,
+  LanemaskLe,
+  LanemaskLt,
+  LanemaskGe,
+  LanemaskGt,
+  Clock,
+  ClockHi,
+  Clock64,
+  GlobalTimer,
+  GlobalTimerLo,
+  GlobalTimerHi,
+  EnvReg,
+  Pm,
+  ClusterIdX,
+  ClusterIdY,
+  ClusterIdZ,
+  NClusterIdX,
+  NClusterIdY,
+  NClusterIdZ,
+  ClusterCtaidX,
+  ClusterCtaidY,
+  ClusterCtaidZ,
+  ClusterNctaidX,
+  ClusterNctaidY,
+  ClusterNctaidZ,
+  ClusterCtarank,
+  ClusterNctarank,
+  IsExplicitCluster,
+  DynamicSmem,
+  TotalSmem,
+  AggrSmem,
+};
+
+// Deterministic clock: warp-instructions the CTA has executed so far
+// (one "cycle" each); %globaltimer counts them as nanoseconds.
+uint64_t clock_of(const Exec &x) { return x.cta->steps + x.warp->steps; }
+
+void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const Launch &L = *x.launch;
+  const Dim3 &b = L.block;
+  const Cta &c = *x.cta;
+  auto uniform = [&](uint64_t v) {
+    for_lanes(m, [&](uint32_t l) { d[l] = v; });
+  };
+  uint32_t id = in.aux & 0xffff;
+  switch (id) {
+  case TidX:
+    for_lanes(m, [&](uint32_t l) { d[l] = x.thread_of(l) % b.x; });
+    return;
+  case TidY:
+    for_lanes(m, [&](uint32_t l) { d[l] = x.thread_of(l) / b.x % b.y; });
+    return;
+  case TidZ:
+    for_lanes(m, [&](uint32_t l) { d[l] = x.thread_of(l) / (b.x * b.y); });
+    return;
+  case NtidX:
+    return uniform(b.x);
+  case NtidY:
+    return uniform(b.y);
+  case NtidZ:
+    return uniform(b.z);
+  case CtaidX:
+    return uniform(c.id.x);
+  case CtaidY:
+    return uniform(c.id.y);
+  case CtaidZ:
+    return uniform(c.id.z);
+  case NctaidX:
+    return uniform(L.grid.x);
+  case NctaidY:
+    return uniform(L.grid.y);
+  case NctaidZ:
+    return uniform(L.grid.z);
+  case LaneId:
+    for_lanes(m, [&](uint32_t l) { d[l] = l; });
+    return;
+  case WarpId:
+    return uniform(x.warp->index);
+  case NWarpId:
+    return uniform(64);
+  case SmId:
+    return uniform(0);
+  case NSmId:
+    return uniform(1);
+  case GridId:
+    return uniform(0);
+  case LanemaskEq:
+    for_lanes(m, [&](uint32_t l) { d[l] = 1u << l; });
+    return;
+  case LanemaskLe:
+    for_lanes(m, [&](uint32_t l) { d[l] = uint32_t((2ull << l) - 1); });
+    return;
+  case LanemaskLt:
+    for_lanes(m, [&](uint32_t l) { d[l] = (1u << l) - 1; });
+    return;
+  case LanemaskGe:
+    for_lanes(m, [&](uint32_t l) { d[l] = ~((1u << l) - 1); });
+    return;
+  case LanemaskGt:
+    for_lanes(m, [&](uint32_t l) { d[l] = uint32_t(~((2ull << l) - 1)); });
+    return;
+  case Clock:
+    return uniform(clock_of(x) & 0xffffffffu);
+  case ClockHi:
+    return uniform(clock_of(x) >> 32);
+  case Clock64:
+  case GlobalTimer:
+    return uniform(clock_of(x));
+  case GlobalTimerLo:
+    return uniform(clock_of(x) & 0xffffffffu);
+  case GlobalTimerHi:
+    return uniform(clock_of(x) >> 32);
+  case EnvReg:
+    return uniform(0);
+  case Pm:
+    return uniform(0);
+  case ClusterIdX:
+    return uniform(c.cluster_id.x);
+  case ClusterIdY:
+    return uniform(c.cluster_id.y);
+  case ClusterIdZ:
+    return uniform(c.cluster_id.z);
+  case NClusterIdX:
+    return uniform(L.grid.x / L.cluster.x);
+  case NClusterIdY:
+    return uniform(L.grid.y / L.cluster.y);
+  case NClusterIdZ:
+    return uniform(L.grid.z / L.cluster.z);
+  case ClusterCtaidX:
+    return uniform(c.cluster_ctaid.x);
+  case ClusterCtaidY:
+    return uniform(c.cluster_ctaid.y);
+  case ClusterCtaidZ:
+    return uniform(c.cluster_ctaid.z);
+  case ClusterNctaidX:
+    return uniform(L.cluster.x);
+  case ClusterNctaidY:
+    return uniform(L.cluster.y);
+  case ClusterNctaidZ:
+    return uniform(L.cluster.z);
+  case ClusterCtarank:
+    return uniform(c.cluster_rank);
+  case ClusterNctarank:
+    return uniform(L.cluster.count());
+  case IsExplicitCluster:
+    return uniform(L.has_cluster ? 1 : 0);
+  case DynamicSmem:
+    return uniform(L.dyn_shared);
+  case TotalSmem:
+  case AggrSmem:
+    return uniform(L.shared_bytes);
+  }
+}
+
+} // namespace
+
+ExecFn special_reader(const std::string &name, uint32_t &aux) {
+  static const std::pair<std::string_view, Sreg> table[] = {
+      {"%tid.x", TidX},
+      {"%tid.y", TidY},
+      {"%tid.z", TidZ},
+      {"%ntid.x", NtidX},
+      {"%ntid.y", NtidY},
+      {"%ntid.z", NtidZ},
+      {"%ctaid.x", CtaidX},
+      {"%ctaid.y", CtaidY},
+      {"%ctaid.z", CtaidZ},
+      {"%nctaid.x", NctaidX},
+      {"%nctaid.y", NctaidY},
+      {"%nctaid.z", NctaidZ},
+      {"%laneid", LaneId},
+      {"%warpid", WarpId},
+      {"%nwarpid", NWarpId},
+      {"%smid", SmId},
+      {"%nsmid", NSmId},
+      {"%gridid", GridId},
+      {"%lanemask_eq", LanemaskEq},
+      {"%lanemask_le", LanemaskLe},
+      {"%lanemask_lt", LanemaskLt},
+      {"%lanemask_ge", LanemaskGe},
+      {"%lanemask_gt", LanemaskGt},
+      {"%clock", Clock},
+      {"%clock_hi", ClockHi},
+      {"%clock64", Clock64},
+      {"%globaltimer", GlobalTimer},
+      {"%globaltimer_lo", GlobalTimerLo},
+      {"%globaltimer_hi", GlobalTimerHi},
+      {"%clusterid.x", ClusterIdX},
+      {"%clusterid.y", ClusterIdY},
+      {"%clusterid.z", ClusterIdZ},
+      {"%nclusterid.x", NClusterIdX},
+      {"%nclusterid.y", NClusterIdY},
+      {"%nclusterid.z", NClusterIdZ},
+      {"%cluster_ctaid.x", ClusterCtaidX},
+      {"%cluster_ctaid.y", ClusterCtaidY},
+      {"%cluster_ctaid.z", ClusterCtaidZ},
+      {"%cluster_nctaid.x", ClusterNctaidX},
+      {"%cluster_nctaid.y", ClusterNctaidY},
+      {"%cluster_nctaid.z", ClusterNctaidZ},
+      {"%cluster_ctarank", ClusterCtarank},
+      {"%cluster_nctarank", ClusterNctarank},
+      {"%is_explicit_cluster", IsExplicitCluster},
+      {"%dynamic_smem_size", DynamicSmem},
+      {"%total_smem_size", TotalSmem},
+      {"%aggr_smem_size", AggrSmem},
+  };
+  for (auto &[n, id] : table)
+    if (name == n) {
+      aux = id;
+      return &exec_sreg;
+    }
+  auto numbered = [&](std::string_view prefix, uint32_t limit, Sreg id) {
+    if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size())
+      return false;
+    uint32_t n = 0;
+    for (size_t i = prefix.size(); i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9')
+        return false;
+      n = n * 10 + uint32_t(name[i] - '0');
+    }
+    if (n >= limit)
+      return false;
+    aux = id | (n << 16);
+    return true;
+  };
+  if (numbered("%envreg", 32, EnvReg) || numbered("%pm", 8, Pm))
+    return &exec_sreg;
+  return nullptr;
+}
+
+bool compile_special(Compiler &, const ptx::Instruction &) { return false; }
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,280 @@
+// Warp-level instructions: shfl.sync (up/down/bfly/idx with the clamp and
+// segment mask of operand c), vote.sync (all/any/uni/ballot), match.sync
+// (any/all), redux.sync, activemask. The scheduler runs a warp-synchronous
+// instruction only once every non-exited lane of its member mask has
+// reached it (Kind::WarpSync); the lanes that take part are then the
+// executing lanes of the member mask.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+// shfl.sync: a[0] = d, a[1] = p (kNone), a[2] = a, a[3] = b, a[4] = c;
+// aux = mode (0 up, 1 down, 2 bfly, 3 idx). PTX ISA "shfl.sync".
+void exec_shfl(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t src[kWarpSize];
+  const uint64_t *a = x.s(in.a[2]);
+  std::memcpy(src, a, sizeof(src));
+  const uint64_t *b = x.s(in.a[3]), *c = x.s(in.a[4]);
+  uint64_t *d = x.s(in.a[0]);
+  uint32_t pv = 0;
+  for_lanes(m, [&](uint32_t lane) {
+    uint32_t cv = uint32_t(c[lane]);
+    uint32_t bval = uint32_t(b[lane]);
+    int32_t clamp = int32_t(cv & 0x1f), seg = int32_t((cv >> 8) & 0x1f);
+    int32_t ln = int32_t(lane);
+    int32_t max_lane = (ln & seg) | (clamp & ~seg);
+    int32_t min_lane = ln & seg;
+    int64_t j = ln;
+    bool ok = false;
+    switch (in.aux) {
+    case 0:
+      j = int64_t(ln) - int64_t(bval);
+      ok = j >= max_lane;
+      break;
+    case 1:
+      j = int64_t(ln) + int64_t(bval);
+      ok = j <= max_lane;
+      break;
+    case 2:
+      j = int64_t(uint32_t(ln) ^ bval);
+      ok = j <= max_lane;
+      break;
+    default:
+      j = min_lane | (int32_t(bval & 0x1f) & ~seg);
+      ok = j <= max_lane;
+      break;
+    }
+    if (!ok || j < 0 || j > 31)
+      j = ln;
+    d[lane] = src[j] & 0xffffffffu;
+    pv |= uint32_t(ok) << lane;
+  });
+  if (in.a[1] != kNone)
+    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | pv;
+}
+
+uint32_t member_mask(Exec &x, const Inst &in, uint32_t m) {
+  if (in.member == kNone || m == 0)
+    return m;
+  uint32_t mem = uint32_t(x.s(in.member)[std::countr_zero(m)]);
+  return mem & m;
+}
+
+// vote.sync: a[0] = d (pred or slot), a[1] = a (pred); aux = 0 all, 1 any,
+// 2 uni, 3 ballot.
+void exec_vote(Exec &x, const Inst &in, uint32_t m) {
+  uint32_t part = member_mask(x, in, m);
+  uint32_t a = x.p[in.a[1]] & part;
+  if (in.aux == 3) {
+    uint64_t *d = x.s(in.a[0]);
+    for_lanes(m, [&](uint32_t l) { d[l] = a; });
+    return;
+  }
+  bool r = in.aux == 0   ? a == part
+           : in.aux == 1 ? a != 0
+                         : (a == 0 || a == part);
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (r ? m : 0);
+}
+
+// match.sync: a[0] = d, a[1] = p (kNone), a[2] = a; aux = 0 any, 1 all;
+// flags bit0 = 64-bit.
+void exec_match(Exec &x, const Inst &in, uint32_t m) {
+  uint32_t part = member_mask(x, in, m);
+  const uint64_t *a = x.s(in.a[2]);
+  uint64_t *d = x.s(in.a[0]);
+  uint64_t vmask = (in.flags & 1) ? ~0ull : 0xffffffffull;
+  if (in.aux == 0) {
+    for_lanes(m, [&](uint32_t l) {
+      uint32_t r = 0;
+      for_lanes(part, [&](uint32_t k) {
+        if (((a[k] ^ a[l]) & vmask) == 0)
+          r |= 1u << k;
+      });
+      d[l] = r;
+    });
+    return;
+  }
+  bool all = true;
+  uint32_t first = part ? uint32_t(std::countr_zero(part)) : 0;
+  for_lanes(part, [&](uint32_t k) { all &= ((a[k] ^ a[first]) & vmask) == 0; });
+  for_lanes(m, [&](uint32_t l) { d[l] = all ? part : 0; });
+  if (in.a[1] != kNone)
+    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | (all ? m : 0);
+}
+
+// redux.sync: aux = 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; flags bit0 =
+// signed.
+void exec_redux(Exec &x, const Inst &in, uint32_t m) {
+  uint32_t part = member_mask(x, in, m);
+  const uint64_t *a = x.s(in.a[1]);
+  uint64_t *d = x.s(in.a[0]);
+  bool sgn = in.flags & 1;
+  uint32_t acc = 0;
+  bool first = true;
+  for_lanes(part, [&](uint32_t k) {
+    uint32_t v = uint32_t(a[k]);
+    if (first) {
+      acc = v;
+      first = false;
+      return;
+    }
+    switch (in.aux) {
+    case 0:
+      acc += v;
+      break;
+    case 1:
+      acc =
+          sgn ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v);
+      break;
+    case 2:
+      acc =
+          sgn ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v);
+      break;
+    case 3:
+      acc &= v;
+      break;
+    case 4:
+      acc |= v;
+      break;
+    default:
+      acc ^= v;
+      break;
+    }
+  });
+  for_lanes(m, [&](uint32_t l) { d[l] = acc; });
+}
+
+void exec_activemask(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  uint32_t active = x.warp->paths[x.warp->cur].mask;
+  for_lanes(m, [&](uint32_t l) { d[l] = active; });
+}
+
+} // namespace
+
+bool compile_warp(Compiler &c, const ptx::Instruction &in) {
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  using K = ptx::Operand::Kind;
+  if (op == "activemask") {
+    Mods mods(in.modifiers);
+    mods.take("b32");
+    if (!c.expect_operands(1) || !c.finish(mods))
+      return true;
+    uint32_t d = c.dst(o[0]);
+    c.emit(&exec_activemask).a[0] = d;
+    return true;
+  }
+  if (op != "shfl" && op != "vote" && op != "match" && op != "redux")
+    return false;
+  Mods mods(in.modifiers);
+  if (!mods.take("sync")) {
+    c.unsupported(
+        fmt::format("non-.sync {} (removed for sm_70 and later)", op));
+    return true;
+  }
+  if (op == "shfl") {
+    std::string mode = mods.take_any({"up", "down", "bfly", "idx"});
+    mods.take("b32");
+    if (mode.empty()) {
+      c.unsupported("shfl mode");
+      return true;
+    }
+    if (!c.expect_operands(5) || !c.finish(mods))
+      return true;
+    Ty t{Ty::B32};
+    uint32_t a = c.src(o[1], t), b = c.src(o[2], t), cc = c.src(o[3], t),
+             mem = c.src(o[4], t);
+    uint32_t d, p = kNone;
+    if (o[0].kind == K::Pair) {
+      d = c.dst(o[0].elems[0]);
+      p = c.pdst(o[0].elems[1]);
+    } else {
+      d = c.dst(o[0]);
+    }
+    Inst &i = c.emit(&exec_shfl, Kind::WarpSync);
+    i.a[0] = d;
+    i.a[1] = p;
+    i.a[2] = a;
+    i.a[3] = b;
+    i.a[4] = cc;
+    i.member = mem;
+    i.aux = mode == "up" ? 0 : mode == "down" ? 1 : mode == "bfly" ? 2 : 3;
+    return true;
+  }
+  if (op == "vote") {
+    std::string mode = mods.take_any({"all", "any", "uni", "ballot"});
+    auto t = mods.take_type();
+    if (mode.empty() || !t || (mode == "ballot") != (t->code == Ty::B32)) {
+      c.unsupported("form of vote.sync");
+      return true;
+    }
+    if (!c.expect_operands(3) || !c.finish(mods))
+      return true;
+    uint32_t a = c.psrc(o[1]);
+    uint32_t mem = c.src(o[2], Ty{Ty::B32});
+    uint32_t d = mode == "ballot" ? c.dst(o[0]) : c.pdst(o[0]);
+    Inst &i = c.emit(&exec_vote, Kind::WarpSync);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.member = mem;
+    i.aux = mode == "all" ? 0 : mode == "any" ? 1 : mode == "uni" ? 2 : 3;
+    return true;
+  }
+  if (op == "match") {
+    std::string mode = mods.take_any({"any", "all"});
+    auto t = mods.take_type();
+    if (mode.empty() || !t || (t->bits() != 32 && t->bits() != 64)) {
+      c.unsupported("form of match.sync");
+      return true;
+    }
+    if (!c.expect_operands(3) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(o[1], *t);
+    uint32_t mem = c.src(o[2], Ty{Ty::B32});
+    uint32_t d, p = kNone;
+    if (o[0].kind == K::Pair) {
+      d = c.dst(o[0].elems[0]);
+      p = c.pdst(o[0].elems[1]);
+    } else {
+      d = c.dst(o[0]);
+    }
+    Inst &i = c.emit(&exec_match, Kind::WarpSync);
+    i.a[0] = d;
+    i.a[1] = p;
+    i.a[2] = a;
+    i.member = mem;
+    i.aux = mode == "any" ? 0 : 1;
+    i.flags = t->bits() == 64 ? 1 : 0;
+    return true;
+  }
+  // redux
+  std::string rop = mods.take_any({"add", "min", "max", "and", "or", "xor"});
+  auto t = mods.take_type();
+  if (rop.empty() || !t || t->bits() != 32 || t->is_float()) {
+    c.unsupported("form of redux.sync");
+    return true;
+  }
+  if (!c.expect_operands(3) || !c.finish(mods))
+    return true;
+  uint32_t a = c.src(o[1], *t);
+  uint32_t mem = c.src(o[2], Ty{Ty::B32});
+  uint32_t d = c.dst(o[0]);
+  Inst &i = c.emit(&exec_redux, Kind::WarpSync);
+  i.a[0] = d;
+  i.a[1] = a;
+  i.member = mem;
+  static const char *const names[] = {"add", "min", "max", "and", "or", "xor"};
+  for (uint32_t k = 0; k < 6; ++k)
+    if (rop == names[k])
+      i.aux = k;
+  i.flags = t->is_signed() ? 1 : 0;
+  return true;
+}
+
+} // namespace bcusim::engine::detail

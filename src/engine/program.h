@@ -1,0 +1,344 @@
+// The engine's compact executable form of a PTX module, and the per-warp
+// state its instruction handlers work on. Internal to src/engine.
+//
+// A function is compiled once into an array of fixed-size `Inst`s whose
+// operands are pre-resolved register slots: every value operand (register,
+// immediate, symbol address) is a slot of the warp's structure-of-arrays
+// register file (slot s, lane l at regs[s * 32 + l]); immediates live in
+// constant slots filled when a warp is created. Predicates are one 32-bit
+// lane mask per predicate register. A handler executes one instruction for
+// the lanes of a mask, in one loop (for_lanes), with no allocation.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bcusim/engine/engine.h"
+#include "bcusim/ptx/ast.h"
+#include "bcusim/support/diagnostics.h"
+
+namespace bcusim::engine::detail {
+
+constexpr uint32_t kWarpSize = 32;
+constexpr uint32_t kFullMask = 0xffffffffu;
+constexpr uint32_t kNone = 0xffffffffu;
+
+// The generic address space (docs/engine.md "Memory"): global addresses are
+// generic addresses; the other state spaces appear in 4 GiB windows. Their
+// own (non-generic) addresses are offsets from 0 inside each space.
+constexpr uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
+constexpr uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
+constexpr uint64_t kParamWindow = 0x0000'0300'0000'0000ull;
+constexpr uint64_t kConstWindow = 0x0000'0400'0000'0000ull;
+constexpr uint64_t kWindowSize = 1ull << 32;
+// Shared memory of the executing CTA is [0, kSharedCtaWindow) of the shared
+// window; the rest is reserved for `.shared::cluster` (peer CTAs).
+constexpr uint64_t kSharedCtaWindow = 1ull << 24;
+constexpr uint64_t kModuleGlobalBase = 0x0000'6000'0000'0000ull;
+constexpr uint64_t kUserGlobalBase = 0x0000'7000'0000'0000ull;
+
+// Memory spaces as the handlers see them.
+enum class MemSpace : uint8_t { Global, Shared, Local, KParam, Const, Generic };
+std::string_view name_of(MemSpace s);
+
+struct Exec;
+struct Inst;
+using ExecFn = void (*)(Exec &, const Inst &, uint32_t mask);
+
+// How the scheduler treats an instruction; everything that is not Plain
+// interacts with control flow or with other warps.
+enum class Kind : uint8_t {
+  Plain,      // fn over the executing lanes, then pc+1
+  Branch,     // target = pc to jump to (guarded lanes), others fall through
+  Exit,       // exit, or ret from the kernel
+  Ret,        // return from a .func
+  Call,       // aux = call-site index
+  Printf,     // vprintf call: aux = call-site index
+  WarpSync,   // warp-synchronous (shfl/vote/match/redux/bar.warp.sync):
+              // waits until every listed non-exited lane is converged; the
+              // member mask is slot `member`; then fn
+  CtaBarrier, // bar.sync / barrier.sync 0 with no count (issue 4 subset)
+  Trap,       // trap
+  Yield,      // nanosleep: ends the warp's quantum
+};
+
+struct Inst {
+  ExecFn fn = nullptr;
+  Kind kind = Kind::Plain;
+  uint8_t guard_neg = 0;
+  uint8_t n = 0;     // vector width / element count
+  uint8_t flags = 0; // handler-specific
+  uint32_t guard = kNone;
+  uint32_t a[6] = {kNone, kNone, kNone, kNone, kNone, kNone};
+  uint32_t member = kNone; // WarpSync: membermask slot
+  uint32_t target = 0;     // branch target pc / callee function
+  uint32_t aux = 0;        // handler-specific (call site, sreg id, ...)
+  int64_t imm = 0;         // address offset / immediate
+};
+
+// Copies between a caller's and a callee's parameter areas (both in the
+// per-thread frame memory, docs/engine.md "Calls").
+struct CallSite {
+  uint32_t callee = 0;
+  struct Copy {
+    uint32_t from, to, size;
+  };
+  std::vector<Copy> args; // caller param var -> callee param
+  std::vector<Copy> rets; // callee return -> caller retval var
+  // vprintf: frame offsets of the caller's two .param arguments.
+  uint32_t printf_fmt = 0, printf_args = 0, printf_ret = kNone;
+};
+
+struct FuncInfo {
+  std::string name;
+  const ptx::Function *ast = nullptr;
+  bool is_entry = false;
+  bool is_vprintf = false;
+  bool compiled = false;
+  uint32_t entry_pc = 0;
+  uint32_t end_pc = 0;
+  std::vector<uint32_t> reg_slot; // ast reg index -> slot or pred index
+  std::vector<uint8_t> reg_is_pred;
+  // .func parameters and returns: offsets in the thread frame.
+  std::vector<uint32_t> param_off, param_size, ret_off, ret_size;
+  // .entry parameters: offsets in the kernel parameter buffer.
+  uint32_t kparam_bytes = 0;
+};
+
+struct GlobalVar {
+  std::string name;
+  uint64_t addr = 0; // device address
+  uint64_t size = 0;
+  uint64_t image_off = 0;
+};
+
+struct Program {
+  std::shared_ptr<const SourceFile> source;
+  std::vector<Inst> code;
+  std::vector<SourceLoc> locs;        // per pc
+  std::vector<uint32_t> code_func;    // per pc: function index
+  std::vector<std::string> code_text; // per pc: opcode with modifiers
+  std::vector<FuncInfo> funcs;
+  std::vector<CallSite> calls;
+  uint32_t nslots = 0, npreds = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> const_slots;
+  std::vector<std::pair<uint32_t, uint32_t>> const_preds;
+  uint32_t frame_bytes = 0;    // per-thread local memory (all frames)
+  uint32_t static_shared = 0;  // bytes of declared .shared
+  uint32_t dyn_shared_off = 0; // where extern .shared starts
+  // Module .global variables (mutable by kernels) and .const variables.
+  std::vector<uint8_t> global_image;
+  std::vector<GlobalVar> global_vars;
+  uint64_t global_base = 0;
+  std::vector<uint8_t> const_image;
+
+  uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
+};
+
+// ---- lane values -----------------------------------------------------------
+template <class T> inline T as(uint64_t v) {
+  if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<float>(static_cast<uint32_t>(v));
+  else if constexpr (std::is_same_v<T, double>)
+    return std::bit_cast<double>(v);
+  else
+    return static_cast<T>(v);
+}
+template <class T> inline uint64_t bits(T v) {
+  if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<uint32_t>(v);
+  else if constexpr (std::is_same_v<T, double>)
+    return std::bit_cast<uint64_t>(v);
+  else if constexpr (std::is_same_v<T, bool>)
+    return v ? 1 : 0;
+  else
+    return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+}
+
+// The one helper that iterates the lanes of an execution mask.
+template <class F> inline void for_lanes(uint32_t mask, F &&f) {
+  if (mask == kFullMask) {
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      f(l);
+  } else {
+    for (uint32_t m = mask; m != 0; m &= m - 1)
+      f(static_cast<uint32_t>(std::countr_zero(m)));
+  }
+}
+
+// ---- run-time state -------------------------------------------------------
+enum class PathState : uint8_t { Ready, WaitWarp, BlockedCta, Blocked };
+
+// A set of lanes of one warp at one pc (independent thread scheduling:
+// divergent paths interleave and merge again when their pcs meet).
+struct Path {
+  uint32_t pc = 0;
+  uint32_t mask = 0;
+  PathState state = PathState::Ready;
+  std::vector<uint32_t> calls; // call-site pcs (return to pc+1)
+};
+
+struct Cta;
+
+struct Warp {
+  uint32_t index = 0;      // warp id in the CTA
+  uint32_t valid = 0;      // lanes that exist (partial last warp)
+  uint32_t exited = 0;     // lanes that have exited
+  std::vector<Path> paths; // empty = warp finished
+  uint32_t cur = 0;        // path being run
+  uint32_t path_steps = 0; // steps since the last path switch
+  std::vector<uint64_t> regs;
+  std::vector<uint32_t> preds;
+  uint64_t steps = 0;
+};
+
+enum class FaultKind : uint8_t {
+  None,
+  OutOfBounds,
+  Misaligned,
+  Null,
+  Unsupported,
+  Trap,
+  WarpSync,
+};
+
+struct Fault {
+  FaultKind kind = FaultKind::None;
+  MemSpace space = MemSpace::Global;
+  bool write = false;
+  uint32_t lane = 0;
+  uint32_t size = 0;
+  uint64_t addr = 0;
+  std::string detail;
+};
+
+class GlobalMemory;
+
+// One kernel launch as the handlers see it.
+struct Launch {
+  const Program *prog = nullptr;
+  const FuncInfo *kernel = nullptr;
+  Dim3 grid, block, cluster{1, 1, 1};
+  bool has_cluster = false;
+  std::vector<uint8_t> kparams;
+  uint32_t shared_bytes = 0; // per CTA, static + dynamic
+  uint32_t dyn_shared = 0;
+  std::string kernel_name;
+};
+
+struct Cta {
+  Dim3 id;
+  uint64_t linear = 0;
+  uint32_t nthreads = 0;
+  std::vector<Warp> warps;
+  std::vector<uint8_t> shared;
+  std::vector<uint8_t> local; // frame_bytes per thread
+  uint32_t live_threads = 0;
+  uint32_t live_warps = 0;
+  uint32_t bar_arrived = 0; // threads waiting at barrier 0
+  uint32_t next_warp = 0;
+  uint64_t steps = 0;
+  std::string printf_out;
+  // cluster placement
+  Dim3 cluster_id, cluster_ctaid;
+  uint32_t cluster_rank = 0;
+};
+
+// The context a handler runs in: the warp's registers and the memory the
+// instruction may touch.
+struct Exec {
+  uint64_t *r = nullptr;
+  uint32_t *p = nullptr;
+  Warp *warp = nullptr;
+  Cta *cta = nullptr;
+  const Launch *launch = nullptr;
+  const Program *prog = nullptr;
+  GlobalMemory *gmem = nullptr;
+  uint32_t pc = 0;
+  // the last two global allocations hit (kernels often stream two arrays)
+  uint64_t g_base = 1, g_size = 0;
+  uint8_t *g_data = nullptr;
+  uint64_t g_base2 = 1, g_size2 = 0;
+  uint8_t *g_data2 = nullptr;
+  bool faulted = false;
+  Fault fault;
+
+  uint64_t *s(uint32_t slot) const { return r + size_t(slot) * kWarpSize; }
+  uint32_t thread_of(uint32_t lane) const {
+    return warp->index * kWarpSize + lane;
+  }
+  void set_fault(FaultKind k, MemSpace sp, uint64_t addr, uint32_t size,
+                 uint32_t lane, bool write) {
+    if (faulted)
+      return;
+    // A global/generic access near address 0 is a null pointer, whatever
+    // else is wrong with it.
+    if ((sp == MemSpace::Global || sp == MemSpace::Generic) && addr < 65536)
+      k = FaultKind::Null;
+    faulted = true;
+    fault.kind = k;
+    fault.space = sp;
+    fault.addr = addr;
+    fault.size = size;
+    fault.lane = lane;
+    fault.write = write;
+  }
+  void set_error(FaultKind k, uint32_t lane, std::string detail) {
+    if (faulted)
+      return;
+    faulted = true;
+    fault.kind = k;
+    fault.lane = lane;
+    fault.detail = std::move(detail);
+  }
+  // Memory translation (exec_memory.cpp); nullptr + fault when invalid.
+  uint8_t *translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
+                     uint32_t lane);
+  uint8_t *global_slow(uint64_t addr, uint32_t size, bool write, uint32_t lane);
+  inline uint8_t *global(uint64_t addr, uint32_t size, bool write,
+                         uint32_t lane) {
+    uint64_t off = addr - g_base;
+    if (off < g_size && size <= g_size - off)
+      return g_data + off;
+    uint64_t off2 = addr - g_base2;
+    if (off2 < g_size2 && size <= g_size2 - off2) {
+      std::swap(g_base, g_base2);
+      std::swap(g_size, g_size2);
+      std::swap(g_data, g_data2);
+      return g_data + off2;
+    }
+    return global_slow(addr, size, write, lane);
+  }
+};
+
+// ---- global memory ---------------------------------------------------------
+struct Allocation {
+  uint64_t base = 0, size = 0;
+  uint8_t *data = nullptr;
+  std::unique_ptr<uint8_t[]> owned;
+  std::string name; // module variables: their name
+};
+
+class GlobalMemory {
+public:
+  uint64_t alloc(uint64_t bytes);
+  bool free(uint64_t base);
+  const Allocation *find(uint64_t addr) const;
+  // Registers a module's .global variables (once per program).
+  void map_program(Program &prog);
+  // The allocation nearest to addr (for fault notes); nullptr when none.
+  const Allocation *nearest(uint64_t addr) const;
+
+private:
+  std::vector<std::unique_ptr<Allocation>> allocs_; // sorted by base
+  std::vector<const Program *> mapped_;
+  uint64_t next_ = kUserGlobalBase;
+};
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,218 @@
+// Run-time faults, deadlocks, limits, compile-time rejection and launch
+// validation: each reported with its location and the executing thread.
+#include "test_util.h"
+
+namespace bcusim::engine::test {
+namespace {
+
+// 32 threads load a[tid] from an 8-element buffer: lane 8 faults first.
+const char *kLoadTid = R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_param_0];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  ret;)";
+
+TEST(Faults, OutOfBoundsGlobalLoadNamesTheThread) {
+  auto m = load_text(ptx_module(".param .u64 k_param_0", kLoadTid));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(8 * 4);
+  auto r =
+      d.launch(*m, "k", config({2, 1, 1}, {32, 1, 1}), {KernelArg::ptr(p)});
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  std::string text = r.diagnostics_text();
+  EXPECT_NE(text.find("test.ptx:14:3: error: out-of-bounds .global load of 4 "
+                      "bytes at address"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ld.global.u32 %r2, [%rd3];"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("in kernel 'k', CTA (0,0,0), warp 0, lane 8, thread (8,0,0)"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("0 bytes past the end of the 32-byte allocation"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Faults, MisalignedAndNull) {
+  auto m = load_text(ptx_module(".param .u64 k_param_0", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.global.u32 %r2, [%rd1+2];
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(64);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(p)});
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  EXPECT_NE(r.diagnostics_text().find("misaligned .global load of 4 bytes"),
+            std::string::npos)
+      << r.diagnostics_text();
+  auto r2 =
+      d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(0)});
+  EXPECT_EQ(r2.status, RunStatus::Fault);
+  EXPECT_NE(r2.diagnostics_text().find("null-pointer .global load"),
+            std::string::npos)
+      << r2.diagnostics_text();
+}
+
+TEST(Faults, SharedOutOfBoundsThroughGenericAddress) {
+  auto m = load_text(ptx_module("", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 buf[64];
+  mov.u64 %rd1, buf;
+  cvta.shared.u64 %rd2, %rd1;
+  st.u32 [%rd2+64], %r1;
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  EXPECT_NE(r.diagnostics_text().find("out-of-bounds .shared store of 4 bytes"),
+            std::string::npos)
+      << r.diagnostics_text();
+}
+
+TEST(Faults, Trap) {
+  auto m = load_text(ptx_module("", R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 5;
+  @%p1 trap;
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {32, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::Trap);
+  EXPECT_NE(r.diagnostics_text().find("trap executed"), std::string::npos);
+  EXPECT_NE(r.diagnostics_text().find("lane 5, thread (5,0,0)"),
+            std::string::npos);
+}
+
+TEST(Faults, DeadlockBetweenBarrierAndWarpSync) {
+  // Half the warp waits at shfl.sync for lanes that wait at bar.sync for
+  // them: nobody can proceed.
+  auto m = load_text(ptx_module("", R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra L;
+  bar.sync 0;
+L:
+  shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {32, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::Deadlock);
+  std::string t = r.diagnostics_text();
+  EXPECT_NE(t.find("deadlock in kernel 'k': every remaining warp of CTA "
+                   "(0,0,0) is blocked"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(
+      t.find("warp 0 lanes 0xffff0000 waits at the CTA barrier (16 of 32"),
+      std::string::npos)
+      << t;
+  EXPECT_NE(t.find("warp 0 lanes 0x0000ffff waits for the other lanes"),
+            std::string::npos)
+      << t;
+}
+
+const char *kForever = R"(
+L:
+  bra L;
+  ret;)";
+
+TEST(Faults, StepLimitIsExactAndReported) {
+  auto m = load_text(ptx_module("", kForever));
+  ASSERT_TRUE(m);
+  Device d;
+  LaunchConfig c = config({2, 1, 1}, {64, 1, 1});
+  c.max_steps = 1000;
+  auto r = d.launch(*m, "k", c, {});
+  EXPECT_EQ(r.status, RunStatus::StepLimit);
+  EXPECT_EQ(r.warp_steps, 1000u);
+  EXPECT_NE(r.diagnostics_text().find("did not finish within --max-steps 1000"),
+            std::string::npos);
+  EXPECT_NE(r.diagnostics_text().find("still running here"), std::string::npos);
+}
+
+TEST(Faults, TimeLimit) {
+  auto m = load_text(ptx_module("", kForever));
+  ASSERT_TRUE(m);
+  Device d;
+  LaunchConfig c = config({1, 1, 1}, {32, 1, 1});
+  c.time_limit_s = 0.2;
+  auto r = d.launch(*m, "k", c, {});
+  EXPECT_EQ(r.status, RunStatus::TimeLimit);
+  EXPECT_LT(r.seconds, 5.0);
+}
+
+TEST(Faults, UnsupportedInstructionsAreRejectedBeforeRunning) {
+  std::string err;
+  auto m = load_text(ptx_module("", R"(
+  .shared .align 8 .b64 bar0;
+  mbarrier.init.shared.b64 [bar0], 1;
+  bar.sync 1, 64;
+  ret;)"),
+                     &err);
+  EXPECT_FALSE(m);
+  EXPECT_NE(err.find("test.ptx:9:3: error: unsupported synchronization "
+                     "instruction 'mbarrier' "
+                     "(issue 5/6)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("test.ptx:10:3: error: unsupported barrier form"),
+            std::string::npos)
+      << err;
+}
+
+TEST(Faults, UnsupportedModifierIsNamed) {
+  std::string err;
+  auto m = load_text(ptx_module("", R"(
+  .reg .b32 %r<4>;
+  add.foo.u32 %r1, %r2, %r3;
+  ret;)"),
+                     &err);
+  EXPECT_FALSE(m);
+  EXPECT_NE(err.find("unsupported modifier .foo in 'add.foo.u32'"),
+            std::string::npos)
+      << err;
+}
+
+TEST(Faults, LaunchValidation) {
+  auto m = load_text(ptx_module(".param .u64 k_param_0", kLoadTid));
+  ASSERT_TRUE(m);
+  Device d;
+  auto r =
+      d.launch(*m, "k", config({1, 1, 1}, {1025, 1, 1}), {KernelArg::ptr(0)});
+  EXPECT_EQ(r.status, RunStatus::BadLaunch);
+  EXPECT_NE(r.diagnostics_text().find("at most 1024"), std::string::npos);
+  r = d.launch(*m, "k", config({1, 1, 1}, {32, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::BadLaunch);
+  EXPECT_NE(r.diagnostics_text().find("takes 1 parameter; 0 arguments given"),
+            std::string::npos)
+      << r.diagnostics_text();
+  r = d.launch(*m, "nope", config({1, 1, 1}, {32, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::BadLaunch);
+  auto m2 = load_text(".version 8.0\n.target sm_80\n.address_size 64\n"
+                      ".visible .entry k() .reqntid 64, 1, 1\n{\n ret;\n}\n");
+  ASSERT_TRUE(m2);
+  r = d.launch(*m2, "k", config({1, 1, 1}, {32, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::BadLaunch);
+  EXPECT_NE(r.diagnostics_text().find(".reqntid"), std::string::npos);
+  EXPECT_TRUE(d.launch(*m2, "k", config({1, 1, 1}, {64, 1, 1}), {}).ok());
+}
+
+} // namespace
+} // namespace bcusim::engine::test
