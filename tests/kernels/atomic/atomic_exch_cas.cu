@@ -20,7 +20,10 @@ extern "C" __global__ void atomic_exch_cas(unsigned *out,
   const unsigned old = atomicExch(&slot, tid);
   atomicAdd(&sum, old);
 
-  unsigned cur = out[1], assumed;
+  // CAS loops start from a volatile (relaxed) read: no plain access races
+  // with the other threads' atomics.
+  volatile unsigned *vout = out;
+  unsigned cur = vout[1], assumed;
   do {
     assumed = cur;
     const unsigned next = static_cast<unsigned>(
@@ -29,7 +32,7 @@ extern "C" __global__ void atomic_exch_cas(unsigned *out,
   } while (cur != assumed);
 
   const unsigned v = (tid * 3221225473u) ^ 0x5bd1e995u;
-  cur = out[2];
+  cur = vout[2];
   while (cur < v) {
     assumed = cur;
     cur = atomicCAS(&out[2], assumed, v);
@@ -37,7 +40,8 @@ extern "C" __global__ void atomic_exch_cas(unsigned *out,
       break;
   }
 
-  unsigned long long b = big[0], bassumed;
+  unsigned long long b = *static_cast<volatile unsigned long long *>(big),
+                     bassumed;
   do {
     bassumed = b;
     b = atomicCAS(&big[0], bassumed,

@@ -28,7 +28,7 @@ extern "C" __global__ void atomics_shared(unsigned *hist, unsigned *per_cta) {
   atomicOr(&s[3], v & 0x00ff00ffu);
   atomicXor(&s[4], v);
   atomicInc(&s[5], 9u);
-  unsigned old = s[6], assumed;
+  unsigned old = *static_cast<volatile unsigned *>(&s[6]), assumed;
   do {
     assumed = old;
     old = atomicCAS(&s[6], assumed, assumed + 3u);
