@@ -188,6 +188,27 @@ void red_ops() {
   kref::print_buffer(out);
 }
 
+// all_forms: p = (tid % 7 == 0) holds for 19 of 128 threads; the and forms
+// reduce an all-true predicate, the or forms an all-false one, each
+// possibly negated (see the kernel's table).
+void all_forms() {
+  unsigned popc_p = 0;
+  for (unsigned t = 0; t < 128; ++t)
+    popc_p += t % 7 == 0;
+  const unsigned popc_not_p = 128 - popc_p;
+  std::vector<unsigned> out;
+  for (unsigned tid = 0; tid < 128; ++tid) {
+    for (unsigned k = 0; k < 6; ++k)
+      out.push_back(tid < 64 ? 0 : (tid - 64) * 10 + k);
+    const unsigned reds[18] = {
+        popc_p, popc_not_p, popc_p, popc_not_p, popc_not_p, popc_p, // popc
+        1,      0,          0,      1,          1,          0,      // and
+        1,      0,          0,      1,          1,          0};     // or
+    out.insert(out.end(), reds, reds + 18);
+  }
+  kref::print_buffer(out);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -216,6 +237,8 @@ int main(int argc, char **argv) {
     cg_block_sync(argc, argv);
   else if (name == "red_ops")
     red_ops();
+  else if (name == "all_forms")
+    all_forms();
   else
     kref::unknown_case(name);
   return 0;
