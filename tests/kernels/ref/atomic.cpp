@@ -90,7 +90,8 @@ void atomic_exch_cas(int argc, char **argv) {
     maximum = std::max(maximum, (tid * 3221225473u) ^ 0x5bd1e995u);
     big += (static_cast<u64>(tid) << 32) | 1;
   }
-  kref::print_buffer(std::vector<u32>{1000 + tid_sum, product, maximum});
+  kref::print_buffer(
+      std::vector<u32>{1000 + tid_sum, product, maximum, 2000 + tid_sum});
   kref::print_value(big);
 }
 
