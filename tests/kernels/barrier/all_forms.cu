@@ -17,14 +17,14 @@
 // k 6-23 the 18 reductions in program order.
 #define SYNC(s) asm volatile(s ";" ::: "memory")
 #define RED_POPC(form, pred)                                                   \
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0;\n " form                 \
-               " %0, " pred "; }"                                              \
+  asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0;\n " form " %0, " pred    \
+               "; }"                                                           \
                : "=r"(r)                                                       \
                : "r"(pv)                                                       \
                : "memory")
 #define RED_PRED(form, value, pred)                                            \
-  asm volatile("{ .reg .pred p, q; setp.ne.u32 p, %1, 0;\n " form             \
-               " q, " pred "; selp.u32 %0, 1, 0, q; }"                         \
+  asm volatile("{ .reg .pred p, q; setp.ne.u32 p, %1, 0;\n " form " q, " pred  \
+               "; selp.u32 %0, 1, 0, q; }"                                     \
                : "=r"(r)                                                       \
                : "r"(value)                                                    \
                : "memory")
