@@ -25,7 +25,7 @@ extern "C" __global__ void bulk_copy_tx(const int *in, int *out) {
         : "memory");
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
                  "bytes [%0], [%1], 1024, [%2];" ::"r"(dst),
-                 "l"(in + blockIdx.x * 256), "r"(bar)
+                 "l"(__cvta_generic_to_global(in + blockIdx.x * 256)), "r"(bar)
                  : "memory");
   }
   asm volatile("{ .reg .pred done;\n"
