@@ -9,8 +9,8 @@
 # Environment: CUDA_HOME (default /usr/local/cuda).
 set -eu
 cuda=${CUDA_HOME:-/usr/local/cuda}
-cd "$(dirname "$0")"
 if [ $# -eq 0 ]; then
+  cd "$(dirname "$0")"
   set -- $(find . -mindepth 2 -name '*.cu' -not -path './ref/*' | sort)
 fi
 for cu in "$@"; do
