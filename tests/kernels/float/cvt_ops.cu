@@ -3,7 +3,7 @@
 // float -> int: __float2int_rn/rz/ru/rd (cvt.rni/rzi/rpi/rmi.s32.f32), the
 // same to u32 and s64, and C casts (truncation, cvt.rzi). PTX clamps
 // float-to-integer results to the destination range (".sat is redundant"),
-// so (unsigned)(-3.5f) is 0 and 1e10f to s32 is INT_MAX.
+// so (unsigned)(-1.5f) is 0 and 1e10f to s32 is INT_MAX.
 // int -> float with .rn/.rz/.ru/.rd, f32 <-> f64 with rounding, f32 -> f16
 // -> f32 (cvt.rn.f16.f32 and back).
 // Thread i converts F[i] and I[i]. Launch: -g 1 -b 16,
