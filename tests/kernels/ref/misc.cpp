@@ -104,6 +104,38 @@ void params(int argc, char **argv) {
   kref::print_buffer(std::vector<double>{g, h, h * 3});
 }
 
+// file_input INTS FLOATS: the kernel's inputs come from these raw files.
+template <typename T> std::vector<T> read_raw(const char *path, std::size_t n) {
+  std::vector<T> v(n);
+  std::FILE *f = std::fopen(path, "rb");
+  if (!f || std::fread(v.data(), sizeof(T), n, f) != n) {
+    std::fprintf(stderr, "cannot read %zu elements from %s\n", n, path);
+    std::exit(2);
+  }
+  std::fclose(f);
+  return v;
+}
+
+void file_input(int argc, char **argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: kref_misc file_input INTS.bin FLOATS.bin\n");
+    std::exit(2);
+  }
+  const auto ints = read_raw<std::int32_t>(argv[2], 16);
+  const auto floats = read_raw<float>(argv[3], 8);
+  std::vector<std::int32_t> out;
+  for (const std::int32_t x : ints)
+    out.push_back(
+        static_cast<std::int32_t>(static_cast<std::uint32_t>(x) * 3u - 7u));
+  std::vector<float> fout;
+  for (const float x : floats)
+    fout.push_back(x * 0.5f);
+  kref::print_buffer(ints);
+  kref::print_buffer(floats);
+  kref::print_buffer(out);
+  kref::print_buffer(fout);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -120,6 +152,8 @@ int main(int argc, char **argv) {
     const_init();
   else if (name == "params")
     params(argc, argv);
+  else if (name == "file_input")
+    file_input(argc, argv);
   else
     kref::unknown_case(name);
   return 0;
