@@ -16,3 +16,16 @@ echo "== bcusim disasm (the words back to canonical text)"
 "$BCUSIM" disasm "$words"
 echo "== bcusim isa explain \"BAR.RED.OR R6, !P1\""
 "$BCUSIM" isa explain "BAR.RED.OR R6, !P1"
+
+# Barrier unit (docs/bcu.md): replay a co-simulation trace against the golden model.
+echo "== bcusim replay replay/05-producer-consumer.trace"
+"$BCUSIM" replay replay/05-producer-consumer.trace
+
+# Engine + lowering (docs/engine.md, docs/barriers.md): a real nvcc kernel, a
+# producer/consumer pipeline on two named barriers plus __syncthreads_count
+# (kernels/pipeline.cu). First what its barriers become on the BCU, then the run.
+echo "== bcusim lower kernels/pipeline.ptx"
+"$BCUSIM" lower kernels/pipeline.ptx
+echo "== bcusim run kernels/pipeline.ptx -g 2 -b 128 ... --dump 2"
+"$BCUSIM" run kernels/pipeline.ptx -g 2 -b 128 -a 's32[512]=iota' -a 's32[512]' \
+  -a 's32[2]' -a s32:4 --dump 2
