@@ -194,7 +194,9 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
         return true;
       }
       uint32_t mem = c.src(o[0], Ty{Ty::B32});
-      Inst &i = c.emit(&exec_nop, Kind::WarpSync);
+      // The executing thread must be in membermask (seed 002), checked by
+      // the scheduler for Kind::WarpSyncMember.
+      Inst &i = c.emit(&exec_nop, Kind::WarpSyncMember);
       i.member = mem;
       return true;
     }
@@ -214,8 +216,7 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   static const char *const later[] = {
-      "mbarrier",   "elect", "griddepcontrol", "cp",
-      "getctarank", "mapa",  "setmaxnreg"};
+      "mbarrier", "cp", "setmaxnreg"};
   for (auto l : later)
     if (op == l) {
       c.unsupported(
