@@ -802,10 +802,16 @@ void Worker::report_deadlock(Cta &c) {
         const Inst &in = P.code[p.pc];
         uint32_t mem = uint32_t(w.regs[size_t(in.member) * kWarpSize +
                                        std::countr_zero(p.mask)]);
+        uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
+        uint32_t gone = missing & w.exited;
         why = fmt::format("waits in '{}' for member lanes {:#010x} of "
-                          "membermask {:#010x} (they are elsewhere, below)",
-                          P.code_text[p.pc],
-                          warp_sync_required(in, mem, w) & ~p.mask, mem);
+                          "membermask {:#010x}",
+                          P.code_text[p.pc], missing, mem);
+        if (gone)
+          why += fmt::format("; lanes {:#010x} have exited", gone);
+        if (missing & ~gone)
+          why += fmt::format("; lanes {:#010x} are elsewhere (below)",
+                             missing & ~gone);
       } else if (p.state == PathState::WaitWarp)
         why = "waits for the other lanes of its member mask to converge";
       else if (p.state == PathState::BlockedCluster && c.cluster)
