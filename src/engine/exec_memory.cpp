@@ -131,8 +131,8 @@ uint8_t *Exec::shared_cluster(uint64_t addr, uint32_t size, bool write,
   if (t.cta->live_warps == 0) {
     const Dim3 &id = t.cta->id;
     set_error(FaultKind::Cluster, lane,
-              fmt::format(".shared::cluster {} of {} byte{} at address {:#x} "
-                          "reaches the shared memory of CTA rank {} of the "
+              fmt::format(".shared::cluster {} of {} byte{} at .shared::cluster "
+                          "address {:#x} reaches the shared memory of CTA rank {} of the "
                           "cluster (CTA ({},{},{})), which has exited",
                           write ? "store" : "load", size, size == 1 ? "" : "s",
                           addr, t.rank, id.x, id.y, id.z));
@@ -166,7 +166,9 @@ uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
         return nullptr;
       }
       uint8_t *p = translate(spaces[w], off, size, write, lane);
-      if (!p && fault.kind != FaultKind::Cluster)
+      if (!p && fault.kind == FaultKind::Cluster)
+        fault.detail += fmt::format(" (generic address {:#x})", addr);
+      else if (!p)
         fault.addr = addr,
         fault.detail =
             fmt::format("generic address in the .{} window (offset {:#x})",

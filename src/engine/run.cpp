@@ -780,55 +780,65 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
   S.fail(st, {std::move(d)});
 }
 
-void Worker::report_deadlock(Cta &c) {
+void Worker::report_deadlock(Cta &c0) {
   Diagnostic d;
   d.severity = Severity::Error;
   d.message = fmt::format(
       "deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
-      S.L.kernel_name, dim_str(c.id));
+      S.L.kernel_name, dim_str(c0.id));
   bool first = true;
-  for (auto &w : c.warps)
-    for (auto &p : w.paths) {
-      Diagnostic n;
-      n.severity = Severity::Note;
-      n.loc = P.locs[p.pc];
-      std::string why;
-      if (p.state == PathState::BlockedCta)
-        why = fmt::format(
-            "waits at the CTA barrier ({} of {} live threads arrived)",
-            c.bar_arrived, c.live_threads);
-      else if (p.state == PathState::WaitWarp &&
-               P.code[p.pc].kind == Kind::WarpSyncMember) {
-        const Inst &in = P.code[p.pc];
-        uint32_t mem = uint32_t(w.regs[size_t(in.member) * kWarpSize +
-                                       std::countr_zero(p.mask)]);
-        uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
-        uint32_t gone = missing & w.exited;
-        why = fmt::format("waits in '{}' for member lanes {:#010x} of "
-                          "membermask {:#010x}",
-                          P.code_text[p.pc], missing, mem);
-        if (gone)
-          why += fmt::format("; lanes {:#010x} have exited", gone);
-        if (missing & ~gone)
-          why += fmt::format("; lanes {:#010x} are elsewhere (below)",
-                             missing & ~gone);
-      } else if (p.state == PathState::WaitWarp)
-        why = "waits for the other lanes of its member mask to converge";
-      else if (p.state == PathState::BlockedCluster && c.cluster)
-        why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
-                          "live threads of the cluster arrived)",
-                          c.cluster->phase, c.cluster->arrived,
-                          c.cluster->live);
-      else
-        why = "is blocked";
-      n.message =
-          fmt::format("warp {} lanes {:#010x} {}", w.index, p.mask, why);
-      if (first) {
-        d.loc = n.loc;
-        first = false;
+  // The CTAs of c0's cluster wait for each other (barrier.cluster): list
+  // the blocked paths of the others too, prefixed with their CTA.
+  std::vector<Cta *> ctas{&c0};
+  if (c0.cluster)
+    for (Cta *k : c0.cluster->ctas)
+      if (k && k != &c0)
+        ctas.push_back(k);
+  for (Cta *cp : ctas)
+    for (auto &w : cp->warps)
+      for (auto &p : w.paths) {
+        Cta &c = *cp;
+        Diagnostic n;
+        n.severity = Severity::Note;
+        n.loc = P.locs[p.pc];
+        std::string why;
+        if (p.state == PathState::BlockedCta)
+          why = fmt::format(
+              "waits at the CTA barrier ({} of {} live threads arrived)",
+              c.bar_arrived, c.live_threads);
+        else if (p.state == PathState::WaitWarp &&
+                 P.code[p.pc].kind == Kind::WarpSyncMember) {
+          const Inst &in = P.code[p.pc];
+          uint32_t mem = uint32_t(
+              w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
+          uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
+          uint32_t gone = missing & w.exited;
+          why = fmt::format("waits in '{}' for member lanes {:#010x} of "
+                            "membermask {:#010x}",
+                            P.code_text[p.pc], missing, mem);
+          if (gone)
+            why += fmt::format("; lanes {:#010x} have exited", gone);
+          if (missing & ~gone)
+            why += fmt::format("; lanes {:#010x} are elsewhere (below)",
+                               missing & ~gone);
+        } else if (p.state == PathState::WaitWarp)
+          why = "waits for the other lanes of its member mask to converge";
+        else if (p.state == PathState::BlockedCluster && c.cluster)
+          why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
+                            "live threads of the cluster arrived)",
+                            c.cluster->phase, c.cluster->arrived,
+                            c.cluster->live);
+        else
+          why = "is blocked";
+        n.message = fmt::format("{}warp {} lanes {:#010x} {}",
+                                &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
+                                w.index, p.mask, why);
+        if (first) {
+          d.loc = n.loc;
+          first = false;
+        }
+        d.notes.push_back(std::move(n));
       }
-      d.notes.push_back(std::move(n));
-    }
   S.fail(RunStatus::Deadlock, {std::move(d)});
 }
 

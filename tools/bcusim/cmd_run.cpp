@@ -298,9 +298,10 @@ int run_command(const RunOptions &o) {
       std::fflush(stdout);
       std::fputs(r.diagnostics_text().c_str(), stderr);
       if (plans.size() > 1)
-        std::fputs(fmt::format("bcusim: note: launch {} of {} ('{}') failed; "
-                               "later launches did not run\n",
-                               li, plans.size(), lp.kernel)
+        std::fputs(fmt::format("bcusim: note: launch {} (kernel '{}', 0-based "
+                               "among {} launches) failed; later launches "
+                               "did not run\n",
+                               li, lp.kernel, plans.size())
                        .c_str(),
                    stderr);
       return 1;
