@@ -302,10 +302,10 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   // Cooperative groups (grid.sync) read their grid workspace through
   // %envreg1:%envreg2 (docs/clusters.md "grid.sync"): a module that reads
   // them gets one for this launch, { wsSize = 8, barrier = 0 }.
-  bool cooperative = std::any_of(P.code.begin(), P.code.end(),
-                                 [](const detail::Inst &in) {
-                                   return detail::reads_grid_workspace(in);
-                                 });
+  bool cooperative =
+      std::any_of(P.code.begin(), P.code.end(), [](const detail::Inst &in) {
+        return detail::reads_grid_workspace(in);
+      });
   if (cooperative) {
     L.grid_workspace = memory_->alloc(8);
     const uint32_t ws[2] = {8, 0};

@@ -215,8 +215,7 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
     c.emit(nullptr, Kind::CtaBarrier);
     return true;
   }
-  static const char *const later[] = {
-      "mbarrier", "cp", "setmaxnreg"};
+  static const char *const later[] = {"mbarrier", "cp", "setmaxnreg"};
   for (auto l : later)
     if (op == l) {
       c.unsupported(

@@ -130,12 +130,14 @@ uint8_t *Exec::shared_cluster(uint64_t addr, uint32_t size, bool write,
   }
   if (t.cta->live_warps == 0) {
     const Dim3 &id = t.cta->id;
-    set_error(FaultKind::Cluster, lane,
-              fmt::format(".shared::cluster {} of {} byte{} at .shared::cluster "
-                          "address {:#x} reaches the shared memory of CTA rank {} of the "
-                          "cluster (CTA ({},{},{})), which has exited",
-                          write ? "store" : "load", size, size == 1 ? "" : "s",
-                          addr, t.rank, id.x, id.y, id.z));
+    set_error(
+        FaultKind::Cluster, lane,
+        fmt::format(
+            ".shared::cluster {} of {} byte{} at .shared::cluster "
+            "address {:#x} reaches the shared memory of CTA rank {} of the "
+            "cluster (CTA ({},{},{})), which has exited",
+            write ? "store" : "load", size, size == 1 ? "" : "s", addr, t.rank,
+            id.x, id.y, id.z));
     return nullptr;
   }
   uint64_t sz = t.cta->shared.size();

@@ -65,7 +65,7 @@ struct LaunchState {
   Failure failure;
   std::map<uint64_t, std::string> printf_by_cta;
   std::chrono::steady_clock::time_point start;
-  bool cooperative = false; // admit every unit up front (grid.sync)
+  bool cooperative = false;         // admit every unit up front (grid.sync)
   uint32_t griddep_wait_pc = kNone; // first griddepcontrol.wait, no prereq
 
   void note_griddep_wait(uint32_t pc) {
@@ -616,8 +616,8 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
               fmt::format("deadlock in kernel '{}': warp {} lanes {:#010x} "
                           "wait in '{}' for member lanes {:#010x} of "
                           "membermask {:#010x}, which have exited",
-                          S.L.kernel_name, w.index, p->mask,
-                          P.code_text[p->pc], gone, mem),
+                          S.L.kernel_name, w.index, p->mask, P.code_text[p->pc],
+                          gone, mem),
               p->pc);
           w.steps += steps;
           return steps;
