@@ -190,12 +190,11 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
   if (op == "elect") {
     // elect.sync d|p, membermask (seed 002 "elect.sync").
     Mods mods(in.modifiers);
-    if (!mods.take("sync") || !c.finish(mods)) {
-      if (!c.failed)
-        c.unsupported("form of elect (only elect.sync)");
+    if (!mods.take("sync")) {
+      c.unsupported("form of elect (only elect.sync)");
       return true;
     }
-    if (!c.expect_operands(2))
+    if (!c.finish(mods) || !c.expect_operands(2))
       return true;
     if (o[0].kind != K::Pair || o[0].elems.size() != 2) {
       c.error(o[0].loc, "elect.sync needs a destination pair d|p");
