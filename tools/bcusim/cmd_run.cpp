@@ -154,39 +154,41 @@ int run_command(const RunOptions &o) {
         fmt::format("--schedule: '{}' is not rr or random:SEED", o.schedule));
     return 2;
   }
-  // Arguments; `@I` stands for the buffer made by -a argument I.
-  std::vector<ArgSpec> specs(o.args.size());
-  std::vector<size_t> alias(o.args.size());
-  for (size_t i = 0; i < o.args.size(); ++i) {
-    alias[i] = i;
-    const std::string &t = o.args[i];
-    if (!t.empty() && t[0] == '@') {
-      size_t v = 0;
-      if (!parse_index(t.substr(1), v) || v >= o.args.size() ||
-          o.args[v].empty() || o.args[v][0] == '@') {
-        usage_error(fmt::format("-a '{}' (argument {}): {} is not the index "
-                                "of a buffer argument (0-based among all -a "
-                                "arguments)",
-                                t, i, t.substr(1)));
-        return 2;
-      }
-      alias[i] = v;
+  // Arguments. Every `-a TYPE:VALUE` / `-a TYPE[N]...` gets the next
+  // argument number (0-based over the whole command line; --dump uses it);
+  // `-a @I` passes buffer I again and gets no number of its own.
+  std::vector<ArgSpec> specs;                   // by argument number
+  std::vector<size_t> number_of(o.args.size()); // -a occurrence -> number
+  std::vector<std::string> spec_text;           // by argument number
+  for (size_t k = 0; k < o.args.size(); ++k) {
+    const std::string &t = o.args[k];
+    if (!t.empty() && t[0] == '@')
       continue;
-    }
     auto a = parse_arg(t, err);
     if (!a) {
-      usage_error(fmt::format("-a '{}' (argument {}): {}", t, i, err));
+      usage_error(
+          fmt::format("-a '{}' (argument {}): {}", t, specs.size(), err));
       return 2;
     }
-    specs[i] = std::move(*a);
+    number_of[k] = specs.size();
+    specs.push_back(std::move(*a));
+    spec_text.push_back(t);
   }
-  for (size_t i = 0; i < o.args.size(); ++i)
-    if (alias[i] != i && !specs[alias[i]].is_buffer) {
-      usage_error(fmt::format("-a '{}' (argument {}): argument {} is a "
-                              "scalar, not a buffer",
-                              o.args[i], i, alias[i]));
+  for (size_t k = 0; k < o.args.size(); ++k) {
+    const std::string &t = o.args[k];
+    if (t.empty() || t[0] != '@')
+      continue;
+    size_t v = 0;
+    if (!parse_index(t.substr(1), v) || v >= specs.size() ||
+        !specs[v].is_buffer) {
+      usage_error(fmt::format(
+          "-a '{}': {} is not the number of a buffer argument (0-based among "
+          "the -a arguments that are not @ references)",
+          t, t.substr(1)));
       return 2;
     }
+    number_of[k] = v;
+  }
   struct Dump {
     size_t index;
     std::string file;
@@ -197,7 +199,7 @@ int run_command(const RunOptions &o) {
     std::string idx = d.substr(0, eq);
     size_t v = 0;
     bool ok = parse_index(idx, v);
-    if (!ok || v >= specs.size() || !specs[alias[v]].is_buffer) {
+    if (!ok || v >= specs.size() || !specs[v].is_buffer) {
       usage_error(
           fmt::format("--dump '{}': {} is not the index of a buffer argument "
                       "(0-based among the -a arguments)",
@@ -208,8 +210,7 @@ int run_command(const RunOptions &o) {
       usage_error(fmt::format("--dump '{}': missing file name after '='", d));
       return 2;
     }
-    dumps.push_back(
-        {alias[v], eq == std::string::npos ? "" : d.substr(eq + 1)});
+    dumps.push_back({v, eq == std::string::npos ? "" : d.substr(eq + 1)});
   }
 
   // The modules: each file is loaded once, so launches of one module share
@@ -256,11 +257,12 @@ int run_command(const RunOptions &o) {
   std::vector<DevicePtr> ptrs(specs.size(), 0);
   for (size_t i = 0; i < specs.size(); ++i) {
     const ArgSpec &s = specs[i];
-    if (alias[i] != i || !s.is_buffer)
+    if (!s.is_buffer)
       continue;
     auto bytes = buffer_contents(s, err);
     if (!bytes) {
-      usage_error(fmt::format("-a '{}' (argument {}): {}", o.args[i], i, err));
+      usage_error(
+          fmt::format("-a '{}' (argument {}): {}", spec_text[i], i, err));
       return 2;
     }
     ptrs[i] = dev.alloc(bytes->size());
@@ -271,8 +273,9 @@ int run_command(const RunOptions &o) {
   for (size_t li = 0; li < plans.size(); ++li) {
     LaunchPlan &lp = plans[li];
     std::vector<KernelArg> kargs;
-    for (size_t i : lp.args) {
-      const ArgSpec &s = specs[alias[i]];
+    for (size_t k : lp.args) {
+      const size_t i = number_of[k];
+      const ArgSpec &s = specs[i];
       if (!s.is_buffer) {
         KernelArg a = KernelArg::raw(s.scalar.data(), s.scalar.size());
         a.is_float = is_float(s.type);
@@ -280,7 +283,7 @@ int run_command(const RunOptions &o) {
         kargs.push_back(std::move(a));
         continue;
       }
-      kargs.push_back(KernelArg::ptr(ptrs[alias[i]]));
+      kargs.push_back(KernelArg::ptr(ptrs[i]));
     }
     LaunchConfig cfg = lp.cfg;
     cfg.max_steps = o.max_steps;
@@ -360,8 +363,10 @@ void add_run_command(CLI::App &app, Context &ctx) {
       run->add_option(
              "-a,--arg", o->args,
              "kernel argument, in order: TYPE:VALUE or TYPE[N][=INIT] with "
-             "INIT zeros|iota|fill:V|rand:SEED|file:PATH, or @I (the buffer of "
-             "-a argument I, 0-based over the command line)")
+             "INIT zeros|iota|fill:V|rand:SEED|file:PATH, or @I (buffer "
+             "argument "
+             "I again; arguments are numbered over the command line, @ "
+             "references not counted)")
           ->allow_extra_args(false);
   auto *then_opt = run->add_flag("--then")->description(
       "start the options of the next launch (launches run in order and "
