@@ -147,10 +147,16 @@ bool compile_control(Compiler &c, const ptx::Instruction &in);
 bool compile_warp(Compiler &c, const ptx::Instruction &in);
 bool compile_special(Compiler &c, const ptx::Instruction &in);
 bool compile_sync(Compiler &c, const ptx::Instruction &in);
+// Issue 6: barrier.cluster, mapa, getctarank, griddepcontrol
+// (exec_cluster.cpp); runs before compile_sync.
+bool compile_cluster(Compiler &c, const ptx::Instruction &in);
 
 // Special registers (exec_special.cpp): the handler that writes one into a
 // slot; nullptr when the name is unknown.
 ExecFn special_reader(const std::string &name, uint32_t &aux);
+// True when `in` reads %envreg1 or %envreg2, the cooperative-groups grid
+// workspace (docs/clusters.md "grid.sync").
+bool reads_grid_workspace(const Inst &in);
 
 // Shared helpers for handlers.
 void exec_mov(Exec &x, const Inst &in, uint32_t m);

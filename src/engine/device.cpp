@@ -1,8 +1,10 @@
 // The public API around the scheduler: scalar types, kernel arguments,
 // device memory, launch validation (docs/api.md).
+#include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 
+#include "compile.h"
 #include "run.h"
 
 namespace bcusim::engine {
@@ -296,7 +298,23 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     }
   }
   memory_->map_program(P);
-  return run_launch(*memory_, L, config);
+  L.has_prerequisite = config.has_prerequisite;
+  // Cooperative groups (grid.sync) read their grid workspace through
+  // %envreg1:%envreg2 (docs/clusters.md "grid.sync"): a module that reads
+  // them gets one for this launch, { wsSize = 8, barrier = 0 }.
+  bool cooperative =
+      std::any_of(P.code.begin(), P.code.end(), [](const detail::Inst &in) {
+        return detail::reads_grid_workspace(in);
+      });
+  if (cooperative) {
+    L.grid_workspace = memory_->alloc(8);
+    const uint32_t ws[2] = {8, 0};
+    write(L.grid_workspace, ws, sizeof(ws));
+  }
+  RunReport r = run_launch(*memory_, L, config);
+  if (cooperative)
+    memory_->free(L.grid_workspace);
+  return r;
 }
 
 } // namespace bcusim::engine

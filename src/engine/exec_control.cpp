@@ -194,7 +194,9 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
         return true;
       }
       uint32_t mem = c.src(o[0], Ty{Ty::B32});
-      Inst &i = c.emit(&exec_nop, Kind::WarpSync);
+      // The executing thread must be in membermask (seed 002), checked by
+      // the scheduler for Kind::WarpSyncMember.
+      Inst &i = c.emit(&exec_nop, Kind::WarpSyncMember);
       i.member = mem;
       return true;
     }
@@ -213,9 +215,7 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
     c.emit(nullptr, Kind::CtaBarrier);
     return true;
   }
-  static const char *const later[] = {
-      "mbarrier",   "elect", "griddepcontrol", "cp",
-      "getctarank", "mapa",  "setmaxnreg"};
+  static const char *const later[] = {"mbarrier", "cp", "setmaxnreg"};
   for (auto l : later)
     if (op == l) {
       c.unsupported(

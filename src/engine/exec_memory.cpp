@@ -12,6 +12,7 @@
 #include <atomic>
 #include <fmt/format.h>
 
+#include "cluster_addr.h"
 #include "compile.h"
 
 namespace bcusim::engine::detail {
@@ -111,6 +112,46 @@ uint8_t *Exec::global_slow(uint64_t addr, uint32_t size, bool write,
   return a->data + (addr - a->base);
 }
 
+// A .shared::cluster address in a CTA slot of the cluster window
+// (cluster_addr.h, docs/clusters.md "DSMEM address map"): the peer's shared
+// memory, or a fault naming the target CTA.
+uint8_t *Exec::shared_cluster(uint64_t addr, uint32_t size, bool write,
+                              uint32_t lane) {
+  SharedTarget t;
+  uint32_t n = uint32_t(launch->cluster.count());
+  if (!resolve_shared_cluster(*cta, addr, t)) {
+    set_fault(FaultKind::OutOfBounds, MemSpace::Shared, addr, size, lane,
+              write);
+    fault.detail = fmt::format(
+        "the .shared::cluster address names CTA rank {}, but the cluster has "
+        "{} CTA{}",
+        t.rank, n, n == 1 ? "" : "s");
+    return nullptr;
+  }
+  if (t.cta->live_warps == 0) {
+    const Dim3 &id = t.cta->id;
+    set_error(
+        FaultKind::Cluster, lane,
+        fmt::format(
+            ".shared::cluster {} of {} byte{} at .shared::cluster "
+            "address {:#x} reaches the shared memory of CTA rank {} of the "
+            "cluster (CTA ({},{},{})), which has exited",
+            write ? "store" : "load", size, size == 1 ? "" : "s", addr, t.rank,
+            id.x, id.y, id.z));
+    return nullptr;
+  }
+  uint64_t sz = t.cta->shared.size();
+  if (t.offset >= sz || size > sz - t.offset) {
+    set_fault(FaultKind::OutOfBounds, MemSpace::Shared, addr, size, lane,
+              write);
+    fault.detail = fmt::format("offset {:#x} in the shared memory of CTA rank "
+                               "{} of the cluster ({} bytes)",
+                               t.offset, t.rank, sz);
+    return nullptr;
+  }
+  return t.cta->shared.data() + t.offset;
+}
+
 uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                          uint32_t lane) {
   if (sp == MemSpace::Generic) {
@@ -127,7 +168,9 @@ uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
         return nullptr;
       }
       uint8_t *p = translate(spaces[w], off, size, write, lane);
-      if (!p)
+      if (!p && fault.kind == FaultKind::Cluster)
+        fault.detail += fmt::format(" (generic address {:#x})", addr);
+      else if (!p)
         fault.addr = addr,
         fault.detail =
             fmt::format("generic address in the .{} window (offset {:#x})",
@@ -141,6 +184,8 @@ uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
     return global(addr, size, write, lane);
   case MemSpace::Shared: {
     uint64_t n = cta->shared.size();
+    if (addr >= kSharedCtaWindow)
+      return shared_cluster(addr, size, write, lane);
     if (addr >= n || size > n - addr) {
       set_fault(FaultKind::OutOfBounds, sp, addr, size, lane, write);
       return nullptr;
@@ -485,10 +530,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   std::string sp = mods.take_any({"global", "shared", "shared::cta", "local",
                                   "param", "param::entry", "param::func",
                                   "const", "shared::cluster"});
-  if (sp == "shared::cluster") {
-    c.unsupported(".shared::cluster (issue 6)");
-    return true;
-  }
+  // .shared::cluster accesses use the Shared space: its addresses at and
+  // above kSharedCtaWindow reach the CTAs of the cluster (cluster_addr.h).
   if (mods.take("L2::cache_hint")) {
     c.unsupported(".L2::cache_hint");
     return true;

@@ -146,7 +146,11 @@ void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
   case GlobalTimerHi:
     return uniform(clock_of(x) >> 32);
   case EnvReg:
-    return uniform(0);
+    // %envreg1:%envreg2 = the grid workspace of cooperative groups
+    // (docs/clusters.md "grid.sync"); every other environment register 0.
+    return uniform((in.aux >> 16) == 1   ? L.grid_workspace >> 32
+                   : (in.aux >> 16) == 2 ? L.grid_workspace & 0xffffffffu
+                                         : 0);
   case Pm:
     return uniform(0);
   case ClusterIdX:
@@ -264,5 +268,10 @@ ExecFn special_reader(const std::string &name, uint32_t &aux) {
 }
 
 bool compile_special(Compiler &, const ptx::Instruction &) { return false; }
+
+bool reads_grid_workspace(const Inst &in) {
+  return in.fn == &exec_sreg && (in.aux & 0xffff) == EnvReg &&
+         ((in.aux >> 16) == 1 || (in.aux >> 16) == 2);
+}
 
 } // namespace bcusim::engine::detail

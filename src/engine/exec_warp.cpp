@@ -149,6 +149,23 @@ void exec_redux(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) { d[l] = acc; });
 }
 
+// elect.sync d|p, membermask: a[0] = d (kNone for `_`), a[1] = p (kNone
+// for `_`). The leader is the lowest-numbered lane among the executing
+// member lanes (docs/clusters.md "elect.sync"): PTX only requires the choice
+// to be deterministic for a given membermask.
+void exec_elect(Exec &x, const Inst &in, uint32_t m) {
+  uint32_t part = member_mask(x, in, m);
+  if (part == 0)
+    return; // unreachable: the scheduler checks membership first
+  uint32_t leader = uint32_t(std::countr_zero(part));
+  if (in.a[0] != kNone) {
+    uint64_t *d = x.s(in.a[0]);
+    for_lanes(m, [&](uint32_t l) { d[l] = leader; });
+  }
+  if (in.a[1] != kNone)
+    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | (m & (1u << leader));
+}
+
 void exec_activemask(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   uint32_t active = x.warp->paths[x.warp->cur].mask;
@@ -168,6 +185,29 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t d = c.dst(o[0]);
     c.emit(&exec_activemask).a[0] = d;
+    return true;
+  }
+  if (op == "elect") {
+    // elect.sync d|p, membermask (seed 002 "elect.sync").
+    Mods mods(in.modifiers);
+    if (!mods.take("sync")) {
+      c.unsupported("form of elect (only elect.sync)");
+      return true;
+    }
+    if (!c.finish(mods) || !c.expect_operands(2))
+      return true;
+    if (o[0].kind != K::Pair || o[0].elems.size() != 2) {
+      c.error(o[0].loc, "elect.sync needs a destination pair d|p");
+      return true;
+    }
+    uint32_t mem = c.src(o[1], Ty{Ty::B32});
+    const auto &dop = o[0].elems[0], &pop = o[0].elems[1];
+    uint32_t d = dop.kind == K::Sink ? kNone : c.dst(dop);
+    uint32_t p = pop.kind == K::Sink ? kNone : c.pdst(pop);
+    Inst &i = c.emit(&exec_elect, Kind::WarpSyncMember);
+    i.a[0] = d;
+    i.a[1] = p;
+    i.member = mem;
     return true;
   }
   if (op != "shfl" && op != "vote" && op != "match" && op != "redux")

@@ -66,6 +66,12 @@ enum class Kind : uint8_t {
   CtaBarrier, // bar.sync / barrier.sync 0 with no count (issue 4 subset)
   Trap,       // trap
   Yield,      // nanosleep: ends the warp's quantum
+  // Appended by issue 6 (docs/clusters.md):
+  WarpSyncMember, // bar.warp.sync / elect.sync: WarpSync, and every
+                  // executing lane must be in its own membermask
+  ClusterArrive,  // barrier.cluster.arrive (flags bit0 = .aligned)
+  ClusterWait,    // barrier.cluster.wait (flags bit0 = .aligned)
+  GridDepWait,    // griddepcontrol.wait
 };
 
 struct Inst {
@@ -173,7 +179,13 @@ template <class F> inline void for_lanes(uint32_t mask, F &&f) {
 }
 
 // ---- run-time state -------------------------------------------------------
-enum class PathState : uint8_t { Ready, WaitWarp, BlockedCta, Blocked };
+enum class PathState : uint8_t {
+  Ready,
+  WaitWarp,
+  BlockedCta,
+  Blocked,
+  BlockedCluster, // at barrier.cluster.wait until the phase completes
+};
 
 // A set of lanes of one warp at one pc (independent thread scheduling:
 // divergent paths interleave and merge again when their pcs meet).
@@ -185,6 +197,7 @@ struct Path {
 };
 
 struct Cta;
+struct ClusterState; // cluster_addr.h
 
 struct Warp {
   uint32_t index = 0;      // warp id in the CTA
@@ -206,6 +219,7 @@ enum class FaultKind : uint8_t {
   Unsupported,
   Trap,
   WarpSync,
+  Cluster, // barrier.cluster / DSMEM misuse (detail holds the message)
 };
 
 struct Fault {
@@ -230,6 +244,11 @@ struct Launch {
   uint32_t shared_bytes = 0; // per CTA, static + dynamic
   uint32_t dyn_shared = 0;
   std::string kernel_name;
+  // Issue 6 (docs/clusters.md): the cooperative-groups grid workspace read
+  // through %envreg1 (high half) / %envreg2 (low half); 0 = none.
+  uint64_t grid_workspace = 0;
+  // The launch has a prerequisite grid (programmatic dependent launch).
+  bool has_prerequisite = false;
 };
 
 struct Cta {
@@ -248,6 +267,9 @@ struct Cta {
   // cluster placement
   Dim3 cluster_id, cluster_ctaid;
   uint32_t cluster_rank = 0;
+  // Issue 6: the cluster this CTA belongs to (every CTA is in one; without
+  // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
+  ClusterState *cluster = nullptr;
 };
 
 // The context a handler runs in: the warp's registers and the memory the
@@ -301,6 +323,9 @@ struct Exec {
   uint8_t *translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                      uint32_t lane);
   uint8_t *global_slow(uint64_t addr, uint32_t size, bool write, uint32_t lane);
+  // .shared::cluster addresses of peer CTAs (exec_memory.cpp, issue 6).
+  uint8_t *shared_cluster(uint64_t addr, uint32_t size, bool write,
+                          uint32_t lane);
   inline uint8_t *global(uint64_t addr, uint32_t size, bool write,
                          uint32_t lane) {
     uint64_t off = addr - g_base;

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cluster_addr.h"
 #include "run.h"
 
 namespace bcusim::engine::detail {
@@ -64,6 +65,14 @@ struct LaunchState {
   Failure failure;
   std::map<uint64_t, std::string> printf_by_cta;
   std::chrono::steady_clock::time_point start;
+  bool cooperative = false;         // admit every unit up front (grid.sync)
+  uint32_t griddep_wait_pc = kNone; // first griddepcontrol.wait, no prereq
+
+  void note_griddep_wait(uint32_t pc) {
+    std::lock_guard<std::mutex> g(mu);
+    if (griddep_wait_pc == kNone)
+      griddep_wait_pc = pc;
+  }
 
   LaunchState(const Launch &l, const LaunchConfig &c, GlobalMemory &m)
       : L(l), cfg(c), P(*l.prog), mem(m) {}
@@ -77,6 +86,16 @@ struct LaunchState {
     stop = true;
   }
 };
+
+// The lanes a warp-synchronous instruction waits for. shfl/vote/match/
+// redux: the non-exited member lanes (PTX). bar.warp.sync / elect.sync
+// (Kind::WarpSyncMember): every existing member lane, so that a member that
+// exited is a reported deadlock (issue 6, docs/clusters.md).
+uint32_t warp_sync_required(const Inst &in, uint32_t mem, const Warp &w) {
+  if (in.kind == Kind::WarpSyncMember)
+    return mem & w.valid;
+  return mem & w.valid & ~w.exited;
+}
 
 class Worker {
 public:
@@ -104,6 +123,13 @@ private:
   uint64_t local_quanta = 0;
   uint64_t pending_steps = 0, pending_tsteps = 0;
   bool exhausted = false; // no units left to admit
+  // Issue 6: one ClusterState per resident unit (reused).
+  std::vector<std::unique_ptr<ClusterState>> clusters, cluster_pool;
+  void retire_unit(Cta *c);
+  void threads_exited(Cta &c, Warp &w, uint32_t lanes);
+  bool cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
+  void report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
+                    std::string msg, uint32_t pc);
 
   bool admit();
   void init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
@@ -191,6 +217,14 @@ bool Worker::admit() {
   Dim3 ncl{L.grid.x / L.cluster.x, L.grid.y / L.cluster.y,
            L.grid.z / L.cluster.z};
   Dim3 cid = unflatten(u, ncl);
+  std::unique_ptr<ClusterState> cs;
+  if (!cluster_pool.empty()) {
+    cs = std::move(cluster_pool.back());
+    cluster_pool.pop_back();
+  } else {
+    cs = std::make_unique<ClusterState>();
+  }
+  cs->reset(S.unit_ctas, uint32_t(L.block.count()));
   for (uint32_t r = 0; r < S.unit_ctas; ++r) {
     Dim3 in = unflatten(r, L.cluster);
     Dim3 id{cid.x * L.cluster.x + in.x, cid.y * L.cluster.y + in.y,
@@ -203,8 +237,11 @@ bool Worker::admit() {
       c = std::make_unique<Cta>();
     }
     init_cta(*c, id, cid, in, r);
+    c->cluster = cs.get();
+    cs->ctas[r] = c.get();
     resident.push_back(std::move(c));
   }
+  clusters.push_back(std::move(cs));
   since_admit = 0;
   return true;
 }
@@ -240,7 +277,7 @@ bool Worker::runnable(Warp &w, Path &p) {
                      ? p.mask
                      : uint32_t(w.regs[size_t(in.member) * kWarpSize +
                                        std::countr_zero(p.mask)]);
-  uint32_t required = mem & w.valid & ~w.exited;
+  uint32_t required = warp_sync_required(in, mem, w);
   if ((required & ~p.mask) == 0) {
     p.state = PathState::Ready;
     return true;
@@ -345,16 +382,23 @@ bool Worker::pick(Cta *&cta, Warp *&warp) {
   for (size_t k = 0; k <= nc; ++k) {
     Cta &c = *resident[rr_cta];
     size_t nw = c.warps.size();
+    // `wrapped`: the round over this CTA's warps ended while skipping
+    // blocked warps; move on to the next CTA after this pick, or a CTA whose
+    // last warps are blocked while one warp spins would never yield to the
+    // other CTAs (grid.sync spins exactly like that).
+    bool wrapped = false;
     for (size_t j = 0; j < nw; ++j) {
       Warp &w = c.warps[c.next_warp];
       c.next_warp = uint32_t((c.next_warp + 1) % nw);
       if (select_path(w)) {
         cta = &c;
         warp = &w;
-        if (c.next_warp == 0)
+        if (c.next_warp == 0 || wrapped)
           rr_cta = (rr_cta + 1) % nc;
         return true;
       }
+      if (c.next_warp == 0)
+        wrapped = true;
     }
     rr_cta = (rr_cta + 1) % nc;
   }
@@ -419,6 +463,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       }
       w.exited |= m;
       c.live_threads -= uint32_t(std::popcount(m));
+      threads_exited(c, w, m);
       if (m == p->mask) {
         w.paths.erase(w.paths.begin() + w.cur);
         w.cur = 0;
@@ -482,6 +527,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         if (p->calls.empty()) { // ret outside any call: exit
           w.exited |= m;
           c.live_threads -= uint32_t(std::popcount(m));
+          threads_exited(c, w, m);
           w.paths.erase(w.paths.begin() + w.cur);
           w.cur = 0;
           if (w.paths.empty())
@@ -537,11 +583,47 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       ++p->pc;
       break;
     }
-    case Kind::WarpSync: {
+    case Kind::WarpSync:
+    case Kind::WarpSyncMember: {
       uint32_t mem = in.member == kNone
                          ? p->mask
                          : uint32_t(x.s(in.member)[std::countr_zero(p->mask)]);
-      uint32_t required = mem & w.valid & ~w.exited;
+      if (in.kind == Kind::WarpSyncMember) {
+        // The executing thread must be in membermask (seed 002,
+        // bar.warp.sync and elect.sync): each lane's own operand.
+        const uint64_t *mv = x.s(in.member);
+        uint32_t bad = 0;
+        for_lanes(m, [&](uint32_t l) {
+          if (!((mv[l] >> l) & 1))
+            bad |= 1u << l;
+        });
+        if (bad) {
+          uint32_t l = uint32_t(std::countr_zero(bad));
+          report_error(
+              RunStatus::Fault, c, w, l,
+              fmt::format("'{}' executed by lane {}, which is not in its "
+                          "membermask {:#010x} (the executing thread must be "
+                          "a member)",
+                          P.code_text[p->pc], l, uint32_t(mv[l])),
+              p->pc);
+          w.steps += steps;
+          return steps;
+        }
+        uint32_t gone = mem & w.valid & w.exited;
+        if (gone) {
+          report_error(
+              RunStatus::Deadlock, c, w, uint32_t(std::countr_zero(p->mask)),
+              fmt::format("deadlock in kernel '{}': warp {} lanes {:#010x} "
+                          "wait in '{}' for member lanes {:#010x} of "
+                          "membermask {:#010x}, which have exited",
+                          S.L.kernel_name, w.index, p->mask, P.code_text[p->pc],
+                          gone, mem),
+              p->pc);
+          w.steps += steps;
+          return steps;
+        }
+      }
+      uint32_t required = warp_sync_required(in, mem, w);
       if (required & ~p->mask) {
         // Wait for the other listed lanes to converge here.
         p->state = PathState::WaitWarp;
@@ -581,6 +663,21 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       w.steps += steps;
       pending_tsteps += tsteps;
       return steps;
+    case Kind::ClusterArrive:
+    case Kind::ClusterWait:
+      if (!cluster_step(c, w, p, in, m)) {
+        w.steps += steps;
+        return steps;
+      }
+      reselect = true;
+      break;
+    case Kind::GridDepWait:
+      // Launches run in order (docs/clusters.md "griddepcontrol"): the
+      // prerequisite grid has completed and its writes are visible.
+      if (m && !S.L.has_prerequisite)
+        S.note_griddep_wait(p->pc);
+      ++p->pc;
+      break;
     }
   }
   w.steps += steps;
@@ -638,7 +735,7 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
     break;
   }
   if (f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
-      f.kind == FaultKind::WarpSync)
+      f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster)
     ;
   else if (!f.detail.empty())
     msg += ": " + f.detail;
@@ -683,35 +780,65 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
   S.fail(st, {std::move(d)});
 }
 
-void Worker::report_deadlock(Cta &c) {
+void Worker::report_deadlock(Cta &c0) {
   Diagnostic d;
   d.severity = Severity::Error;
   d.message = fmt::format(
       "deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
-      S.L.kernel_name, dim_str(c.id));
+      S.L.kernel_name, dim_str(c0.id));
   bool first = true;
-  for (auto &w : c.warps)
-    for (auto &p : w.paths) {
-      Diagnostic n;
-      n.severity = Severity::Note;
-      n.loc = P.locs[p.pc];
-      std::string why;
-      if (p.state == PathState::BlockedCta)
-        why = fmt::format(
-            "waits at the CTA barrier ({} of {} live threads arrived)",
-            c.bar_arrived, c.live_threads);
-      else if (p.state == PathState::WaitWarp)
-        why = "waits for the other lanes of its member mask to converge";
-      else
-        why = "is blocked";
-      n.message =
-          fmt::format("warp {} lanes {:#010x} {}", w.index, p.mask, why);
-      if (first) {
-        d.loc = n.loc;
-        first = false;
+  // The CTAs of c0's cluster wait for each other (barrier.cluster): list
+  // the blocked paths of the others too, prefixed with their CTA.
+  std::vector<Cta *> ctas{&c0};
+  if (c0.cluster)
+    for (Cta *k : c0.cluster->ctas)
+      if (k && k != &c0)
+        ctas.push_back(k);
+  for (Cta *cp : ctas)
+    for (auto &w : cp->warps)
+      for (auto &p : w.paths) {
+        Cta &c = *cp;
+        Diagnostic n;
+        n.severity = Severity::Note;
+        n.loc = P.locs[p.pc];
+        std::string why;
+        if (p.state == PathState::BlockedCta)
+          why = fmt::format(
+              "waits at the CTA barrier ({} of {} live threads arrived)",
+              c.bar_arrived, c.live_threads);
+        else if (p.state == PathState::WaitWarp &&
+                 P.code[p.pc].kind == Kind::WarpSyncMember) {
+          const Inst &in = P.code[p.pc];
+          uint32_t mem = uint32_t(
+              w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
+          uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
+          uint32_t gone = missing & w.exited;
+          why = fmt::format("waits in '{}' for member lanes {:#010x} of "
+                            "membermask {:#010x}",
+                            P.code_text[p.pc], missing, mem);
+          if (gone)
+            why += fmt::format("; lanes {:#010x} have exited", gone);
+          if (missing & ~gone)
+            why += fmt::format("; lanes {:#010x} are elsewhere (below)",
+                               missing & ~gone);
+        } else if (p.state == PathState::WaitWarp)
+          why = "waits for the other lanes of its member mask to converge";
+        else if (p.state == PathState::BlockedCluster && c.cluster)
+          why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
+                            "live threads of the cluster arrived)",
+                            c.cluster->phase, c.cluster->arrived,
+                            c.cluster->live);
+        else
+          why = "is blocked";
+        n.message = fmt::format("{}warp {} lanes {:#010x} {}",
+                                &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
+                                w.index, p.mask, why);
+        if (first) {
+          d.loc = n.loc;
+          first = false;
+        }
+        d.notes.push_back(std::move(n));
       }
-      d.notes.push_back(std::move(n));
-    }
   S.fail(RunStatus::Deadlock, {std::move(d)});
 }
 
@@ -737,6 +864,121 @@ void Worker::report_limit(RunStatus st, Cta &c, Warp &w) {
   S.fail(st, {std::move(d)});
 }
 
+// Retires a finished CTA's unit once every CTA of its cluster finished:
+// a cluster's shared memory stays alive until then, so that an access to
+// an exited peer is reported rather than reaching a reused CTA.
+void Worker::retire_unit(Cta *c) {
+  ClusterState *cl = c->cluster;
+  if (!cl) {
+    for (size_t i = 0; i < resident.size(); ++i)
+      if (resident[i].get() == c) {
+        retire(i);
+        break;
+      }
+    return;
+  }
+  for (Cta *k : cl->ctas)
+    if (k && k->live_warps)
+      return;
+  for (Cta *k : cl->ctas) {
+    k->cluster = nullptr;
+    for (size_t i = 0; i < resident.size(); ++i)
+      if (resident[i].get() == k) {
+        retire(i);
+        break;
+      }
+  }
+  for (size_t i = 0; i < clusters.size(); ++i)
+    if (clusters[i].get() == cl) {
+      cluster_pool.push_back(std::move(clusters[i]));
+      clusters.erase(clusters.begin() + long(i));
+      break;
+    }
+}
+
+void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes) {
+  cluster_threads_exited(c, w, lanes);
+}
+
+void Worker::report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
+                          std::string msg, uint32_t pc) {
+  S.fail(st, {where(c, w, lane, std::move(msg), pc)});
+}
+
+// barrier.cluster.arrive / .wait (seed 002, docs/clusters.md): each thread
+// arrives once per phase; wait blocks the path until the phase its lanes
+// arrived in completes, i.e. until every non-exited thread of every CTA of
+// the cluster arrived. False after reporting an error.
+bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
+                          uint32_t m) {
+  if (m == 0) {
+    ++p->pc;
+    return true;
+  }
+  ClusterState &cl = *c.cluster;
+  const bool arrive = in.kind == Kind::ClusterArrive;
+  if (in.flags & 1) {
+    uint32_t live = w.valid & ~w.exited;
+    if (m != live) {
+      report_error(
+          RunStatus::Fault, c, w, uint32_t(std::countr_zero(m)),
+          fmt::format("'{}' executed by lanes {:#010x} of warp {}, but its "
+                      "non-exited lanes are {:#010x}: .aligned requires every "
+                      "thread of the warp to execute it together",
+                      P.code_text[p->pc], m, w.index, live),
+          p->pc);
+      return false;
+    }
+  }
+  auto &arr = cl.has_arrived[c.cluster_rank];
+  if (arrive) {
+    uint32_t twice = 0;
+    for_lanes(m, [&](uint32_t l) {
+      if (arr[w.index * kWarpSize + l])
+        twice |= 1u << l;
+    });
+    if (twice) {
+      uint32_t l = uint32_t(std::countr_zero(twice));
+      report_error(
+          RunStatus::Fault, c, w, l,
+          fmt::format("'{}': thread arrives twice in phase {} of the cluster "
+                      "barrier (each thread arrives once per phase, then "
+                      "waits with barrier.cluster.wait)",
+                      P.code_text[p->pc], cl.phase),
+          p->pc);
+      return false;
+    }
+    for_lanes(m, [&](uint32_t l) { arr[w.index * kWarpSize + l] = 1; });
+    uint32_t n = uint32_t(std::popcount(m));
+    cl.arrived += n;
+    cl.pending -= n;
+    ++p->pc;
+    if (cl.pending == 0)
+      cluster_complete_phase(cl);
+    return true;
+  }
+  // wait: lanes with an arrival in the current phase block; lanes without
+  // one (their phase already completed) pass.
+  bool pending = false;
+  for_lanes(m, [&](uint32_t l) { pending |= arr[w.index * kWarpSize + l]; });
+  if (!pending) {
+    ++p->pc;
+    return true;
+  }
+  if (m != p->mask) {
+    // Lanes whose guard is false step over the wait.
+    Path np;
+    np.pc = p->pc + 1;
+    np.mask = p->mask & ~m;
+    np.calls = p->calls;
+    p->mask = m;
+    w.paths.push_back(std::move(np));
+    p = &w.paths[w.cur];
+  }
+  p->state = PathState::BlockedCluster;
+  return true;
+}
+
 void Worker::run() {
   using clock = std::chrono::steady_clock;
   const uint64_t max_steps = S.cfg.max_steps;
@@ -744,6 +986,11 @@ void Worker::run() {
   while (!S.stop.load(std::memory_order_relaxed)) {
     // A random schedule also admits units at random moments, so that CTAs
     // interleave in different orders.
+    // A cooperative launch (it reads the grid workspace for grid.sync)
+    // needs all CTAs resident at once: admit every unit up front.
+    if (S.cooperative)
+      while (admit()) {
+      }
     if (resident.empty() || since_admit >= kAdmitSteps ||
         (random && rng.next() % 16 == 0)) {
       if (!admit() && resident.empty())
@@ -780,13 +1027,8 @@ void Worker::run() {
     }
     if (S.stop.load(std::memory_order_relaxed))
       break;
-    if (c->live_warps == 0) {
-      for (size_t i = 0; i < resident.size(); ++i)
-        if (resident[i].get() == c) {
-          retire(i);
-          break;
-        }
-    }
+    if (c->live_warps == 0)
+      retire_unit(c);
     if (timed && (++local_quanta & 255) == 0) {
       double el = std::chrono::duration<double>(clock::now() - S.start).count();
       if (el > S.cfg.time_limit_s && !resident.empty()) {
@@ -814,6 +1056,7 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
   S.unit_ctas = uint32_t(launch.cluster.count());
   S.nunits = launch.grid.count() / S.unit_ctas;
   S.start = std::chrono::steady_clock::now();
+  S.cooperative = launch.grid_workspace != 0;
   unsigned threads = cfg.host_threads
                          ? cfg.host_threads
                          : std::max(1u, std::thread::hardware_concurrency());
@@ -838,6 +1081,16 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
   r.diagnostics = std::move(S.failure.diags);
   for (auto &[k, s] : S.printf_by_cta)
     r.printf_output += s;
+  if (S.griddep_wait_pc != kNone) {
+    Diagnostic n;
+    n.severity = Severity::Note;
+    n.loc = launch.prog->locs[S.griddep_wait_pc];
+    n.message = fmt::format(
+        "griddepcontrol.wait in kernel '{}', a launch without a prerequisite "
+        "grid: it returns at once (harmless)",
+        launch.kernel_name);
+    r.notes.push_back(std::move(n));
+  }
   r.warp_steps = S.steps.load();
   r.thread_steps = S.thread_steps.load();
   r.seconds =

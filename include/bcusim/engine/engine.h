@@ -100,6 +100,11 @@ struct LaunchConfig {
   // is reported first and the interleaving of racy kernels may vary.
   // 0 = the hardware's concurrency. A random schedule always uses one.
   unsigned host_threads = 1;
+  // Programmatic dependent launch (docs/clusters.md "griddepcontrol"): this
+  // launch depends on the previous one (griddepcontrol.wait has a
+  // prerequisite). Launches always run in order, so this only decides
+  // whether a griddepcontrol.wait without prerequisite gets a note.
+  bool has_prerequisite = false;
 };
 
 enum class RunStatus : uint8_t {
@@ -120,6 +125,9 @@ struct RunReport {
   uint64_t warp_steps = 0;             // warp-instructions executed
   uint64_t thread_steps = 0;           // thread-instructions (active lanes)
   double seconds = 0;
+  // Remarks that do not fail the run (e.g. griddepcontrol.wait in a launch
+  // without prerequisite); `bcusim run --verbose` prints them.
+  std::vector<Diagnostic> notes;
 
   bool ok() const { return status == RunStatus::Ok; }
   std::string diagnostics_text() const;

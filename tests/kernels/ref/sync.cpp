@@ -145,6 +145,19 @@ void mbarrier_tx() {
   kref::print_buffer(out);
 }
 
+// pdl_pair N: the producer/consumer pair of launches (PDL), in = iota over
+// N threads; dumps mid then out.
+void pdl_pair(int argc, char **argv) {
+  const unsigned n = static_cast<unsigned>(arg(argc, argv, 2));
+  std::vector<int> mid(n), out(n);
+  for (unsigned g = 0; g < n; ++g)
+    mid[g] = static_cast<int>(g) * 2 + 1;
+  for (unsigned g = 0; g < n; ++g)
+    out[g] = mid[(g + 1) % n] + static_cast<int>(g) * 5;
+  kref::print_buffer(mid);
+  kref::print_buffer(out);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -169,6 +182,8 @@ int main(int argc, char **argv) {
     last_block(argc, argv);
   else if (name == "mbarrier_tx")
     mbarrier_tx();
+  else if (name == "pdl_pair")
+    pdl_pair(argc, argv);
   else
     kref::unknown_case(name);
   return 0;

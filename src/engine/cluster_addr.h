@@ -1,0 +1,69 @@
+// Clusters at run time (docs/clusters.md): the state a cluster's CTAs
+// share (the barrier.cluster phase) and the distributed-shared-memory
+// address map. Internal to src/engine.
+//
+// DSMEM address map. The .shared::cluster state space is a window of
+// kSharedCtaWindow-byte slots:
+//   [0, kSharedCtaWindow)                    the executing CTA's own shared
+//                                            memory (= its .shared::cta
+//                                            addresses, which PTX says are
+//                                            also valid .shared::cluster
+//                                            addresses of the executing CTA);
+//   [(r + 1) * kSharedCtaWindow, +kSharedCtaWindow)  the shared memory of
+//                                            the CTA with %cluster_ctarank r.
+// Generic addresses add kSharedWindow (the shared window of the generic
+// space), so a generic pointer from `mapa.u64` reaches a peer CTA too.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "program.h"
+
+namespace bcusim::engine::detail {
+
+// Start of CTA rank `rank`'s slot in the .shared::cluster window.
+constexpr uint64_t shared_cluster_base(uint32_t rank) {
+  return kSharedCtaWindow * (uint64_t(rank) + 1);
+}
+
+// What the CTAs of one cluster (one scheduling unit, run by one host
+// worker) share: the CTAs by rank and the barrier.cluster state.
+struct ClusterState {
+  std::vector<Cta *> ctas; // by %cluster_ctarank
+  uint32_t phase = 0;      // completed phases of barrier.cluster
+  uint32_t arrived = 0;    // threads that arrived in the current phase
+  uint32_t live = 0;       // non-exited threads of all CTAs
+  uint32_t pending = 0;    // non-exited threads that have not arrived
+  // per rank, per thread: arrived in the current phase
+  std::vector<std::vector<uint8_t>> has_arrived;
+
+  void reset(uint32_t nctas, uint32_t threads_per_cta);
+};
+
+// Where a .shared::cluster address (an offset in the .shared::cluster
+// window, not a generic address) points, seen from `self`.
+struct SharedTarget {
+  Cta *cta = nullptr;  // the CTA whose shared memory it is
+  uint32_t rank = 0;   // its %cluster_ctarank
+  uint64_t offset = 0; // offset in that CTA's shared memory
+};
+
+// Resolves `addr` for a CTA of a cluster. False when the address lies in no
+// CTA's slot (its rank is not in the cluster); then `out.rank` holds the
+// rank the address names. The target may have exited (`cta->live_warps ==
+// 0`): its shared memory stays alive until the whole cluster finishes, and
+// the caller reports the access.
+bool resolve_shared_cluster(const Cta &self, uint64_t addr, SharedTarget &out);
+
+// Thread exits and the cluster barrier: `lanes` of warp `w` of CTA `c` have
+// exited. They no longer count towards barrier.cluster; when they were the
+// last ones missing, the phase completes (the waiting paths of the cluster
+// become ready). Called by the scheduler wherever threads exit.
+void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes);
+
+// Completes the current barrier.cluster phase: waiters of every CTA of the
+// cluster move past their wait.
+void cluster_complete_phase(ClusterState &cl);
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,226 @@
+// Cluster instructions (docs/clusters.md): barrier.cluster.arrive / .wait
+// (their run-time behaviour is in the scheduler, run.cpp, Kind::Cluster*),
+// mapa and getctarank (distributed shared memory, address map in
+// cluster_addr.h), and griddepcontrol (Kind::GridDepWait; launches of one
+// `bcusim run` execute in order, see docs/clusters.md "griddepcontrol").
+#include <fmt/format.h>
+
+#include "cluster_addr.h"
+#include "compile.h"
+
+namespace bcusim::engine::detail {
+
+void ClusterState::reset(uint32_t nctas, uint32_t threads_per_cta) {
+  ctas.assign(nctas, nullptr);
+  phase = 0;
+  arrived = 0;
+  live = nctas * threads_per_cta;
+  pending = live;
+  has_arrived.resize(nctas);
+  for (auto &v : has_arrived)
+    v.assign(threads_per_cta, 0);
+}
+
+bool resolve_shared_cluster(const Cta &self, uint64_t addr, SharedTarget &out) {
+  const ClusterState *cl = self.cluster;
+  if (addr < kSharedCtaWindow) {
+    out.cta = const_cast<Cta *>(&self);
+    out.rank = self.cluster_rank;
+    out.offset = addr;
+    return true;
+  }
+  uint64_t rank = addr / kSharedCtaWindow - 1;
+  out.rank = rank > 0xffffffffu ? 0xffffffffu : uint32_t(rank);
+  out.offset = addr % kSharedCtaWindow;
+  if (!cl || rank >= cl->ctas.size() || !cl->ctas[rank]) {
+    out.cta = nullptr;
+    return false;
+  }
+  out.cta = cl->ctas[rank];
+  return true;
+}
+
+void cluster_complete_phase(ClusterState &cl) {
+  ++cl.phase;
+  cl.arrived = 0;
+  cl.pending = cl.live;
+  for (auto &v : cl.has_arrived)
+    std::fill(v.begin(), v.end(), uint8_t(0));
+  for (Cta *c : cl.ctas) {
+    if (!c)
+      continue;
+    for (auto &w : c->warps)
+      for (auto &p : w.paths)
+        if (p.state == PathState::BlockedCluster) {
+          p.state = PathState::Ready;
+          ++p.pc;
+        }
+  }
+}
+
+void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes) {
+  ClusterState *cl = c.cluster;
+  if (!cl)
+    return;
+  auto &arr = cl->has_arrived[c.cluster_rank];
+  for_lanes(lanes, [&](uint32_t l) {
+    uint32_t t = w.index * kWarpSize + l;
+    --cl->live;
+    if (!arr[t])
+      --cl->pending;
+  });
+  // Exited threads are not waited for (PTX: barrier.cluster.wait waits for
+  // the non-exited threads); if they were the last ones missing, the phase
+  // completes for those that arrived.
+  if (cl->pending == 0 && cl->arrived > 0)
+    cluster_complete_phase(*cl);
+}
+
+namespace {
+
+// mapa: a[0] = d, a[1] = a, a[2] = rank b; flags bit0 = generic (.u64
+// without .shared::cluster).
+void exec_mapa(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  uint64_t *d = x.s(in.a[0]);
+  const bool generic = in.flags & 1;
+  const uint32_t n = uint32_t(x.launch->cluster.count());
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t addr = a[l];
+    if (in.n == 4)
+      addr &= 0xffffffffu;
+    if (generic) {
+      if (addr < kSharedWindow || addr - kSharedWindow >= kWindowSize) {
+        x.set_error(FaultKind::Cluster, l,
+                    fmt::format("mapa: {:#x} is not a generic address of "
+                                "shared memory",
+                                addr));
+        return;
+      }
+      addr -= kSharedWindow;
+    }
+    uint32_t rank = uint32_t(b[l]);
+    if (rank >= n) {
+      x.set_error(FaultKind::Cluster, l,
+                  fmt::format("mapa: CTA rank {} is not in the cluster (it has "
+                              "{} CTA{})",
+                              rank, n, n == 1 ? "" : "s"));
+      return;
+    }
+    uint64_t r = shared_cluster_base(rank) + addr % kSharedCtaWindow;
+    d[l] = generic ? r + kSharedWindow : (in.n == 4 ? r & 0xffffffffu : r);
+  });
+}
+
+// getctarank: a[0] = d, a[1] = a; flags bit0 = generic.
+void exec_getctarank(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[1]);
+  uint64_t *d = x.s(in.a[0]);
+  const bool generic = in.flags & 1;
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t addr = a[l];
+    if (in.n == 4)
+      addr &= 0xffffffffu;
+    if (generic) {
+      if (addr < kSharedWindow || addr - kSharedWindow >= kWindowSize) {
+        x.set_error(FaultKind::Cluster, l,
+                    fmt::format("getctarank: {:#x} is not a generic address "
+                                "of shared memory",
+                                addr));
+        return;
+      }
+      addr -= kSharedWindow;
+    }
+    SharedTarget t;
+    if (!resolve_shared_cluster(*x.cta, addr, t)) {
+      x.set_error(FaultKind::Cluster, l,
+                  fmt::format("getctarank: address {:#x} names CTA rank {}, "
+                              "which is not in the cluster",
+                              addr, t.rank));
+      return;
+    }
+    d[l] = t.rank;
+  });
+}
+
+void exec_nop(Exec &, const Inst &, uint32_t) {}
+
+} // namespace
+
+bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  if (op == "barrier" && !in.modifiers.empty() &&
+      in.modifiers[0] == "cluster") {
+    // barrier.cluster.arrive{.release|.relaxed}{.aligned},
+    // barrier.cluster.wait{.acquire}{.aligned} (seed 002).
+    Mods mods(in.modifiers);
+    mods.take("cluster");
+    bool arrive = mods.take("arrive");
+    bool wait = !arrive && mods.take("wait");
+    if (arrive)
+      mods.take_any({"release", "relaxed"});
+    else if (wait)
+      mods.take("acquire");
+    bool aligned = mods.take("aligned");
+    if (!arrive && !wait) {
+      c.unsupported("form of barrier.cluster (arrive or wait)");
+      return true;
+    }
+    if (!c.finish(mods) || !c.expect_operands(0))
+      return true;
+    Inst &i =
+        c.emit(&exec_nop, arrive ? Kind::ClusterArrive : Kind::ClusterWait);
+    i.flags = aligned ? 1 : 0;
+    return true;
+  }
+  if (op == "mapa" || op == "getctarank") {
+    // mapa{.shared::cluster}.type d, a, b; getctarank{.shared::cluster}.type
+    // d, a; .type = .u32 / .u64.
+    Mods mods(in.modifiers);
+    bool cluster_space = mods.take("shared::cluster");
+    auto t = mods.take_type();
+    if (!t || (t->code != Ty::U32 && t->code != Ty::U64 && t->code != Ty::B32 &&
+               t->code != Ty::B64)) {
+      c.error(in.loc, fmt::format("'{}' needs type .u32 or .u64", op));
+      return true;
+    }
+    if (!c.finish(mods) || !c.expect_operands(op == "mapa" ? 3 : 2))
+      return true;
+    if (!cluster_space && t->bits() != 64) {
+      c.error(in.loc, fmt::format("generic '{}' needs type .u64", op));
+      return true;
+    }
+    uint32_t a = c.src(o[1], *t);
+    uint32_t b = op == "mapa" ? c.src(o[2], Ty{Ty::U32}) : kNone;
+    uint32_t d = c.dst(o[0]);
+    Inst &i = c.emit(op == "mapa" ? &exec_mapa : &exec_getctarank);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.n = uint8_t(t->bytes());
+    i.flags = cluster_space ? 0 : 1;
+    return true;
+  }
+  if (op == "griddepcontrol") {
+    Mods mods(in.modifiers);
+    std::string action = mods.take_any({"launch_dependents", "wait"});
+    if (action.empty()) {
+      c.unsupported("griddepcontrol action (launch_dependents or wait)");
+      return true;
+    }
+    if (!c.finish(mods) || !c.expect_operands(0))
+      return true;
+    // launch_dependents: the dependent grid of this engine starts after the
+    // primary completed anyway (docs/clusters.md), so it has no effect.
+    c.emit(&exec_nop, action == "wait" ? Kind::GridDepWait : Kind::Plain);
+    return true;
+  }
+  return false;
+}
+
+} // namespace bcusim::engine::detail
