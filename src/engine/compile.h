@@ -147,6 +147,9 @@ bool compile_control(Compiler &c, const ptx::Instruction &in);
 bool compile_warp(Compiler &c, const ptx::Instruction &in);
 bool compile_special(Compiler &c, const ptx::Instruction &in);
 bool compile_sync(Compiler &c, const ptx::Instruction &in);
+bool compile_mbarrier(Compiler &c, const ptx::Instruction &in); // mbarrier.*
+// cp.async*, fence, membar (exec_async.cpp)
+bool compile_async(Compiler &c, const ptx::Instruction &in);
 
 // Special registers (exec_special.cpp): the handler that writes one into a
 // slot; nullptr when the name is unknown.

@@ -22,6 +22,7 @@
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/ast.h"
 #include "bcusim/support/diagnostics.h"
+#include "mbarrier_state.h"
 
 namespace bcusim::engine::detail {
 
@@ -66,6 +67,8 @@ enum class Kind : uint8_t {
   CtaBarrier, // bar.sync / barrier.sync 0 with no count (issue 4 subset)
   Trap,       // trap
   Yield,      // nanosleep: ends the warp's quantum
+  MbarWait,   // mbarrier.test_wait / try_wait (exec_mbarrier.cpp): may
+              // suspend the path (PathState::BlockedMbar)
 };
 
 struct Inst {
@@ -139,6 +142,13 @@ struct Program {
   std::vector<uint8_t> const_image;
 
   uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
+  // Declared (non-extern) .shared variables, for naming addresses in
+  // diagnostics: name, offset, size.
+  struct SharedVar {
+    std::string name;
+    uint64_t off = 0, size = 0;
+  };
+  std::vector<SharedVar> shared_vars;
 };
 
 // ---- lane values -----------------------------------------------------------
@@ -173,7 +183,13 @@ template <class F> inline void for_lanes(uint32_t mask, F &&f) {
 }
 
 // ---- run-time state -------------------------------------------------------
-enum class PathState : uint8_t { Ready, WaitWarp, BlockedCta, Blocked };
+enum class PathState : uint8_t {
+  Ready,
+  WaitWarp,
+  BlockedCta,
+  Blocked,
+  BlockedMbar, // waits for an mbarrier phase or a step bound (mbarrier.md)
+};
 
 // A set of lanes of one warp at one pc (independent thread scheduling:
 // divergent paths interleave and merge again when their pcs meet).
@@ -182,6 +198,14 @@ struct Path {
   uint32_t mask = 0;
   PathState state = PathState::Ready;
   std::vector<uint32_t> calls; // call-site pcs (return to pc+1)
+  // BlockedMbar: the state word waited on, the phase seen, the wait's pc,
+  // the scheduler step at which the bound passes; wait_retry = the path is
+  // still at a try_wait (re-executed on waking); wait_timed_out = woken by
+  // the bound, so the re-executed try_wait returns false.
+  const uint8_t *wait_word = nullptr;
+  uint32_t wait_phase = 0, wait_pc = 0;
+  uint64_t wait_until = 0;
+  bool wait_retry = false, wait_timed_out = false;
 };
 
 struct Cta;
@@ -206,6 +230,7 @@ enum class FaultKind : uint8_t {
   Unsupported,
   Trap,
   WarpSync,
+  Mbarrier, // mbarrier / async-copy misuse (detail = the message)
 };
 
 struct Fault {
@@ -248,6 +273,7 @@ struct Cta {
   // cluster placement
   Dim3 cluster_id, cluster_ctaid;
   uint32_t cluster_rank = 0;
+  MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
 };
 
 // The context a handler runs in: the warp's registers and the memory the
