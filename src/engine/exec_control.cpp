@@ -2,8 +2,8 @@
 // exit, trap, call (incl. vprintf), nanosleep, and the barrier /
 // synchronization family: bar.sync / barrier.sync 0 (the issue-4 subset,
 // a plain __syncthreads), bar.warp.sync (fence / membar: exec_async.cpp).
-// Every other synchronization form is
-// reported as unsupported until the barrier unit lands (issues 5 and 6).
+// Every other synchronization form is reported as unsupported until the
+// barrier unit lands (issues 5 and 6).
 // Their run-time behaviour lives in the scheduler (run.cpp).
 #include <algorithm>
 #include <fmt/format.h>
