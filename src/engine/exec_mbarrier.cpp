@@ -318,8 +318,14 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
     if (x.faulted)
       return;
     SharedTarget t;
-    if (!mbar_locate(x, lane_addr(x, in, l), in.n, l, t) ||
-        !check_live(x, t, l, what))
+    if (!mbar_locate(x, lane_addr(x, in, l), in.n, l, t))
+      return;
+    if (t.cta != x.cta) {
+      // Seed 002: test_wait / try_wait act on .shared::cta objects only.
+      misuse(x, t, l, what, "waits on an mbarrier of another CTA");
+      return;
+    }
+    if (!check_live(x, t, l, what))
       return;
     uint64_t s = load_word(t);
     uint32_t cur = mbar::phase(s);
