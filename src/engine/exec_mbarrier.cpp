@@ -231,6 +231,7 @@ bool mbar_locate(Exec &x, uint64_t addr, uint8_t space, uint32_t lane,
   }
   if (t.off % 8 != 0) {
     x.set_fault(FaultKind::Misaligned, ms, shown, 8, lane, true);
+    x.fault.detail = "an mbarrier object is an 8-byte aligned .b64";
     return false;
   }
   return true;
