@@ -630,8 +630,11 @@ bool build_program(const ptx::Module &mod, Program &prog,
   prog.dyn_shared_off = static_cast<uint32_t>(align_up(shared_top, dyn_align));
   auto patch_extern = [&](std::map<std::string, Sym> &m) {
     for (auto &[n, s] : m)
-      if (s.where == Sym::Where::Shared && s.addr == kNone)
+      if (s.where == Sym::Where::Shared && s.addr == kNone) {
         s.addr = prog.dyn_shared_off;
+        // extern shared extends to the end of the CTA's shared memory
+        prog.shared_vars.push_back({n, s.addr, ~0ull - s.addr});
+      }
   };
   patch_extern(c.gsyms);
   for (auto &m : func_syms)
