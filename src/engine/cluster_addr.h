@@ -44,9 +44,9 @@ struct ClusterState {
 // Where a .shared::cluster address (an offset in the .shared::cluster
 // window, not a generic address) points, seen from `self`.
 struct SharedTarget {
-  Cta *cta = nullptr;  // the CTA whose shared memory it is
-  uint32_t rank = 0;   // its %cluster_ctarank
-  uint64_t offset = 0; // offset in that CTA's shared memory
+  Cta *cta = nullptr; // the CTA whose shared memory it is
+  uint64_t off = 0;   // offset in that CTA's shared memory
+  uint32_t rank = 0;  // its %cluster_ctarank
 };
 
 // Resolves `addr` for a CTA of a cluster. False when the address lies in no
@@ -55,6 +55,14 @@ struct SharedTarget {
 // 0`): its shared memory stays alive until the whole cluster finishes, and
 // the caller reports the access.
 bool resolve_shared_cluster(const Cta &self, uint64_t addr, SharedTarget &out);
+
+// The form the mbarrier and bulk-copy code uses (docs/mbarrier.md "Remote
+// operations"): resolves from the executing CTA; false also when the target
+// CTA has exited (its mbarriers can no longer be operated on).
+inline bool resolve_shared_cluster(Exec &x, uint64_t addr, SharedTarget &out) {
+  return resolve_shared_cluster(*x.cta, addr, out) && out.cta &&
+         (out.cta == x.cta || out.cta->live_warps != 0);
+}
 
 // Thread exits and the cluster barrier: `lanes` of warp `w` of CTA `c` have
 // exited. They no longer count towards barrier.cluster; when they were the

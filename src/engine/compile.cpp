@@ -486,6 +486,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     shared_top = align_up(shared_top, align);
     uint64_t off = shared_top;
     shared_top += size;
+    prog.shared_vars.push_back({v.name, off, size});
     return off;
   };
   std::vector<Sym *> extern_shared;
@@ -629,8 +630,11 @@ bool build_program(const ptx::Module &mod, Program &prog,
   prog.dyn_shared_off = static_cast<uint32_t>(align_up(shared_top, dyn_align));
   auto patch_extern = [&](std::map<std::string, Sym> &m) {
     for (auto &[n, s] : m)
-      if (s.where == Sym::Where::Shared && s.addr == kNone)
+      if (s.where == Sym::Where::Shared && s.addr == kNone) {
         s.addr = prog.dyn_shared_off;
+        // extern shared extends to the end of the CTA's shared memory
+        prog.shared_vars.push_back({n, s.addr, ~0ull - s.addr});
+      }
   };
   patch_extern(c.gsyms);
   for (auto &m : func_syms)
@@ -656,9 +660,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
   // Instructions.
   using FamilyFn = bool (*)(Compiler &, const ptx::Instruction &);
   static const FamilyFn families[] = {
-      compile_integer, compile_float,   compile_compare, compile_convert,
-      compile_memory,  compile_control, compile_warp,    compile_special,
-      compile_cluster, compile_sync};
+      compile_integer,  compile_float,   compile_compare, compile_convert,
+      compile_memory,   compile_control, compile_warp,    compile_special,
+      compile_cluster,  compile_mbarrier, compile_async,  compile_sync};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];

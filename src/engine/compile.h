@@ -150,6 +150,9 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in);
 // Issue 6: barrier.cluster, mapa, getctarank, griddepcontrol
 // (exec_cluster.cpp); runs before compile_sync.
 bool compile_cluster(Compiler &c, const ptx::Instruction &in);
+bool compile_mbarrier(Compiler &c, const ptx::Instruction &in); // mbarrier.*
+// cp.async*, fence, membar (exec_async.cpp)
+bool compile_async(Compiler &c, const ptx::Instruction &in);
 
 // Special registers (exec_special.cpp): the handler that writes one into a
 // slot; nullptr when the name is unknown.

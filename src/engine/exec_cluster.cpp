@@ -26,12 +26,12 @@ bool resolve_shared_cluster(const Cta &self, uint64_t addr, SharedTarget &out) {
   if (addr < kSharedCtaWindow) {
     out.cta = const_cast<Cta *>(&self);
     out.rank = self.cluster_rank;
-    out.offset = addr;
+    out.off = addr;
     return true;
   }
   uint64_t rank = addr / kSharedCtaWindow - 1;
   out.rank = rank > 0xffffffffu ? 0xffffffffu : uint32_t(rank);
-  out.offset = addr % kSharedCtaWindow;
+  out.off = addr % kSharedCtaWindow;
   if (!cl || rank >= cl->ctas.size() || !cl->ctas[rank]) {
     out.cta = nullptr;
     return false;

@@ -1,9 +1,9 @@
 // Control flow and synchronization instructions at compile time: bra, ret,
 // exit, trap, call (incl. vprintf), nanosleep, and the barrier /
 // synchronization family: bar.sync / barrier.sync 0 (the issue-4 subset,
-// a plain __syncthreads), bar.warp.sync, fence / membar (no-ops in the
-// sequentially consistent engine). Every other synchronization form is
-// reported as unsupported until the barrier unit lands (issues 5 and 6).
+// a plain __syncthreads), bar.warp.sync (fence / membar: exec_async.cpp).
+// Every other synchronization form is reported as unsupported until the
+// barrier unit lands (issues 5 and 6).
 // Their run-time behaviour lives in the scheduler (run.cpp).
 #include <algorithm>
 #include <fmt/format.h>
@@ -177,12 +177,6 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
 bool compile_sync(Compiler &c, const ptx::Instruction &in) {
   const std::string &op = in.opcode;
   const auto &o = in.operands;
-  if (op == "membar" || op == "fence") {
-    // Sequentially consistent engine: every fence is already satisfied
-    // (docs/engine.md "Memory"). Proxy fences included.
-    c.emit(&exec_nop);
-    return true;
-  }
   if (op == "bar" || op == "barrier") {
     Mods mods(in.modifiers);
     bool warp = mods.take("warp");
@@ -215,7 +209,9 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
     c.emit(nullptr, Kind::CtaBarrier);
     return true;
   }
-  static const char *const later[] = {"mbarrier", "cp", "setmaxnreg"};
+  // mbarrier, cp.async*, fence and membar: exec_mbarrier.cpp and
+  // exec_async.cpp; clusters, elect, griddepcontrol: exec_cluster.cpp.
+  static const char *const later[] = {"setmaxnreg"};
   for (auto l : later)
     if (op == l) {
       c.unsupported(

@@ -141,15 +141,15 @@ uint8_t *Exec::shared_cluster(uint64_t addr, uint32_t size, bool write,
     return nullptr;
   }
   uint64_t sz = t.cta->shared.size();
-  if (t.offset >= sz || size > sz - t.offset) {
+  if (t.off >= sz || size > sz - t.off) {
     set_fault(FaultKind::OutOfBounds, MemSpace::Shared, addr, size, lane,
               write);
     fault.detail = fmt::format("offset {:#x} in the shared memory of CTA rank "
                                "{} of the cluster ({} bytes)",
-                               t.offset, t.rank, sz);
+                               t.off, t.rank, sz);
     return nullptr;
   }
-  return t.cta->shared.data() + t.offset;
+  return t.cta->shared.data() + t.off;
 }
 
 uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,

@@ -22,6 +22,7 @@
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/ast.h"
 #include "bcusim/support/diagnostics.h"
+#include "mbarrier_state.h"
 
 namespace bcusim::engine::detail {
 
@@ -72,6 +73,8 @@ enum class Kind : uint8_t {
   ClusterArrive,  // barrier.cluster.arrive (flags bit0 = .aligned)
   ClusterWait,    // barrier.cluster.wait (flags bit0 = .aligned)
   GridDepWait,    // griddepcontrol.wait
+  MbarWait,   // mbarrier.test_wait / try_wait (exec_mbarrier.cpp): may
+              // suspend the path (PathState::BlockedMbar)
 };
 
 struct Inst {
@@ -145,6 +148,13 @@ struct Program {
   std::vector<uint8_t> const_image;
 
   uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
+  // Declared (non-extern) .shared variables, for naming addresses in
+  // diagnostics: name, offset, size.
+  struct SharedVar {
+    std::string name;
+    uint64_t off = 0, size = 0;
+  };
+  std::vector<SharedVar> shared_vars;
 };
 
 // ---- lane values -----------------------------------------------------------
@@ -185,6 +195,7 @@ enum class PathState : uint8_t {
   BlockedCta,
   Blocked,
   BlockedCluster, // at barrier.cluster.wait until the phase completes
+  BlockedMbar, // waits for an mbarrier phase or a step bound (mbarrier.md)
 };
 
 // A set of lanes of one warp at one pc (independent thread scheduling:
@@ -194,6 +205,14 @@ struct Path {
   uint32_t mask = 0;
   PathState state = PathState::Ready;
   std::vector<uint32_t> calls; // call-site pcs (return to pc+1)
+  // BlockedMbar: the state word waited on, the phase seen, the wait's pc,
+  // the scheduler step at which the bound passes; wait_retry = the path is
+  // still at a try_wait (re-executed on waking); wait_timed_out = woken by
+  // the bound, so the re-executed try_wait returns false.
+  const uint8_t *wait_word = nullptr;
+  uint32_t wait_phase = 0, wait_pc = 0;
+  uint64_t wait_until = 0;
+  bool wait_retry = false, wait_timed_out = false;
 };
 
 struct Cta;
@@ -220,6 +239,7 @@ enum class FaultKind : uint8_t {
   Trap,
   WarpSync,
   Cluster, // barrier.cluster / DSMEM misuse (detail holds the message)
+  Mbarrier, // mbarrier / async-copy misuse (detail = the message)
 };
 
 struct Fault {
@@ -270,6 +290,7 @@ struct Cta {
   // Issue 6: the cluster this CTA belongs to (every CTA is in one; without
   // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
   ClusterState *cluster = nullptr;
+  MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
 };
 
 // The context a handler runs in: the warp's registers and the memory the

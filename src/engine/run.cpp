@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "cluster_addr.h"
+#include "mbarrier.h"
 #include "run.h"
 
 namespace bcusim::engine::detail {
@@ -130,6 +131,8 @@ private:
   bool cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
   void report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
                     std::string msg, uint32_t pc);
+  uint64_t now = 0;       // warp-instructions run by this worker (mbarrier
+                          // wait bounds are measured in them)
 
   bool admit();
   void init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
@@ -143,6 +146,7 @@ private:
   void report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes);
   void report_deadlock(Cta &c);
   void report_limit(RunStatus st, Cta &c, Warp &w);
+  bool wake_mbar_waits();
   void flush_resident();
   Diagnostic where(Cta &c, Warp &w, uint32_t lane, std::string msg,
                    uint32_t pc);
@@ -203,6 +207,7 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
   c.next_warp = 0;
   c.steps = 0;
   c.printf_out.clear();
+  c.mbar.reset();
 }
 
 bool Worker::admit() {
@@ -270,6 +275,16 @@ void Worker::flush_resident() {
 bool Worker::runnable(Warp &w, Path &p) {
   if (p.state == PathState::Ready)
     return true;
+  if (p.state == PathState::BlockedMbar) {
+    // Wakes when the phase it saw moves on, or when its bound passes.
+    uint64_t word;
+    std::memcpy(&word, p.wait_word, 8);
+    if (mbar::phase(word) == p.wait_phase && now < p.wait_until)
+      return false;
+    p.wait_timed_out = mbar::phase(word) == p.wait_phase;
+    p.state = PathState::Ready;
+    return true;
+  }
   if (p.state != PathState::WaitWarp)
     return false;
   const Inst &in = P.code[p.pc];
@@ -300,7 +315,8 @@ bool Worker::select_path(Warp &w) {
   for (size_t i = 0; i < ps.size(); ++i)
     for (size_t j = i + 1; j < ps.size();) {
       if (ps[i].pc == ps[j].pc && ps[i].calls == ps[j].calls &&
-          (ps[i].state == ps[j].state ||
+          ((ps[i].state == ps[j].state &&
+            ps[i].state != PathState::BlockedMbar) ||
            (live(ps[i].state) && live(ps[j].state)))) {
         ps[i].mask |= ps[j].mask;
         if (live(ps[i].state))
@@ -678,6 +694,28 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         S.note_griddep_wait(p->pc);
       ++p->pc;
       break;
+    case Kind::MbarWait: {
+      uint64_t bound = 0;
+      bool suspend = m != 0 && mbar_wait(x, in, m, *p, bound);
+      if (x.faulted) {
+        report_fault(c, w, p->pc, m);
+        w.steps += steps;
+        return steps;
+      }
+      if (!p->wait_retry || !suspend)
+        ++p->pc; // test_wait returned false, or the wait is over
+      if (suspend) {
+        p->state = PathState::BlockedMbar;
+        p->wait_until = now + steps + bound;
+        reselect = true;
+        if (w.paths.size() == 1) {
+          w.steps += steps;
+          pending_tsteps += tsteps;
+          return steps;
+        }
+      }
+      break;
+    }
     }
   }
   w.steps += steps;
@@ -735,7 +773,8 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
     break;
   }
   if (f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
-      f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster)
+      f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster ||
+      f.kind == FaultKind::Mbarrier)
     ;
   else if (!f.detail.empty())
     msg += ": " + f.detail;
@@ -823,7 +862,10 @@ void Worker::report_deadlock(Cta &c0) {
                                missing & ~gone);
         } else if (p.state == PathState::WaitWarp)
           why = "waits for the other lanes of its member mask to converge";
-        else if (p.state == PathState::BlockedCluster && c.cluster)
+        else if (p.state == PathState::BlockedMbar) {
+          why = describe_mbar_wait(P, c, p);
+          n.loc = P.locs[p.wait_pc];
+        } else if (p.state == PathState::BlockedCluster && c.cluster)
           why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
                             "live threads of the cluster arrived)",
                             c.cluster->phase, c.cluster->arrived,
@@ -840,6 +882,38 @@ void Worker::report_deadlock(Cta &c0) {
         d.notes.push_back(std::move(n));
       }
   S.fail(RunStatus::Deadlock, {std::move(d)});
+}
+
+// Nothing can run: the suspended mbarrier waits of a CTA are woken as if
+// their bounds had passed (a try_wait then returns false), at most
+// kIdleWakeRounds times in a row without any change to the CTA's mbarriers;
+// after that the waits can no longer complete and the caller reports a
+// deadlock (docs/mbarrier.md "Deadlocks").
+bool Worker::wake_mbar_waits() {
+  constexpr uint32_t kIdleWakeRounds = 8;
+  bool woke = false;
+  for (auto &rc : resident) {
+    Cta &c = *rc;
+    if (c.mbar.events != c.mbar.idle_events) {
+      c.mbar.idle_events = c.mbar.events;
+      c.mbar.idle_rounds = 0;
+    }
+    if (c.mbar.idle_rounds >= kIdleWakeRounds)
+      continue;
+    bool any = false;
+    for (auto &w : c.warps)
+      for (auto &p : w.paths)
+        if (p.state == PathState::BlockedMbar) {
+          p.state = PathState::Ready;
+          p.wait_timed_out = true;
+          any = true;
+        }
+    if (any) {
+      ++c.mbar.idle_rounds;
+      woke = true;
+    }
+  }
+  return woke;
 }
 
 void Worker::report_limit(RunStatus st, Cta &c, Warp &w) {
@@ -999,6 +1073,8 @@ void Worker::run() {
     Cta *c = nullptr;
     Warp *w = nullptr;
     if (!pick(c, w)) {
+      if (wake_mbar_waits())
+        continue;
       for (auto &r : resident)
         if (r->live_warps) {
           report_deadlock(*r);
@@ -1017,6 +1093,16 @@ void Worker::run() {
     }
     uint64_t n = run_warp(*c, *w, quantum);
     c->steps += n;
+    now += n;
+    // Asynchronous copies complete at the latest when the issuing warp's
+    // turn ends (docs/mbarrier.md "Asynchronous copies").
+    if (!c->mbar.pending.empty() && !S.stop.load(std::memory_order_relaxed)) {
+      uint32_t fw = 0, fpc = 0;
+      if (!flush_async(x, *c, fw, fpc)) {
+        report_fault(*c, c->warps[fw], fpc, 0);
+        break;
+      }
+    }
     since_admit += n;
     // The shared counter is exact when a step limit needs it, batched
     // otherwise (less cache-line traffic between host threads).

@@ -162,13 +162,13 @@ TEST(Faults, UnsupportedInstructionsAreRejectedBeforeRunning) {
   std::string err;
   auto m = load_text(ptx_module("", R"(
   .shared .align 8 .b64 bar0;
-  mbarrier.init.shared.b64 [bar0], 1;
+  setmaxnreg.inc.sync.aligned.u32 64;
   bar.sync 1, 64;
   ret;)"),
                      &err);
   EXPECT_FALSE(m);
   EXPECT_NE(err.find("test.ptx:9:3: error: unsupported synchronization "
-                     "instruction 'mbarrier' "
+                     "instruction 'setmaxnreg' "
                      "(issue 5/6)"),
             std::string::npos)
       << err;

@@ -1,0 +1,518 @@
+// Asynchronous copies and fences (docs/mbarrier.md "Asynchronous copies",
+// docs/memory-model.md):
+// - cp.async.{ca,cg}.shared{::cta}.global (4/8/16 bytes, src-size
+//   zero-fill, ignore-src), cp.async.commit_group / wait_group / wait_all,
+//   cp.async.mbarrier.arrive{.noinc};
+// - cp.async.bulk.{shared::cluster,shared::cta}.{global,shared::cta}
+//   .mbarrier::complete_tx::bytes, cp.async.bulk.global.shared::cta
+//   .bulk_group, cp.async.bulk.commit_group / wait_group{.read};
+// - every fence / membar form of seed 003.
+// A copy's addresses are checked when it is issued; the copy itself (and
+// the arrive-on / complete_tx it triggers) is queued in the CTA and
+// performed when the issuing thread waits for it, or at the latest when the
+// issuing warp's turn on the host ends (run.cpp calls flush_async).
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "compile.h"
+#include "mbarrier.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+void exec_nop(Exec &, const Inst &, uint32_t) {}
+
+uint32_t &per_thread(std::vector<uint32_t> &v, const Cta &c, uint32_t t) {
+  if (v.size() < c.nthreads)
+    v.resize(c.nthreads, 0);
+  return v[t];
+}
+
+uint64_t slot_or(Exec &x, uint32_t slot, uint32_t lane, uint64_t dflt) {
+  return slot == kNone ? dflt : x.s(slot)[lane];
+}
+
+// A shared-memory range of `size` bytes at `addr` (.shared::cta offset, or
+// a .shared::cluster address when `cluster`), checked like any access.
+uint8_t *shared_range(Exec &x, uint64_t addr, bool cluster, uint32_t size,
+                      uint32_t lane, bool write) {
+  SharedTarget t{x.cta, addr};
+  if (cluster && addr >= kSharedCtaWindow &&
+      !resolve_shared_cluster(x, addr, t)) {
+    x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, addr, size, lane,
+                write);
+    return nullptr;
+  }
+  if (t.off >= t.cta->shared.size() || size > t.cta->shared.size() - t.off) {
+    x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, addr, size, lane,
+                write);
+    return nullptr;
+  }
+  return t.cta->shared.data() + t.off;
+}
+
+bool aligned(Exec &x, MemSpace sp, uint64_t addr, uint32_t align, uint32_t lane,
+             bool write) {
+  if (addr % align == 0)
+    return true;
+  x.set_fault(FaultKind::Misaligned, sp, addr, align, lane, write);
+  return false;
+}
+
+void perform(const AsyncOp &op) {
+  if (op.copy_bytes)
+    std::memmove(op.dst, op.src, op.copy_bytes);
+  if (op.size > op.copy_bytes)
+    std::memset(op.dst + op.copy_bytes, 0, op.size - op.copy_bytes);
+}
+
+std::string text_at(const Exec &x, const Inst &in) {
+  return x.prog->code_text[size_t(&in - x.prog->code.data())];
+}
+uint32_t pc_of(const Exec &x, const Inst &in) {
+  return uint32_t(&in - x.prog->code.data());
+}
+
+// cp.async: a[0] dst base (imm), a[1] src base, a[4] src offset slot,
+// n = cp-size, a[3] src-size slot (kNone: cp-size), a[5] ignore-src pred.
+void exec_cp_async(Exec &x, const Inst &in, uint32_t m) {
+  Cta &c = *x.cta;
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t dst = slot_or(x, in.a[0], l, 0) + uint64_t(in.imm);
+    uint64_t src = slot_or(x, in.a[1], l, 0) + x.s(in.a[4])[l];
+    uint32_t size = in.n;
+    uint64_t src_size = slot_or(x, in.a[3], l, size);
+    if (in.a[5] != kNone && ((x.p[in.a[5]] >> l) & 1))
+      src_size = 0;
+    if (src_size > size) {
+      x.set_error(FaultKind::Mbarrier, l,
+                  fmt::format("cp.async src-size {} exceeds the cp-size {}",
+                              src_size, size));
+      return;
+    }
+    if (!aligned(x, MemSpace::Shared, dst, size, l, true) ||
+        !aligned(x, MemSpace::Global, src, size, l, false))
+      return;
+    uint8_t *d = shared_range(x, dst, false, size, l, true);
+    if (!d)
+      return;
+    const uint8_t *s = nullptr;
+    if (src_size) {
+      s = x.global(src, uint32_t(src_size), false, l);
+      if (!s)
+        return;
+    }
+    AsyncOp op;
+    op.what = AsyncOp::What::Copy;
+    op.dst = d;
+    op.src = s;
+    op.size = size;
+    op.copy_bytes = uint32_t(src_size);
+    op.thread = x.thread_of(l);
+    op.group = per_thread(c.mbar.cp_groups, c, op.thread);
+    op.pc = pc_of(x, in);
+    op.warp = x.warp->index;
+    op.lane = l;
+    c.mbar.pending.push_back(op);
+  });
+}
+
+// Performs the queued operations of `what` of thread t whose group is
+// older than `limit` (group < limit).
+void wait_groups(Cta &c, AsyncOp::What what, uint32_t t, uint32_t limit) {
+  auto &q = c.mbar.pending;
+  auto done = [&](const AsyncOp &op) {
+    if (op.what != what || op.thread != t || op.group >= limit)
+      return false;
+    perform(op);
+    return true;
+  };
+  q.erase(std::remove_if(q.begin(), q.end(), done), q.end());
+}
+
+// cp.async.commit_group / cp.async.bulk.commit_group (flags 1 = bulk).
+void exec_cp_commit(Exec &x, const Inst &in, uint32_t m) {
+  Cta &c = *x.cta;
+  auto &v = in.flags ? c.mbar.bulk_groups : c.mbar.cp_groups;
+  for_lanes(m, [&](uint32_t l) { ++per_thread(v, c, x.thread_of(l)); });
+}
+
+// cp.async.wait_group N / wait_all (flags bit0) / cp.async.bulk.wait_group
+// (flags bit1): a[0] = N.
+void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
+  Cta &c = *x.cta;
+  bool bulk = in.flags & 2;
+  auto &v = bulk ? c.mbar.bulk_groups : c.mbar.cp_groups;
+  for_lanes(m, [&](uint32_t l) {
+    uint32_t t = x.thread_of(l);
+    uint32_t &committed = per_thread(v, c, t);
+    if (in.flags & 1)
+      ++committed;
+    uint64_t n = in.a[0] == kNone ? 0 : x.s(in.a[0])[l];
+    if (n >= committed)
+      return;
+    wait_groups(c, bulk ? AsyncOp::What::BulkGroup : AsyncOp::What::Copy, t,
+                committed - uint32_t(n));
+  });
+}
+
+// cp.async.mbarrier.arrive{.noinc}: a[0] base (imm), n = address space,
+// flags 1 = .noinc.
+void exec_cp_mbar_arrive(Exec &x, const Inst &in, uint32_t m) {
+  Cta &c = *x.cta;
+  std::string what = text_at(x, in);
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    SharedTarget t;
+    uint64_t addr = slot_or(x, in.a[0], l, 0) + uint64_t(in.imm);
+    if (!mbar_locate(x, addr, in.n, l, t))
+      return;
+    // Without .noinc the pending count rises by one now, so that the
+    // asynchronous arrive-on leaves the expected arrivals unchanged.
+    if (!(in.flags & 1) && !mbar_add_pending(x, t, l, what))
+      return;
+    AsyncOp op;
+    op.what = AsyncOp::What::ArriveOn;
+    op.thread = x.thread_of(l);
+    op.mbar_cta = t.cta;
+    op.mbar_off = uint32_t(t.off);
+    op.pc = pc_of(x, in);
+    op.warp = x.warp->index;
+    op.lane = l;
+    c.mbar.pending.push_back(op);
+  });
+}
+
+// cp.async.bulk: a[0] dst base (imm), a[1] src base, a[4] src offset slot,
+// a[2] size slot, a[3] mbarrier base, a[5] mbarrier offset slot (kNone:
+// bulk_group form). flags: 1 = dst is .shared::cluster, 2 = dst is global,
+// 4 = src is shared::cta.
+void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
+  Cta &c = *x.cta;
+  std::string what = text_at(x, in);
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t dst = slot_or(x, in.a[0], l, 0) + uint64_t(in.imm);
+    uint64_t src = slot_or(x, in.a[1], l, 0) + x.s(in.a[4])[l];
+    uint64_t size = x.s(in.a[2])[l];
+    bool dst_global = in.flags & 2, src_shared = in.flags & 4;
+    if (size % 16 != 0 || size >= (1ull << 32)) {
+      x.set_error(
+          FaultKind::Mbarrier, l,
+          fmt::format("'{}': the size {} is not a multiple of 16", what, size));
+      return;
+    }
+    MemSpace dsp = dst_global ? MemSpace::Global : MemSpace::Shared;
+    MemSpace ssp = src_shared ? MemSpace::Shared : MemSpace::Global;
+    if (!aligned(x, dsp, dst, 16, l, true) ||
+        !aligned(x, ssp, src, 16, l, false))
+      return;
+    uint32_t n = uint32_t(size);
+    uint8_t *d = dst_global ? x.global(dst, n, true, l)
+                            : shared_range(x, dst, in.flags & 1, n, l, true);
+    if (!d && n)
+      return;
+    const uint8_t *s = src_shared ? shared_range(x, src, false, n, l, false)
+                                  : x.global(src, n, false, l);
+    if (!s && n)
+      return;
+    AsyncOp op;
+    op.dst = d;
+    op.src = s;
+    op.size = op.copy_bytes = n;
+    op.thread = x.thread_of(l);
+    op.pc = pc_of(x, in);
+    op.warp = x.warp->index;
+    op.lane = l;
+    if (in.a[5] != kNone) {
+      SharedTarget t;
+      uint64_t ma = slot_or(x, in.a[3], l, 0) + x.s(in.a[5])[l];
+      if (!mbar_locate(
+              x, ma, in.flags & 1 ? kAddrSharedCluster : kAddrSharedCta, l, t))
+        return;
+      op.what = AsyncOp::What::BulkTx;
+      op.mbar_cta = t.cta;
+      op.mbar_off = uint32_t(t.off);
+    } else {
+      op.what = AsyncOp::What::BulkGroup;
+      op.group = per_thread(c.mbar.bulk_groups, c, op.thread);
+    }
+    c.mbar.pending.push_back(op);
+  });
+}
+
+// An address operand as (base slot, offset slot) for a second address.
+bool second_address(Compiler &c, const ptx::Operand &o, MemSpace sp,
+                    uint32_t &base, uint32_t &off) {
+  Addr a;
+  if (!c.address(o, sp, a))
+    return false;
+  base = a.base;
+  off = c.const_slot(uint64_t(a.off));
+  return true;
+}
+
+bool compile_cp(Compiler &c, const ptx::Instruction &in) {
+  const auto &o = in.operands;
+  Mods mods(in.modifiers);
+  if (!mods.take("async")) {
+    c.unsupported("cp form");
+    return true;
+  }
+  if (in.modifiers.size() >= 2 && in.modifiers[1] == "bulk") {
+    mods.take("bulk");
+    if (mods.take("commit_group")) {
+      if (!c.finish(mods) || !c.expect_operands(0))
+        return true;
+      Inst &i = c.emit(&exec_cp_commit);
+      i.flags = 1;
+      return true;
+    }
+    if (mods.take("wait_group")) {
+      mods.take("read"); // reads done = copies done here
+      if (!c.finish(mods) || !c.expect_operands(1))
+        return true;
+      uint32_t n = c.src(o[0], Ty{Ty::U32});
+      Inst &i = c.emit(&exec_cp_wait);
+      i.flags = 2;
+      i.a[0] = n;
+      return true;
+    }
+    if (mods.take("tensor") || mods.take("prefetch")) {
+      c.unsupported("cp.async.bulk form (tensor / prefetch)");
+      return true;
+    }
+    std::string dsp =
+        mods.take_any({"shared::cluster", "shared::cta", "global"});
+    std::string ssp = mods.take_any({"global", "shared::cta"});
+    bool tx = mods.take("mbarrier::complete_tx::bytes");
+    bool group = !tx && mods.take("bulk_group");
+    if (mods.take("multicast::cluster") || mods.take("L2::cache_hint") ||
+        mods.take("cp_mask")) {
+      c.unsupported("cp.async.bulk qualifier (multicast / cache hint / mask)");
+      return true;
+    }
+    if (!c.finish(mods))
+      return true;
+    bool ok = (tx && dsp != "global" && !dsp.empty() &&
+               (ssp == "global" ||
+                (ssp == "shared::cta" && dsp == "shared::cluster"))) ||
+              (group && dsp == "global" && ssp == "shared::cta");
+    if (!ok) {
+      c.unsupported("cp.async.bulk combination of state spaces and "
+                    "completion mechanism");
+      return true;
+    }
+    if (!c.expect_operands(tx ? 4 : 3))
+      return true;
+    Addr d;
+    if (!c.address(o[0], dsp == "global" ? MemSpace::Global : MemSpace::Shared,
+                   d))
+      return true;
+    uint32_t sbase, soff;
+    if (!second_address(c, o[1],
+                        ssp == "global" ? MemSpace::Global : MemSpace::Shared,
+                        sbase, soff))
+      return true;
+    uint32_t size = c.src(o[2], Ty{Ty::U32});
+    uint32_t mbase = kNone, moff = kNone;
+    if (tx && !second_address(c, o[3], MemSpace::Shared, mbase, moff))
+      return true;
+    Inst &i = c.emit(&exec_cp_bulk);
+    i.a[0] = d.base;
+    i.imm = d.off;
+    i.a[1] = sbase;
+    i.a[4] = soff;
+    i.a[2] = size;
+    i.a[3] = mbase;
+    i.a[5] = moff;
+    i.flags =
+        uint8_t((dsp == "shared::cluster" ? 1 : 0) | (dsp == "global" ? 2 : 0) |
+                (ssp == "shared::cta" ? 4 : 0));
+    return true;
+  }
+  if (mods.take("commit_group")) {
+    if (!c.finish(mods) || !c.expect_operands(0))
+      return true;
+    c.emit(&exec_cp_commit);
+    return true;
+  }
+  if (mods.take("wait_group") || mods.take("wait_all")) {
+    bool all = in.modifiers.size() >= 2 && in.modifiers[1] == "wait_all";
+    if (!c.finish(mods) || !c.expect_operands(all ? 0 : 1))
+      return true;
+    uint32_t n = all ? kNone : c.src(o[0], Ty{Ty::U32});
+    Inst &i = c.emit(&exec_cp_wait);
+    i.flags = all ? 1 : 0;
+    i.a[0] = n;
+    return true;
+  }
+  if (mods.take("mbarrier")) {
+    if (!mods.take("arrive")) {
+      c.unsupported("cp.async.mbarrier form");
+      return true;
+    }
+    bool noinc = mods.take("noinc");
+    std::string sp = mods.take_any({"shared", "shared::cta"});
+    if (!mods.take("b64")) {
+      c.error(in.loc, fmt::format("'{}' needs the .b64 type", c.text_of(in)));
+      return true;
+    }
+    if (!c.finish(mods) || !c.expect_operands(1))
+      return true;
+    Addr a;
+    if (!c.address(o[0], sp.empty() ? MemSpace::Generic : MemSpace::Shared, a))
+      return true;
+    Inst &i = c.emit(&exec_cp_mbar_arrive);
+    i.a[0] = a.base;
+    i.imm = a.off;
+    i.n = sp.empty() ? kAddrGeneric : kAddrSharedCta;
+    i.flags = noinc ? 1 : 0;
+    return true;
+  }
+  std::string cache = mods.take_any({"ca", "cg"});
+  if (cache.empty()) {
+    c.unsupported("cp.async form");
+    return true;
+  }
+  mods.take_any({"shared", "shared::cta"});
+  if (!mods.take("global")) {
+    c.unsupported("cp.async form (source must be .global)");
+    return true;
+  }
+  mods.take_any({"L2::64B", "L2::128B", "L2::256B"});
+  if (mods.take("L2::cache_hint")) {
+    c.unsupported(".L2::cache_hint");
+    return true;
+  }
+  if (!c.finish(mods))
+    return true;
+  if (o.size() < 3 || o.size() > 4) {
+    c.error(in.loc, fmt::format("'{}' expects 3 or 4 operands, got {}",
+                                c.text_of(in), o.size()));
+    return true;
+  }
+  if (o[2].kind != ptx::Operand::Kind::Imm ||
+      !(o[2].ival == 4 || o[2].ival == 8 || o[2].ival == 16) ||
+      (cache == "cg" && o[2].ival != 16)) {
+    c.error(o[2].loc, cache == "cg"
+                          ? "cp.async.cg copies 16 bytes (cp-size must be 16)"
+                          : "cp-size must be the constant 4, 8 or 16");
+    return true;
+  }
+  Addr d;
+  if (!c.address(o[0], MemSpace::Shared, d))
+    return true;
+  uint32_t sbase, soff;
+  if (!second_address(c, o[1], MemSpace::Global, sbase, soff))
+    return true;
+  uint32_t src_size = kNone, ignore = kNone;
+  if (o.size() == 4) {
+    if (c.is_pred_operand(o[3]))
+      ignore = c.psrc(o[3]);
+    else
+      src_size = c.src(o[3], Ty{Ty::U32});
+  }
+  Inst &i = c.emit(&exec_cp_async);
+  i.a[0] = d.base;
+  i.imm = d.off;
+  i.a[1] = sbase;
+  i.a[4] = soff;
+  i.n = uint8_t(o[2].ival);
+  i.a[3] = src_size;
+  i.a[5] = ignore;
+  return true;
+}
+
+// fence / membar (seed 003). Every form is accepted with its qualifiers
+// checked against the grammar; none needs an action, because the engine
+// performs every memory access of a CTA in one total order and async
+// copies complete before their completion is observable
+// (docs/memory-model.md).
+bool compile_fence(Compiler &c, const ptx::Instruction &in) {
+  Mods mods(in.modifiers);
+  bool membar = in.opcode == "membar";
+  bool proxy = mods.take("proxy");
+  bool tensormap = false;
+  if (proxy) {
+    std::string kind = mods.take_any(
+        {"alias", "async", "async::generic", "tensormap::generic"});
+    if (kind.empty()) {
+      c.error(in.loc, fmt::format("'{}' needs a proxy kind (.alias, .async, "
+                                  "...)",
+                                  c.text_of(in)));
+      return true;
+    }
+    tensormap = kind == "tensormap::generic";
+    if (kind == "async")
+      mods.take_any({"global", "shared::cta", "shared::cluster"});
+    if (kind == "async::generic" || tensormap) {
+      mods.take_any({"acquire", "release"});
+      mods.take_any(
+          {"sync_restrict::shared::cluster", "sync_restrict::shared::cta"});
+      mods.take_any({"cta", "cluster", "gpu", "sys"});
+    }
+  } else if (membar) {
+    if (mods.take_any({"cta", "gl", "sys"}).empty()) {
+      c.error(in.loc, fmt::format("'{}' needs a level (.cta, .gl or .sys)",
+                                  c.text_of(in)));
+      return true;
+    }
+  } else {
+    mods.take("mbarrier_init");
+    mods.take_any({"sc", "acq_rel", "acquire", "release"});
+    mods.take_any(
+        {"sync_restrict::shared::cluster", "sync_restrict::shared::cta"});
+    mods.take_any({"cta", "cluster", "gpu", "sys"});
+  }
+  if (!c.finish(mods))
+    return true;
+  if (!(tensormap && in.operands.size() == 2) && !c.expect_operands(0))
+    return true;
+  c.emit(&exec_nop);
+  return true;
+}
+
+} // namespace
+
+bool compile_async(Compiler &c, const ptx::Instruction &in) {
+  if (in.opcode == "cp")
+    return compile_cp(c, in);
+  if (in.opcode == "fence" || in.opcode == "membar")
+    return compile_fence(c, in);
+  return false;
+}
+
+bool flush_async(Exec &x, Cta &c, uint32_t &warp, uint32_t &pc) {
+  auto &q = c.mbar.pending;
+  Cta *saved = x.cta;
+  x.cta = &c;
+  bool ok = true;
+  // Operations may queue nothing new while being performed, so one pass in
+  // issue order suffices.
+  for (size_t k = 0; k < q.size() && ok; ++k) {
+    const AsyncOp &op = q[k];
+    perform(op);
+    if (op.what != AsyncOp::What::ArriveOn && op.what != AsyncOp::What::BulkTx)
+      continue;
+    SharedTarget t{op.mbar_cta, op.mbar_off};
+    const std::string &what = x.prog->code_text[op.pc];
+    ok = op.what == AsyncOp::What::ArriveOn
+             ? mbar_arrive(x, t, 1, 0, false, false, op.lane, what, nullptr)
+             : mbar_complete_tx(x, t, op.size, op.lane, what);
+    if (!ok) {
+      warp = op.warp;
+      pc = op.pc;
+    }
+  }
+  q.clear();
+  x.cta = saved;
+  return ok;
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,560 @@
+// The mbarrier family (PTX ISA "Parallel Synchronization and Communication
+// Instructions: mbarrier"; seed 002): init, inval, arrive (count,
+// .noComplete, .expect_tx, remote .shared::cluster), arrive_drop,
+// expect_tx, complete_tx, test_wait / try_wait (token or .parity, suspend
+// hint), pending_count. The object's state lives in its 8 bytes of shared
+// memory (layout in mbarrier_state.h and docs/mbarrier.md); misuse is a
+// diagnostic naming the object and its state.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "compile.h"
+#include "mbarrier.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+// try_wait without a hint stays suspended for at most this many scheduler
+// steps (warp-instructions of the worker); a hint (nanoseconds) counts one
+// step per nanosecond, clamped to [1, kMaxBound]. A false test_wait
+// deschedules its path for kTestWaitBackoff steps (docs/mbarrier.md).
+constexpr uint64_t kTryWaitBound = 2048;
+constexpr uint64_t kMaxBound = 1u << 20;
+constexpr uint64_t kTestWaitBackoff = 64;
+constexpr uint32_t kMaxCount = (1u << 20) - 1;
+
+uint64_t load_word(const SharedTarget &t) {
+  uint64_t s;
+  std::memcpy(&s, t.cta->shared.data() + t.off, 8);
+  return s;
+}
+void store_word(const SharedTarget &t, uint64_t s) {
+  std::memcpy(t.cta->shared.data() + t.off, &s, 8);
+  ++t.cta->mbar.events;
+}
+
+uint8_t &init_slot(Cta &c, uint64_t off) {
+  auto &v = c.mbar.init;
+  if (v.size() < c.shared.size() / 8 + 1)
+    v.resize(c.shared.size() / 8 + 1, MbarCtaState::Never);
+  return v[off / 8];
+}
+
+std::string object_name(const Program &prog, uint64_t off) {
+  for (const auto &v : prog.shared_vars)
+    if (off >= v.off && off < v.off + std::max<uint64_t>(v.size, 1)) {
+      if (off == v.off)
+        return fmt::format(" ('{}')", v.name);
+      return fmt::format(" ('{}'+{})", v.name, off - v.off);
+    }
+  return "";
+}
+
+std::string state_text(uint64_t s) {
+  return fmt::format("state {:#018x}: phase {} (mod 8), pending arrivals {} "
+                     "of {}, tx-count {}",
+                     s, mbar::phase(s), mbar::pending(s), mbar::expected(s),
+                     mbar::tx(s));
+}
+
+// "the mbarrier at shared address 0x8 ('bar') of CTA (0,0,0) [state ...]"
+std::string object_text(const Exec &x, const SharedTarget &t) {
+  std::string who;
+  if (t.cta != x.cta)
+    who = fmt::format(" of CTA ({},{},{})", t.cta->id.x, t.cta->id.y,
+                      t.cta->id.z);
+  return fmt::format("the mbarrier at shared address {:#x}{}{} [{}]", t.off,
+                     object_name(*x.prog, t.off), who,
+                     state_text(load_word(t)));
+}
+
+bool misuse(Exec &x, const SharedTarget &t, uint32_t lane,
+            const std::string &what, const std::string &problem) {
+  x.set_error(FaultKind::Mbarrier, lane,
+              fmt::format("mbarrier misuse: '{}' {}: {}", what, problem,
+                          object_text(x, t)));
+  return false;
+}
+
+// The object must have been initialized by mbarrier.init in this CTA run.
+bool check_live(Exec &x, const SharedTarget &t, uint32_t lane,
+                const std::string &what) {
+  uint8_t st = init_slot(*t.cta, t.off);
+  if (st == MbarCtaState::Live)
+    return true;
+  return misuse(x, t, lane, what,
+                st == MbarCtaState::Never
+                    ? "uses an mbarrier object before its initialization "
+                      "(no mbarrier.init on it in this CTA)"
+                    : "uses an mbarrier object after mbarrier.inval "
+                      "(re-initialize it with mbarrier.init first)");
+}
+
+// Completes the current phase when no arrival and no transaction is left:
+// the phase advances, the pending count reloads with the expected count.
+uint64_t settle(uint64_t s) {
+  if (mbar::pending(s) == 0 && mbar::tx(s) == 0 && mbar::expected(s) != 0)
+    return mbar::make(mbar::phase(s) + 1, mbar::expected(s), mbar::expected(s),
+                      0);
+  return s;
+}
+
+std::string text_at(const Exec &x, const Inst &in) {
+  return x.prog->code_text[size_t(&in - x.prog->code.data())];
+}
+
+uint64_t lane_addr(Exec &x, const Inst &in, uint32_t lane) {
+  return (in.a[0] == kNone ? 0 : x.s(in.a[0])[lane]) + uint64_t(in.imm);
+}
+
+void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
+  const auto op = MbarOp(in.aux);
+  if (op == MbarOp::PendingCount) {
+    const uint64_t *st = x.s(in.a[2]);
+    uint64_t *d = x.s(in.a[1]);
+    for_lanes(m, [&](uint32_t l) { d[l] = st[l] & mbar::kCountMask; });
+    return;
+  }
+  std::string what = text_at(x, in);
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    SharedTarget t;
+    if (!mbar_locate(x, lane_addr(x, in, l), in.n, l, t))
+      return;
+    uint64_t arg = in.a[2] == kNone ? 1 : x.s(in.a[2])[l];
+    switch (op) {
+    case MbarOp::Init: {
+      uint8_t &slot = init_slot(*t.cta, t.off);
+      if (slot == MbarCtaState::Live) {
+        misuse(x, t, l, what,
+               "re-initializes a live mbarrier object without mbarrier.inval "
+               "(PTX: mbarrier.inval must precede re-initialization)");
+        return;
+      }
+      uint32_t count = uint32_t(arg);
+      if (count < 1 || count > kMaxCount || (arg >> 32) != 0) {
+        misuse(x, t, l, what,
+               fmt::format("has count {}, outside [1, {}]", int64_t(arg),
+                           kMaxCount));
+        return;
+      }
+      slot = MbarCtaState::Live;
+      store_word(t, mbar::make(0, count, count, 0));
+      return;
+    }
+    case MbarOp::Inval:
+      if (!check_live(x, t, l, what))
+        return;
+      init_slot(*t.cta, t.off) = MbarCtaState::Invalidated;
+      ++t.cta->mbar.events;
+      return;
+    case MbarOp::Arrive: {
+      uint32_t count = 1;
+      uint64_t tx = 0;
+      if (in.flags & kMbarExpectTx)
+        tx = arg;
+      else
+        count = uint32_t(arg);
+      if (arg > kMaxCount && !(in.flags & kMbarExpectTx)) {
+        misuse(x, t, l, what,
+               fmt::format("has count {}, outside [1, {}]", int64_t(arg),
+                           kMaxCount));
+        return;
+      }
+      uint64_t token = 0;
+      if (!mbar_arrive(x, t, count, tx, in.flags & kMbarDrop,
+                       in.flags & kMbarNoComplete, l, what, &token))
+        return;
+      x.s(in.a[1])[l] = token;
+      return;
+    }
+    case MbarOp::ExpectTx: {
+      if (!check_live(x, t, l, what))
+        return;
+      uint64_t s = load_word(t);
+      int64_t v = mbar::tx(s) + int64_t(arg);
+      if (arg > uint64_t(mbar::kTxMax) || v > mbar::kTxMax) {
+        misuse(x, t, l, what,
+               fmt::format("raises the tx-count by {} beyond its limit {}", arg,
+                           mbar::kTxMax));
+        return;
+      }
+      store_word(t, mbar::make(mbar::phase(s), mbar::pending(s),
+                               mbar::expected(s), v));
+      return;
+    }
+    case MbarOp::CompleteTx:
+      mbar_complete_tx(x, t, arg, l, what);
+      return;
+    default:
+      return;
+    }
+  });
+}
+
+} // namespace
+
+bool mbar_locate(Exec &x, uint64_t addr, uint8_t space, uint32_t lane,
+                 SharedTarget &t) {
+  bool ok = false;
+  uint64_t shown = addr;
+  MemSpace ms = space == kAddrGeneric ? MemSpace::Generic : MemSpace::Shared;
+  if (space == kAddrSharedCta) {
+    ok = addr < x.cta->shared.size();
+    t.cta = x.cta;
+    t.off = addr;
+  } else {
+    if (space == kAddrGeneric) {
+      if (addr < kSharedWindow || addr - kSharedWindow >= kWindowSize) {
+        x.set_error(FaultKind::Mbarrier, lane,
+                    fmt::format("mbarrier misuse: the generic address {:#x} of "
+                                "an mbarrier object is not in shared memory",
+                                addr));
+        return false;
+      }
+      addr -= kSharedWindow;
+    }
+    if (addr < kSharedCtaWindow) {
+      ok = addr < x.cta->shared.size();
+      t.cta = x.cta;
+      t.off = addr;
+    } else {
+      ok = resolve_shared_cluster(x, addr, t);
+    }
+  }
+  if (!ok || t.off + 8 > t.cta->shared.size()) {
+    x.set_fault(FaultKind::OutOfBounds, ms, shown, 8, lane, true);
+    x.fault.detail = "an mbarrier object must lie in shared memory";
+    return false;
+  }
+  if (t.off % 8 != 0) {
+    x.set_fault(FaultKind::Misaligned, ms, shown, 8, lane, true);
+    x.fault.detail = "an mbarrier object is an 8-byte aligned .b64";
+    return false;
+  }
+  return true;
+}
+
+bool mbar_arrive(Exec &x, const SharedTarget &t, uint32_t count, uint64_t tx,
+                 bool drop, bool no_complete, uint32_t lane,
+                 const std::string &what, uint64_t *token) {
+  if (!check_live(x, t, lane, what))
+    return false;
+  uint64_t s = load_word(t);
+  uint32_t pending = mbar::pending(s), expected = mbar::expected(s);
+  int64_t txc = mbar::tx(s);
+  if (tx) {
+    if (tx > uint64_t(mbar::kTxMax) || txc + int64_t(tx) > mbar::kTxMax)
+      return misuse(x, t, lane, what,
+                    fmt::format("raises the tx-count by {} beyond its limit {}",
+                                tx, mbar::kTxMax));
+    txc += int64_t(tx);
+  }
+  if (count == 0)
+    return misuse(x, t, lane, what, "arrives with count 0 (must be >= 1)");
+  if (count > pending)
+    return misuse(
+        x, t, lane, what,
+        fmt::format("arrives with count {} but only {} arrival{} pending in "
+                    "the current phase (over-arrival)",
+                    count, pending, pending == 1 ? " is" : "s are"));
+  if (drop && count > expected)
+    return misuse(
+        x, t, lane, what,
+        fmt::format("drops {} from an expected count of {}", count, expected));
+  pending -= count;
+  if (drop)
+    expected -= count;
+  if (no_complete && pending == 0 && txc == 0)
+    return misuse(x, t, lane, what,
+                  "is a .noComplete arrival that completes the current phase "
+                  "(PTX: undefined behaviour)");
+  if (token)
+    *token = mbar::token(mbar::phase(s), pending);
+  store_word(t, settle(mbar::make(mbar::phase(s), pending, expected, txc)));
+  return true;
+}
+
+bool mbar_complete_tx(Exec &x, const SharedTarget &t, uint64_t bytes,
+                      uint32_t lane, const std::string &what) {
+  if (!check_live(x, t, lane, what))
+    return false;
+  uint64_t s = load_word(t);
+  int64_t v = mbar::tx(s) - int64_t(bytes);
+  if (bytes > uint64_t(mbar::kTxMax) || v < 0)
+    return misuse(x, t, lane, what,
+                  fmt::format("completes {} bytes of transactions, which "
+                              "makes the tx-count negative ({} - {} = {})",
+                              bytes, mbar::tx(s), bytes,
+                              mbar::tx(s) - int64_t(bytes)));
+  store_word(t, settle(mbar::make(mbar::phase(s), mbar::pending(s),
+                                  mbar::expected(s), v)));
+  return true;
+}
+
+bool mbar_add_pending(Exec &x, const SharedTarget &t, uint32_t lane,
+                      const std::string &what) {
+  if (!check_live(x, t, lane, what))
+    return false;
+  uint64_t s = load_word(t);
+  if (mbar::pending(s) >= kMaxCount)
+    return misuse(x, t, lane, what, "overflows the pending arrival count");
+  store_word(t, mbar::make(mbar::phase(s), mbar::pending(s) + 1,
+                           mbar::expected(s), mbar::tx(s)));
+  return true;
+}
+
+bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
+  std::string what = text_at(x, in);
+  bool parity = in.flags & kMbarParity;
+  bool try_wait = MbarOp(in.aux) == MbarOp::TryWait;
+  const uint64_t *arg = x.s(in.a[2]);
+  uint32_t done = 0;
+  const uint8_t *word = nullptr;
+  bool one_object = true;
+  uint32_t seen_phase = 0;
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    SharedTarget t;
+    if (!mbar_locate(x, lane_addr(x, in, l), in.n, l, t))
+      return;
+    if (t.cta != x.cta) {
+      // Seed 002: test_wait / try_wait act on .shared::cta objects only.
+      misuse(x, t, l, what, "waits on an mbarrier of another CTA");
+      return;
+    }
+    if (!check_live(x, t, l, what))
+      return;
+    uint64_t s = load_word(t);
+    uint32_t cur = mbar::phase(s);
+    bool complete;
+    if (parity) {
+      // Waits for the completion of the phase with this parity: the current
+      // (incomplete) phase has it, or the one just completed did.
+      complete = (cur & 1) != (arg[l] & 1);
+    } else {
+      uint32_t d = (cur - mbar::phase(arg[l])) & uint32_t(mbar::kPhaseMask);
+      if (d > 1) {
+        misuse(x, t, l, what,
+               fmt::format("waits with the state token of phase {} (mod 8), "
+                           "which is neither the current phase {} nor the "
+                           "immediately preceding one",
+                           mbar::phase(arg[l]), cur));
+        return;
+      }
+      complete = d == 1;
+    }
+    if (complete)
+      done |= 1u << l;
+    const uint8_t *wp = t.cta->shared.data() + t.off;
+    if (word && word != wp)
+      one_object = false;
+    word = wp;
+    seen_phase = cur;
+  });
+  if (x.faulted)
+    return false;
+  x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | done;
+  bool timed_out = p.wait_timed_out;
+  p.wait_timed_out = false;
+  if (done != 0 || !one_object || !word || m != p.mask ||
+      (try_wait && timed_out))
+    return false;
+  p.wait_word = word;
+  p.wait_phase = seen_phase;
+  p.wait_pc = uint32_t(&in - x.prog->code.data());
+  p.wait_retry = try_wait;
+  if (!try_wait) {
+    bound = kTestWaitBackoff;
+  } else if (in.flags & kMbarHint) {
+    uint64_t h = x.s(in.a[3])[std::countr_zero(m)];
+    bound = std::clamp<uint64_t>(h, 1, kMaxBound);
+  } else {
+    bound = kTryWaitBound;
+  }
+  return true;
+}
+
+std::string describe_mbar_wait(const Program &prog, const Cta &c,
+                               const Path &p) {
+  uint64_t off = uint64_t(p.wait_word - c.shared.data());
+  uint64_t s = 0;
+  if (off + 8 <= c.shared.size())
+    std::memcpy(&s, p.wait_word, 8);
+  return fmt::format("{} on the mbarrier at shared address {:#x}{} for the "
+                     "completion of phase {} (mod 8); {}",
+                     p.wait_retry ? "is suspended in mbarrier.try_wait"
+                                  : "spins with mbarrier.test_wait",
+                     off, object_name(prog, off), p.wait_phase, state_text(s));
+}
+
+// ---- compilation -------------------------------------------------------
+bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
+  if (in.opcode != "mbarrier")
+    return false;
+  const auto &o = in.operands;
+  using K = ptx::Operand::Kind;
+  Mods mods(in.modifiers);
+  std::string opname =
+      mods.take_any({"init", "inval", "arrive", "arrive_drop", "test_wait",
+                     "try_wait", "pending_count", "expect_tx", "complete_tx"});
+  if (opname.empty()) {
+    c.unsupported("mbarrier operation");
+    return true;
+  }
+  MbarOp op = opname == "init"            ? MbarOp::Init
+              : opname == "inval"         ? MbarOp::Inval
+              : opname == "test_wait"     ? MbarOp::TestWait
+              : opname == "try_wait"      ? MbarOp::TryWait
+              : opname == "pending_count" ? MbarOp::PendingCount
+              : opname == "expect_tx"     ? MbarOp::ExpectTx
+              : opname == "complete_tx"   ? MbarOp::CompleteTx
+                                          : MbarOp::Arrive;
+  uint8_t flags = 0;
+  bool is_arrive = op == MbarOp::Arrive;
+  bool is_wait = op == MbarOp::TestWait || op == MbarOp::TryWait;
+  if (opname == "arrive_drop")
+    flags |= kMbarDrop;
+  if (is_arrive && mods.take("expect_tx"))
+    flags |= kMbarExpectTx;
+  if (is_arrive && mods.take("noComplete"))
+    flags |= kMbarNoComplete;
+  if (is_wait && mods.take("parity"))
+    flags |= kMbarParity;
+  // Memory-ordering qualifiers: the engine is sequentially consistent per
+  // CTA (docs/memory-model.md), so they are accepted and need no action.
+  if (is_arrive)
+    mods.take_any({"release", "relaxed"});
+  else if (is_wait)
+    mods.take_any({"acquire", "relaxed"});
+  else if (op == MbarOp::ExpectTx || op == MbarOp::CompleteTx)
+    mods.take("relaxed");
+  bool cluster_scope = false;
+  if (is_arrive || is_wait || op == MbarOp::ExpectTx ||
+      op == MbarOp::CompleteTx)
+    cluster_scope = mods.take_any({"cta", "cluster"}) == "cluster";
+  (void)cluster_scope;
+  std::string sp = mods.take_any({"shared", "shared::cta", "shared::cluster"});
+  bool remote_ok =
+      is_arrive || op == MbarOp::ExpectTx || op == MbarOp::CompleteTx;
+  if (sp == "shared::cluster" && !remote_ok) {
+    c.error(in.loc, fmt::format("'{}': .shared::cluster is not allowed for "
+                                "mbarrier.{} (only arrive, expect_tx and "
+                                "complete_tx act on a remote mbarrier)",
+                                c.text_of(in), opname));
+    return true;
+  }
+  if (!mods.take("b64")) {
+    c.error(in.loc, fmt::format("'{}' needs the .b64 type", c.text_of(in)));
+    return true;
+  }
+  if (!c.finish(mods))
+    return true;
+  uint8_t space = sp.empty()                ? kAddrGeneric
+                  : sp == "shared::cluster" ? kAddrSharedCluster
+                                            : kAddrSharedCta;
+  MemSpace ms = space == kAddrGeneric ? MemSpace::Generic : MemSpace::Shared;
+
+  if (op == MbarOp::PendingCount) {
+    if (!c.expect_operands(2))
+      return true;
+    uint32_t st = c.src(o[1], Ty{Ty::B64});
+    uint32_t d = c.dst(o[0]);
+    Inst &i = c.emit(&exec_mbar);
+    i.aux = uint32_t(op);
+    i.a[1] = d;
+    i.a[2] = st;
+    return true;
+  }
+  // Operand shapes (seed 002): [addr] is o[addr_at].
+  size_t addr_at = 0, min_ops = 1, max_ops = 1;
+  switch (op) {
+  case MbarOp::Init:
+  case MbarOp::ExpectTx:
+  case MbarOp::CompleteTx:
+    min_ops = max_ops = 2;
+    break;
+  case MbarOp::Inval:
+    break;
+  case MbarOp::Arrive:
+    addr_at = 1;
+    min_ops = (flags & (kMbarExpectTx | kMbarNoComplete)) ? 3 : 2;
+    max_ops = 3;
+    break;
+  case MbarOp::TestWait:
+    addr_at = 1;
+    min_ops = max_ops = 3;
+    break;
+  case MbarOp::TryWait:
+    addr_at = 1;
+    min_ops = 3;
+    max_ops = 4;
+    break;
+  default:
+    break;
+  }
+  if (o.size() < min_ops || o.size() > max_ops) {
+    c.error(in.loc,
+            fmt::format("'{}' expects {} operand{}, got {}", c.text_of(in),
+                        min_ops == max_ops
+                            ? fmt::format("{}", min_ops)
+                            : fmt::format("{} to {}", min_ops, max_ops),
+                        max_ops == 1 ? "" : "s", o.size()));
+    return true;
+  }
+  Addr a;
+  if (!c.address(o[addr_at], ms, a))
+    return true;
+  uint32_t arg = kNone, dst = kNone, hint = kNone;
+  if (op == MbarOp::Init || op == MbarOp::ExpectTx ||
+      op == MbarOp::CompleteTx) {
+    if (o[1].kind == K::Imm && op == MbarOp::Init &&
+        (o[1].ival < 1 || o[1].ival > int64_t(kMaxCount))) {
+      c.error(o[1].loc, fmt::format("mbarrier.init count {} is outside [1, {}]",
+                                    o[1].ival, kMaxCount));
+      return true;
+    }
+    arg = c.src(o[1], Ty{Ty::U32});
+  }
+  if (is_arrive) {
+    if (space == kAddrSharedCluster && o[0].kind != K::Sink) {
+      c.error(o[0].loc, "a remote (.shared::cluster) mbarrier.arrive returns "
+                        "no state: its destination must be the sink '_'");
+      return true;
+    }
+    if (o.size() == 3) {
+      if (o[2].kind == K::Imm && !(flags & kMbarExpectTx) &&
+          (o[2].ival < 1 || o[2].ival > int64_t(kMaxCount))) {
+        c.error(o[2].loc, fmt::format("arrival count {} is outside [1, {}]",
+                                      o[2].ival, kMaxCount));
+        return true;
+      }
+      arg = c.src(o[2], Ty{Ty::U32});
+    }
+    dst = c.dst(o[0]);
+  }
+  if (is_wait) {
+    dst = c.pdst(o[0]);
+    arg = c.src(o[2], Ty{(flags & kMbarParity) ? Ty::U32 : Ty::B64});
+    if (o.size() == 4) {
+      hint = c.src(o[3], Ty{Ty::U32});
+      flags |= kMbarHint;
+    }
+  }
+  Inst &i = c.emit(is_wait ? nullptr : &exec_mbar,
+                   is_wait ? Kind::MbarWait : Kind::Plain);
+  i.aux = uint32_t(op);
+  i.flags = flags;
+  i.n = space;
+  i.a[0] = a.base;
+  i.imm = a.off;
+  i.a[1] = dst;
+  i.a[2] = arg;
+  i.a[3] = hint;
+  return true;
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,100 @@
+// Per-CTA bookkeeping of mbarrier objects and asynchronous copies
+// (docs/mbarrier.md). The mbarrier state itself lives in the object's 8
+// bytes of shared memory; this only records what shared memory cannot: which
+// objects were initialised by mbarrier.init in this CTA run, the copies that
+// are in flight, and the cp.async groups of each thread. Internal to
+// src/engine; kept free of program.h so that program.h can embed it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace bcusim::engine::detail {
+
+struct Cta;
+
+// docs/mbarrier.md "State layout": the 64-bit state word.
+namespace mbar {
+constexpr uint64_t kCountMask = (1ull << 20) - 1; // 20-bit counts
+constexpr unsigned kPendingShift = 0;
+constexpr unsigned kExpectedShift = 20;
+constexpr unsigned kTxShift = 40; // 21-bit two's complement tx-count
+constexpr uint64_t kTxMask = (1ull << 21) - 1;
+constexpr unsigned kPhaseShift = 61; // 3-bit phase number (bit 61 = parity)
+constexpr uint64_t kPhaseMask = 7;
+constexpr int64_t kTxMax = (1ll << 20) - 1;
+
+inline uint32_t pending(uint64_t s) {
+  return uint32_t((s >> kPendingShift) & kCountMask);
+}
+inline uint32_t expected(uint64_t s) {
+  return uint32_t((s >> kExpectedShift) & kCountMask);
+}
+inline int64_t tx(uint64_t s) {
+  int64_t v = int64_t((s >> kTxShift) & kTxMask);
+  return v >= (1ll << 20) ? v - (1ll << 21) : v;
+}
+inline uint32_t phase(uint64_t s) {
+  return uint32_t((s >> kPhaseShift) & kPhaseMask);
+}
+inline uint64_t make(uint32_t phase, uint32_t pending, uint32_t expected,
+                     int64_t tx) {
+  return (uint64_t(phase) & kPhaseMask) << kPhaseShift |
+         (uint64_t(tx) & kTxMask) << kTxShift |
+         (uint64_t(expected) & kCountMask) << kExpectedShift |
+         (uint64_t(pending) & kCountMask) << kPendingShift;
+}
+// The opaque token an arrive returns: the phase the arrival belonged to and
+// the pending count left in that phase after it.
+inline uint64_t token(uint32_t phase, uint32_t pending_after) {
+  return (uint64_t(phase) & kPhaseMask) << kPhaseShift |
+         (uint64_t(pending_after) & kCountMask);
+}
+} // namespace mbar
+
+// An asynchronous operation waiting for the next scheduling point.
+struct AsyncOp {
+  enum class What : uint8_t {
+    Copy,      // cp.async: copy (and zero-fill), tracked by groups
+    ArriveOn,  // cp.async.mbarrier.arrive: arrive-on after prior copies
+    BulkTx,    // cp.async.bulk ... complete_tx::bytes: copy, then complete_tx
+    BulkGroup, // cp.async.bulk ... bulk_group: copy, tracked by bulk groups
+  };
+  What what = What::Copy;
+  uint8_t *dst = nullptr;
+  const uint8_t *src = nullptr;
+  uint32_t size = 0, copy_bytes = 0; // copy_bytes < size: zero-fill the rest
+  uint32_t thread = 0, group = 0;
+  Cta *mbar_cta = nullptr; // mbarrier owner (ArriveOn, BulkTx)
+  uint32_t mbar_off = 0;
+  uint32_t pc = 0, warp = 0, lane = 0; // the issuing instruction
+};
+
+struct MbarCtaState {
+  // Per 8-byte slot of the CTA's shared memory (allocated on first use).
+  enum : uint8_t { Never = 0, Live = 1, Invalidated = 2 };
+  std::vector<uint8_t> init;
+  std::vector<AsyncOp> pending; // in issue order
+  // Per thread: cp.async groups committed, bulk groups committed (allocated
+  // on first use).
+  std::vector<uint32_t> cp_groups, bulk_groups;
+  // Counts every mbarrier state change, so that the scheduler can tell a
+  // wait that can still complete from one that cannot (run.cpp).
+  uint64_t events = 0;
+  // Rounds in which the scheduler woke suspended waits because nothing else
+  // could run, since `events` last changed (run.cpp wake_mbar_waits).
+  uint64_t idle_events = ~0ull;
+  uint32_t idle_rounds = 0;
+
+  void reset() {
+    init.clear();
+    pending.clear();
+    cp_groups.clear();
+    bulk_groups.clear();
+    events = 0;
+    idle_events = ~0ull;
+    idle_rounds = 0;
+  }
+};
+
+} // namespace bcusim::engine::detail
