@@ -147,6 +147,8 @@ bool compile_control(Compiler &c, const ptx::Instruction &in);
 bool compile_warp(Compiler &c, const ptx::Instruction &in);
 bool compile_special(Compiler &c, const ptx::Instruction &in);
 bool compile_sync(Compiler &c, const ptx::Instruction &in);
+// CTA barriers (exec_barrier.cpp), called by compile_sync.
+bool compile_cta_barrier(Compiler &c, const ptx::Instruction &in);
 
 // Special registers (exec_special.cpp): the handler that writes one into a
 // slot; nullptr when the name is unknown.

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "barrier.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/ast.h"
 #include "bcusim/support/diagnostics.h"
@@ -63,7 +64,7 @@ enum class Kind : uint8_t {
   WarpSync,   // warp-synchronous (shfl/vote/match/redux/bar.warp.sync):
               // waits until every listed non-exited lane is converged; the
               // member mask is slot `member`; then fn
-  CtaBarrier, // bar.sync / barrier.sync 0 with no count (issue 4 subset)
+  CtaBarrier, // bar / barrier (CTA): aux = Program::barriers index
   Trap,       // trap
   Yield,      // nanosleep: ends the warp's quantum
 };
@@ -138,7 +139,8 @@ struct Program {
   uint64_t global_base = 0;
   std::vector<uint8_t> const_image;
 
-  uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
+  uint32_t cc_pred = kNone;          // carry flag (add.cc/addc) lives here
+  std::vector<BarrierCode> barriers; // CTA barriers (Kind::CtaBarrier aux)
 };
 
 // ---- lane values -----------------------------------------------------------
@@ -173,7 +175,15 @@ template <class F> inline void for_lanes(uint32_t mask, F &&f) {
 }
 
 // ---- run-time state -------------------------------------------------------
-enum class PathState : uint8_t { Ready, WaitWarp, BlockedCta, Blocked };
+// BlockedCta: blocked in the CTA's barrier unit; WaitBarrier: at a
+// non-aligned barrier, waiting for the warp's other non-exited lanes.
+enum class PathState : uint8_t {
+  Ready,
+  WaitWarp,
+  BlockedCta,
+  Blocked,
+  WaitBarrier
+};
 
 // A set of lanes of one warp at one pc (independent thread scheduling:
 // divergent paths interleave and merge again when their pcs meet).
@@ -196,6 +206,7 @@ struct Warp {
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   uint64_t steps = 0;
+  bool bar_blocked = false; // blocked in the barrier unit: no path runs
 };
 
 enum class FaultKind : uint8_t {
@@ -241,13 +252,13 @@ struct Cta {
   std::vector<uint8_t> local; // frame_bytes per thread
   uint32_t live_threads = 0;
   uint32_t live_warps = 0;
-  uint32_t bar_arrived = 0; // threads waiting at barrier 0
   uint32_t next_warp = 0;
   uint64_t steps = 0;
   std::string printf_out;
   // cluster placement
   Dim3 cluster_id, cluster_ctaid;
   uint32_t cluster_rank = 0;
+  CtaBarriers bars; // the BCU barrier unit (docs/barriers.md)
 };
 
 // The context a handler runs in: the warp's registers and the memory the

@@ -37,6 +37,7 @@ struct RunOptions {
   std::string schedule = "rr";
   double time_limit = 60;
   unsigned threads = 1;
+  bool warn_only = false;
 };
 
 void usage_error(const std::string &msg) {
@@ -174,6 +175,7 @@ int run_command(const RunOptions &o) {
   cfg.time_limit_s = o.time_limit;
   cfg.schedule = *sched;
   cfg.host_threads = o.threads;
+  cfg.warn_only = o.warn_only;
   RunReport r = dev.launch(*module, kernel, cfg, kargs);
   std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
   if (!r.ok()) {
@@ -181,6 +183,8 @@ int run_command(const RunOptions &o) {
     std::fputs(r.diagnostics_text().c_str(), stderr);
     return 1;
   }
+  if (!r.diagnostics.empty()) // --warn-only warnings
+    std::fputs(r.diagnostics_text().c_str(), stderr);
   for (const auto &d : dumps) {
     const ArgSpec &s = specs[d.index];
     std::vector<uint8_t> data(s.count * size_of(s.type));
@@ -235,6 +239,9 @@ void add_run_command(CLI::App &app, Context &ctx) {
   run->add_option("--threads", o->threads,
                   "host threads running CTAs in parallel (default 1: deterministic; 0: all "
                   "cores)");
+  run->add_flag("--warn-only", o->warn_only,
+               "report barrier misuse the barrier unit survives as warnings "
+               "and keep running (docs/barriers.md)");
   run->callback([o, &ctx] { ctx.exit_code = run_command(*o); });
 }
 

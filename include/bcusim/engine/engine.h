@@ -100,6 +100,10 @@ struct LaunchConfig {
   // is reported first and the interleaving of racy kernels may vary.
   // 0 = the hardware's concurrency. A random schedule always uses one.
   unsigned host_threads = 1;
+  // Barrier misuse the barrier unit survives (docs/barriers.md
+  // "--warn-only") is reported as a warning in RunReport::diagnostics and
+  // the run goes on; deadlocks still stop it.
+  bool warn_only = false;
 };
 
 enum class RunStatus : uint8_t {
@@ -115,7 +119,7 @@ std::string_view name_of(RunStatus s);
 
 struct RunReport {
   RunStatus status = RunStatus::Ok;
-  std::vector<Diagnostic> diagnostics; // the reasons the run failed
+  std::vector<Diagnostic> diagnostics; // why the run failed; warn_only warnings
   std::string printf_output;           // device printf, CTA order
   uint64_t warp_steps = 0;             // warp-instructions executed
   uint64_t thread_steps = 0;           // thread-instructions (active lanes)

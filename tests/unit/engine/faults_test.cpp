@@ -120,7 +120,8 @@ L:
             std::string::npos)
       << t;
   EXPECT_NE(
-      t.find("warp 0 lanes 0xffff0000 waits at the CTA barrier (16 of 32"),
+      t.find("warp 0 lanes 0xffff0000 waits here at barrier 0 ('bar.sync') "
+             "for lanes 0x0000ffff of its warp"),
       std::string::npos)
       << t;
   EXPECT_NE(t.find("warp 0 lanes 0x0000ffff waits for the other lanes"),
@@ -163,7 +164,7 @@ TEST(Faults, UnsupportedInstructionsAreRejectedBeforeRunning) {
   auto m = load_text(ptx_module("", R"(
   .shared .align 8 .b64 bar0;
   mbarrier.init.shared.b64 [bar0], 1;
-  bar.sync 1, 64;
+  barrier.cluster.arrive;
   ret;)"),
                      &err);
   EXPECT_FALSE(m);
