@@ -1,13 +1,14 @@
 // Control flow and synchronization instructions at compile time: bra, ret,
 // exit, trap, call (incl. vprintf), nanosleep, and the barrier /
-// synchronization family: bar.sync / barrier.sync 0 (the issue-4 subset,
-// a plain __syncthreads), bar.warp.sync (fence / membar: exec_async.cpp).
-// Every other synchronization form is reported as unsupported until the
-// barrier unit lands (issues 5 and 6).
+// synchronization family: bar.warp.sync; CTA barriers go to
+// exec_barrier.cpp, clusters / elect / griddepcontrol to exec_cluster.cpp,
+// mbarrier / cp.async / fence / membar to exec_mbarrier.cpp and
+// exec_async.cpp.
 // Their run-time behaviour lives in the scheduler (run.cpp).
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "bcusim/engine/lower.h"
 #include "compile.h"
 
 namespace bcusim::engine::detail {
@@ -194,19 +195,10 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
       i.member = mem;
       return true;
     }
-    mods.take("cta");
-    bool sync = mods.take("sync");
-    bool aligned = mods.take("aligned");
-    (void)aligned;
-    bool plain = sync && mods.rest().empty() && o.size() == 1 &&
-                 o[0].kind == ptx::Operand::Kind::Imm && o[0].ival == 0;
-    if (!plain) {
-      c.unsupported(
-          "barrier form (issue 5/6; only bar.sync 0 and barrier.sync 0 "
-          "without a thread count run before the barrier unit lands)");
-      return true;
-    }
-    c.emit(nullptr, Kind::CtaBarrier);
+    // Every CTA barrier form: lowered onto the BCU (exec_barrier.cpp).
+    if (is_cta_barrier(in))
+      return compile_cta_barrier(c, in);
+    c.unsupported("barrier form (issue 6)");
     return true;
   }
   // mbarrier, cp.async*, fence and membar: exec_mbarrier.cpp and

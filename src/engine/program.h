@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "barrier.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/ast.h"
 #include "bcusim/support/diagnostics.h"
@@ -64,7 +65,7 @@ enum class Kind : uint8_t {
   WarpSync,   // warp-synchronous (shfl/vote/match/redux/bar.warp.sync):
               // waits until every listed non-exited lane is converged; the
               // member mask is slot `member`; then fn
-  CtaBarrier, // bar.sync / barrier.sync 0 with no count (issue 4 subset)
+  CtaBarrier, // bar / barrier (CTA): aux = Program::barriers index
   Trap,       // trap
   Yield,      // nanosleep: ends the warp's quantum
   // Appended by issue 6 (docs/clusters.md):
@@ -155,6 +156,7 @@ struct Program {
     uint64_t off = 0, size = 0;
   };
   std::vector<SharedVar> shared_vars;
+  std::vector<BarrierCode> barriers; // CTA barriers (Kind::CtaBarrier aux)
 };
 
 // ---- lane values -----------------------------------------------------------
@@ -189,6 +191,8 @@ template <class F> inline void for_lanes(uint32_t mask, F &&f) {
 }
 
 // ---- run-time state -------------------------------------------------------
+// BlockedCta: blocked in the CTA's barrier unit; WaitBarrier: at a
+// non-aligned barrier, waiting for the warp's other non-exited lanes.
 enum class PathState : uint8_t {
   Ready,
   WaitWarp,
@@ -196,6 +200,7 @@ enum class PathState : uint8_t {
   Blocked,
   BlockedCluster, // at barrier.cluster.wait until the phase completes
   BlockedMbar, // waits for an mbarrier phase or a step bound (mbarrier.md)
+  WaitBarrier, // at a non-aligned barrier, waits for the warp's other lanes
 };
 
 // A set of lanes of one warp at one pc (independent thread scheduling:
@@ -228,6 +233,7 @@ struct Warp {
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   uint64_t steps = 0;
+  bool bar_blocked = false; // blocked in the barrier unit: no path runs
 };
 
 enum class FaultKind : uint8_t {
@@ -280,7 +286,6 @@ struct Cta {
   std::vector<uint8_t> local; // frame_bytes per thread
   uint32_t live_threads = 0;
   uint32_t live_warps = 0;
-  uint32_t bar_arrived = 0; // threads waiting at barrier 0
   uint32_t next_warp = 0;
   uint64_t steps = 0;
   std::string printf_out;
@@ -291,6 +296,7 @@ struct Cta {
   // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
   ClusterState *cluster = nullptr;
   MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
+  CtaBarriers bars; // the BCU barrier unit (docs/barriers.md)
 };
 
 // The context a handler runs in: the warp's registers and the memory the

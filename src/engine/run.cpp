@@ -27,6 +27,8 @@
 #include "mbarrier.h"
 #include "run.h"
 
+#include <optional>
+
 namespace bcusim::engine::detail {
 
 namespace {
@@ -65,6 +67,7 @@ struct LaunchState {
   std::mutex mu;
   Failure failure;
   std::map<uint64_t, std::string> printf_by_cta;
+  std::vector<Diagnostic> warnings; // --warn-only barrier diagnostics
   std::chrono::steady_clock::time_point start;
   bool cooperative = false;         // admit every unit up front (grid.sync)
   uint32_t griddep_wait_pc = kNone; // first griddepcontrol.wait, no prereq
@@ -142,7 +145,15 @@ private:
   uint64_t run_warp(Cta &c, Warp &w, uint64_t quantum);
   bool runnable(Warp &w, Path &p);
   bool select_path(Warp &w);
-  void release_barrier(Cta &c);
+  // CTA barriers through the barrier unit (docs/barriers.md).
+  bool barrier_step(Cta &c, Warp &w, uint32_t path);
+  bool try_group(Cta &c, Warp &w);
+  bool bar_arrive(Cta &c, Warp &w, const std::vector<uint32_t> &paths);
+  void bar_finish(Cta &c, Warp &w, Path &p);
+  void bar_released(Cta &c);
+  bool bar_exited(Cta &c, Warp &w);
+  bool bar_report(Cta &c, Warp &w, uint32_t pc, int kind, Diagnostic d);
+  std::optional<uint32_t> path_barrier(Warp &w, const Path &p) const;
   void report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes);
   void report_deadlock(Cta &c);
   void report_limit(RunStatus st, Cta &c, Warp &w);
@@ -203,7 +214,18 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
   c.local.assign(size_t(P.frame_bytes) * c.nthreads, 0);
   c.live_threads = c.nthreads;
   c.live_warps = nwarps;
-  c.bar_arrived = 0;
+  // A fresh barrier unit per CTA; only its exceptions are observed (the
+  // hot path builds no event log).
+  c.bars.unit = std::make_unique<bcu::BarrierUnit>(c.nthreads);
+  c.bars.unit->set_recording(false);
+  c.bars.unit->set_observer([raised = &c.bars.raised](const bcu::Event &e) {
+    if (e.kind == bcu::EventKind::Exception)
+      raised->push_back(e);
+  });
+  c.bars.raised.clear();
+  c.bars.warned.clear();
+  for (auto &w : c.warps)
+    w.bar_blocked = false;
   c.next_warp = 0;
   c.steps = 0;
   c.printf_out.clear();
@@ -303,7 +325,7 @@ bool Worker::runnable(Warp &w, Path &p) {
 // Merges paths that meet and picks the path to run (see the file comment).
 bool Worker::select_path(Warp &w) {
   auto &ps = w.paths;
-  if (ps.empty())
+  if (ps.empty() || w.bar_blocked)
     return false;
   if (ps.size() == 1) {
     w.cur = 0;
@@ -368,16 +390,6 @@ bool Worker::select_path(Warp &w) {
     w.path_steps = 0;
   w.cur = uint32_t(best);
   return true;
-}
-
-void Worker::release_barrier(Cta &c) {
-  c.bar_arrived = 0;
-  for (auto &w : c.warps)
-    for (auto &p : w.paths)
-      if (p.state == PathState::BlockedCta) {
-        p.state = PathState::Ready;
-        ++p.pc;
-      }
 }
 
 bool Worker::pick(Cta *&cta, Warp *&warp) {
@@ -489,17 +501,17 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         p->mask &= ~m;
         ++p->pc;
       }
-      if (c.bar_arrived && c.bar_arrived >= c.live_threads)
-        release_barrier(c);
       reselect = true;
+      if (!bar_exited(c, w)) {
+        w.steps += steps;
+        return steps;
+      }
       if (w.paths.empty()) {
         w.steps += steps;
         pending_tsteps += tsteps;
         return steps;
       }
       break;
-    case Kind::Call:
-    case Kind::Ret:
     case Kind::CtaBarrier: {
       if (m == 0) {
         ++p->pc;
@@ -513,15 +525,29 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         np.calls = p->calls;
         p->mask = m;
         w.paths.push_back(std::move(np));
-        p = &w.paths[w.cur];
       }
-      if (in.kind == Kind::CtaBarrier) {
-        p->state = PathState::BlockedCta;
-        c.bar_arrived += uint32_t(std::popcount(m));
-        if (c.bar_arrived >= c.live_threads)
-          release_barrier(c);
-        reselect = true;
+      reselect = true;
+      if (!barrier_step(c, w, w.cur)) {
+        w.steps += steps;
+        return steps;
+      }
+      break;
+    }
+    case Kind::Call:
+    case Kind::Ret: {
+      if (m == 0) {
+        ++p->pc;
         break;
+      }
+      if (m != p->mask) {
+        // Lanes whose guard is false step over the instruction.
+        Path np;
+        np.pc = p->pc + 1;
+        np.mask = p->mask & ~m;
+        np.calls = p->calls;
+        p->mask = m;
+        w.paths.push_back(std::move(np));
+        p = &w.paths[w.cur];
       }
       if (in.kind == Kind::Call) {
         const CallSite &cs = P.calls[in.aux];
@@ -548,9 +574,11 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
           w.cur = 0;
           if (w.paths.empty())
             --c.live_warps;
-          if (c.bar_arrived && c.bar_arrived >= c.live_threads)
-            release_barrier(c);
           reselect = true;
+          if (!bar_exited(c, w)) {
+            w.steps += steps;
+            return steps;
+          }
           if (w.paths.empty()) {
             w.steps += steps;
             pending_tsteps += tsteps;
@@ -723,6 +751,296 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
   return steps;
 }
 
+// ---- CTA barriers (docs/barriers.md) ---------------------------------------
+
+// The values of one arrival's mapped BCU operands (lower.h): R0 = barrier
+// id, R1 = count, R2 = packed id | count << 4, P0 = reduction input.
+class BarLaneValues final : public bcu::LaneValues {
+public:
+  std::array<uint32_t, kWarpSize> id{}, count{}, packed{};
+  uint32_t input = 0;
+  uint32_t reg(unsigned lane, unsigned r) const override {
+    lane &= kWarpSize - 1;
+    return r == kBarIdReg       ? id[lane]
+           : r == kBarCountReg  ? count[lane]
+           : r == kBarPackedReg ? packed[lane]
+                                : 0;
+  }
+  uint32_t pred(unsigned p) const override {
+    return p == kBarInputPred ? input : 0;
+  }
+};
+
+bool is_red(BarrierOp op) {
+  return op == BarrierOp::RedPopc || op == BarrierOp::RedAnd ||
+         op == BarrierOp::RedOr;
+}
+
+std::string warp_list(uint32_t warps) {
+  std::string s;
+  bcu::for_each_bit(warps, [&](unsigned w) {
+    s += (s.empty() ? "" : ",") + std::to_string(w);
+  });
+  return s;
+}
+
+// Kinds of barrier diagnostics (warn-only deduplication key).
+constexpr int kAlignedDivergent = 100;
+
+std::optional<uint32_t> Worker::path_barrier(Warp &w, const Path &p) const {
+  const BarrierCode &bc = P.barriers[P.code[p.pc].aux];
+  if (bc.id_slot == kNone)
+    return bc.imm_id;
+  if (p.mask == 0)
+    return std::nullopt;
+  return uint32_t(w.regs[size_t(bc.id_slot) * kWarpSize +
+                         uint32_t(std::countr_zero(p.mask))]) &
+         0xfu;
+}
+
+bool Worker::bar_report(Cta &c, Warp &w, uint32_t pc, int kind, Diagnostic d) {
+  (void)w;
+  if (!S.cfg.warn_only) {
+    S.fail(RunStatus::Fault, {std::move(d)});
+    return false;
+  }
+  // --warn-only: the run goes on as the barrier unit does (docs/barriers.md
+  // "--warn-only"); each (instruction, kind) is reported once per CTA.
+  if (!c.bars.warned.insert({pc, kind}).second)
+    return true;
+  d.severity = Severity::Warning;
+  std::lock_guard<std::mutex> g(S.mu);
+  S.warnings.push_back(std::move(d));
+  return true;
+}
+
+bool Worker::barrier_step(Cta &c, Warp &w, uint32_t pi) {
+  // PTX: a barrier instruction makes the thread wait for all non-exited
+  // threads of its warp, and the warp arrives once (sm_70+). For .aligned
+  // forms the lanes must all be at this same instruction: the engine's
+  // divergent paths are merged here first (as the hardware reconverges
+  // before an aligned barrier), and lanes found at another instruction are
+  // the .aligned divergence error.
+  w.paths[pi].state = PathState::WaitBarrier;
+  return try_group(c, w);
+}
+
+bool Worker::try_group(Cta &c, Warp &w) {
+  uint32_t live = w.valid & ~w.exited, waiting = 0;
+  std::vector<uint32_t> group;
+  for (uint32_t i = 0; i < w.paths.size(); ++i)
+    if (w.paths[i].state == PathState::WaitBarrier) {
+      waiting |= w.paths[i].mask;
+      group.push_back(i);
+    }
+  if (group.empty() || (live & ~waiting) != 0)
+    return true; // other lanes of the warp have still to come
+  auto b0 = path_barrier(w, w.paths[group[0]]);
+  for (uint32_t i : group)
+    if (path_barrier(w, w.paths[i]) != b0)
+      return true; // lanes at different barriers: reported as a deadlock
+  bool one_pc = true;
+  for (uint32_t i : group)
+    one_pc = one_pc && w.paths[i].pc == w.paths[group[0]].pc;
+  for (uint32_t i : group) {
+    const Path &p = w.paths[i];
+    if (one_pc || !P.barriers[P.code[p.pc].aux].aligned)
+      continue;
+    uint32_t pc = p.pc, here = 0;
+    for (uint32_t j : group)
+      if (w.paths[j].pc == pc)
+        here |= w.paths[j].mask;
+    Diagnostic d =
+        where(c, w, uint32_t(std::countr_zero(here)),
+              fmt::format("'{}' is .aligned, but warp {} reaches it divergent: "
+                          "lanes {:#010x} execute it, lanes {:#010x} do not",
+                          P.code_text[pc], w.index, here, live & ~here),
+              pc);
+    for (uint32_t j : group)
+      if (w.paths[j].pc != pc) {
+        Diagnostic n;
+        n.severity = Severity::Note;
+        n.loc = P.locs[w.paths[j].pc];
+        n.message = fmt::format("lanes {:#010x} of warp {} are at this "
+                                "barrier instruction instead",
+                                w.paths[j].mask, w.index);
+        d.notes.push_back(std::move(n));
+      }
+    Diagnostic n;
+    n.severity = Severity::Note;
+    n.message = "bar.* is barrier.*.aligned: every thread of the warp must "
+                "execute the same barrier instruction; in divergent code use "
+                "the non-aligned barrier.sync / barrier.arrive / barrier.red";
+    d.notes.push_back(std::move(n));
+    if (!bar_report(c, w, pc, kAlignedDivergent, std::move(d)))
+      return false;
+    break;
+  }
+  return bar_arrive(c, w, group);
+}
+
+bool Worker::bar_arrive(Cta &c, Warp &w, const std::vector<uint32_t> &group) {
+  uint32_t active = 0, lead = group[0];
+  for (uint32_t i : group) {
+    active |= w.paths[i].mask;
+    if (std::countr_zero(w.paths[i].mask) <
+        std::countr_zero(w.paths[lead].mask))
+      lead = i;
+  }
+  const uint32_t pc = w.paths[lead].pc;
+  const BarrierCode &lc = P.barriers[P.code[pc].aux];
+  BarLaneValues v;
+  for (uint32_t i : group) {
+    const Path &q = w.paths[i];
+    const BarrierCode &bc = P.barriers[P.code[q.pc].aux];
+    if (bc.id_slot != kNone || bc.count_slot != kNone)
+      for_lanes(q.mask, [&](uint32_t l) {
+        uint32_t id = bc.id_slot != kNone
+                          ? uint32_t(w.regs[size_t(bc.id_slot) * kWarpSize + l])
+                          : bc.imm_id;
+        uint32_t n =
+            bc.count_slot != kNone
+                ? uint32_t(w.regs[size_t(bc.count_slot) * kWarpSize + l])
+                : 0;
+        v.id[l] = id;
+        v.count[l] = n;
+        v.packed[l] = (id & 0xfu) | (n & 0xfffu) << 4;
+      });
+    if (bc.pred != kNone) {
+      // Lanes of another instruction (non-aligned, different pcs) are given
+      // so that the lead instruction's negation yields their own input.
+      uint32_t raw = w.preds[bc.pred];
+      if (bc.pred_negated != lc.pred_negated)
+        raw = ~raw;
+      v.input |= raw & q.mask;
+    }
+  }
+  auto &unit = *c.bars.unit;
+  c.bars.raised.clear();
+  bcu::Outcome out = unit.execute(w.index, active, lc.arrive, v);
+  if (!c.bars.raised.empty()) {
+    std::vector<bcu::Event> raised = std::move(c.bars.raised);
+    c.bars.raised.clear();
+    for (const auto &e : raised) {
+      unsigned b = e.barrier >= 0 ? unsigned(e.barrier) : 0;
+      std::string msg;
+      switch (e.exception) {
+      case bcu::ExceptionKind::CountMismatch:
+        msg = fmt::format("different thread counts on barrier {}: warp {} "
+                          "arrives with another count than the warps already "
+                          "there (PTX: cooperating warps must use the same "
+                          "thread count)",
+                          b, w.index);
+        break;
+      case bcu::ExceptionKind::RedMixed:
+        msg = fmt::format("barrier {} mixes .red (a reduction) with "
+                          ".sync/.arrive in one phase (PTX: barrier.red "
+                          "should not be intermixed with barrier.sync or "
+                          "barrier.arrive using the same active barrier)",
+                          b);
+        break;
+      case bcu::ExceptionKind::DoubleArrival:
+        msg = fmt::format("warp {} arrives again at barrier {} before it "
+                          "reset (PTX: a warp must not execute another "
+                          "barrier instruction on a barrier it arrived at "
+                          "before the barrier completes)",
+                          w.index, b);
+        break;
+      case bcu::ExceptionKind::BadCount:
+        msg = fmt::format("bad thread count on barrier {} (PTX: the count "
+                          "must be a multiple of the warp size, and at most "
+                          "the CTA's threads)",
+                          b);
+        break;
+      default:
+        msg = fmt::format("barrier unit exception on barrier {}", b);
+        break;
+      }
+      Diagnostic d = where(c, w, uint32_t(std::countr_zero(active)), msg, pc);
+      Diagnostic n;
+      n.severity = Severity::Note;
+      n.message = fmt::format("barrier unit: {} exception: {}",
+                              bcu::name(e.exception), e.message);
+      d.notes.push_back(n);
+      if (e.barrier >= 0)
+        bcu::for_each_bit(e.warps, [&](unsigned x) {
+          if (x >= c.warps.size() ||
+              (x == w.index &&
+               e.exception != bcu::ExceptionKind::DoubleArrival))
+            return;
+          Diagnostic m;
+          m.severity = Severity::Note;
+          m.loc = P.locs[c.bars.pc[b][x]];
+          m.message =
+              x == w.index
+                  ? fmt::format("warp {} arrived at barrier {} here before", x,
+                                b)
+                  : fmt::format("warp {} arrived at barrier {} here", x, b);
+          d.notes.push_back(std::move(m));
+        });
+      if (!bar_report(c, w, pc, int(e.exception), std::move(d)))
+        return false;
+    }
+  }
+  if (out.barrier >= 0)
+    c.bars.pc[unsigned(out.barrier)][w.index] = pc;
+  if (out.status == bcu::Status::Blocked) {
+    for (uint32_t i : group)
+      w.paths[i].state = PathState::BlockedCta;
+    w.bar_blocked = true;
+  } else {
+    for (uint32_t i : group)
+      bar_finish(c, w, w.paths[i]);
+  }
+  bar_released(c);
+  return true;
+}
+
+// The path's barrier completed: BAR.RESULT for .red, then the next pc.
+void Worker::bar_finish(Cta &c, Warp &w, Path &p) {
+  const BarrierCode &bc = P.barriers[P.code[p.pc].aux];
+  if (is_red(bc.op)) {
+    BarLaneValues none;
+    bcu::Outcome out = c.bars.unit->execute(w.index, p.mask, bc.result, none);
+    c.bars.raised.clear();
+    if (out.rd)
+      for_lanes(out.rd->lanes & p.mask, [&](uint32_t l) {
+        w.regs[size_t(bc.dst) * kWarpSize + l] = out.rd->values[l];
+      });
+    if (out.pu) {
+      uint32_t lanes = out.pu->lanes & p.mask;
+      w.preds[bc.dst] = (w.preds[bc.dst] & ~lanes) | (out.pu->values & lanes);
+    }
+  }
+  p.state = PathState::Ready;
+  ++p.pc;
+}
+
+void Worker::bar_released(Cta &c) {
+  uint32_t released = c.bars.unit->take_released();
+  bcu::for_each_bit(released, [&](unsigned wi) {
+    Warp &x = c.warps[wi];
+    x.bar_blocked = false;
+    for (auto &p : x.paths)
+      if (p.state == PathState::BlockedCta)
+        bar_finish(c, x, p);
+  });
+}
+
+// Lanes of `w` exited: a fully exited warp is no longer waited for by
+// count-0 barriers; partly exited, its lanes waiting at a non-aligned
+// barrier may now be complete.
+bool Worker::bar_exited(Cta &c, Warp &w) {
+  if (w.paths.empty()) {
+    c.bars.raised.clear();
+    c.bars.unit->warp_exited(w.index);
+    c.bars.raised.clear();
+    bar_released(c);
+    return true;
+  }
+  return try_group(c, w);
+}
+
 Diagnostic Worker::where(Cta &c, Warp &w, uint32_t lane, std::string msg,
                          uint32_t pc) {
   Diagnostic d;
@@ -822,9 +1140,65 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
 void Worker::report_deadlock(Cta &c0) {
   Diagnostic d;
   d.severity = Severity::Error;
-  d.message = fmt::format(
-      "deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
-      S.L.kernel_name, dim_str(c0.id));
+  auto &unit = *c0.bars.unit;
+  auto states = unit.liveness();
+  const bcu::BarrierStatus *head = nullptr;
+  for (const auto &st : states)
+    if (st.waiting && !head)
+      head = &st;
+  auto expected = [](const bcu::BarrierStatus &st) {
+    return st.all_live_warps
+               ? fmt::format("{} (all non-exited warps)", st.expected_threads)
+               : std::to_string(st.expected_threads);
+  };
+  if (head)
+    d.message = fmt::format(
+        "deadlock in kernel '{}': CTA {} can never complete barrier {}: "
+        "warp{} {} wait{} with {} of {} threads arrived",
+        S.L.kernel_name, dim_str(c0.id), head->barrier,
+        std::popcount(head->waiting) == 1 ? "" : "s", warp_list(head->waiting),
+        std::popcount(head->waiting) == 1 ? "s" : "", head->arrived_threads,
+        expected(*head));
+  else
+    d.message = fmt::format(
+        "deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
+        S.L.kernel_name, dim_str(c0.id));
+  // Why each barrier in flight cannot complete.
+  uint32_t exited = unit.exited_warps();
+  for (const auto &st : states) {
+    if (!st.waiting)
+      continue;
+    std::string why;
+    if (exited && !st.all_live_warps)
+      why =
+          fmt::format("warp{} {} exited; a barrier with a thread count "
+                      "still waits for their threads",
+                      std::popcount(exited) == 1 ? "" : "s", warp_list(exited));
+    else if (exited)
+      why =
+          fmt::format("warp{} {} exited", std::popcount(exited) == 1 ? "" : "s",
+                      warp_list(exited));
+    uint32_t others = 0;
+    for (const auto &w : c0.warps)
+      if (!w.paths.empty() && !(st.waiting & (1u << w.index)) &&
+          !(st.arrived & (1u << w.index)))
+        others |= 1u << w.index;
+    if (others)
+      why += fmt::format(
+          "{}warp{} {} wait{} elsewhere (below)", why.empty() ? "" : "; ",
+          std::popcount(others) == 1 ? "" : "s", warp_list(others),
+          std::popcount(others) == 1 ? "s" : "");
+    else
+      why += fmt::format("{}no other warp can arrive", why.empty() ? "" : "; ");
+    Diagnostic n;
+    n.severity = Severity::Note;
+    n.message = fmt::format(
+        "barrier {}: warp{} {} wait{}, {} of {} threads arrived: {}",
+        st.barrier, std::popcount(st.waiting) == 1 ? "" : "s",
+        warp_list(st.waiting), std::popcount(st.waiting) == 1 ? "s" : "",
+        st.arrived_threads, expected(st), why);
+    d.notes.push_back(std::move(n));
+  }
   bool first = true;
   // The CTAs of c0's cluster wait for each other (barrier.cluster): list
   // the blocked paths of the others too, prefixed with their CTA.
@@ -842,9 +1216,16 @@ void Worker::report_deadlock(Cta &c0) {
         n.loc = P.locs[p.pc];
         std::string why;
         if (p.state == PathState::BlockedCta)
+          why = fmt::format("waits here at barrier {} ('{}')",
+                            c.bars.unit->waiting_on(w.index).value_or(0),
+                            P.code_text[p.pc]);
+        else if (p.state == PathState::WaitBarrier)
           why = fmt::format(
-              "waits at the CTA barrier ({} of {} live threads arrived)",
-              c.bar_arrived, c.live_threads);
+              "waits here at barrier {} ('{}') for lanes {:#010x} of its warp "
+              "(a warp arrives once all its non-exited threads are at a "
+              "barrier instruction for that barrier)",
+              path_barrier(w, p).value_or(0), P.code_text[p.pc],
+              (w.valid & ~w.exited) & ~p.mask);
         else if (p.state == PathState::WaitWarp &&
                  P.code[p.pc].kind == Kind::WarpSyncMember) {
           const Inst &in = P.code[p.pc];
@@ -875,7 +1256,8 @@ void Worker::report_deadlock(Cta &c0) {
         n.message = fmt::format("{}warp {} lanes {:#010x} {}",
                                 &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
                                 w.index, p.mask, why);
-        if (first) {
+        if (first && (!head || (&c == &c0 && p.state == PathState::BlockedCta &&
+                                unit.waiting_on(w.index) == head->barrier))) {
           d.loc = n.loc;
           first = false;
         }
@@ -1164,7 +1546,9 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
   }
   RunReport r;
   r.status = S.failure.status;
-  r.diagnostics = std::move(S.failure.diags);
+  r.diagnostics = std::move(S.warnings);
+  for (auto &d : S.failure.diags)
+    r.diagnostics.push_back(std::move(d));
   for (auto &[k, s] : S.printf_by_cta)
     r.printf_output += s;
   if (S.griddep_wait_pc != kNone) {

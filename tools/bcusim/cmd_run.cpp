@@ -51,6 +51,7 @@ struct RunOptions {
     bool pdl = false;
   };
   std::vector<Launch> launches;
+  bool warn_only = false;
 };
 
 void usage_error(const std::string &msg) {
@@ -290,6 +291,7 @@ int run_command(const RunOptions &o) {
     cfg.time_limit_s = o.time_limit;
     cfg.schedule = *sched;
     cfg.host_threads = o.threads;
+    cfg.warn_only = o.warn_only;
     RunReport r = dev.launch(*lp.module, lp.kernel, cfg, kargs);
     std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
     if (o.verbose && !r.notes.empty()) {
@@ -309,6 +311,8 @@ int run_command(const RunOptions &o) {
                    stderr);
       return 1;
     }
+    if (!r.diagnostics.empty()) // --warn-only warnings
+      std::fputs(r.diagnostics_text().c_str(), stderr);
   }
   for (const auto &d : dumps) {
     const ArgSpec &s = specs[d.index];
@@ -390,6 +394,9 @@ void add_run_command(CLI::App &app, Context &ctx) {
                   "deterministic; 0: all cores)");
   run->add_flag("--verbose", o->verbose,
                 "also print notes that do not fail the run");
+  run->add_flag("--warn-only", o->warn_only,
+                "report barrier misuse the barrier unit survives as warnings "
+                "and keep running (docs/barriers.md)");
   run->callback([o, &ctx, run, file_opt, k_opt, g_opt, b_opt, c_opt, s_opt,
                  a_opt, then_opt, pdl_opt] {
     o->launches.assign(1, {});

@@ -105,6 +105,10 @@ struct LaunchConfig {
   // prerequisite). Launches always run in order, so this only decides
   // whether a griddepcontrol.wait without prerequisite gets a note.
   bool has_prerequisite = false;
+  // Barrier misuse the barrier unit survives (docs/barriers.md
+  // "--warn-only") is reported as a warning in RunReport::diagnostics and
+  // the run goes on; deadlocks still stop it.
+  bool warn_only = false;
 };
 
 enum class RunStatus : uint8_t {
@@ -120,7 +124,7 @@ std::string_view name_of(RunStatus s);
 
 struct RunReport {
   RunStatus status = RunStatus::Ok;
-  std::vector<Diagnostic> diagnostics; // the reasons the run failed
+  std::vector<Diagnostic> diagnostics; // why the run failed; warn_only warnings
   std::string printf_output;           // device printf, CTA order
   uint64_t warp_steps = 0;             // warp-instructions executed
   uint64_t thread_steps = 0;           // thread-instructions (active lanes)
