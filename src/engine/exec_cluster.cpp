@@ -78,6 +78,27 @@ void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes) {
 
 namespace {
 
+// The address operand of mapa / getctarank as a .shared::cluster address:
+// 32-bit forms use the low 32 bits; generic forms must point into the
+// shared window. False (with the error set) otherwise.
+bool shared_operand(Exec &x, uint64_t addr, uint8_t width, bool generic,
+                    uint32_t lane, const char *what, uint64_t &out) {
+  if (width == 4)
+    addr &= 0xffffffffu;
+  if (generic) {
+    if (addr < kSharedWindow || addr - kSharedWindow >= kWindowSize) {
+      x.set_error(FaultKind::Cluster, lane,
+                  fmt::format("{}: {:#x} is not a generic address of shared "
+                              "memory",
+                              what, addr));
+      return false;
+    }
+    addr -= kSharedWindow;
+  }
+  out = addr;
+  return true;
+}
+
 // mapa: a[0] = d, a[1] = a, a[2] = rank b; flags bit0 = generic (.u64
 // without .shared::cluster).
 void exec_mapa(Exec &x, const Inst &in, uint32_t m) {
@@ -88,19 +109,9 @@ void exec_mapa(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t addr = a[l];
-    if (in.n == 4)
-      addr &= 0xffffffffu;
-    if (generic) {
-      if (addr < kSharedWindow || addr - kSharedWindow >= kWindowSize) {
-        x.set_error(FaultKind::Cluster, l,
-                    fmt::format("mapa: {:#x} is not a generic address of "
-                                "shared memory",
-                                addr));
-        return;
-      }
-      addr -= kSharedWindow;
-    }
+    uint64_t addr;
+    if (!shared_operand(x, a[l], in.n, generic, l, "mapa", addr))
+      return;
     uint32_t rank = uint32_t(b[l]);
     if (rank >= n) {
       x.set_error(FaultKind::Cluster, l,
@@ -122,19 +133,9 @@ void exec_getctarank(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t addr = a[l];
-    if (in.n == 4)
-      addr &= 0xffffffffu;
-    if (generic) {
-      if (addr < kSharedWindow || addr - kSharedWindow >= kWindowSize) {
-        x.set_error(FaultKind::Cluster, l,
-                    fmt::format("getctarank: {:#x} is not a generic address "
-                                "of shared memory",
-                                addr));
-        return;
-      }
-      addr -= kSharedWindow;
-    }
+    uint64_t addr;
+    if (!shared_operand(x, a[l], in.n, generic, l, "getctarank", addr))
+      return;
     SharedTarget t;
     if (!resolve_shared_cluster(*x.cta, addr, t)) {
       x.set_error(FaultKind::Cluster, l,

@@ -132,10 +132,14 @@ private:
   void retire_unit(Cta *c);
   void threads_exited(Cta &c, Warp &w, uint32_t lanes);
   bool cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
+  // Lanes of the current path whose guard is false (not in `m`) step over
+  // the instruction as a path of their own; returns the current path, which
+  // keeps the lanes in `m`.
+  Path *split_guarded(Warp &w, uint32_t m);
   void report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
                     std::string msg, uint32_t pc);
-  uint64_t now = 0;       // warp-instructions run by this worker (mbarrier
-                          // wait bounds are measured in them)
+  uint64_t now = 0; // warp-instructions run by this worker (mbarrier
+                    // wait bounds are measured in them)
 
   bool admit();
   void init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
@@ -517,15 +521,8 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         ++p->pc;
         break;
       }
-      if (m != p->mask) {
-        // Lanes whose guard is false step over the instruction.
-        Path np;
-        np.pc = p->pc + 1;
-        np.mask = p->mask & ~m;
-        np.calls = p->calls;
-        p->mask = m;
-        w.paths.push_back(std::move(np));
-      }
+      if (m != p->mask)
+        p = split_guarded(w, m);
       reselect = true;
       if (!barrier_step(c, w, w.cur)) {
         w.steps += steps;
@@ -539,16 +536,8 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         ++p->pc;
         break;
       }
-      if (m != p->mask) {
-        // Lanes whose guard is false step over the instruction.
-        Path np;
-        np.pc = p->pc + 1;
-        np.mask = p->mask & ~m;
-        np.calls = p->calls;
-        p->mask = m;
-        w.paths.push_back(std::move(np));
-        p = &w.paths[w.cur];
-      }
+      if (m != p->mask)
+        p = split_guarded(w, m);
       if (in.kind == Kind::Call) {
         const CallSite &cs = P.calls[in.aux];
         if (p->calls.size() >= kMaxCallDepth) {
@@ -1365,6 +1354,17 @@ void Worker::report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
 // arrives once per phase; wait blocks the path until the phase its lanes
 // arrived in completes, i.e. until every non-exited thread of every CTA of
 // the cluster arrived. False after reporting an error.
+Path *Worker::split_guarded(Warp &w, uint32_t m) {
+  Path &cur = w.paths[w.cur];
+  Path np;
+  np.pc = cur.pc + 1;
+  np.mask = cur.mask & ~m;
+  np.calls = cur.calls;
+  cur.mask = m;
+  w.paths.push_back(std::move(np));
+  return &w.paths[w.cur];
+}
+
 bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
                           uint32_t m) {
   if (m == 0) {
@@ -1421,16 +1421,8 @@ bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     ++p->pc;
     return true;
   }
-  if (m != p->mask) {
-    // Lanes whose guard is false step over the wait.
-    Path np;
-    np.pc = p->pc + 1;
-    np.mask = p->mask & ~m;
-    np.calls = p->calls;
-    p->mask = m;
-    w.paths.push_back(std::move(np));
-    p = &w.paths[w.cur];
-  }
+  if (m != p->mask)
+    p = split_guarded(w, m);
   p->state = PathState::BlockedCluster;
   return true;
 }
