@@ -285,7 +285,8 @@ bool lower_listing(const ptx::Module &module, const std::string &kernel,
   std::string text;
   bool ok = true;
   for (const auto &fn : module.functions) {
-    if (only && &fn != only)
+    // Declarations without a body (`.extern .func vprintf`) hold no code.
+    if ((only && &fn != only) || fn.is_extern)
       continue;
     nlohmann::json jbars = nlohmann::json::array();
     std::string ftext;
