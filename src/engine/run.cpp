@@ -16,11 +16,13 @@
 //   at random from a splitmix64 stream, on one host thread, and admits
 //   units at random moments.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <span>
 #include <thread>
 
 #include "cluster_addr.h"
@@ -152,7 +154,7 @@ private:
   // CTA barriers through the barrier unit (docs/barriers.md).
   bool barrier_step(Cta &c, Warp &w, uint32_t path);
   bool try_group(Cta &c, Warp &w);
-  bool bar_arrive(Cta &c, Warp &w, const std::vector<uint32_t> &paths);
+  bool bar_arrive(Cta &c, Warp &w, std::span<const uint32_t> paths);
   void bar_finish(Cta &c, Warp &w, Path &p);
   void bar_released(Cta &c);
   bool bar_exited(Cta &c, Warp &w);
@@ -816,12 +818,16 @@ bool Worker::barrier_step(Cta &c, Warp &w, uint32_t pi) {
 
 bool Worker::try_group(Cta &c, Warp &w) {
   uint32_t live = w.valid & ~w.exited, waiting = 0;
-  std::vector<uint32_t> group;
-  for (uint32_t i = 0; i < w.paths.size(); ++i)
+  // Every barrier instruction of every warp comes here: no allocation. A
+  // warp has at most 32 paths (their lane masks are disjoint, non-empty).
+  std::array<uint32_t, kWarpSize> slots;
+  size_t n = 0;
+  for (uint32_t i = 0; i < w.paths.size() && n < slots.size(); ++i)
     if (w.paths[i].state == PathState::WaitBarrier) {
       waiting |= w.paths[i].mask;
-      group.push_back(i);
+      slots[n++] = i;
     }
+  const std::span<const uint32_t> group(slots.data(), n);
   if (group.empty() || (live & ~waiting) != 0)
     return true; // other lanes of the warp have still to come
   auto b0 = path_barrier(w, w.paths[group[0]]);
@@ -868,7 +874,7 @@ bool Worker::try_group(Cta &c, Warp &w) {
   return bar_arrive(c, w, group);
 }
 
-bool Worker::bar_arrive(Cta &c, Warp &w, const std::vector<uint32_t> &group) {
+bool Worker::bar_arrive(Cta &c, Warp &w, std::span<const uint32_t> group) {
   uint32_t active = 0, lead = group[0];
   for (uint32_t i : group) {
     active |= w.paths[i].mask;
