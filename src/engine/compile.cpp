@@ -174,6 +174,9 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
   prog.locs.push_back(cur ? cur->loc : SourceLoc{});
   prog.code_func.push_back(fidx);
   prog.code_text.push_back(cur ? text_of(*cur) : std::string());
+  prog.cuda_pos.push_back(
+      cur ? Program::CudaPos{cur->src_file, cur->src_line, cur->src_col}
+          : Program::CudaPos{});
   return prog.code.back();
 }
 
@@ -469,6 +472,7 @@ namespace {
 bool build_program(const ptx::Module &mod, Program &prog,
                    DiagnosticSink &sink) {
   prog.source = mod.source;
+  prog.cuda_files = mod.files;
   Compiler c(prog, mod, sink);
   prog.global_base =
       kModuleGlobalBase + next_module_segment.fetch_add(1) * (1ull << 36);
@@ -660,9 +664,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
   // Instructions.
   using FamilyFn = bool (*)(Compiler &, const ptx::Instruction &);
   static const FamilyFn families[] = {
-      compile_integer,  compile_float,   compile_compare, compile_convert,
-      compile_memory,   compile_control, compile_warp,    compile_special,
-      compile_cluster,  compile_mbarrier, compile_async,  compile_sync};
+      compile_integer, compile_float,    compile_compare, compile_convert,
+      compile_memory,  compile_control,  compile_warp,    compile_special,
+      compile_cluster, compile_mbarrier, compile_async,   compile_sync};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];

@@ -144,7 +144,16 @@ void random_element(ScalarType t, SplitMix64 &rng, uint8_t *out) {
 Device::Device() : memory_(std::make_unique<GlobalMemory>()) {}
 Device::~Device() = default;
 
-DevicePtr Device::alloc(uint64_t bytes) { return memory_->alloc(bytes); }
+DevicePtr Device::alloc(uint64_t bytes, std::string name) {
+  return memory_->alloc(bytes, std::move(name));
+}
+
+std::optional<Device::AllocationInfo> Device::allocation(DevicePtr addr) const {
+  const Allocation *a = memory_->find(addr);
+  if (!a)
+    return std::nullopt;
+  return AllocationInfo{a->base, a->size, a->name};
+}
 bool Device::free(DevicePtr p) { return memory_->free(p); }
 
 bool Device::write(DevicePtr dst, const void *src, uint64_t bytes) {
@@ -307,7 +316,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
         return detail::reads_grid_workspace(in);
       });
   if (cooperative) {
-    L.grid_workspace = memory_->alloc(8);
+    L.grid_workspace = memory_->alloc(8, "the grid.sync workspace");
     const uint32_t ws[2] = {8, 0};
     write(L.grid_workspace, ws, sizeof(ws));
   }

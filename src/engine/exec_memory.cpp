@@ -24,8 +24,9 @@ constexpr uint64_t kGuardGap = 64 * 1024;
 constexpr uint64_t kNullPage = 64 * 1024;
 } // namespace
 
-uint64_t GlobalMemory::alloc(uint64_t bytes) {
+uint64_t GlobalMemory::alloc(uint64_t bytes, std::string name) {
   auto a = std::make_unique<Allocation>();
+  a->name = std::move(name);
   a->base = next_;
   a->size = bytes;
   a->owned.reset(new uint8_t[std::max<uint64_t>(bytes, 1)]());
@@ -87,6 +88,7 @@ void GlobalMemory::map_program(Program &prog) {
     a->size = v.size;
     a->data = prog.global_image.data() + v.image_off;
     a->name = v.name;
+    a->module_var = true;
     auto it =
         std::upper_bound(allocs_.begin(), allocs_.end(), a->base,
                          [](uint64_t b, const auto &x) { return b < x->base; });

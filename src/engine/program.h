@@ -74,8 +74,8 @@ enum class Kind : uint8_t {
   ClusterArrive,  // barrier.cluster.arrive (flags bit0 = .aligned)
   ClusterWait,    // barrier.cluster.wait (flags bit0 = .aligned)
   GridDepWait,    // griddepcontrol.wait
-  MbarWait,   // mbarrier.test_wait / try_wait (exec_mbarrier.cpp): may
-              // suspend the path (PathState::BlockedMbar)
+  MbarWait,       // mbarrier.test_wait / try_wait (exec_mbarrier.cpp): may
+                  // suspend the path (PathState::BlockedMbar)
 };
 
 struct Inst {
@@ -134,6 +134,13 @@ struct Program {
   std::vector<SourceLoc> locs;        // per pc
   std::vector<uint32_t> code_func;    // per pc: function index
   std::vector<std::string> code_text; // per pc: opcode with modifiers
+  // per pc: the CUDA source position from `.loc` (file 0 = none), and the
+  // module's `.file` table.
+  struct CudaPos {
+    uint32_t file = 0, line = 0, col = 0;
+  };
+  std::vector<CudaPos> cuda_pos;
+  std::vector<std::pair<uint32_t, std::string>> cuda_files;
   std::vector<FuncInfo> funcs;
   std::vector<CallSite> calls;
   uint32_t nslots = 0, npreds = 0;
@@ -199,8 +206,8 @@ enum class PathState : uint8_t {
   BlockedCta,
   Blocked,
   BlockedCluster, // at barrier.cluster.wait until the phase completes
-  BlockedMbar, // waits for an mbarrier phase or a step bound (mbarrier.md)
-  WaitBarrier, // at a non-aligned barrier, waits for the warp's other lanes
+  BlockedMbar,    // waits for an mbarrier phase or a step bound (mbarrier.md)
+  WaitBarrier,    // at a non-aligned barrier, waits for the warp's other lanes
 };
 
 // A set of lanes of one warp at one pc (independent thread scheduling:
@@ -244,7 +251,7 @@ enum class FaultKind : uint8_t {
   Unsupported,
   Trap,
   WarpSync,
-  Cluster, // barrier.cluster / DSMEM misuse (detail holds the message)
+  Cluster,  // barrier.cluster / DSMEM misuse (detail holds the message)
   Mbarrier, // mbarrier / async-copy misuse (detail = the message)
 };
 
@@ -296,7 +303,7 @@ struct Cta {
   // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
   ClusterState *cluster = nullptr;
   MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
-  CtaBarriers bars; // the BCU barrier unit (docs/barriers.md)
+  CtaBarriers bars;  // the BCU barrier unit (docs/barriers.md)
 };
 
 // The context a handler runs in: the warp's registers and the memory the
@@ -374,12 +381,13 @@ struct Allocation {
   uint64_t base = 0, size = 0;
   uint8_t *data = nullptr;
   std::unique_ptr<uint8_t[]> owned;
-  std::string name; // module variables: their name
+  std::string name;        // module variables, named allocations
+  bool module_var = false; // a module .global variable
 };
 
 class GlobalMemory {
 public:
-  uint64_t alloc(uint64_t bytes);
+  uint64_t alloc(uint64_t bytes, std::string name = {});
   bool free(uint64_t base);
   const Allocation *find(uint64_t addr) const;
   // Registers a module's .global variables (once per program).

@@ -37,6 +37,13 @@ uint64_t VarDecl::size_bytes() const {
   return element_count() * type_bytes(type);
 }
 
+std::string_view Module::file_name(uint32_t n) const {
+  for (const auto &[k, name] : files)
+    if (k == n)
+      return name;
+  return {};
+}
+
 const Function *Module::find_function(const std::string &name) const {
   // Prefer a definition over a body-less declaration of the same name (the
   // parser merges them, so there is at most one entry per name).

@@ -289,6 +289,8 @@ private:
     advance();
     return true;
   }
+  // The latest .loc in the function being parsed (file, line, col).
+  uint32_t cur_src_[3] = {0, 0, 0};
   // Skips the rest of a source line (for .loc / .file).
   void skip_line(uint32_t line) {
     while (tok_.kind != Tok::End && tok_.line == line)
@@ -431,7 +433,19 @@ bool Parser::parse_top_level() {
     mod_.address_size = v;
     return true;
   }
-  if (d == "file" || d == "loc") {
+  if (d == "file") {
+    // .file N "name" {, timestamp, size}: kept for source positions.
+    advance();
+    if (tok_.kind == Tok::Int && tok_.line == start.line) {
+      uint32_t n = static_cast<uint32_t>(tok_.ival);
+      advance();
+      if (tok_.kind == Tok::String && tok_.line == start.line)
+        mod_.files.emplace_back(n, std::string(tok_.text));
+    }
+    skip_line(start.line);
+    return true;
+  }
+  if (d == "loc") {
     advance();
     skip_line(start.line);
     return true;
@@ -707,6 +721,7 @@ bool Parser::parse_function(bool is_entry, bool is_extern, bool is_visible,
   f.is_entry = is_entry;
   f.is_visible = is_visible;
   f.is_weak = is_weak;
+  cur_src_[0] = cur_src_[1] = cur_src_[2] = 0;
   if (!is_entry && is_punct('(')) {
     if (!parse_param_list(f.returns, false))
       return false;
@@ -1613,6 +1628,9 @@ bool Parser::parse_instruction(Function &f) {
   }
   in.stmt_loc = whole;
   advance();
+  ins.src_file = cur_src_[0];
+  ins.src_line = cur_src_[1];
+  ins.src_col = cur_src_[2];
   f.body.push_back(std::move(ins));
   return true;
 }
@@ -1623,7 +1641,23 @@ bool Parser::parse_body_statement(Function &f) {
     Token start = tok_;
     if (d == "reg")
       return parse_reg_decl(f);
-    if (d == "loc" || d == "file") {
+    if (d == "loc") {
+      // .loc file line col {, function_name ... , inlined_at ...}: the
+      // source position of the instructions that follow.
+      advance();
+      uint32_t v[3] = {0, 0, 0};
+      for (int k = 0; k < 3 && tok_.kind == Tok::Int && tok_.line == start.line;
+           ++k) {
+        v[k] = static_cast<uint32_t>(tok_.ival);
+        advance();
+      }
+      cur_src_[0] = v[0];
+      cur_src_[1] = v[1];
+      cur_src_[2] = v[2];
+      skip_line(start.line);
+      return true;
+    }
+    if (d == "file") {
       advance();
       skip_line(start.line);
       return true;

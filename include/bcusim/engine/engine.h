@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bcusim/engine/dim3.h"
 #include "bcusim/support/diagnostics.h"
 
 namespace bcusim::ptx {
@@ -30,11 +31,7 @@ struct Module;
 
 namespace bcusim::engine {
 
-struct Dim3 {
-  uint32_t x = 1, y = 1, z = 1;
-  uint64_t count() const { return uint64_t(x) * y * z; }
-  bool operator==(const Dim3 &) const = default;
-};
+class Observer; // bcusim/engine/observer.h
 
 // Scalar element types of kernel arguments and buffers (the CLI's TYPE).
 enum class ScalarType : uint8_t {
@@ -109,6 +106,11 @@ struct LaunchConfig {
   // "--warn-only") is reported as a warning in RunReport::diagnostics and
   // the run goes on; deadlocks still stop it.
   bool warn_only = false;
+  // Every memory access and synchronization event of the launch goes to
+  // this observer (docs/observer.md; the checkers of src/check are
+  // observers). Not owned. A launch with an observer runs on one host
+  // thread.
+  Observer *observer = nullptr;
 };
 
 enum class RunStatus : uint8_t {
@@ -179,9 +181,17 @@ public:
   Device &operator=(const Device &) = delete;
 
   // Allocates zero-filled device memory (256-byte aligned, with guard gaps
-  // between allocations so that overruns fault).
-  DevicePtr alloc(uint64_t bytes);
+  // between allocations so that overruns fault). `name` (optional) names
+  // the allocation in diagnostics, e.g. "argument 2 (s32[512])".
+  DevicePtr alloc(uint64_t bytes, std::string name = {});
   bool free(DevicePtr p);
+  // The allocation (or module .global variable) holding `addr`.
+  struct AllocationInfo {
+    DevicePtr base = 0;
+    uint64_t size = 0;
+    std::string name; // empty when unnamed
+  };
+  std::optional<AllocationInfo> allocation(DevicePtr addr) const;
   // Host <-> device copies; false when the range is not inside one allocation.
   bool write(DevicePtr dst, const void *src, uint64_t bytes);
   bool read(DevicePtr src, void *dst, uint64_t bytes) const;

@@ -102,6 +102,10 @@ struct Instruction {
   // Extension: location of the whole statement (guard through the last
   // operand, before `;`), for carets that span the instruction.
   SourceLoc stmt_loc;
+  // Extension: the CUDA source position of the latest `.loc file line col`
+  // before the instruction in its function (nvcc -lineinfo / -G); file 0 =
+  // none. Module::files names the file.
+  uint32_t src_file = 0, src_line = 0, src_col = 0;
 };
 
 struct RegInfo {
@@ -215,7 +219,11 @@ struct Module {
   uint32_t address_size = 64;
   std::vector<std::string> targets; // extension: every .target entry
   std::vector<std::string> pragmas; // extension: module-scope .pragma
-  std::vector<VarDecl> globals;     // module-scope .global/.shared/.const
+  // Extension: `.file N "name"` directives (debug line information).
+  std::vector<std::pair<uint32_t, std::string>> files;
+  // The name of file N, or "" when there is no `.file N`.
+  std::string_view file_name(uint32_t n) const;
+  std::vector<VarDecl> globals; // module-scope .global/.shared/.const
   std::vector<Function> functions;
 
   const Function *find_function(const std::string &name) const;

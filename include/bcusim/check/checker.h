@@ -1,0 +1,126 @@
+// The checker (docs/checker.md): finds data races, barrier divergence,
+// synchronization misuse and uninitialized reads in the launches it
+// observes. It is an engine::Observer; attach it to every launch of a run:
+//
+//   auto checks = check::Checks::parse("race,sync", err);   // or "all"
+//   check::Checker checker(*checks);
+//   engine::LaunchConfig cfg;  cfg.observer = &checker;
+//   auto report = dev.launch(module, "kern", cfg, args);
+//   ...                                   // more launches, same checker
+//   for (const auto &f : checker.findings()) std::cerr << render(f.diag);
+//   std::cerr << checker.summary() << "\n";
+//   nlohmann::json j = checker.report_json();          // --report FILE
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bcusim/engine/observer.h"
+#include "bcusim/support/diagnostics.h"
+
+namespace bcusim::check {
+
+// Which checks run: `bcusim run --check LIST`,
+// LIST := all | none | a comma list of race, sync, init.
+struct Checks {
+  bool race = false;
+  bool sync = true; // the default: today's synchronization checks
+  bool init = false;
+  // True when the user asked for checks explicitly (--check given): then
+  // tolerated barrier divergence is an error, not a warning
+  // (docs/checker.md "Severities").
+  bool explicit_list = false;
+
+  // nullopt (and `error` set) for an invalid list.
+  static std::optional<Checks> parse(std::string_view list, std::string &error);
+  bool any() const { return race || sync || init; }
+  std::string str() const; // "race,sync"
+};
+
+// What a finding is about; the stable names are used in JSON reports.
+enum class FindingKind : uint8_t {
+  DataRace,          // "data-race": two threads of different warps (or
+                     // CTAs), or an async copy and a thread
+  IntraWarpRace,     // "intra-warp-race": two lanes of one warp without
+                     // warp-level synchronization (needs __syncwarp)
+  BarrierDivergence, // "barrier-divergence"
+  Deadlock,          // "deadlock"
+  SyncMisuse,        // "sync-misuse": a synchronization rule is broken
+  UninitializedRead, // "uninitialized-read"
+  ScheduleDependent, // "schedule-dependent": --explore found output that
+                     // depends on the schedule
+};
+std::string_view name_of(FindingKind k);
+
+// One thread, fully identified.
+struct ThreadRef {
+  uint64_t cta_linear = 0;
+  engine::Dim3 cta;
+  uint32_t warp = 0, lane = 0;
+  engine::Dim3 tid; // threadIdx
+  // An async copy issued by this thread (0: the thread itself).
+  uint64_t async_id = 0;
+};
+
+// One side of a finding: an instruction executed by a thread.
+struct Site {
+  uint32_t pc = 0;
+  std::string text; // "st.shared.u32"
+  SourceLoc ptx;
+  std::string cuda_file; // from .loc; empty when the PTX has none
+  uint32_t cuda_line = 0;
+  ThreadRef thread;
+  std::string access; // "write of 4 bytes", "read", "atomic add", ...
+};
+
+struct Finding {
+  FindingKind kind = FindingKind::DataRace;
+  Severity severity = Severity::Error;
+  std::string kernel;
+  uint64_t launch = 0;     // 0-based among the launches observed
+  std::vector<Site> sites; // races: [earlier access, later access]
+  std::string space;       // "shared", "global", ... (accesses)
+  uint64_t address = 0;    // the first conflicting byte
+  std::string where;       // "'tile'+12", "argument 0 (f32[256])+64"
+  std::string missing;     // what ordering is missing
+  uint64_t instances = 1;  // this site pair, counted (first reported)
+  Diagnostic diag;         // the rendered report
+  nlohmann::json to_json() const;
+};
+
+class Checker final : public engine::Observer {
+public:
+  explicit Checker(Checks checks);
+  ~Checker() override;
+
+  const Checks &checks() const { return checks_; }
+
+  // engine::Observer
+  void on_launch_begin(const engine::LaunchView &launch) override;
+  void on_access(const engine::AccessEvent &e) override;
+  void on_sync(const engine::SyncEvent &e) override;
+  void on_launch_end(const engine::LaunchView &launch) override;
+
+  // Every finding of every launch observed so far, in report order.
+  const std::vector<Finding> &findings() const;
+  size_t error_count() const;
+  size_t warning_count() const;
+  // One line: "bcusim: check: 2 data races, 1 barrier divergence (3
+  // errors, 0 warnings) in 2 launches".
+  std::string summary() const;
+  // Every finding as JSON (the --report format, docs/checker.md).
+  nlohmann::json report_json() const;
+
+private:
+  struct Impl;
+  Checks checks_;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace bcusim::check

@@ -1,2 +1,0 @@
-// Placeholder until this part has sources.
-namespace bcusim::check {} // namespace bcusim::check
