@@ -10,7 +10,7 @@
 // A copy's addresses are checked when it is issued; the copy itself (and
 // the arrive-on / complete_tx it triggers) is queued in the CTA and
 // performed when the issuing thread waits for it, or at the latest when the
-// issuing warp's turn on the host ends (run.cpp calls flush_async).
+// issuing warp's turn on the host ends (scheduler.cpp calls flush_async).
 #include <algorithm>
 #include <fmt/format.h>
 

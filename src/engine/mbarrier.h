@@ -1,6 +1,7 @@
 // mbarrier operations shared by the mbarrier instructions
 // (exec_mbarrier.cpp), the asynchronous copies that arrive on or complete
-// transactions of an mbarrier (exec_async.cpp) and the scheduler (run.cpp).
+// transactions of an mbarrier (exec_async.cpp) and the scheduler
+// (warp_step.cpp, scheduler.cpp).
 // docs/mbarrier.md describes the state machine and its diagnostics.
 #pragma once
 

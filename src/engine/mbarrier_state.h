@@ -79,10 +79,10 @@ struct MbarCtaState {
   // on first use).
   std::vector<uint32_t> cp_groups, bulk_groups;
   // Counts every mbarrier state change, so that the scheduler can tell a
-  // wait that can still complete from one that cannot (run.cpp).
+  // wait that can still complete from one that cannot (scheduler.cpp).
   uint64_t events = 0;
   // Rounds in which the scheduler woke suspended waits because nothing else
-  // could run, since `events` last changed (run.cpp wake_mbar_waits).
+  // could run, since `events` last changed (scheduler.cpp wake_mbar_waits).
   uint64_t idle_events = ~0ull;
   uint32_t idle_rounds = 0;
 
