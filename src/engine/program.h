@@ -286,6 +286,8 @@ struct Launch {
   uint64_t grid_workspace = 0;
   // The launch has a prerequisite grid (programmatic dependent launch).
   bool has_prerequisite = false;
+  // --warn-only: misuse the engine survives is a warning (Exec::warn).
+  bool warn_only = false;
 };
 
 struct Cta {
@@ -333,6 +335,12 @@ struct Exec {
   // bump it, so the scheduler can tell spinning from progress.
   Observer *obs = nullptr;
   uint64_t progress = 0;
+  // Warnings of the current instruction (lane, message): the scheduler
+  // reports each one with its location (once per instruction and message).
+  std::vector<std::pair<uint32_t, std::string>> warnings;
+  void warn(uint32_t lane, std::string message) {
+    warnings.emplace_back(lane, std::move(message));
+  }
 
   uint64_t *s(uint32_t slot) const { return r + size_t(slot) * kWarpSize; }
   uint32_t thread_of(uint32_t lane) const {

@@ -74,6 +74,21 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
   return true;
 }
 
+// Warnings of the instruction just executed (Exec::warn), each reported
+// once per instruction and message.
+void Worker::flush_warnings(Cta &c, Warp &w) {
+  for (auto &[lane, msg] : x.warnings) {
+    std::string key = msg.substr(0, msg.find(':', msg.find('\'') + 1));
+    {
+      std::lock_guard<std::mutex> g(S.mu);
+      if (!S.warned.insert({x.pc, key}).second)
+        continue;
+    }
+    S.warn(where(c, w, lane, std::move(msg), x.pc));
+  }
+  x.warnings.clear();
+}
+
 bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
   const CallSite &cs = P.calls[in.aux];
   bool bad = false;
@@ -139,6 +154,8 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     case Kind::Plain:
       if (m)
         in.fn(x, in, m);
+      if (!x.warnings.empty())
+        flush_warnings(c, w);
       if (x.faulted) {
         report_fault(c, w, p->pc, m);
         return leave(false);
@@ -267,6 +284,8 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     case Kind::MbarWait: {
       uint64_t bound = 0;
       bool suspend = m != 0 && mbar_wait(x, in, m, *p, bound);
+      if (!x.warnings.empty())
+        flush_warnings(c, w);
       if (x.faulted) {
         report_fault(c, w, p->pc, m);
         return leave(false);

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -60,6 +61,7 @@ struct LaunchState {
   Failure failure;
   std::map<uint64_t, std::string> printf_by_cta;
   std::vector<Diagnostic> warnings; // --warn-only and warning diagnostics
+  std::set<std::pair<uint32_t, std::string>> warned; // (pc, kind) reported
   std::chrono::steady_clock::time_point start;
   bool cooperative = false;         // admit every unit up front (grid.sync)
   uint32_t griddep_wait_pc = kNone; // first griddepcontrol.wait, no prereq
@@ -153,6 +155,7 @@ private:
   void threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc);
   bool call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
   bool printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
+  void flush_warnings(Cta &c, Warp &w);
 
   // sync_cta.cpp: CTA barriers through the barrier unit (docs/barriers.md).
   bool barrier_step(Cta &c, Warp &w, uint32_t path);
