@@ -333,7 +333,8 @@ struct Exec {
   // The launch's observer (nullptr: none; docs/observer.md) and the
   // worker's progress counter: stores, atomics and synchronization steps
   // bump it, so the scheduler can tell spinning from progress.
-  Observer *obs = nullptr;
+  Observer *obs = nullptr;      // memory accesses (when it wants them)
+  Observer *sync_obs = nullptr; // synchronization events
   uint64_t progress = 0;
   // Warnings of the current instruction (lane, message): the scheduler
   // reports each one with its location (once per instruction and message).

@@ -75,7 +75,8 @@ Worker::Worker(LaunchState &s, unsigned index)
   x.launch = &S.L;
   x.prog = &P;
   x.gmem = &S.mem;
-  x.obs = S.obs;
+  x.sync_obs = S.obs;
+  x.obs = S.obs && S.obs->wants_accesses() ? S.obs : nullptr;
   random = S.cfg.schedule.kind == Schedule::Kind::Random;
   policy.random = random;
   policy.rng = &rng;
@@ -484,7 +485,8 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
                          : std::max(1u, std::thread::hardware_concurrency());
   // A random schedule draws from one stream; an observer sees one ordered
   // event stream (observer.h): both run on one host thread.
-  if (cfg.schedule.kind == Schedule::Kind::Random || S.obs)
+  if (cfg.schedule.kind == Schedule::Kind::Random ||
+      (S.obs && !S.obs->concurrent()))
     threads = 1;
   threads = unsigned(std::min<uint64_t>(threads, S.nunits));
   if (threads <= 1) {

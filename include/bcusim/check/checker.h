@@ -55,6 +55,9 @@ enum class FindingKind : uint8_t {
   UninitializedRead, // "uninitialized-read"
   ScheduleDependent, // "schedule-dependent": --explore found output that
                      // depends on the schedule
+  Fault,             // "fault": the run stopped at an invalid access, a
+                     // trap or an unsupported operation (engine)
+  Limit,             // "limit": the run hit --max-steps or the time limit
 };
 std::string_view name_of(FindingKind k);
 
@@ -102,6 +105,8 @@ public:
   const Checks &checks() const { return checks_; }
 
   // engine::Observer
+  bool wants_accesses() const override;
+  bool concurrent() const override;
   void on_launch_begin(const engine::LaunchView &launch) override;
   void on_access(const engine::AccessEvent &e) override;
   void on_sync(const engine::SyncEvent &e) override;
@@ -116,6 +121,11 @@ public:
   std::string summary() const;
   // Every finding as JSON (the --report format, docs/checker.md).
   nlohmann::json report_json() const;
+  // Adds a finding from elsewhere (the engine's own diagnostics of a run,
+  // schedule exploration) so that summary and report include it.
+  void add(Finding f);
+  // The largest shadow memory any launch used (bytes).
+  uint64_t shadow_bytes() const;
 
 private:
   struct Impl;
