@@ -86,6 +86,17 @@ void access_granule(LaunchSt &L, Granule &g, uint8_t mask, const NewAccess &a,
   n.flags = a.flags;
   n.size = a.size;
   int slot = -1;
+  // The same thread in the same epoch with the same kind of access (bytes
+  // of one memcpy, fields of a struct): one cell for all its bytes.
+  for (int i = 0; i < 2; ++i) {
+    Cell &c = g.cell[i];
+    if (c.tid == a.tid && c.clock == a.clock &&
+        (c.flags & 0x7f) == (a.flags & 0x7f) && c.size == a.size) {
+      c.mask |= mask;
+      c.pc = a.pc;
+      return;
+    }
+  }
   for (int i = 0; i < 2 && slot < 0; ++i) {
     const Cell &c = g.cell[i];
     if (c.tid == a.tid && !(c.mask & ~mask) && (write || !(c.flags & kWrite)))

@@ -175,7 +175,8 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
   prog.code_func.push_back(fidx);
   prog.code_text.push_back(cur ? text_of(*cur) : std::string());
   prog.cuda_pos.push_back(
-      cur ? Program::CudaPos{cur->src_file, cur->src_line, cur->src_col}
+      cur ? Program::CudaPos{cur->src_file, cur->src_line, cur->src_col,
+                             cur->call_file, cur->call_line}
           : Program::CudaPos{});
   return prog.code.back();
 }

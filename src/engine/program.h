@@ -142,6 +142,7 @@ struct Program {
   // module's `.file` table.
   struct CudaPos {
     uint32_t file = 0, line = 0, col = 0;
+    uint32_t call_file = 0, call_line = 0; // inlined: the outermost call
   };
   std::vector<CudaPos> cuda_pos;
   std::vector<std::pair<uint32_t, std::string>> cuda_files;

@@ -430,11 +430,22 @@ public:
     if (pc >= P.cuda_pos.size() || P.cuda_pos[pc].line == 0)
       return r;
     const auto &cp = P.cuda_pos[pc];
-    for (const auto &[n, name] : P.cuda_files)
-      if (n == cp.file)
-        r.file = name;
-    r.line = cp.line;
-    r.col = cp.col;
+    auto name_of_file = [&](uint32_t f) {
+      for (const auto &[n, name] : P.cuda_files)
+        if (n == f)
+          return std::string_view(name);
+      return std::string_view();
+    };
+    if (cp.call_line) {
+      r.file = name_of_file(cp.call_file);
+      r.line = cp.call_line;
+      r.inner_file = name_of_file(cp.file);
+      r.inner_line = cp.line;
+    } else {
+      r.file = name_of_file(cp.file);
+      r.line = cp.line;
+      r.col = cp.col;
+    }
     return r;
   }
   std::string describe(StateSpace space, uint64_t addr) const override {

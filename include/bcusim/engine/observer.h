@@ -193,10 +193,14 @@ struct SyncEvent {
 };
 
 // Where an instruction comes from: the CUDA source line recorded by
-// `.loc` (nvcc -lineinfo), when the PTX has one.
+// `.loc` (nvcc -lineinfo), when the PTX has one. For code inlined from
+// another function (a header), `file:line` is the outermost call in the
+// kernel's own source and `inner_file:inner_line` the inlined line.
 struct CudaLoc {
   std::string_view file;
   uint32_t line = 0, col = 0;
+  std::string_view inner_file;
+  uint32_t inner_line = 0;
   bool valid() const { return line != 0; }
 };
 
