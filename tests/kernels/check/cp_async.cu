@@ -10,11 +10,15 @@
 //     before the next iteration issues a copy into the stage just read.
 //     cp.async writes are ordered for other threads only through the
 //     issuing thread's wait followed by a barrier: clean.
-//   cp_async_buggy: wait_prior(2): the tile being read is in one of the two
-//     newest groups, which the wait does not cover; the barrier after it
-//     does not order asynchronous copies. The loads race with the copies
-//     that wrote the stage: with the first copy (tile 0, issued before the
-//     loop) and with the copies issued in the loop (two reports).
+//   cp_async_buggy: the wait sits below the load (moved there to overlap
+//     the copy with the computation): when tile i is read, the last wait
+//     (at the end of iteration i-1) left the newest group, tile i's,
+//     pending, and the barrier before the load does not order asynchronous
+//     copies. The load races with the copies that wrote the stage: the
+//     first copy (tile 0, issued before the loop) and the copies issued in
+//     the loop (two reports). The next copy into the same stage is issued
+//     after a wait that covers the previous one, so the copies themselves
+//     do not race (two cp.async of one thread are ordered only by a wait).
 //   cp_async_src_buggy: a thread copies its input element to shared memory
 //     and then clears the input (in place) before waiting for the copy: the
 //     store races with the copy's read of its source (global memory).
@@ -60,9 +64,9 @@ extern "C" __global__ void cp_async_buggy(const int *in, int *out, int ntiles) {
       __pipeline_memcpy_async(&stage[(i + 1) % 2][t], &in[(i + 1) * 128 + t],
                               sizeof(int));
     __pipeline_commit();
-    __pipeline_wait_prior(2);
     __syncthreads();
     acc += (i + 1) * stage[i % 2][(t + 37) % 128];
+    __pipeline_wait_prior(1);
     __syncthreads();
   }
   out[t] = acc;
