@@ -38,6 +38,9 @@ struct CtaBarriers {
   std::array<std::array<uint32_t, bcu::kMaxWarps>, bcu::kNumBarriers> pc{};
   // Exceptions raised by the unit during the current instruction.
   std::vector<bcu::Event> raised;
+  // With an observer attached: the unit's arrivals and completions during
+  // the current instruction (sync_cta.cpp forwards them).
+  std::vector<bcu::Event> seen;
   // (pc, kind) pairs already warned about under --warn-only.
   std::set<std::pair<uint32_t, int>> warned;
 };

@@ -35,10 +35,13 @@ struct ClusterState {
   uint32_t arrived = 0;    // threads that arrived in the current phase
   uint32_t live = 0;       // non-exited threads of all CTAs
   uint32_t pending = 0;    // non-exited threads that have not arrived
-  // per rank, per thread: arrived in the current phase
+  // per rank, per thread: kArrived = arrived in the current phase;
+  // kWaitDue = arrived in a phase that has completed, not yet waited.
+  static constexpr uint8_t kArrived = 1, kWaitDue = 2;
   std::vector<std::vector<uint8_t>> has_arrived;
 
-  void reset(uint32_t nctas, uint32_t threads_per_cta);
+  const Program *prog = nullptr;
+  void reset(const Program &program, uint32_t nctas, uint32_t threads_per_cta);
 };
 
 // Where a .shared::cluster address (an offset in the .shared::cluster
@@ -68,10 +71,11 @@ inline bool resolve_shared_cluster(Exec &x, uint64_t addr, SharedTarget &out) {
 // exited. They no longer count towards barrier.cluster; when they were the
 // last ones missing, the phase completes (the waiting paths of the cluster
 // become ready). Called by the scheduler wherever threads exit.
-void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes);
+void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes,
+                            Observer *obs);
 
 // Completes the current barrier.cluster phase: waiters of every CTA of the
 // cluster move past their wait.
-void cluster_complete_phase(ClusterState &cl);
+void cluster_complete_phase(ClusterState &cl, Observer *obs);
 
 } // namespace bcusim::engine::detail

@@ -308,6 +308,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   }
   memory_->map_program(P);
   L.has_prerequisite = config.has_prerequisite;
+  L.warn_only = config.warn_only;
   // Cooperative groups (grid.sync) read their grid workspace through
   // %envreg1:%envreg2 (docs/clusters.md "grid.sync"): a module that reads
   // them gets one for this launch, { wsSize = 8, barrier = 0 }.

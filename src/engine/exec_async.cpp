@@ -10,18 +10,17 @@
 // A copy's addresses are checked when it is issued; the copy itself (and
 // the arrive-on / complete_tx it triggers) is queued in the CTA and
 // performed when the issuing thread waits for it, or at the latest when the
-// issuing warp's turn on the host ends (run.cpp calls flush_async).
+// issuing warp's turn on the host ends (scheduler.cpp calls flush_async).
 #include <algorithm>
 #include <fmt/format.h>
 
 #include "compile.h"
 #include "mbarrier.h"
+#include "observe.h"
 
 namespace bcusim::engine::detail {
 
 namespace {
-
-void exec_nop(Exec &, const Inst &, uint32_t) {}
 
 uint32_t &per_thread(std::vector<uint32_t> &v, const Cta &c, uint32_t t) {
   if (v.size() < c.nthreads)
@@ -60,11 +59,92 @@ bool aligned(Exec &x, MemSpace sp, uint64_t addr, uint32_t align, uint32_t lane,
   return false;
 }
 
-void perform(const AsyncOp &op) {
+// The next number of an asynchronous operation of thread `t` (AsyncOp::
+// async_id, from 1).
+uint64_t next_async_id(Cta &c, uint32_t t) {
+  auto &v = c.mbar.async_seq;
+  if (v.size() < c.nthreads)
+    v.resize(c.nthreads, 0);
+  return ++v[t];
+}
+
+// Fills the observer's view of `op`'s source and destination: `global`
+// addresses are device addresses, shared ones a CTA and an offset.
+void set_global(uint8_t &space, uint64_t &owner, uint64_t &addr, uint64_t a) {
+  space = 0;
+  owner = 0;
+  addr = a;
+}
+void set_shared(Exec &x, uint8_t &space, uint64_t &owner, uint64_t &addr,
+                uint64_t a) {
+  SharedTarget t{x.cta, a};
+  if (a >= kSharedCtaWindow)
+    resolve_shared_cluster(*x.cta, a, t);
+  space = 1;
+  owner = t.cta ? t.cta->linear : x.cta->linear;
+  addr = t.off;
+}
+
+// Tells the observer that lane `l` issued `op` (op kind: 0 cp.async copy,
+// 1 bulk copy, 2 arrive-on).
+void issued(Exec &x, const AsyncOp &op, uint32_t kind) {
+  if (!x.obs)
+    return;
+  SyncEvent e;
+  e.kind = SyncKind::AsyncIssue;
+  e.pc = op.pc;
+  e.cta = x.cta->linear;
+  e.warp = op.warp;
+  e.lanes = 1u << op.lane;
+  e.async_id = op.async_id;
+  e.op = kind;
+  e.bulk = kind == 1;
+  e.phase = op.group;
+  x.obs->on_sync(e);
+}
+
+// Performs a queued copy (and zero-fill); the observer sees its read of the
+// source and its write of the destination, made by the async proxy on
+// behalf of the issuing thread.
+void perform(Exec &x, const Cta &c, const AsyncOp &op) {
   if (op.copy_bytes)
     std::memmove(op.dst, op.src, op.copy_bytes);
   if (op.size > op.copy_bytes)
     std::memset(op.dst + op.copy_bytes, 0, op.size - op.copy_bytes);
+  ++x.progress;
+  if (!x.obs || op.what == AsyncOp::What::ArriveOn)
+    return;
+  AccessOrigin origin = op.what == AsyncOp::What::Copy ? AccessOrigin::AsyncCopy
+                                                       : AccessOrigin::BulkCopy;
+  auto space = [](uint8_t s) {
+    return s ? StateSpace::Shared : StateSpace::Global;
+  };
+  if (op.copy_bytes)
+    observe_one(
+        x, op.pc, c.linear, op.warp, op.lane, AccessType::Read, op.copy_bytes,
+        Resolved{space(op.src_space), op.src_owner, op.src_addr, false},
+        AtomicOp::None, MemOrder::Weak, MemScope::None, origin, op.async_id);
+  if (op.size)
+    observe_one(
+        x, op.pc, c.linear, op.warp, op.lane, AccessType::Write, op.size,
+        Resolved{space(op.dst_space), op.dst_owner, op.dst_addr, false},
+        AtomicOp::None, MemOrder::Weak, MemScope::None, origin, op.async_id);
+}
+
+void completed(Exec &x, const Cta &c, const AsyncOp &op) {
+  if (!x.obs)
+    return;
+  SyncEvent e;
+  e.kind = SyncKind::AsyncComplete;
+  e.pc = op.pc;
+  e.cta = c.linear;
+  e.warp = op.warp;
+  e.lanes = 1u << op.lane;
+  e.async_id = op.async_id;
+  e.bulk =
+      op.what == AsyncOp::What::BulkTx || op.what == AsyncOp::What::BulkGroup;
+  e.phase = op.group;
+  x.obs->on_sync(e);
 }
 
 std::string text_at(const Exec &x, const Inst &in) {
@@ -116,18 +196,24 @@ void exec_cp_async(Exec &x, const Inst &in, uint32_t m) {
     op.pc = pc_of(x, in);
     op.warp = x.warp->index;
     op.lane = l;
+    op.async_id = next_async_id(c, op.thread);
+    set_shared(x, op.dst_space, op.dst_owner, op.dst_addr, dst);
+    set_global(op.src_space, op.src_owner, op.src_addr, src);
+    issued(x, op, 0);
     c.mbar.pending.push_back(op);
   });
 }
 
 // Performs the queued operations of `what` of thread t whose group is
 // older than `limit` (group < limit).
-void wait_groups(Cta &c, AsyncOp::What what, uint32_t t, uint32_t limit) {
+void wait_groups(Exec &x, Cta &c, AsyncOp::What what, uint32_t t,
+                 uint32_t limit) {
   auto &q = c.mbar.pending;
   auto done = [&](const AsyncOp &op) {
     if (op.what != what || op.thread != t || op.group >= limit)
       return false;
-    perform(op);
+    perform(x, c, op);
+    completed(x, c, op);
     return true;
   };
   q.erase(std::remove_if(q.begin(), q.end(), done), q.end());
@@ -137,7 +223,20 @@ void wait_groups(Cta &c, AsyncOp::What what, uint32_t t, uint32_t limit) {
 void exec_cp_commit(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
   auto &v = in.flags ? c.mbar.bulk_groups : c.mbar.cp_groups;
-  for_lanes(m, [&](uint32_t l) { ++per_thread(v, c, x.thread_of(l)); });
+  for_lanes(m, [&](uint32_t l) {
+    uint32_t g = per_thread(v, c, x.thread_of(l))++;
+    if (x.obs) {
+      SyncEvent e;
+      e.kind = SyncKind::AsyncCommit;
+      e.pc = x.pc;
+      e.cta = c.linear;
+      e.warp = x.warp->index;
+      e.lanes = 1u << l;
+      e.bulk = in.flags != 0;
+      e.phase = g;
+      x.obs->on_sync(e);
+    }
+  });
 }
 
 // cp.async.wait_group N / wait_all (flags bit0) / cp.async.bulk.wait_group
@@ -152,10 +251,22 @@ void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
     if (in.flags & 1)
       ++committed;
     uint64_t n = in.a[0] == kNone ? 0 : x.s(in.a[0])[l];
-    if (n >= committed)
-      return;
-    wait_groups(c, bulk ? AsyncOp::What::BulkGroup : AsyncOp::What::Copy, t,
-                committed - uint32_t(n));
+    uint32_t limit = n >= committed ? 0 : committed - uint32_t(n);
+    if (limit)
+      wait_groups(x, c, bulk ? AsyncOp::What::BulkGroup : AsyncOp::What::Copy,
+                  t, limit);
+    if (x.obs) {
+      SyncEvent e;
+      e.kind = SyncKind::AsyncWait;
+      e.pc = x.pc;
+      e.cta = c.linear;
+      e.warp = x.warp->index;
+      e.lanes = 1u << l;
+      e.bulk = bulk;
+      e.count = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
+      e.phase = limit;
+      x.obs->on_sync(e);
+    }
   });
 }
 
@@ -183,6 +294,8 @@ void exec_cp_mbar_arrive(Exec &x, const Inst &in, uint32_t m) {
     op.pc = pc_of(x, in);
     op.warp = x.warp->index;
     op.lane = l;
+    op.async_id = next_async_id(c, op.thread);
+    issued(x, op, 2);
     c.mbar.pending.push_back(op);
   });
 }
@@ -229,6 +342,14 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
     op.pc = pc_of(x, in);
     op.warp = x.warp->index;
     op.lane = l;
+    if (dst_global)
+      set_global(op.dst_space, op.dst_owner, op.dst_addr, dst);
+    else
+      set_shared(x, op.dst_space, op.dst_owner, op.dst_addr, dst);
+    if (src_shared)
+      set_shared(x, op.src_space, op.src_owner, op.src_addr, src);
+    else
+      set_global(op.src_space, op.src_owner, op.src_addr, src);
     if (in.a[5] != kNone) {
       SharedTarget t;
       uint64_t ma = slot_or(x, in.a[3], l, 0) + x.s(in.a[5])[l];
@@ -242,6 +363,8 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       op.what = AsyncOp::What::BulkGroup;
       op.group = per_thread(c.mbar.bulk_groups, c, op.thread);
     }
+    op.async_id = next_async_id(c, op.thread);
+    issued(x, op, 1);
     c.mbar.pending.push_back(op);
   });
 }
@@ -429,17 +552,56 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   return true;
 }
 
-// fence / membar (seed 003). Every form is accepted with its qualifiers
-// checked against the grammar; none needs an action, because the engine
-// performs every memory access of a CTA in one total order and async
-// copies complete before their completion is observable
-// (docs/memory-model.md).
+// fence / membar (seed 003): the engine performs every memory access of a
+// CTA in one total order and async copies complete before their completion
+// is observable (docs/memory-model.md), so a fence has nothing to do; its
+// semantics and scope go to the observer (the race checker builds the PTX
+// release/acquire patterns from them). Inst::flags bit 0 = proxy fence,
+// bit 1 = .mbarrier_init, bit 2 = .sync_restrict.
+void exec_fence(Exec &x, const Inst &in, uint32_t m) {
+  if (!x.obs)
+    return;
+  SyncEvent e;
+  e.kind = SyncKind::Fence;
+  e.pc = x.pc;
+  e.cta = x.cta->linear;
+  e.warp = x.warp->index;
+  e.lanes = m;
+  e.order = order_of(in);
+  e.scope = scope_of(in);
+  e.count = in.flags;
+  x.obs->on_sync(e);
+}
+
+MemScope scope_named(const std::string &s) {
+  return s == "cta"       ? MemScope::Cta
+         : s == "cluster" ? MemScope::Cluster
+         : s == "gpu"     ? MemScope::Gpu
+         : s == "sys"     ? MemScope::Sys
+                          : MemScope::None;
+}
+
+MemOrder order_named(const std::string &s, MemOrder dflt) {
+  return s == "sc"        ? MemOrder::Sc
+         : s == "acq_rel" ? MemOrder::AcqRel
+         : s == "acquire" ? MemOrder::Acquire
+         : s == "release" ? MemOrder::Release
+                          : dflt;
+}
+
 bool compile_fence(Compiler &c, const ptx::Instruction &in) {
   Mods mods(in.modifiers);
   bool membar = in.opcode == "membar";
   bool proxy = mods.take("proxy");
   bool tensormap = false;
+  uint8_t flags = 0;
+  // fence without .sem is .acq_rel; membar is fence.sc (seed 003: "On
+  // sm_70 and higher membar is a synonym for fence.sc", levels cta, gl,
+  // sys = scopes cta, gpu, sys).
+  MemOrder order = membar ? MemOrder::Sc : MemOrder::AcqRel;
+  MemScope scope = MemScope::None;
   if (proxy) {
+    flags |= 1;
     std::string kind = mods.take_any(
         {"alias", "async", "async::generic", "tensormap::generic"});
     if (kind.empty()) {
@@ -452,29 +614,42 @@ bool compile_fence(Compiler &c, const ptx::Instruction &in) {
     if (kind == "async")
       mods.take_any({"global", "shared::cta", "shared::cluster"});
     if (kind == "async::generic" || tensormap) {
-      mods.take_any({"acquire", "release"});
-      mods.take_any(
-          {"sync_restrict::shared::cluster", "sync_restrict::shared::cta"});
-      mods.take_any({"cta", "cluster", "gpu", "sys"});
+      order = order_named(mods.take_any({"acquire", "release"}), order);
+      if (!mods.take_any({"sync_restrict::shared::cluster",
+                          "sync_restrict::shared::cta"})
+               .empty())
+        flags |= 4;
+      scope = scope_named(mods.take_any({"cta", "cluster", "gpu", "sys"}));
     }
   } else if (membar) {
-    if (mods.take_any({"cta", "gl", "sys"}).empty()) {
+    std::string level = mods.take_any({"cta", "gl", "sys"});
+    if (level.empty()) {
       c.error(in.loc, fmt::format("'{}' needs a level (.cta, .gl or .sys)",
                                   c.text_of(in)));
       return true;
     }
+    scope = level == "cta"  ? MemScope::Cta
+            : level == "gl" ? MemScope::Gpu
+                            : MemScope::Sys;
   } else {
-    mods.take("mbarrier_init");
-    mods.take_any({"sc", "acq_rel", "acquire", "release"});
-    mods.take_any(
-        {"sync_restrict::shared::cluster", "sync_restrict::shared::cta"});
-    mods.take_any({"cta", "cluster", "gpu", "sys"});
+    if (mods.take("mbarrier_init"))
+      flags |= 2;
+    order = order_named(mods.take_any({"sc", "acq_rel", "acquire", "release"}),
+                        order);
+    if (!mods.take_any({"sync_restrict::shared::cluster",
+                        "sync_restrict::shared::cta"})
+             .empty())
+      flags |= 4;
+    scope = scope_named(mods.take_any({"cta", "cluster", "gpu", "sys"}));
   }
   if (!c.finish(mods))
     return true;
   if (!(tensormap && in.operands.size() == 2) && !c.expect_operands(0))
     return true;
-  c.emit(&exec_nop);
+  Inst &i = c.emit(&exec_fence);
+  i.flags = flags;
+  i.order = uint8_t(order);
+  i.scope = uint8_t(scope);
   return true;
 }
 
@@ -497,14 +672,19 @@ bool flush_async(Exec &x, Cta &c, uint32_t &warp, uint32_t &pc) {
   // issue order suffices.
   for (size_t k = 0; k < q.size() && ok; ++k) {
     const AsyncOp &op = q[k];
-    perform(op);
+    perform(x, c, op);
+    completed(x, c, op);
     if (op.what != AsyncOp::What::ArriveOn && op.what != AsyncOp::What::BulkTx)
       continue;
     SharedTarget t{op.mbar_cta, op.mbar_off};
     const std::string &what = x.prog->code_text[op.pc];
-    ok = op.what == AsyncOp::What::ArriveOn
-             ? mbar_arrive(x, t, 1, 0, false, false, op.lane, what, nullptr)
-             : mbar_complete_tx(x, t, op.size, op.lane, what);
+    if (op.what == AsyncOp::What::ArriveOn) {
+      MbarArrival a; // .release.cta (the copies' writes become visible)
+      a.async = &op;
+      ok = mbar_arrive(x, t, a, op.lane, what, nullptr);
+    } else {
+      ok = mbar_complete_tx(x, t, op.size, op.lane, what, &op);
+    }
     if (!ok) {
       warp = op.warp;
       pc = op.pc;

@@ -2,7 +2,8 @@
 // barrier{.cta} form is lowered onto BCU words (lower.cpp, through the ISA
 // library's assembler); the words are decoded again here and turned into
 // the barrier unit's instructions (bcu::from_decoded), so the engine runs
-// what the encoding says. The run-time side is in run.cpp (Kind::CtaBarrier).
+// what the encoding says. The run-time side is in sync_cta.cpp
+// (Kind::CtaBarrier).
 #include <fmt/format.h>
 
 #include "bcusim/bcu/instr.h"

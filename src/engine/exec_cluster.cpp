@@ -1,5 +1,5 @@
 // Cluster instructions (docs/clusters.md): barrier.cluster.arrive / .wait
-// (their run-time behaviour is in the scheduler, run.cpp, Kind::Cluster*),
+// (their run-time behaviour is in sync_warp.cpp, Kind::Cluster*),
 // mapa and getctarank (distributed shared memory, address map in
 // cluster_addr.h), and griddepcontrol (Kind::GridDepWait; launches of one
 // `bcusim run` execute in order, see docs/clusters.md "griddepcontrol").
@@ -10,7 +10,9 @@
 
 namespace bcusim::engine::detail {
 
-void ClusterState::reset(uint32_t nctas, uint32_t threads_per_cta) {
+void ClusterState::reset(const Program &program, uint32_t nctas,
+                         uint32_t threads_per_cta) {
+  prog = &program;
   ctas.assign(nctas, nullptr);
   phase = 0;
   arrived = 0;
@@ -40,25 +42,56 @@ bool resolve_shared_cluster(const Cta &self, uint64_t addr, SharedTarget &out) {
   return true;
 }
 
-void cluster_complete_phase(ClusterState &cl) {
-  ++cl.phase;
+void cluster_complete_phase(ClusterState &cl, Observer *obs) {
+  const uint64_t completed = cl.phase++;
   cl.arrived = 0;
   cl.pending = cl.live;
+  // Arrivals of the completed phase are now due for their wait.
   for (auto &v : cl.has_arrived)
-    std::fill(v.begin(), v.end(), uint8_t(0));
+    for (auto &t : v)
+      if (t & ClusterState::kArrived)
+        t = ClusterState::kWaitDue;
+  const uint64_t first = cl.ctas[0] ? cl.ctas[0]->linear : 0;
+  if (obs) {
+    SyncEvent e;
+    e.kind = SyncKind::ClusterComplete;
+    e.cluster = first;
+    e.cta = first;
+    e.phase = completed;
+    obs->on_sync(e);
+  }
   for (Cta *c : cl.ctas) {
     if (!c)
       continue;
+    auto &arr = cl.has_arrived[c->cluster_rank];
     for (auto &w : c->warps)
       for (auto &p : w.paths)
         if (p.state == PathState::BlockedCluster) {
+          // The waiters pass: their arrival's phase completed.
+          for_lanes(p.mask, [&](uint32_t l) {
+            arr[w.index * kWarpSize + l] &= uint8_t(~ClusterState::kWaitDue);
+          });
+          if (obs) {
+            SyncEvent e;
+            e.kind = SyncKind::ClusterResume;
+            e.cta = c->linear;
+            e.warp = w.index;
+            e.lanes = p.mask;
+            e.pc = p.pc;
+            e.cluster = first;
+            e.phase = completed;
+            e.order = MemOrder(cl.prog->code[p.pc].order);
+            e.scope = MemScope::Cluster;
+            obs->on_sync(e);
+          }
           p.state = PathState::Ready;
           ++p.pc;
         }
   }
 }
 
-void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes) {
+void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes,
+                            Observer *obs) {
   ClusterState *cl = c.cluster;
   if (!cl)
     return;
@@ -66,14 +99,14 @@ void cluster_threads_exited(Cta &c, const Warp &w, uint32_t lanes) {
   for_lanes(lanes, [&](uint32_t l) {
     uint32_t t = w.index * kWarpSize + l;
     --cl->live;
-    if (!arr[t])
+    if (!(arr[t] & ClusterState::kArrived))
       --cl->pending;
   });
   // Exited threads are not waited for (PTX: barrier.cluster.wait waits for
   // the non-exited threads); if they were the last ones missing, the phase
   // completes for those that arrived.
   if (cl->pending == 0 && cl->arrived > 0)
-    cluster_complete_phase(*cl);
+    cluster_complete_phase(*cl, obs);
 }
 
 namespace {
@@ -163,8 +196,11 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     mods.take("cluster");
     bool arrive = mods.take("arrive");
     bool wait = !arrive && mods.take("wait");
-    if (arrive)
-      mods.take_any({"release", "relaxed"});
+    // Ordering (seed 002): arrive is .release unless .relaxed; wait is
+    // .acquire.
+    MemOrder order = arrive ? MemOrder::Release : MemOrder::Acquire;
+    if (arrive && mods.take_any({"release", "relaxed"}) == "relaxed")
+      order = MemOrder::Relaxed;
     else if (wait)
       mods.take("acquire");
     bool aligned = mods.take("aligned");
@@ -177,6 +213,8 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     Inst &i =
         c.emit(&exec_nop, arrive ? Kind::ClusterArrive : Kind::ClusterWait);
     i.flags = aligned ? 1 : 0;
+    i.order = uint8_t(order);
+    i.scope = uint8_t(MemScope::Cluster);
     return true;
   }
   if (op == "mapa" || op == "getctarank") {

@@ -4,7 +4,7 @@
 // exec_barrier.cpp, clusters / elect / griddepcontrol to exec_cluster.cpp,
 // mbarrier / cp.async / fence / membar to exec_mbarrier.cpp and
 // exec_async.cpp.
-// Their run-time behaviour lives in the scheduler (run.cpp).
+// Their run-time behaviour lives in the scheduler (worker.h).
 #include <algorithm>
 #include <fmt/format.h>
 

@@ -10,6 +10,7 @@
 
 #include "compile.h"
 #include "mbarrier.h"
+#include "observe.h"
 
 namespace bcusim::engine::detail {
 
@@ -29,9 +30,40 @@ uint64_t load_word(const SharedTarget &t) {
   std::memcpy(&s, t.cta->shared.data() + t.off, 8);
   return s;
 }
-void store_word(const SharedTarget &t, uint64_t s) {
+
+// The object as the observer names it.
+Resolved object_of(const SharedTarget &t) {
+  return Resolved{StateSpace::Shared, t.cta->linear, t.off, false};
+}
+
+// An mbarrier synchronization event about object `t` by `lane` of the
+// executing warp (or, for async arrivals, on behalf of `op`'s issuer).
+SyncEvent mbar_event(const Exec &x, SyncKind k, const SharedTarget &t,
+                     uint32_t lane) {
+  SyncEvent e;
+  e.kind = k;
+  e.pc = x.pc;
+  e.cta = x.cta->linear;
+  e.warp = x.warp ? x.warp->index : 0;
+  e.lanes = 1u << lane;
+  e.object_owner = t.cta->linear;
+  e.object_offset = t.off;
+  return e;
+}
+
+// The object's phase as a full count (the state word keeps it modulo 8):
+// what the observer's events carry.
+uint64_t &full_phase(const SharedTarget &t) {
+  auto &v = t.cta->mbar.phases;
+  if (v.size() < t.cta->shared.size() / 8 + 1)
+    v.resize(t.cta->shared.size() / 8 + 1, 0);
+  return v[t.off / 8];
+}
+
+void store_word(Exec &x, const SharedTarget &t, uint64_t s) {
   std::memcpy(t.cta->shared.data() + t.off, &s, 8);
   ++t.cta->mbar.events;
+  ++x.progress;
 }
 
 uint8_t &init_slot(Cta &c, uint64_t off) {
@@ -77,6 +109,17 @@ bool misuse(Exec &x, const SharedTarget &t, uint32_t lane,
   return false;
 }
 
+// Misuse the engine survives: under --warn-only a warning and the
+// operation goes on (true); otherwise the misuse error (false).
+bool survive(Exec &x, const SharedTarget &t, uint32_t lane,
+             const std::string &what, const std::string &problem) {
+  if (!x.launch->warn_only)
+    return misuse(x, t, lane, what, problem);
+  x.warn(lane, fmt::format("mbarrier misuse: '{}' {}: {}", what, problem,
+                           object_text(x, t)));
+  return true;
+}
+
 // The object must have been initialized by mbarrier.init in this CTA run.
 bool check_live(Exec &x, const SharedTarget &t, uint32_t lane,
                 const std::string &what) {
@@ -91,13 +134,22 @@ bool check_live(Exec &x, const SharedTarget &t, uint32_t lane,
                       "(re-initialize it with mbarrier.init first)");
 }
 
-// Completes the current phase when no arrival and no transaction is left:
-// the phase advances, the pending count reloads with the expected count.
-uint64_t settle(uint64_t s) {
-  if (mbar::pending(s) == 0 && mbar::tx(s) == 0 && mbar::expected(s) != 0)
-    return mbar::make(mbar::phase(s) + 1, mbar::expected(s), mbar::expected(s),
-                      0);
-  return s;
+// Stores `s`, completing the current phase first when no arrival and no
+// transaction is left: the phase advances, the pending count reloads with
+// the expected count (seed 002).
+void settle_store(Exec &x, const SharedTarget &t, uint64_t s) {
+  if (mbar::pending(s) == 0 && mbar::tx(s) == 0 && mbar::expected(s) != 0) {
+    uint64_t &phase = full_phase(t);
+    if (x.obs) {
+      SyncEvent e = mbar_event(x, SyncKind::MbarPhaseComplete, t, 0);
+      e.lanes = 0;
+      e.phase = phase;
+      x.obs->on_sync(e);
+    }
+    ++phase;
+    s = mbar::make(mbar::phase(s) + 1, mbar::expected(s), mbar::expected(s), 0);
+  }
+  store_word(x, t, s);
 }
 
 std::string text_at(const Exec &x, const Inst &in) {
@@ -124,15 +176,11 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
     if (!mbar_locate(x, lane_addr(x, in, l), in.n, l, t))
       return;
     uint64_t arg = in.a[2] == kNone ? 1 : x.s(in.a[2])[l];
+    observe_one(x, x.pc, x.cta->linear, x.warp->index, l, AccessType::Atomic, 8,
+                object_of(t), AtomicOp::Mbarrier, order_of(in), scope_of(in));
     switch (op) {
     case MbarOp::Init: {
       uint8_t &slot = init_slot(*t.cta, t.off);
-      if (slot == MbarCtaState::Live) {
-        misuse(x, t, l, what,
-               "re-initializes a live mbarrier object without mbarrier.inval "
-               "(PTX: mbarrier.inval must precede re-initialization)");
-        return;
-      }
       uint32_t count = uint32_t(arg);
       if (count < 1 || count > kMaxCount || (arg >> 32) != 0) {
         misuse(x, t, l, what,
@@ -140,8 +188,34 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
                            kMaxCount));
         return;
       }
+      if (slot == MbarCtaState::Live) {
+        uint64_t s = load_word(t);
+        // The same count again before any arrival or transaction leaves
+        // the object as it is (NVIDIA's samples let every thread
+        // initialize): a warning. Anything else changes the state.
+        bool same = full_phase(t) == 0 && mbar::phase(s) == 0 &&
+                    mbar::pending(s) == count && mbar::expected(s) == count &&
+                    mbar::tx(s) == 0;
+        std::string problem =
+            "re-initializes a live mbarrier object without mbarrier.inval "
+            "(PTX: mbarrier.inval must precede re-initialization)";
+        if (same) {
+          x.warn(l, fmt::format("mbarrier misuse: '{}' {}; harmless here: the "
+                                "object has the same count and no arrival "
+                                "yet: {}",
+                                what, problem, object_text(x, t)));
+        } else if (!survive(x, t, l, what, problem)) {
+          return;
+        }
+      }
       slot = MbarCtaState::Live;
-      store_word(t, mbar::make(0, count, count, 0));
+      full_phase(t) = 0;
+      if (x.obs) {
+        SyncEvent e = mbar_event(x, SyncKind::MbarInit, t, l);
+        e.count = count;
+        x.obs->on_sync(e);
+      }
+      store_word(x, t, mbar::make(0, count, count, 0));
       return;
     }
     case MbarOp::Inval:
@@ -149,6 +223,8 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
         return;
       init_slot(*t.cta, t.off) = MbarCtaState::Invalidated;
       ++t.cta->mbar.events;
+      if (x.obs)
+        x.obs->on_sync(mbar_event(x, SyncKind::MbarInval, t, l));
       return;
     case MbarOp::Arrive: {
       uint32_t count = 1;
@@ -163,9 +239,15 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
                            kMaxCount));
         return;
       }
+      MbarArrival a;
+      a.count = count;
+      a.tx = tx;
+      a.drop = in.flags & kMbarDrop;
+      a.no_complete = in.flags & kMbarNoComplete;
+      a.order = order_of(in);
+      a.scope = scope_of(in);
       uint64_t token = 0;
-      if (!mbar_arrive(x, t, count, tx, in.flags & kMbarDrop,
-                       in.flags & kMbarNoComplete, l, what, &token))
+      if (!mbar_arrive(x, t, a, l, what, &token))
         return;
       x.s(in.a[1])[l] = token;
       return;
@@ -181,12 +263,19 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
                            mbar::kTxMax));
         return;
       }
-      store_word(t, mbar::make(mbar::phase(s), mbar::pending(s),
-                               mbar::expected(s), v));
+      if (x.obs) {
+        SyncEvent e = mbar_event(x, SyncKind::MbarExpectTx, t, l);
+        e.tx = int64_t(arg);
+        e.phase = full_phase(t);
+        x.obs->on_sync(e);
+      }
+      settle_store(
+          x, t,
+          mbar::make(mbar::phase(s), mbar::pending(s), mbar::expected(s), v));
       return;
     }
     case MbarOp::CompleteTx:
-      mbar_complete_tx(x, t, arg, l, what);
+      mbar_complete_tx(x, t, arg, l, what, 0);
       return;
     default:
       return;
@@ -237,60 +326,105 @@ bool mbar_locate(Exec &x, uint64_t addr, uint8_t space, uint32_t lane,
   return true;
 }
 
-bool mbar_arrive(Exec &x, const SharedTarget &t, uint32_t count, uint64_t tx,
-                 bool drop, bool no_complete, uint32_t lane,
-                 const std::string &what, uint64_t *token) {
+bool mbar_arrive(Exec &x, const SharedTarget &t, const MbarArrival &a,
+                 uint32_t lane, const std::string &what, uint64_t *token) {
   if (!check_live(x, t, lane, what))
     return false;
   uint64_t s = load_word(t);
   uint32_t pending = mbar::pending(s), expected = mbar::expected(s);
   int64_t txc = mbar::tx(s);
-  if (tx) {
-    if (tx > uint64_t(mbar::kTxMax) || txc + int64_t(tx) > mbar::kTxMax)
+  uint32_t count = a.count;
+  if (a.tx) {
+    if (a.tx > uint64_t(mbar::kTxMax) || txc + int64_t(a.tx) > mbar::kTxMax)
       return misuse(x, t, lane, what,
                     fmt::format("raises the tx-count by {} beyond its limit {}",
-                                tx, mbar::kTxMax));
-    txc += int64_t(tx);
+                                a.tx, mbar::kTxMax));
+    txc += int64_t(a.tx);
   }
   if (count == 0)
     return misuse(x, t, lane, what, "arrives with count 0 (must be >= 1)");
-  if (count > pending)
-    return misuse(
-        x, t, lane, what,
+  if (count > pending) {
+    std::string problem =
         fmt::format("arrives with count {} but only {} arrival{} pending in "
                     "the current phase (over-arrival)",
-                    count, pending, pending == 1 ? " is" : "s are"));
-  if (drop && count > expected)
+                    count, pending, pending == 1 ? " is" : "s are");
+    // --warn-only: the arrival counts what is pending (the phase completes).
+    if (pending == 0 || !survive(x, t, lane, what, problem))
+      return pending == 0 ? misuse(x, t, lane, what, problem) : false;
+    count = pending;
+  }
+  if (a.drop && count > expected)
     return misuse(
         x, t, lane, what,
         fmt::format("drops {} from an expected count of {}", count, expected));
+  const uint32_t before = pending;
   pending -= count;
-  if (drop)
+  if (a.drop)
     expected -= count;
-  if (no_complete && pending == 0 && txc == 0)
-    return misuse(x, t, lane, what,
-                  "is a .noComplete arrival that completes the current phase "
-                  "(PTX: undefined behaviour)");
+  if (a.no_complete && pending == 0 && txc == 0 &&
+      !survive(x, t, lane, what,
+               "is a .noComplete arrival that completes the current phase "
+               "(PTX: undefined behaviour)"))
+    return false;
+  // The token: the phase the arrival belongs to and the pending count prior
+  // to it (PTX ISA 9.0 mbarrier.pending_count).
   if (token)
-    *token = mbar::token(mbar::phase(s), pending);
-  store_word(t, settle(mbar::make(mbar::phase(s), pending, expected, txc)));
+    *token = mbar::token(mbar::phase(s), before);
+  if (x.obs) {
+    SyncEvent e;
+    if (a.async) {
+      e.kind = SyncKind::MbarArrive;
+      e.pc = a.async->pc;
+      e.cta = x.cta->linear;
+      e.warp = a.async->warp;
+      e.lanes = 1u << a.async->lane;
+      e.object_owner = t.cta->linear;
+      e.object_offset = t.off;
+      e.async_id = a.async->async_id;
+    } else {
+      e = mbar_event(x, SyncKind::MbarArrive, t, lane);
+    }
+    e.count = count;
+    e.tx = int64_t(a.tx);
+    e.order = a.order;
+    e.scope = a.scope;
+    e.phase = full_phase(t);
+    x.obs->on_sync(e);
+  }
+  settle_store(x, t, mbar::make(mbar::phase(s), pending, expected, txc));
   return true;
 }
 
 bool mbar_complete_tx(Exec &x, const SharedTarget &t, uint64_t bytes,
-                      uint32_t lane, const std::string &what) {
+                      uint32_t lane, const std::string &what,
+                      const AsyncOp *async) {
   if (!check_live(x, t, lane, what))
     return false;
   uint64_t s = load_word(t);
   int64_t v = mbar::tx(s) - int64_t(bytes);
-  if (bytes > uint64_t(mbar::kTxMax) || v < 0)
+  // The tx-count is signed: a transfer may complete before its expect_tx
+  // (docs/mbarrier.md "Decisions"); only its range is a rule.
+  if (bytes > uint64_t(mbar::kTxMax) || v < -mbar::kTxMax)
     return misuse(x, t, lane, what,
                   fmt::format("completes {} bytes of transactions, which "
-                              "makes the tx-count negative ({} - {} = {})",
+                              "takes the tx-count below its range ({} - {} "
+                              "= {} < -{})",
                               bytes, mbar::tx(s), bytes,
-                              mbar::tx(s) - int64_t(bytes)));
-  store_word(t, settle(mbar::make(mbar::phase(s), mbar::pending(s),
-                                  mbar::expected(s), v)));
+                              mbar::tx(s) - int64_t(bytes), mbar::kTxMax));
+  if (x.obs) {
+    SyncEvent e = mbar_event(x, SyncKind::MbarCompleteTx, t, lane);
+    if (async) {
+      e.pc = async->pc;
+      e.warp = async->warp;
+      e.lanes = 1u << async->lane;
+      e.async_id = async->async_id;
+    }
+    e.tx = int64_t(bytes);
+    e.phase = full_phase(t);
+    x.obs->on_sync(e);
+  }
+  settle_store(
+      x, t, mbar::make(mbar::phase(s), mbar::pending(s), mbar::expected(s), v));
   return true;
 }
 
@@ -301,8 +435,9 @@ bool mbar_add_pending(Exec &x, const SharedTarget &t, uint32_t lane,
   uint64_t s = load_word(t);
   if (mbar::pending(s) >= kMaxCount)
     return misuse(x, t, lane, what, "overflows the pending arrival count");
-  store_word(t, mbar::make(mbar::phase(s), mbar::pending(s) + 1,
-                           mbar::expected(s), mbar::tx(s)));
+  store_word(x, t,
+             mbar::make(mbar::phase(s), mbar::pending(s) + 1, mbar::expected(s),
+                        mbar::tx(s)));
   return true;
 }
 
@@ -347,8 +482,19 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
       }
       complete = d == 1;
     }
-    if (complete)
+    observe_one(x, x.pc, x.cta->linear, x.warp->index, l, AccessType::Atomic, 8,
+                object_of(t), AtomicOp::Mbarrier, order_of(in), scope_of(in));
+    if (complete) {
       done |= 1u << l;
+      if (x.obs) {
+        // The phase observed complete: the one before the current phase.
+        SyncEvent e = mbar_event(x, SyncKind::MbarWaitDone, t, l);
+        e.phase = full_phase(t) - 1;
+        e.order = order_of(in);
+        e.scope = scope_of(in);
+        x.obs->on_sync(e);
+      }
+    }
     const uint8_t *wp = t.cta->shared.data() + t.off;
     if (word && word != wp)
       one_object = false;
@@ -424,19 +570,26 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
     flags |= kMbarNoComplete;
   if (is_wait && mods.take("parity"))
     flags |= kMbarParity;
-  // Memory-ordering qualifiers: the engine is sequentially consistent per
-  // CTA (docs/memory-model.md), so they are accepted and need no action.
+  // Memory-ordering qualifiers (seed 002): arrive is .release and waits
+  // are .acquire unless .relaxed; the scope is .cta unless .cluster.
+  // Nothing to do for them in a sequentially consistent engine
+  // (docs/memory-model.md); the observer's race checker uses them.
+  MemOrder order = MemOrder::Relaxed;
   if (is_arrive)
-    mods.take_any({"release", "relaxed"});
+    order = mods.take_any({"release", "relaxed"}) == "relaxed"
+                ? MemOrder::Relaxed
+                : MemOrder::Release;
   else if (is_wait)
-    mods.take_any({"acquire", "relaxed"});
+    order = mods.take_any({"acquire", "relaxed"}) == "relaxed"
+                ? MemOrder::Relaxed
+                : MemOrder::Acquire;
   else if (op == MbarOp::ExpectTx || op == MbarOp::CompleteTx)
     mods.take("relaxed");
-  bool cluster_scope = false;
+  MemScope scope = MemScope::Cta;
   if (is_arrive || is_wait || op == MbarOp::ExpectTx ||
       op == MbarOp::CompleteTx)
-    cluster_scope = mods.take_any({"cta", "cluster"}) == "cluster";
-  (void)cluster_scope;
+    if (mods.take_any({"cta", "cluster"}) == "cluster")
+      scope = MemScope::Cluster;
   std::string sp = mods.take_any({"shared", "shared::cta", "shared::cluster"});
   bool remote_ok =
       is_arrive || op == MbarOp::ExpectTx || op == MbarOp::CompleteTx;
@@ -554,6 +707,8 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
   i.a[1] = dst;
   i.a[2] = arg;
   i.a[3] = hint;
+  i.order = uint8_t(order);
+  i.scope = uint8_t(scope);
   return true;
 }
 

@@ -14,6 +14,7 @@
 
 #include "cluster_addr.h"
 #include "compile.h"
+#include "observe.h"
 
 namespace bcusim::engine::detail {
 
@@ -282,6 +283,19 @@ template <MemSpace S, uint32_t B>
 void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
+  if (x.obs) [[unlikely]] {
+    AccessBatch batch(x, in, AccessType::Read, total);
+    if (warp_fast<S, B>(x, base, in.imm, m, n))
+      batch.add_global(m, base, in.imm);
+    else
+      for_lanes(m, [&](uint32_t l) {
+        uint64_t addr = base[l] + uint64_t(in.imm);
+        if (!(addr & (total - 1)) && xlate<S>(x, addr, total, false, l))
+          batch.add(l, S, addr);
+      });
+    x.faulted = false; // the access itself (below) reports faults
+    batch.emit();
+  }
   if (warp_fast<S, B>(x, base, in.imm, m, n)) {
     uint64_t *d = x.s(in.a[1]);
     const uint8_t *hb = x.g_data;
@@ -326,6 +340,20 @@ template <MemSpace S, uint32_t B>
 void exec_st(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
+  ++x.progress;
+  if (x.obs) [[unlikely]] {
+    AccessBatch batch(x, in, AccessType::Write, total);
+    if (warp_fast<S, B>(x, base, in.imm, m, n))
+      batch.add_global(m, base, in.imm);
+    else
+      for_lanes(m, [&](uint32_t l) {
+        uint64_t addr = base[l] + uint64_t(in.imm);
+        if (!(addr & (total - 1)) && xlate<S>(x, addr, total, true, l))
+          batch.add(l, S, addr);
+      });
+    x.faulted = false; // the access itself (below) reports faults
+    batch.emit();
+  }
   if (warp_fast<S, B>(x, base, in.imm, m, n)) {
     const uint64_t *v = x.s(in.a[1]);
     uint8_t *hb = x.g_data;
@@ -408,6 +436,9 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *c = in.a[3] != kNone ? x.s(in.a[3]) : nullptr;
   uint64_t *d = in.a[0] != kNone ? x.s(in.a[0]) : nullptr;
   MemSpace sp = MemSpace(in.flags);
+  ++x.progress;
+  AccessBatch batch(x, in, AccessType::Atomic, sizeof(T),
+                    AtomicOp(uint32_t(AtomicOp::Add) + in.aux));
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
@@ -419,6 +450,7 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
     uint8_t *p = x.translate(sp, addr, sizeof(T), true, l);
     if (!p)
       return;
+    batch.add(l, sp, addr);
     std::atomic_ref<I> ref(*reinterpret_cast<I *>(p));
     T vb = as<T>(b[l]);
     I old = ref.load();
@@ -470,24 +502,44 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
     if (d)
       d[l] = bits(std::bit_cast<T>(old));
   });
+  batch.emit();
+}
+
+// The memory-consistency qualifiers of ld / st / atom / red, kept on the
+// instruction for the observer (docs/observer.md): they change nothing in
+// a sequentially consistent engine (docs/memory-model.md), but the race
+// checker decides synchronization by them. Defaults (PTX ISA "Memory
+// Consistency Model"): ld/st without .sem are weak; atom/red without .sem
+// are .relaxed, and without a scope .gpu.
+void take_order(Mods &mods, bool atomic, uint8_t &order, uint8_t &scope) {
+  std::string sem = mods.take_any(
+      {"weak", "volatile", "relaxed", "acquire", "release", "acq_rel", "sc"});
+  std::string sc = mods.take_any({"cta", "cluster", "gpu", "sys"});
+  MemOrder o = sem == "volatile"  ? MemOrder::Volatile
+               : sem == "relaxed" ? MemOrder::Relaxed
+               : sem == "acquire" ? MemOrder::Acquire
+               : sem == "release" ? MemOrder::Release
+               : sem == "acq_rel" ? MemOrder::AcqRel
+               : sem == "sc"      ? MemOrder::Sc
+               : atomic           ? MemOrder::Relaxed
+                                  : MemOrder::Weak;
+  MemScope s = sc == "cta"       ? MemScope::Cta
+               : sc == "cluster" ? MemScope::Cluster
+               : sc == "gpu"     ? MemScope::Gpu
+               : sc == "sys"     ? MemScope::Sys
+               : o == MemOrder::Volatile
+                   ? MemScope::Sys // sm_70+: .volatile = .relaxed.sys
+               : o == MemOrder::Weak ? MemScope::None
+                                     : MemScope::Gpu;
+  order = uint8_t(o);
+  scope = uint8_t(s);
 }
 
 bool take_ignored(Mods &mods) {
-  // Ordering, scope and cache qualifiers: no effect on a sequentially
-  // consistent engine (docs/engine.md "Memory"); they are accepted.
+  // Cache qualifiers: no effect on this engine (docs/engine.md "Memory");
+  // they are accepted.
   static const std::initializer_list<std::string_view> ignored = {
-      "weak",
-      "volatile",
-      "relaxed",
-      "acquire",
-      "release",
-      "acq_rel",
-      "sc",
       "mmio",
-      "cta",
-      "gpu",
-      "sys",
-      "cluster",
       "nc",
       "ca",
       "cg",
@@ -544,6 +596,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
                    : sp == "local"              ? MemSpace::Local
                    : sp.rfind("param", 0) == 0  ? MemSpace::KParam
                                                 : MemSpace::Const;
+  uint8_t order = 0, scope = 0;
+  take_order(mods, is_atom, order, scope);
   take_ignored(mods);
   if (is_atom) {
     static const char *const names[] = {"add", "min", "max", "inc",  "dec",
@@ -621,6 +675,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     i.aux = uint32_t(aop);
     i.flags = uint8_t(addr.space);
     i.imm = addr.off;
+    i.order = order;
+    i.scope = scope;
     return true;
   }
   uint32_t n = 1;
@@ -677,6 +733,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   i.n = uint8_t(n);
   i.imm = addr.off;
   i.flags = (is_ld && t->is_signed()) ? 1 : 0;
+  i.order = order;
+  i.scope = scope;
   return true;
 }
 

@@ -205,6 +205,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     uint32_t d = dop.kind == K::Sink ? kNone : c.dst(dop);
     uint32_t p = pop.kind == K::Sink ? kNone : c.pdst(pop);
     Inst &i = c.emit(&exec_elect, Kind::WarpSyncMember);
+    i.aux = 1; // elect (bar.warp.sync has 0): the observer's Elect event
     i.a[0] = d;
     i.a[1] = p;
     i.member = mem;

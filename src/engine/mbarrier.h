@@ -1,6 +1,7 @@
 // mbarrier operations shared by the mbarrier instructions
 // (exec_mbarrier.cpp), the asynchronous copies that arrive on or complete
-// transactions of an mbarrier (exec_async.cpp) and the scheduler (run.cpp).
+// transactions of an mbarrier (exec_async.cpp) and the scheduler
+// (warp_step.cpp, scheduler.cpp).
 // docs/mbarrier.md describes the state machine and its diagnostics.
 #pragma once
 
@@ -34,15 +35,26 @@ enum : uint8_t { kAddrSharedCta = 0, kAddrGeneric = 1, kAddrSharedCluster = 2 };
 bool mbar_locate(Exec &x, uint64_t addr, uint8_t space, uint32_t lane,
                  SharedTarget &t);
 
-// An arrive-on of `count` (and tx-count += tx first) on the object at `t`.
-// `what` names the instruction in diagnostics. Returns false (fault set in
-// `x`) on misuse.
-bool mbar_arrive(Exec &x, const SharedTarget &t, uint32_t count, uint64_t tx,
-                 bool drop, bool no_complete, uint32_t lane,
-                 const std::string &what, uint64_t *token);
-// tx-count -= bytes (complete_tx); the phase completes when nothing is left.
+// One arrive-on (mbarrier.arrive and its forms, or the arrive-on of a
+// cp.async.mbarrier.arrive performed by the async proxy: `async`).
+struct MbarArrival {
+  uint32_t count = 1;
+  uint64_t tx = 0; // .expect_tx: tx-count += tx first
+  bool drop = false, no_complete = false;
+  MemOrder order = MemOrder::Release;
+  MemScope scope = MemScope::Cta;
+  const AsyncOp *async = nullptr;
+};
+// An arrive-on of `a` on the object at `t` by lane `lane`. `what` names the
+// instruction in diagnostics. Returns false (fault set in `x`) on misuse;
+// `token` receives the state token.
+bool mbar_arrive(Exec &x, const SharedTarget &t, const MbarArrival &a,
+                 uint32_t lane, const std::string &what, uint64_t *token);
+// tx-count -= bytes (complete_tx, or the completion of the bulk copy
+// `async`); the phase completes when nothing is left.
 bool mbar_complete_tx(Exec &x, const SharedTarget &t, uint64_t bytes,
-                      uint32_t lane, const std::string &what);
+                      uint32_t lane, const std::string &what,
+                      const AsyncOp *async);
 // pending count += 1 (cp.async.mbarrier.arrive without .noinc).
 bool mbar_add_pending(Exec &x, const SharedTarget &t, uint32_t lane,
                       const std::string &what);

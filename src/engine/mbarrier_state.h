@@ -68,6 +68,12 @@ struct AsyncOp {
   Cta *mbar_cta = nullptr; // mbarrier owner (ArriveOn, BulkTx)
   uint32_t mbar_off = 0;
   uint32_t pc = 0, warp = 0, lane = 0; // the issuing instruction
+  // For the observer: the issuing thread's number for this operation (in
+  // issue order) and where the copy reads and writes (observer.h terms:
+  // space 0 global / 1 shared, owner CTA, address in the space).
+  uint64_t async_id = 0;
+  uint8_t src_space = 0, dst_space = 0;
+  uint64_t src_owner = 0, dst_owner = 0, src_addr = 0, dst_addr = 0;
 };
 
 struct MbarCtaState {
@@ -78,11 +84,16 @@ struct MbarCtaState {
   // Per thread: cp.async groups committed, bulk groups committed (allocated
   // on first use).
   std::vector<uint32_t> cp_groups, bulk_groups;
+  // Per thread: asynchronous operations issued (AsyncOp::async_id).
+  std::vector<uint64_t> async_seq;
+  // Per 8-byte slot: the full phase number of an mbarrier object (its
+  // state word keeps it modulo 8); the observer's events carry it.
+  std::vector<uint64_t> phases;
   // Counts every mbarrier state change, so that the scheduler can tell a
-  // wait that can still complete from one that cannot (run.cpp).
+  // wait that can still complete from one that cannot (scheduler.cpp).
   uint64_t events = 0;
   // Rounds in which the scheduler woke suspended waits because nothing else
-  // could run, since `events` last changed (run.cpp wake_mbar_waits).
+  // could run, since `events` last changed (scheduler.cpp wake_mbar_waits).
   uint64_t idle_events = ~0ull;
   uint32_t idle_rounds = 0;
 
@@ -91,6 +102,8 @@ struct MbarCtaState {
     pending.clear();
     cp_groups.clear();
     bulk_groups.clear();
+    async_seq.clear();
+    phases.clear();
     events = 0;
     idle_events = ~0ull;
     idle_rounds = 0;

@@ -78,6 +78,7 @@ std::string_view name_of(SyncKind k) {
                                       "mbarrier-complete-tx",
                                       "mbarrier-phase-complete",
                                       "mbarrier-wait-done",
+                                      "async-issue",
                                       "async-commit",
                                       "async-wait",
                                       "async-complete",

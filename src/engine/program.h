@@ -21,6 +21,7 @@
 
 #include "barrier.h"
 #include "bcusim/engine/engine.h"
+#include "bcusim/engine/observer.h"
 #include "bcusim/ptx/ast.h"
 #include "bcusim/support/diagnostics.h"
 #include "mbarrier_state.h"
@@ -89,7 +90,10 @@ struct Inst {
   uint32_t member = kNone; // WarpSync: membermask slot
   uint32_t target = 0;     // branch target pc / callee function
   uint32_t aux = 0;        // handler-specific (call site, sreg id, ...)
-  int64_t imm = 0;         // address offset / immediate
+  // Memory and synchronization instructions: the PTX ordering and scope
+  // qualifiers as written or defaulted (observer.h MemOrder / MemScope).
+  uint8_t order = 0, scope = 0;
+  int64_t imm = 0; // address offset / immediate
 };
 
 // Copies between a caller's and a callee's parameter areas (both in the
@@ -282,6 +286,8 @@ struct Launch {
   uint64_t grid_workspace = 0;
   // The launch has a prerequisite grid (programmatic dependent launch).
   bool has_prerequisite = false;
+  // --warn-only: misuse the engine survives is a warning (Exec::warn).
+  bool warn_only = false;
 };
 
 struct Cta {
@@ -324,6 +330,17 @@ struct Exec {
   uint8_t *g_data2 = nullptr;
   bool faulted = false;
   Fault fault;
+  // The launch's observer (nullptr: none; docs/observer.md) and the
+  // worker's progress counter: stores, atomics and synchronization steps
+  // bump it, so the scheduler can tell spinning from progress.
+  Observer *obs = nullptr;
+  uint64_t progress = 0;
+  // Warnings of the current instruction (lane, message): the scheduler
+  // reports each one with its location (once per instruction and message).
+  std::vector<std::pair<uint32_t, std::string>> warnings;
+  void warn(uint32_t lane, std::string message) {
+    warnings.emplace_back(lane, std::move(message));
+  }
 
   uint64_t *s(uint32_t slot) const { return r + size_t(slot) * kWarpSize; }
   uint32_t thread_of(uint32_t lane) const {

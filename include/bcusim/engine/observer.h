@@ -143,10 +143,16 @@ enum class SyncKind : uint8_t {
   MbarPhaseComplete, // phase that completed
   MbarWaitDone,      // lanes observed `phase` complete (test_wait /
                      // try_wait returned true); order (Acquire / Relaxed)
-  // cp.async groups (per thread: lanes)
-  AsyncCommit,   // bulk (0/1): committed group number `phase`
-  AsyncWait,     // bulk, lanes wait until at most `count` groups pend
-  AsyncComplete, // the copy `async_id` of warp/lane was performed (all
+  // Asynchronous copies (cp.async, cp.async.bulk) and cp.async groups, per
+  // issuing thread (`lanes` is one lane).
+  AsyncIssue,    // operation `async_id` issued: op 0 cp.async copy, 1 bulk
+                 // copy, 2 the arrive-on of cp.async.mbarrier.arrive; bulk;
+                 // phase = the group it belongs to (copies without an
+                 // mbarrier)
+  AsyncCommit,   // bulk: committed group number `phase`
+  AsyncWait,     // bulk; every operation of the thread's groups < `phase`
+                 // is complete (`count` = the N of wait_group N)
+  AsyncComplete, // operation `async_id` of warp/lane was performed (all
                  // its accesses have been reported)
   // Fences: fence / membar (order, scope; `count` bit 0 = proxy fence,
   // bit 1 = .mbarrier_init, bit 2 = sync_restrict).

@@ -91,12 +91,12 @@ TEST(Mbarrier, EveryTransitionIsVisibleInSharedMemory) {
   auto v = download<uint64_t>(d, p, 11);
   EXPECT_EQ(v[0], mb::make(0, 3, 3, 0));  // init 3
   EXPECT_EQ(v[1], mb::make(0, 2, 3, 0));  // arrive
-  EXPECT_EQ(v[2], mb::token(0, 2));       // its token
+  EXPECT_EQ(v[2], mb::token(0, 3));       // its token: pending before it
   EXPECT_EQ(v[3], mb::make(0, 0, 3, 96)); // tx keeps phase 0 open
   EXPECT_EQ(v[4], 0u);                    // test_wait: incomplete
   EXPECT_EQ(v[5], mb::make(1, 3, 3, 0));  // complete_tx completes
   EXPECT_EQ(v[6], 1u | 2u);               // token and parity 0 done
-  EXPECT_EQ(v[7], 1u);                    // pending_count
+  EXPECT_EQ(v[7], 2u);                    // pending_count (prior)
   EXPECT_EQ(v[8], mb::make(1, 1, 2, 0));  // arrive_drop: expected 2
   EXPECT_EQ(v[9], mb::make(2, 2, 2, 0));  // remote arrive completes
   EXPECT_EQ(v[10], 1u); // a store of 0 over the word: phase 0, parity 1 done
@@ -263,15 +263,19 @@ TEST(Mbarrier, MisuseIsReported) {
     const char *body, *needle;
   } cases[] = {
       {"mbarrier.arrive.shared.b64 %rd1, [bar];", "before its initialization"},
+      {"mbarrier.init.shared.b64 [bar], 1;\n mbarrier.arrive.shared.b64 "
+       "%rd1, [bar];\n mbarrier.init.shared.b64 [bar], 1;",
+       "without mbarrier.inval"},
       {"mbarrier.init.shared.b64 [bar], 1;\n mbarrier.init.shared.b64 [bar], "
-       "1;",
+       "2;",
        "without mbarrier.inval"},
       {"mbarrier.init.shared.b64 [bar], 1;\n mbarrier.arrive.shared.b64 "
        "%rd1, [bar], 2;",
        "over-arrival"},
       {"mbarrier.init.shared.b64 [bar], 1;\n "
+       "mbarrier.complete_tx.relaxed.cta.shared.b64 [bar], 1048575;\n "
        "mbarrier.complete_tx.relaxed.cta.shared.b64 [bar], 1;",
-       "tx-count negative"},
+       "below its range"},
       {"mbarrier.init.shared.b64 [bar], 1;\n "
        "mbarrier.arrive.noComplete.shared.b64 %rd1, [bar], 1;",
        ".noComplete arrival that completes"},
@@ -295,6 +299,47 @@ TEST(Mbarrier, MisuseIsReported) {
     EXPECT_NE(r.diagnostics_text().find("('bar')"), std::string::npos)
         << r.diagnostics_text();
   }
+}
+
+// Several threads initializing one untouched object with the same count
+// cannot change the outcome: a warning, once, and the run succeeds.
+TEST(Mbarrier, SameCountReinitBeforeAnyArrivalIsAWarning) {
+  auto m = load_text(ptx_module("", R"(
+  .shared .align 8 .b64 bar;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  mbarrier.init.shared.b64 [bar], 32;
+  mbarrier.arrive.shared.b64 %rd1, [bar];
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {32, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.diagnostics_text();
+  ASSERT_EQ(r.diagnostics.size(), 1u) << r.diagnostics_text();
+  EXPECT_EQ(r.diagnostics[0].severity, Severity::Warning);
+  EXPECT_NE(r.diagnostics[0].message.find("harmless here"), std::string::npos);
+}
+
+// --warn-only keeps running through survivable mbarrier misuse.
+TEST(Mbarrier, WarnOnlySurvivesOverArrival) {
+  auto m = load_text(ptx_module("", R"(
+  .shared .align 8 .b64 bar;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  mbarrier.init.shared.b64 [bar], 1;
+  mbarrier.arrive.shared.b64 %rd1, [bar], 2;
+  mbarrier.test_wait.parity.shared.b64 %p1, [bar], 0;
+  @!%p1 trap;
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  auto cfg = config({1, 1, 1}, {1, 1, 1});
+  cfg.warn_only = true;
+  auto r = d.launch(*m, "k", cfg, {});
+  EXPECT_EQ(r.status, RunStatus::Ok) << r.diagnostics_text();
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].severity, Severity::Warning);
+  EXPECT_NE(r.diagnostics[0].message.find("over-arrival"), std::string::npos);
 }
 
 } // namespace

@@ -1,0 +1,111 @@
+// Reporting memory accesses to the observer (observe.h).
+#include "observe.h"
+
+#include "cluster_addr.h"
+
+namespace bcusim::engine::detail {
+
+Resolved resolve_access(const Exec &x, MemSpace sp, uint64_t addr) {
+  Resolved r;
+  if (sp == MemSpace::Generic) {
+    r.generic = true;
+    if (addr >= kSharedWindow && addr < kConstWindow + kWindowSize) {
+      uint64_t w = (addr - kSharedWindow) >> 40;
+      uint64_t off = (addr - kSharedWindow) & ((1ull << 40) - 1);
+      static const MemSpace spaces[] = {MemSpace::Shared, MemSpace::Local,
+                                        MemSpace::KParam, MemSpace::Const};
+      Resolved in = resolve_access(x, spaces[w], off);
+      in.generic = true;
+      return in;
+    }
+    sp = MemSpace::Global;
+  }
+  switch (sp) {
+  case MemSpace::Shared: {
+    r.space = StateSpace::Shared;
+    SharedTarget t;
+    if (resolve_shared_cluster(*x.cta, addr, t) && t.cta) {
+      r.owner = t.cta->linear;
+      r.addr = t.off;
+    } else {
+      r.owner = x.cta->linear;
+      r.addr = addr;
+    }
+    break;
+  }
+  case MemSpace::Local:
+    r.space = StateSpace::Local;
+    r.owner = x.cta->linear;
+    r.addr = addr;
+    break;
+  case MemSpace::KParam:
+    r.space = StateSpace::Param;
+    r.addr = addr;
+    break;
+  case MemSpace::Const:
+    r.space = StateSpace::Const;
+    r.addr = addr;
+    break;
+  default:
+    r.space = StateSpace::Global;
+    r.addr = addr;
+    break;
+  }
+  return r;
+}
+
+void AccessBatch::emit() {
+  if (!on_ || lanes_ == 0)
+    return;
+  std::array<uint64_t, kWarpSize> addr{};
+  uint32_t left = lanes_;
+  while (left) {
+    const Resolved &first = r_[std::countr_zero(left)];
+    uint32_t group = 0;
+    for_lanes(left, [&](uint32_t l) {
+      const Resolved &q = r_[l];
+      if (q.space == first.space && q.owner == first.owner &&
+          q.generic == first.generic) {
+        group |= 1u << l;
+        addr[l] = q.addr;
+      }
+    });
+    e_.lanes = group;
+    e_.space = first.space;
+    e_.owner = first.owner;
+    e_.generic = first.generic;
+    e_.addr = addr.data();
+    x_.obs->on_access(e_);
+    left &= ~group;
+  }
+  lanes_ = 0;
+}
+
+void observe_one(Exec &x, uint32_t pc, uint64_t cta, uint32_t warp,
+                 uint32_t lane, AccessType type, uint32_t size,
+                 const Resolved &r, AtomicOp atom, MemOrder order,
+                 MemScope scope, AccessOrigin origin, uint64_t async_id) {
+  if (!x.obs)
+    return;
+  std::array<uint64_t, kWarpSize> addr{};
+  addr[lane] = r.addr;
+  AccessEvent e;
+  e.pc = pc;
+  e.cta = cta;
+  e.warp = warp;
+  e.lanes = 1u << lane;
+  e.space = r.space;
+  e.type = type;
+  e.order = order;
+  e.scope = scope;
+  e.atom = atom;
+  e.origin = origin;
+  e.generic = r.generic;
+  e.size = size;
+  e.owner = r.owner;
+  e.addr = addr.data();
+  e.async_id = async_id;
+  x.obs->on_access(e);
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,268 @@
+// Reports of a launch that cannot go on (docs/engine.md "Faults and
+// limits"): faults, deadlocks, limits, each with the kernel, instruction,
+// CTA, warp and lane, and the notes that explain it.
+#include <fmt/format.h>
+
+#include "mbarrier.h"
+#include "worker.h"
+
+namespace bcusim::engine::detail {
+
+Diagnostic Worker::where(Cta &c, Warp &w, uint32_t lane, std::string msg,
+                         uint32_t pc) {
+  Diagnostic d;
+  d.severity = Severity::Error;
+  d.loc = P.locs[pc];
+  d.message = std::move(msg);
+  const Dim3 &b = S.L.block;
+  uint32_t t = w.index * kWarpSize + lane;
+  Dim3 tid{t % b.x, t / b.x % b.y, t / (b.x * b.y)};
+  Diagnostic n;
+  n.severity = Severity::Note;
+  n.message =
+      fmt::format("in kernel '{}', CTA {}, warp {}, lane {}, thread {}",
+                  S.L.kernel_name, dim_str(c.id), w.index, lane, dim_str(tid));
+  d.notes.push_back(std::move(n));
+  return d;
+}
+
+std::string fault_message(const Fault &f) {
+  std::string msg;
+  auto access = [&]() {
+    return fmt::format("{} of {} byte{}", f.write ? "store" : "load", f.size,
+                       f.size == 1 ? "" : "s");
+  };
+  switch (f.kind) {
+  case FaultKind::OutOfBounds:
+    msg = fmt::format("out-of-bounds .{} {} at address {:#x}", name_of(f.space),
+                      access(), f.addr);
+    break;
+  case FaultKind::Null:
+    msg = fmt::format("null-pointer .{} {} at address {:#x}", name_of(f.space),
+                      access(), f.addr);
+    break;
+  case FaultKind::Misaligned:
+    msg = fmt::format(
+        "misaligned .{} {} at address {:#x} (must be a multiple of {})",
+        name_of(f.space), access(), f.addr, f.size);
+    break;
+  case FaultKind::Trap:
+    msg = "trap executed";
+    break;
+  default:
+    msg = f.detail;
+    break;
+  }
+  bool detail_is_message =
+      f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
+      f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster ||
+      f.kind == FaultKind::Mbarrier;
+  if (!detail_is_message && !f.detail.empty())
+    msg += ": " + f.detail;
+  return msg;
+}
+
+void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
+  (void)lanes;
+  const Fault &f = x.fault;
+  std::string msg = fault_message(f);
+  RunStatus st = f.kind == FaultKind::Trap ? RunStatus::Trap : RunStatus::Fault;
+  Diagnostic d = where(c, w, f.lane, msg, pc);
+  if (f.space == MemSpace::Global &&
+      (f.kind == FaultKind::OutOfBounds || f.kind == FaultKind::Null)) {
+    Diagnostic n;
+    n.severity = Severity::Note;
+    if (const Allocation *a = S.mem.nearest(f.addr)) {
+      std::string what = a->module_var     ? "variable '" + a->name + "'"
+                         : a->name.empty() ? "allocation"
+                                           : "allocation (" + a->name + ")";
+      if (f.addr >= a->base + a->size)
+        n.message =
+            fmt::format("{} bytes past the end of the {}-byte {} at {:#x}",
+                        f.addr - (a->base + a->size), a->size, what, a->base);
+      else if (f.addr < a->base)
+        n.message = fmt::format("{} bytes before the {}-byte {} at {:#x}",
+                                a->base - f.addr, a->size, what, a->base);
+      else
+        n.message = fmt::format(
+            "the access runs past the end of the {}-byte {} at {:#x}", a->size,
+            what, a->base);
+    } else {
+      n.message = "the address is not inside any allocation";
+    }
+    d.notes.push_back(std::move(n));
+  } else if (f.kind == FaultKind::OutOfBounds && f.space != MemSpace::Global) {
+    Diagnostic n;
+    n.severity = Severity::Note;
+    uint64_t size = f.space == MemSpace::Shared  ? c.shared.size()
+                    : f.space == MemSpace::Local ? P.frame_bytes
+                    : f.space == MemSpace::Const ? P.const_image.size()
+                                                 : S.L.kparams.size();
+    n.message =
+        fmt::format("the .{} space of this {} holds {} bytes", name_of(f.space),
+                    f.space == MemSpace::Local    ? "thread"
+                    : f.space == MemSpace::Shared ? "CTA"
+                                                  : "kernel",
+                    size);
+    d.notes.push_back(std::move(n));
+  }
+  S.fail(st, {std::move(d)});
+}
+
+void Worker::report_deadlock(Cta &c0) {
+  Diagnostic d;
+  d.severity = Severity::Error;
+  auto &unit = *c0.bars.unit;
+  auto states = unit.liveness();
+  const bcu::BarrierStatus *head = nullptr;
+  for (const auto &st : states)
+    if (st.waiting && !head)
+      head = &st;
+  auto expected = [](const bcu::BarrierStatus &st) {
+    return st.all_live_warps
+               ? fmt::format("{} (all non-exited warps)", st.expected_threads)
+               : std::to_string(st.expected_threads);
+  };
+  if (head)
+    d.message = fmt::format(
+        "deadlock in kernel '{}': CTA {} can never complete barrier {}: "
+        "warp{} {} wait{} with {} of {} threads arrived",
+        S.L.kernel_name, dim_str(c0.id), head->barrier,
+        std::popcount(head->waiting) == 1 ? "" : "s", warp_list(head->waiting),
+        std::popcount(head->waiting) == 1 ? "s" : "", head->arrived_threads,
+        expected(*head));
+  else
+    d.message = fmt::format(
+        "deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
+        S.L.kernel_name, dim_str(c0.id));
+  // Why each barrier in flight cannot complete.
+  uint32_t exited = unit.exited_warps();
+  for (const auto &st : states) {
+    if (!st.waiting)
+      continue;
+    std::string why;
+    if (exited && !st.all_live_warps)
+      why =
+          fmt::format("warp{} {} exited; a barrier with a thread count "
+                      "still waits for their threads",
+                      std::popcount(exited) == 1 ? "" : "s", warp_list(exited));
+    else if (exited)
+      why =
+          fmt::format("warp{} {} exited", std::popcount(exited) == 1 ? "" : "s",
+                      warp_list(exited));
+    uint32_t others = 0;
+    for (const auto &w : c0.warps)
+      if (!w.paths.empty() && !(st.waiting & (1u << w.index)) &&
+          !(st.arrived & (1u << w.index)))
+        others |= 1u << w.index;
+    if (others)
+      why += fmt::format(
+          "{}warp{} {} wait{} elsewhere (below)", why.empty() ? "" : "; ",
+          std::popcount(others) == 1 ? "" : "s", warp_list(others),
+          std::popcount(others) == 1 ? "s" : "");
+    else
+      why += fmt::format("{}no other warp can arrive", why.empty() ? "" : "; ");
+    Diagnostic n;
+    n.severity = Severity::Note;
+    n.message = fmt::format(
+        "barrier {}: warp{} {} wait{}, {} of {} threads arrived: {}",
+        st.barrier, std::popcount(st.waiting) == 1 ? "" : "s",
+        warp_list(st.waiting), std::popcount(st.waiting) == 1 ? "s" : "",
+        st.arrived_threads, expected(st), why);
+    d.notes.push_back(std::move(n));
+  }
+  bool first = true;
+  // The CTAs of c0's cluster wait for each other (barrier.cluster): list
+  // the blocked paths of the others too, prefixed with their CTA.
+  std::vector<Cta *> ctas{&c0};
+  if (c0.cluster)
+    for (Cta *k : c0.cluster->ctas)
+      if (k && k != &c0)
+        ctas.push_back(k);
+  for (Cta *cp : ctas)
+    for (auto &w : cp->warps)
+      for (auto &p : w.paths) {
+        Cta &c = *cp;
+        Diagnostic n;
+        n.severity = Severity::Note;
+        n.loc = P.locs[p.pc];
+        std::string why;
+        if (p.state == PathState::BlockedCta)
+          why = fmt::format("waits here at barrier {} ('{}')",
+                            c.bars.unit->waiting_on(w.index).value_or(0),
+                            P.code_text[p.pc]);
+        else if (p.state == PathState::WaitBarrier)
+          why = fmt::format(
+              "waits here at barrier {} ('{}') for lanes {:#010x} of its warp "
+              "(a warp arrives once all its non-exited threads are at a "
+              "barrier instruction for that barrier)",
+              path_barrier(w, p).value_or(0), P.code_text[p.pc],
+              (w.valid & ~w.exited) & ~p.mask);
+        else if (p.state == PathState::WaitWarp &&
+                 P.code[p.pc].kind == Kind::WarpSyncMember) {
+          const Inst &in = P.code[p.pc];
+          uint32_t mem = uint32_t(
+              w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
+          uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
+          uint32_t gone = missing & w.exited;
+          why = fmt::format("waits in '{}' for member lanes {:#010x} of "
+                            "membermask {:#010x}",
+                            P.code_text[p.pc], missing, mem);
+          if (gone)
+            why += fmt::format("; lanes {:#010x} have exited", gone);
+          if (missing & ~gone)
+            why += fmt::format("; lanes {:#010x} are elsewhere (below)",
+                               missing & ~gone);
+        } else if (p.state == PathState::WaitWarp)
+          why = "waits for the other lanes of its member mask to converge";
+        else if (p.state == PathState::BlockedMbar) {
+          why = describe_mbar_wait(P, c, p);
+          n.loc = P.locs[p.wait_pc];
+        } else if (p.state == PathState::BlockedCluster && c.cluster)
+          why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
+                            "live threads of the cluster arrived)",
+                            c.cluster->phase, c.cluster->arrived,
+                            c.cluster->live);
+        else
+          why = "is blocked";
+        n.message = fmt::format("{}warp {} lanes {:#010x} {}",
+                                &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
+                                w.index, p.mask, why);
+        if (first && (!head || (&c == &c0 && p.state == PathState::BlockedCta &&
+                                unit.waiting_on(w.index) == head->barrier))) {
+          d.loc = n.loc;
+          first = false;
+        }
+        d.notes.push_back(std::move(n));
+      }
+  S.fail(RunStatus::Deadlock, {std::move(d)});
+}
+
+void Worker::report_limit(RunStatus st, Cta &c, Warp &w) {
+  select(w);
+  uint32_t pc = w.paths.empty() ? 0 : w.paths[w.cur].pc;
+  uint32_t mask = w.paths.empty() ? 0 : w.paths[w.cur].mask;
+  std::string what =
+      st == RunStatus::StepLimit
+          ? fmt::format("kernel '{}' did not finish within --max-steps {} "
+                        "warp-instructions",
+                        S.L.kernel_name, S.cfg.max_steps)
+          : fmt::format(
+                "kernel '{}' did not finish within the time limit of {} s",
+                S.L.kernel_name, S.cfg.time_limit_s);
+  Diagnostic d =
+      where(c, w, mask ? uint32_t(std::countr_zero(mask)) : 0, what, pc);
+  Diagnostic n;
+  n.severity = Severity::Note;
+  n.message = fmt::format("still running here: warp {} lanes {:#010x} ('{}')",
+                          w.index, mask, P.code_text[pc]);
+  d.notes.push_back(std::move(n));
+  S.fail(st, {std::move(d)});
+}
+
+void Worker::report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
+                          std::string msg, uint32_t pc) {
+  S.fail(st, {where(c, w, lane, std::move(msg), pc)});
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,530 @@
+// The scheduler (docs/engine.md "Execution model" and "Schedule").
+//
+// - A launch's CTAs are grouped into units (a cluster, or one CTA). Host
+//   workers take units in order; a worker keeps a set of resident CTAs and
+//   admits another unit when one retires, or when its resident CTAs have
+//   run kAdmitSteps warp-instructions without any retiring (so a CTA that
+//   spins waiting for a later CTA lets that CTA start).
+// - Within a worker, warps of the resident CTAs run round-robin, each for a
+//   quantum of kWarpQuantum warp-instructions or until it blocks.
+// - Within a warp, each divergent path (lanes at one pc) runs separately;
+//   the runnable path with the lowest pc goes first, paths merge when their
+//   pcs meet, and after kPathQuantum steps on one path the next path (by
+//   pc) gets a turn, so that a spin-wait inside a warp cannot starve the
+//   lanes it waits for.
+// - `random:SEED` picks the warp, the quantum (1..kWarpQuantum) and the path
+//   at random from a splitmix64 stream, on one host thread, and admits
+//   units at random moments.
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "mbarrier.h"
+#include "run.h"
+#include "worker.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+constexpr uint32_t kRandomQuantum = 8;
+} // namespace
+
+std::string dim_str(const Dim3 &d) {
+  return fmt::format("({},{},{})", d.x, d.y, d.z);
+}
+
+Dim3 unflatten(uint64_t i, const Dim3 &d) {
+  return Dim3{uint32_t(i % d.x), uint32_t(i / d.x % d.y),
+              uint32_t(i / (uint64_t(d.x) * d.y))};
+}
+
+std::string warp_list(uint32_t warps) {
+  std::string s;
+  bcu::for_each_bit(warps, [&](unsigned w) {
+    if (!s.empty())
+      s.push_back(',');
+    s.append(std::to_string(w));
+  });
+  return s;
+}
+
+void LaunchState::note_griddep_wait(uint32_t pc) {
+  std::lock_guard<std::mutex> g(mu);
+  if (griddep_wait_pc == kNone)
+    griddep_wait_pc = pc;
+}
+
+void LaunchState::fail(RunStatus st, std::vector<Diagnostic> d) {
+  std::lock_guard<std::mutex> g(mu);
+  if (failure.status == RunStatus::Ok) {
+    failure.status = st;
+    failure.diags = std::move(d);
+  }
+  stop = true;
+}
+
+void LaunchState::warn(Diagnostic d) {
+  std::lock_guard<std::mutex> g(mu);
+  d.severity = Severity::Warning;
+  warnings.push_back(std::move(d));
+}
+
+Worker::Worker(LaunchState &s, unsigned index)
+    : S(s), P(s.P), rng(s.cfg.schedule.seed) {
+  x.launch = &S.L;
+  x.prog = &P;
+  x.gmem = &S.mem;
+  x.obs = S.obs;
+  random = S.cfg.schedule.kind == Schedule::Kind::Random;
+  policy.random = random;
+  policy.rng = &rng;
+  (void)index;
+}
+
+void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
+                      const Dim3 &cluster_ctaid, uint32_t rank) {
+  const Launch &L = S.L;
+  c.id = id;
+  c.linear =
+      id.x + uint64_t(id.y) * L.grid.x + uint64_t(id.z) * L.grid.x * L.grid.y;
+  c.cluster_id = cluster_id;
+  c.cluster_ctaid = cluster_ctaid;
+  c.cluster_rank = rank;
+  c.nthreads = uint32_t(L.block.count());
+  uint32_t nwarps = (c.nthreads + kWarpSize - 1) / kWarpSize;
+  c.warps.resize(nwarps);
+  for (uint32_t i = 0; i < nwarps; ++i) {
+    Warp &w = c.warps[i];
+    w.index = i;
+    uint32_t rem = c.nthreads - i * kWarpSize;
+    w.valid = rem >= kWarpSize ? kFullMask : ((1u << rem) - 1);
+    w.exited = 0;
+    if (w.regs.size() != size_t(P.nslots) * kWarpSize) {
+      w.regs.assign(size_t(P.nslots) * kWarpSize, 0);
+      for (auto [slot, v] : P.const_slots)
+        std::fill_n(w.regs.begin() + size_t(slot) * kWarpSize, kWarpSize, v);
+      w.preds.assign(P.npreds, 0);
+      for (auto [p, v] : P.const_preds)
+        w.preds[p] = v;
+    }
+    w.paths.clear();
+    Path p;
+    p.pc = L.kernel->entry_pc;
+    p.mask = w.valid;
+    w.paths.push_back(std::move(p));
+    w.cur = 0;
+    w.path_steps = 0;
+    w.steps = 0;
+  }
+  c.shared.assign(L.shared_bytes, 0);
+  c.local.assign(size_t(P.frame_bytes) * c.nthreads, 0);
+  c.live_threads = c.nthreads;
+  c.live_warps = nwarps;
+  // A fresh barrier unit per CTA; only its exceptions are observed (the
+  // hot path builds no event log).
+  c.bars.unit = std::make_unique<bcu::BarrierUnit>(c.nthreads);
+  c.bars.unit->set_recording(false);
+  c.bars.unit->set_observer(
+      [bars = &c.bars, observed = S.obs != nullptr](const bcu::Event &e) {
+        if (e.kind == bcu::EventKind::Exception)
+          bars->raised.push_back(e);
+        else if (observed && (e.kind == bcu::EventKind::Arrive ||
+                              e.kind == bcu::EventKind::Complete))
+          bars->seen.push_back(e);
+      });
+  c.bars.seen.clear();
+  c.bars.raised.clear();
+  c.bars.warned.clear();
+  for (auto &w : c.warps)
+    w.bar_blocked = false;
+  c.next_warp = 0;
+  c.steps = 0;
+  c.printf_out.clear();
+  c.mbar.reset();
+}
+
+bool Worker::admit() {
+  if (exhausted)
+    return false;
+  uint64_t u = S.next_unit.fetch_add(1);
+  if (u >= S.nunits) {
+    exhausted = true;
+    return false;
+  }
+  const Launch &L = S.L;
+  Dim3 ncl{L.grid.x / L.cluster.x, L.grid.y / L.cluster.y,
+           L.grid.z / L.cluster.z};
+  Dim3 cid = unflatten(u, ncl);
+  std::unique_ptr<ClusterState> cs;
+  if (!cluster_pool.empty()) {
+    cs = std::move(cluster_pool.back());
+    cluster_pool.pop_back();
+  } else {
+    cs = std::make_unique<ClusterState>();
+  }
+  cs->reset(P, S.unit_ctas, uint32_t(L.block.count()));
+  for (uint32_t r = 0; r < S.unit_ctas; ++r) {
+    Dim3 in = unflatten(r, L.cluster);
+    Dim3 id{cid.x * L.cluster.x + in.x, cid.y * L.cluster.y + in.y,
+            cid.z * L.cluster.z + in.z};
+    std::unique_ptr<Cta> c;
+    if (!pool.empty()) {
+      c = std::move(pool.back());
+      pool.pop_back();
+    } else {
+      c = std::make_unique<Cta>();
+    }
+    init_cta(*c, id, cid, in, r);
+    c->cluster = cs.get();
+    cs->ctas[r] = c.get();
+    resident.push_back(std::move(c));
+  }
+  if (S.obs)
+    for (Cta *c : cs->ctas) {
+      SyncEvent e;
+      e.kind = SyncKind::CtaBegin;
+      e.cta = c->linear;
+      e.cluster = cs->ctas[0]->linear;
+      S.obs->on_sync(e);
+    }
+  clusters.push_back(std::move(cs));
+  since_admit = 0;
+  return true;
+}
+
+void Worker::retire(size_t i) {
+  Cta &c = *resident[i];
+  if (S.obs) {
+    SyncEvent e;
+    e.kind = SyncKind::CtaEnd;
+    e.cta = c.linear;
+    S.obs->on_sync(e);
+  }
+  if (!c.printf_out.empty()) {
+    std::lock_guard<std::mutex> g(S.mu);
+    S.printf_by_cta[c.linear] = std::move(c.printf_out);
+    c.printf_out.clear();
+  }
+  pool.push_back(std::move(resident[i]));
+  resident.erase(resident.begin() + long(i));
+  if (rr_cta >= resident.size())
+    rr_cta = 0;
+  since_admit = 0;
+}
+
+void Worker::flush_resident() {
+  std::lock_guard<std::mutex> g(S.mu);
+  for (auto &c : resident)
+    if (!c->printf_out.empty())
+      S.printf_by_cta[c->linear] = std::move(c->printf_out);
+}
+
+bool Worker::pick(Cta *&cta, Warp *&warp) {
+  if (random) {
+    std::vector<std::pair<Cta *, Warp *>> ready;
+    for (auto &c : resident)
+      for (auto &w : c->warps)
+        if (select(w))
+          ready.push_back({c.get(), &w});
+    if (ready.empty())
+      return false;
+    auto &r = ready[rng.next() % ready.size()];
+    cta = r.first;
+    warp = r.second;
+    return true;
+  }
+  size_t nc = resident.size();
+  for (size_t k = 0; k <= nc; ++k) {
+    Cta &c = *resident[rr_cta];
+    size_t nw = c.warps.size();
+    // `wrapped`: the round over this CTA's warps ended while skipping
+    // blocked warps; move on to the next CTA after this pick, or a CTA whose
+    // last warps are blocked while one warp spins would never yield to the
+    // other CTAs (grid.sync spins exactly like that).
+    bool wrapped = false;
+    for (size_t j = 0; j < nw; ++j) {
+      Warp &w = c.warps[c.next_warp];
+      c.next_warp = uint32_t((c.next_warp + 1) % nw);
+      if (select(w)) {
+        cta = &c;
+        warp = &w;
+        if (c.next_warp == 0 || wrapped)
+          rr_cta = (rr_cta + 1) % nc;
+        return true;
+      }
+      if (c.next_warp == 0)
+        wrapped = true;
+    }
+    rr_cta = (rr_cta + 1) % nc;
+  }
+  return false;
+}
+
+// Nothing can run: the suspended mbarrier waits of a CTA are woken as if
+// their bounds had passed (a try_wait then returns false), at most
+// kIdleWakeRounds times in a row without any change to the CTA's mbarriers;
+// after that the waits can no longer complete and the caller reports a
+// deadlock (docs/mbarrier.md "Deadlocks").
+bool Worker::wake_mbar_waits() {
+  constexpr uint32_t kIdleWakeRounds = 8;
+  bool woke = false;
+  for (auto &rc : resident) {
+    Cta &c = *rc;
+    if (c.mbar.events != c.mbar.idle_events) {
+      c.mbar.idle_events = c.mbar.events;
+      c.mbar.idle_rounds = 0;
+    }
+    if (c.mbar.idle_rounds >= kIdleWakeRounds)
+      continue;
+    bool any = false;
+    for (auto &w : c.warps)
+      for (auto &p : w.paths)
+        if (p.state == PathState::BlockedMbar) {
+          p.state = PathState::Ready;
+          p.wait_timed_out = true;
+          any = true;
+        }
+    if (any) {
+      ++c.mbar.idle_rounds;
+      woke = true;
+    }
+  }
+  return woke;
+}
+
+// Retires a finished CTA's unit once every CTA of its cluster finished:
+// a cluster's shared memory stays alive until then, so that an access to
+// an exited peer is reported rather than reaching a reused CTA.
+void Worker::retire_unit(Cta *c) {
+  ClusterState *cl = c->cluster;
+  if (!cl) {
+    for (size_t i = 0; i < resident.size(); ++i)
+      if (resident[i].get() == c) {
+        retire(i);
+        break;
+      }
+    return;
+  }
+  for (Cta *k : cl->ctas)
+    if (k && k->live_warps)
+      return;
+  for (Cta *k : cl->ctas) {
+    k->cluster = nullptr;
+    for (size_t i = 0; i < resident.size(); ++i)
+      if (resident[i].get() == k) {
+        retire(i);
+        break;
+      }
+  }
+  for (size_t i = 0; i < clusters.size(); ++i)
+    if (clusters[i].get() == cl) {
+      cluster_pool.push_back(std::move(clusters[i]));
+      clusters.erase(clusters.begin() + long(i));
+      break;
+    }
+}
+
+void Worker::run() {
+  using clock = std::chrono::steady_clock;
+  const uint64_t max_steps = S.cfg.max_steps;
+  const bool timed = S.cfg.time_limit_s > 0;
+  while (!S.stop.load(std::memory_order_relaxed)) {
+    // A random schedule also admits units at random moments, so that CTAs
+    // interleave in different orders.
+    // A cooperative launch (it reads the grid workspace for grid.sync)
+    // needs all CTAs resident at once: admit every unit up front.
+    if (S.cooperative)
+      while (admit()) {
+      }
+    if (resident.empty() || since_admit >= kAdmitSteps ||
+        (random && rng.next() % 16 == 0)) {
+      if (!admit() && resident.empty())
+        break;
+    }
+    Cta *c = nullptr;
+    Warp *w = nullptr;
+    if (!pick(c, w)) {
+      if (wake_mbar_waits())
+        continue;
+      for (auto &r : resident)
+        if (r->live_warps) {
+          report_deadlock(*r);
+          break;
+        }
+      break;
+    }
+    uint64_t quantum = random ? 1 + rng.next() % kRandomQuantum : kWarpQuantum;
+    if (max_steps) {
+      uint64_t done = S.steps.load(std::memory_order_relaxed);
+      if (done >= max_steps) {
+        report_limit(RunStatus::StepLimit, *c, *w);
+        break;
+      }
+      quantum = std::min(quantum, max_steps - done);
+    }
+    uint64_t n = run_warp(*c, *w, quantum);
+    c->steps += n;
+    now += n;
+    // Asynchronous copies complete at the latest when the issuing warp's
+    // turn ends (docs/mbarrier.md "Asynchronous copies").
+    if (!c->mbar.pending.empty() && !S.stop.load(std::memory_order_relaxed)) {
+      uint32_t fw = 0, fpc = 0;
+      if (!flush_async(x, *c, fw, fpc)) {
+        report_fault(*c, c->warps[fw], fpc, 0);
+        break;
+      }
+    }
+    since_admit += n;
+    // The shared counter is exact when a step limit needs it, batched
+    // otherwise (less cache-line traffic between host threads).
+    pending_steps += n;
+    if (max_steps || pending_steps >= 4096) {
+      S.steps.fetch_add(pending_steps, std::memory_order_relaxed);
+      pending_steps = 0;
+    }
+    if (S.stop.load(std::memory_order_relaxed))
+      break;
+    if (c->live_warps == 0)
+      retire_unit(c);
+    if (timed && (++local_quanta & 255) == 0) {
+      double el = std::chrono::duration<double>(clock::now() - S.start).count();
+      if (el > S.cfg.time_limit_s && !resident.empty()) {
+        Cta &rc = *resident[0];
+        for (auto &rw : rc.warps)
+          if (!rw.paths.empty()) {
+            report_limit(RunStatus::TimeLimit, rc, rw);
+            break;
+          }
+        break;
+      }
+    }
+  }
+  S.steps.fetch_add(pending_steps, std::memory_order_relaxed);
+  S.thread_steps.fetch_add(pending_tsteps, std::memory_order_relaxed);
+  pending_steps = pending_tsteps = 0;
+  flush_resident();
+}
+
+namespace {
+
+// What an observer may ask about the launch (observer.h).
+class View final : public LaunchView {
+public:
+  View(const Launch &l, const GlobalMemory &m) : L(l), P(*l.prog), mem(m) {}
+  std::string_view kernel() const override { return L.kernel_name; }
+  Dim3 grid() const override { return L.grid; }
+  Dim3 block() const override { return L.block; }
+  Dim3 cluster() const override { return L.cluster; }
+  uint32_t shared_bytes() const override { return L.shared_bytes; }
+  uint32_t local_bytes() const override { return P.frame_bytes; }
+  SourceLoc ptx_loc(uint32_t pc) const override {
+    return pc < P.locs.size() ? P.locs[pc] : SourceLoc{};
+  }
+  std::string_view text(uint32_t pc) const override {
+    return pc < P.code_text.size() ? std::string_view(P.code_text[pc]) : "";
+  }
+  CudaLoc cuda_loc(uint32_t pc) const override {
+    CudaLoc r;
+    if (pc >= P.cuda_pos.size() || P.cuda_pos[pc].line == 0)
+      return r;
+    const auto &cp = P.cuda_pos[pc];
+    for (const auto &[n, name] : P.cuda_files)
+      if (n == cp.file)
+        r.file = name;
+    r.line = cp.line;
+    r.col = cp.col;
+    return r;
+  }
+  std::string describe(StateSpace space, uint64_t addr) const override {
+    if (space == StateSpace::Shared) {
+      for (const auto &v : P.shared_vars)
+        if (addr >= v.off && addr - v.off < std::max<uint64_t>(v.size, 1))
+          return addr == v.off ? fmt::format("'{}'", v.name)
+                               : fmt::format("'{}'+{}", v.name, addr - v.off);
+      return "";
+    }
+    if (space != StateSpace::Global)
+      return "";
+    const Allocation *a = mem.find(addr);
+    if (!a)
+      return "";
+    std::string what = a->module_var ? fmt::format("'{}'", a->name)
+                       : a->name.empty()
+                           ? fmt::format("allocation {:#x}", a->base)
+                           : a->name;
+    return addr == a->base ? what : fmt::format("{}+{}", what, addr - a->base);
+  }
+  Dim3 cta_id(uint64_t linear) const override {
+    return unflatten(linear, L.grid);
+  }
+  uint64_t grid_workspace() const override { return L.grid_workspace; }
+
+private:
+  const Launch &L;
+  const Program &P;
+  const GlobalMemory &mem;
+};
+
+} // namespace
+
+RunReport run_launch(GlobalMemory &mem, const Launch &launch,
+                     const LaunchConfig &cfg) {
+  LaunchState S(launch, cfg, mem);
+  S.obs = cfg.observer;
+  View view(launch, mem);
+  if (S.obs)
+    S.obs->on_launch_begin(view);
+  S.unit_ctas = uint32_t(launch.cluster.count());
+  S.nunits = launch.grid.count() / S.unit_ctas;
+  S.start = std::chrono::steady_clock::now();
+  S.cooperative = launch.grid_workspace != 0;
+  unsigned threads = cfg.host_threads
+                         ? cfg.host_threads
+                         : std::max(1u, std::thread::hardware_concurrency());
+  // A random schedule draws from one stream; an observer sees one ordered
+  // event stream (observer.h): both run on one host thread.
+  if (cfg.schedule.kind == Schedule::Kind::Random || S.obs)
+    threads = 1;
+  threads = unsigned(std::min<uint64_t>(threads, S.nunits));
+  if (threads <= 1) {
+    Worker w(S, 0);
+    w.run();
+  } else {
+    std::vector<std::thread> ts;
+    std::vector<std::unique_ptr<Worker>> ws;
+    for (unsigned i = 0; i < threads; ++i)
+      ws.push_back(std::make_unique<Worker>(S, i));
+    for (unsigned i = 0; i < threads; ++i)
+      ts.emplace_back([&, i] { ws[i]->run(); });
+    for (auto &t : ts)
+      t.join();
+  }
+  RunReport r;
+  r.status = S.failure.status;
+  r.diagnostics = std::move(S.warnings);
+  for (auto &d : S.failure.diags)
+    r.diagnostics.push_back(std::move(d));
+  for (auto &[k, s] : S.printf_by_cta)
+    r.printf_output += s;
+  if (S.griddep_wait_pc != kNone) {
+    Diagnostic n;
+    n.severity = Severity::Note;
+    n.loc = launch.prog->locs[S.griddep_wait_pc];
+    n.message = fmt::format(
+        "griddepcontrol.wait in kernel '{}', a launch without a prerequisite "
+        "grid: it returns at once (harmless)",
+        launch.kernel_name);
+    r.notes.push_back(std::move(n));
+  }
+  if (S.obs)
+    S.obs->on_launch_end(view);
+  r.warp_steps = S.steps.load();
+  r.thread_steps = S.thread_steps.load();
+  r.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - S.start)
+          .count();
+  return r;
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,275 @@
+// Warp-synchronous instructions and barrier.cluster in the scheduler
+// (docs/clusters.md, docs/engine.md "Warp-synchronous instructions").
+//
+// Each lane names its own membermask. Lanes naming the same mask form a
+// group; a group executes once every member it waits for is at the
+// instruction (shfl/vote/match/redux: the non-exited members; bar.warp.sync
+// and elect.sync: every existing member, so that an exited member is a
+// reported deadlock). Groups of one path run independently. A lane outside
+// its own mask, or members naming different masks, are errors (PTX: the
+// executing thread must be in membermask, and all threads named in
+// membermask must execute the same instruction with the same mask).
+#include <fmt/format.h>
+
+#include "worker.h"
+
+namespace bcusim::engine::detail {
+
+SyncGroups group_by_mask(const uint64_t *mem, uint32_t m) {
+  SyncGroups g;
+  for_lanes(m, [&](uint32_t l) {
+    uint32_t v = uint32_t(mem[l]);
+    for (uint32_t i = 0; i < g.n; ++i)
+      if (g.mask[i] == v) {
+        g.lanes[i] |= 1u << l;
+        return;
+      }
+    g.mask[g.n] = v;
+    g.lanes[g.n] = 1u << l;
+    ++g.n;
+  });
+  return g;
+}
+
+bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
+                            uint32_t m, bool &blocked) {
+  blocked = false;
+  const uint32_t pc = p->pc;
+  if (in.member == kNone) {
+    if (m)
+      in.fn(x, in, m);
+    ++p->pc;
+    return true;
+  }
+  const uint64_t *mv = x.s(in.member);
+  // Every executing lane must be in its own membermask.
+  uint32_t outside = 0;
+  for_lanes(m, [&](uint32_t l) {
+    if (!((mv[l] >> l) & 1))
+      outside |= 1u << l;
+  });
+  if (outside) {
+    uint32_t l = uint32_t(std::countr_zero(outside));
+    report_error(RunStatus::Fault, c, w, l,
+                 fmt::format("'{}' executed by lane {}, which is not in its "
+                             "membermask {:#010x} (the executing thread must "
+                             "be a member)",
+                             P.code_text[pc], l, uint32_t(mv[l])),
+                 pc);
+    return false;
+  }
+  // The lanes present at the instruction are the path's lanes (guard-false
+  // lanes are here but do not execute).
+  SyncGroups g = group_by_mask(mv, p->mask);
+  uint32_t ready = 0, waiting = 0;
+  for (uint32_t i = 0; i < g.n; ++i) {
+    const uint32_t mem = g.mask[i];
+    uint32_t executing = g.lanes[i] & m;
+    if (executing == 0) {
+      ready |= g.lanes[i]; // only guard-false lanes: they step over it
+      continue;
+    }
+    // Members here that name another mask.
+    uint32_t others = mem & p->mask & m & ~g.lanes[i];
+    if (others) {
+      uint32_t k = uint32_t(std::countr_zero(others));
+      uint32_t l = uint32_t(std::countr_zero(executing));
+      report_error(
+          RunStatus::Fault, c, w, l,
+          fmt::format("'{}': lanes {:#010x} name membermask {:#010x}, but "
+                      "member lane {} names {:#010x} (every thread named in "
+                      "membermask must execute the instruction with the "
+                      "same membermask)",
+                      P.code_text[pc], executing, mem, k, uint32_t(mv[k])),
+          pc);
+      return false;
+    }
+    if (in.kind == Kind::WarpSyncMember) {
+      uint32_t gone = mem & w.valid & w.exited;
+      if (gone) {
+        report_error(
+            RunStatus::Deadlock, c, w, uint32_t(std::countr_zero(executing)),
+            fmt::format("deadlock in kernel '{}': warp {} lanes {:#010x} "
+                        "wait in '{}' for member lanes {:#010x} of "
+                        "membermask {:#010x}, which have exited",
+                        S.L.kernel_name, w.index, g.lanes[i], P.code_text[pc],
+                        gone, mem),
+            pc);
+        return false;
+      }
+    }
+    if (warp_sync_required(in, mem, w) & ~p->mask)
+      waiting |= g.lanes[i];
+    else
+      ready |= g.lanes[i];
+  }
+  if (ready == 0) {
+    // Wait for the other members to converge here.
+    p->state = PathState::WaitWarp;
+    blocked = true;
+    if (w.paths.size() == 1) {
+      // Nobody else in this warp can arrive: the lanes exited or never
+      // existed; report instead of waiting forever.
+      uint32_t missing = 0;
+      for (uint32_t i = 0; i < g.n; ++i)
+        missing |= warp_sync_required(in, g.mask[i], w) & ~p->mask;
+      x.set_error(FaultKind::WarpSync, uint32_t(std::countr_zero(p->mask)),
+                  fmt::format("warp-synchronous '{}' waits for lanes {:#010x} "
+                              "that have exited or do not exist",
+                              P.code_text[pc], missing));
+      report_fault(c, w, pc, p->mask);
+      return false;
+    }
+    return true;
+  }
+  for (uint32_t i = 0; i < g.n; ++i) {
+    uint32_t lanes = g.lanes[i] & m;
+    if (!lanes || !(g.lanes[i] & ready))
+      continue;
+    in.fn(x, in, lanes);
+    if (S.obs) {
+      uint32_t part = g.mask[i] & lanes;
+      SyncEvent e = event(in.kind == Kind::WarpSyncMember && in.aux == 1
+                              ? SyncKind::Elect
+                              : SyncKind::WarpSync,
+                          c, w, part, pc);
+      e.leader = uint32_t(std::countr_zero(part));
+      emit(e);
+    }
+  }
+  if (waiting) {
+    // The groups still waiting stay here as a path of their own.
+    Path np;
+    np.pc = pc;
+    np.mask = waiting;
+    np.calls = p->calls;
+    np.state = PathState::WaitWarp;
+    p->mask &= ~waiting;
+    ++p->pc;
+    w.paths.push_back(std::move(np));
+    p = &w.paths[w.cur];
+    return true;
+  }
+  ++p->pc;
+  return true;
+}
+
+// barrier.cluster.arrive / .wait (seed 002, docs/clusters.md): each thread
+// arrives once per phase; a wait blocks until the phase of the thread's
+// outstanding arrival completes, i.e. until every non-exited thread of
+// every CTA of the cluster arrived. A thread that waits without an
+// outstanding arrival waits for a phase that needs its own arrival: a
+// deadlock, reported at once.
+bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
+                          uint32_t m) {
+  if (m == 0) {
+    ++p->pc;
+    return true;
+  }
+  ClusterState &cl = *c.cluster;
+  const bool arrive = in.kind == Kind::ClusterArrive;
+  if (in.flags & 1) {
+    uint32_t live = w.valid & ~w.exited;
+    if (m != live) {
+      report_error(
+          RunStatus::Fault, c, w, uint32_t(std::countr_zero(m)),
+          fmt::format("'{}' executed by lanes {:#010x} of warp {}, but its "
+                      "non-exited lanes are {:#010x}: .aligned requires every "
+                      "thread of the warp to execute it together",
+                      P.code_text[p->pc], m, w.index, live),
+          p->pc);
+      return false;
+    }
+  }
+  auto &arr = cl.has_arrived[c.cluster_rank];
+  auto lanes_with = [&](uint8_t bit) {
+    uint32_t r = 0;
+    for_lanes(m, [&](uint32_t l) {
+      if (arr[w.index * kWarpSize + l] & bit)
+        r |= 1u << l;
+    });
+    return r;
+  };
+  if (arrive) {
+    uint32_t twice = lanes_with(ClusterState::kArrived);
+    if (twice) {
+      uint32_t l = uint32_t(std::countr_zero(twice));
+      report_error(
+          RunStatus::Fault, c, w, l,
+          fmt::format("'{}': thread arrives twice in phase {} of the cluster "
+                      "barrier (each thread arrives once per phase, then "
+                      "waits with barrier.cluster.wait)",
+                      P.code_text[p->pc], cl.phase),
+          p->pc);
+      return false;
+    }
+    ++x.progress;
+    if (S.obs) {
+      SyncEvent e = event(SyncKind::ClusterArrive, c, w, m, p->pc);
+      e.order = MemOrder(in.order);
+      e.scope = MemScope::Cluster;
+      e.phase = cl.phase;
+      e.cluster = cl.ctas[0] ? cl.ctas[0]->linear : c.linear;
+      emit(e);
+    }
+    for_lanes(m, [&](uint32_t l) {
+      arr[w.index * kWarpSize + l] |= ClusterState::kArrived;
+    });
+    uint32_t n = uint32_t(std::popcount(m));
+    cl.arrived += n;
+    cl.pending -= n;
+    ++p->pc;
+    if (cl.pending == 0)
+      cluster_complete_phase(cl, S.obs);
+    return true;
+  }
+  // wait: lanes with an arrival in the current phase block; lanes whose
+  // arrival's phase already completed pass.
+  const uint32_t current = lanes_with(ClusterState::kArrived);
+  const uint32_t done = lanes_with(ClusterState::kWaitDue) & ~current;
+  const uint32_t none = m & ~current & ~done;
+  if (none) {
+    uint32_t l = uint32_t(std::countr_zero(none));
+    Diagnostic d =
+        where(c, w, l,
+              fmt::format(
+                  "deadlock in kernel '{}': warp {} lanes {:#010x} wait at "
+                  "'{}' without having arrived (barrier.cluster.arrive) in "
+                  "phase {}: the phase completes only when every "
+                  "non-exited thread of the cluster has arrived, so it can "
+                  "never complete",
+                  S.L.kernel_name, w.index, none, P.code_text[p->pc], cl.phase),
+              p->pc);
+    Diagnostic n;
+    n.severity = Severity::Note;
+    n.message = fmt::format("{} of {} live threads of the cluster arrived "
+                            "in phase {}",
+                            cl.arrived, cl.live, cl.phase);
+    d.notes.push_back(std::move(n));
+    S.fail(RunStatus::Deadlock, {std::move(d)});
+    return false;
+  }
+  if (done) {
+    for_lanes(done, [&](uint32_t l) {
+      arr[w.index * kWarpSize + l] &= uint8_t(~ClusterState::kWaitDue);
+    });
+    if (S.obs) {
+      SyncEvent e = event(SyncKind::ClusterResume, c, w, done, p->pc);
+      e.order = MemOrder(in.order);
+      e.scope = MemScope::Cluster;
+      e.phase = cl.phase - 1;
+      e.cluster = cl.ctas[0] ? cl.ctas[0]->linear : c.linear;
+      emit(e);
+    }
+  }
+  if (current == 0) {
+    ++p->pc;
+    return true;
+  }
+  if (current != p->mask)
+    p = split_guarded(w, current); // the lanes that passed go on
+  p->state = PathState::BlockedCluster;
+  return true;
+}
+
+} // namespace bcusim::engine::detail

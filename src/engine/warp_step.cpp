@@ -1,0 +1,309 @@
+// Runs one warp for a quantum of warp-instructions (docs/engine.md
+// "Execution model"): the current path executes instruction by instruction;
+// each instruction kind that interacts with control flow or other warps has
+// its step here or in sync_*.cpp.
+#include <fmt/format.h>
+
+#include "mbarrier.h"
+#include "run.h"
+#include "worker.h"
+
+namespace bcusim::engine::detail {
+
+// Lanes of `w` exited at `pc`: they no longer count for barrier.cluster and
+// the observer learns of it.
+void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc) {
+  w.exited |= lanes;
+  c.live_threads -= uint32_t(std::popcount(lanes));
+  ++x.progress;
+  if (S.obs)
+    emit(event(SyncKind::ThreadExit, c, w, lanes, pc));
+  cluster_threads_exited(c, w, lanes, S.obs);
+}
+
+// call / ret of a .func: copies the parameters between the frames (they
+// are the caller's and callee's .param areas, docs/engine.md "Calls").
+bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
+  if (m != p->mask)
+    p = split_guarded(w, m);
+  auto copy = [&](const std::vector<CallSite::Copy> &copies) {
+    for_lanes(m, [&](uint32_t l) {
+      uint8_t *f = frame(c, w, l);
+      for (auto &cp : copies)
+        std::memmove(f + cp.to, f + cp.from, cp.size);
+    });
+    if (!S.obs)
+      return;
+    // The copies read and write the lanes' frames (.local).
+    std::array<uint64_t, kWarpSize> addr{};
+    for (auto &cp : copies) {
+      AccessEvent e;
+      e.pc = p->pc;
+      e.cta = c.linear;
+      e.owner = c.linear;
+      e.warp = w.index;
+      e.lanes = m;
+      e.space = StateSpace::Local;
+      e.size = cp.size;
+      e.addr = addr.data();
+      addr.fill(cp.from);
+      e.type = AccessType::Read;
+      S.obs->on_access(e);
+      addr.fill(cp.to);
+      e.type = AccessType::Write;
+      S.obs->on_access(e);
+    }
+  };
+  if (in.kind == Kind::Call) {
+    const CallSite &cs = P.calls[in.aux];
+    if (p->calls.size() >= kMaxCallDepth) {
+      x.set_error(FaultKind::Unsupported, uint32_t(std::countr_zero(m)),
+                  "call depth limit exceeded");
+      report_fault(c, w, p->pc, m);
+      return false;
+    }
+    copy(cs.args);
+    p->calls.push_back(p->pc);
+    p->pc = in.target;
+    return true;
+  }
+  uint32_t call_pc = p->calls.back();
+  p->calls.pop_back();
+  copy(P.calls[P.code[call_pc].aux].rets);
+  p->pc = call_pc + 1;
+  return true;
+}
+
+// Warnings of the instruction just executed (Exec::warn), each reported
+// once per instruction and message.
+void Worker::flush_warnings(Cta &c, Warp &w) {
+  for (auto &[lane, msg] : x.warnings) {
+    std::string key = msg.substr(0, msg.find(':', msg.find('\'') + 1));
+    {
+      std::lock_guard<std::mutex> g(S.mu);
+      if (!S.warned.insert({x.pc, key}).second)
+        continue;
+    }
+    S.warn(where(c, w, lane, std::move(msg), x.pc));
+  }
+  x.warnings.clear();
+}
+
+bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
+  const CallSite &cs = P.calls[in.aux];
+  bool bad = false;
+  for_lanes(m, [&](uint32_t l) {
+    if (bad)
+      return;
+    uint8_t *f = frame(c, w, l);
+    uint64_t fmt_addr, args_addr;
+    std::memcpy(&fmt_addr, f + cs.printf_fmt, 8);
+    std::memcpy(&args_addr, f + cs.printf_args, 8);
+    int n = format_printf(x, fmt_addr, args_addr, l, c.printf_out);
+    if (n < 0) {
+      bad = true;
+      return;
+    }
+    if (cs.printf_ret != kNone) {
+      int32_t r = n;
+      std::memcpy(f + cs.printf_ret, &r, 4);
+    }
+  });
+  if (x.faulted) {
+    report_fault(c, w, p->pc, m);
+    return false;
+  }
+  ++p->pc;
+  return true;
+}
+
+uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
+  x.warp = &w;
+  x.cta = &c;
+  x.r = w.regs.data();
+  x.p = w.preds.data();
+  const Inst *code = P.code.data();
+  uint64_t steps = 0, tsteps = 0;
+  bool reselect = false;
+  // Leaves the quantum: `count` says whether the current instruction's
+  // thread-instructions are counted.
+  auto leave = [&](bool count) {
+    w.steps += steps;
+    if (count)
+      pending_tsteps += tsteps;
+    return steps;
+  };
+  while (steps < quantum) {
+    if (reselect || w.paths.size() > 1) {
+      reselect = false;
+      if (!select(w))
+        break;
+    }
+    Path *p = &w.paths[w.cur];
+    const Inst &in = code[p->pc];
+    uint32_t m = p->mask;
+    if (in.guard != kNone) {
+      uint32_t g = x.p[in.guard];
+      m &= in.guard_neg ? ~g : g;
+    }
+    ++steps;
+    ++w.path_steps;
+    tsteps += m == kFullMask ? kWarpSize : uint32_t(std::popcount(m));
+    x.pc = p->pc;
+    switch (in.kind) {
+    case Kind::Plain:
+      if (m)
+        in.fn(x, in, m);
+      if (!x.warnings.empty())
+        flush_warnings(c, w);
+      if (x.faulted) {
+        report_fault(c, w, p->pc, m);
+        return leave(false);
+      }
+      ++p->pc;
+      break;
+    case Kind::Branch:
+      if (m == p->mask) {
+        p->pc = in.target;
+      } else if (m == 0) {
+        ++p->pc;
+      } else {
+        Path np;
+        np.pc = in.target;
+        np.mask = m;
+        np.calls = p->calls;
+        p->mask &= ~m;
+        ++p->pc;
+        w.paths.push_back(std::move(np));
+        reselect = true;
+      }
+      break;
+    case Kind::Ret:
+      if (m && p->calls.empty()) {
+        // ret outside any call: the threads exit, like exit.
+        if (m != p->mask)
+          p = split_guarded(w, m);
+        [[fallthrough]];
+      } else {
+        if (m == 0) {
+          ++p->pc;
+          break;
+        }
+        if (!call_step(c, w, p, in, m))
+          return leave(false);
+        reselect = true;
+        break;
+      }
+    case Kind::Exit: {
+      if (m == 0) {
+        ++p->pc;
+        break;
+      }
+      threads_exited(c, w, m, p->pc);
+      if (m == p->mask) {
+        w.paths.erase(w.paths.begin() + w.cur);
+        w.cur = 0;
+        if (w.paths.empty())
+          --c.live_warps;
+      } else {
+        p->mask &= ~m;
+        ++p->pc;
+      }
+      reselect = true;
+      if (!bar_exited(c, w))
+        return leave(false);
+      if (w.paths.empty())
+        return leave(true);
+      break;
+    }
+    case Kind::CtaBarrier:
+      if (m == 0) {
+        ++p->pc;
+        break;
+      }
+      if (m != p->mask)
+        p = split_guarded(w, m);
+      reselect = true;
+      if (!barrier_step(c, w, w.cur))
+        return leave(false);
+      break;
+    case Kind::Call:
+      if (m == 0) {
+        ++p->pc;
+        break;
+      }
+      if (!call_step(c, w, p, in, m))
+        return leave(false);
+      reselect = true;
+      break;
+    case Kind::Printf:
+      if (!printf_step(c, w, p, in, m))
+        return leave(false);
+      break;
+    case Kind::WarpSync:
+    case Kind::WarpSyncMember: {
+      bool blocked = false;
+      if (!warp_sync_step(c, w, p, in, m, blocked))
+        return leave(false);
+      if (blocked) {
+        // Waiting lanes did not execute: this step does not count.
+        --steps;
+        tsteps -= uint32_t(std::popcount(m));
+        reselect = true;
+      } else if (w.paths.size() > 1) {
+        reselect = true;
+      }
+      break;
+    }
+    case Kind::Trap:
+      if (m == 0) {
+        ++p->pc;
+        break;
+      }
+      x.set_error(FaultKind::Trap, uint32_t(std::countr_zero(m)), "trap");
+      report_fault(c, w, p->pc, m);
+      return leave(false);
+    case Kind::Yield:
+      ++p->pc;
+      return leave(true);
+    case Kind::ClusterArrive:
+    case Kind::ClusterWait:
+      if (!cluster_step(c, w, p, in, m))
+        return leave(false);
+      reselect = true;
+      break;
+    case Kind::GridDepWait:
+      // Launches run in order (docs/clusters.md "griddepcontrol"): the
+      // prerequisite grid has completed and its writes are visible.
+      if (m && !S.L.has_prerequisite)
+        S.note_griddep_wait(p->pc);
+      if (m && S.obs)
+        emit(event(SyncKind::GridDepWait, c, w, m, p->pc));
+      ++p->pc;
+      break;
+    case Kind::MbarWait: {
+      uint64_t bound = 0;
+      bool suspend = m != 0 && mbar_wait(x, in, m, *p, bound);
+      if (!x.warnings.empty())
+        flush_warnings(c, w);
+      if (x.faulted) {
+        report_fault(c, w, p->pc, m);
+        return leave(false);
+      }
+      if (!p->wait_retry || !suspend)
+        ++p->pc; // test_wait returned false, or the wait is over
+      if (suspend) {
+        p->state = PathState::BlockedMbar;
+        p->wait_until = now + steps + bound;
+        reselect = true;
+        if (w.paths.size() == 1)
+          return leave(true);
+      }
+      break;
+    }
+    }
+  }
+  return leave(true);
+}
+
+} // namespace bcusim::engine::detail

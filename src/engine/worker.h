@@ -1,0 +1,214 @@
+// The run-time core of a launch (internal to src/engine), in parts that can
+// be tested one by one:
+//   scheduler.cpp  LaunchState, units and residency, warp picking, the main
+//                  loop, run_launch()
+//   paths.cpp      the divergent paths of one warp: merging and choosing
+//                  the path to run (independent thread scheduling)
+//   warp_step.cpp  runs one warp for a quantum: the instruction kinds
+//   sync_cta.cpp   CTA barriers through the barrier unit
+//   sync_warp.cpp  warp-synchronous instructions, barrier.cluster
+//   reports.cpp    faults, deadlocks, limits as diagnostics
+// docs/engine.md ("Execution model", "Schedule") describes the behaviour.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bcusim/engine/observer.h"
+#include "cluster_addr.h"
+#include "program.h"
+
+namespace bcusim::engine::detail {
+
+constexpr uint32_t kWarpQuantum = 64;
+constexpr uint32_t kPathQuantum = 256;
+constexpr uint64_t kAdmitSteps = 1u << 16;
+constexpr size_t kMaxCallDepth = 64;
+
+std::string dim_str(const Dim3 &d);
+Dim3 unflatten(uint64_t i, const Dim3 &d);
+// "0,2,3"
+std::string warp_list(uint32_t warps);
+
+struct Failure {
+  RunStatus status = RunStatus::Ok;
+  std::vector<Diagnostic> diags;
+};
+
+// What the workers of one launch share.
+struct LaunchState {
+  const Launch &L;
+  const LaunchConfig &cfg;
+  const Program &P;
+  GlobalMemory &mem;
+  Observer *obs = nullptr;
+  uint64_t nunits = 0;
+  uint32_t unit_ctas = 1;
+  std::atomic<uint64_t> next_unit{0};
+  std::atomic<uint64_t> steps{0};
+  std::atomic<uint64_t> thread_steps{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  Failure failure;
+  std::map<uint64_t, std::string> printf_by_cta;
+  std::vector<Diagnostic> warnings; // --warn-only and warning diagnostics
+  std::set<std::pair<uint32_t, std::string>> warned; // (pc, kind) reported
+  std::chrono::steady_clock::time_point start;
+  bool cooperative = false;         // admit every unit up front (grid.sync)
+  uint32_t griddep_wait_pc = kNone; // first griddepcontrol.wait, no prereq
+
+  LaunchState(const Launch &l, const LaunchConfig &c, GlobalMemory &m)
+      : L(l), cfg(c), P(*l.prog), mem(m) {}
+
+  void note_griddep_wait(uint32_t pc);
+  void fail(RunStatus st, std::vector<Diagnostic> d);
+  void warn(Diagnostic d);
+};
+
+// The lanes a warp-synchronous instruction with member mask `mem` waits
+// for. shfl/vote/match/redux: the non-exited member lanes (PTX).
+// bar.warp.sync / elect.sync (Kind::WarpSyncMember): every existing member
+// lane, so that a member that exited is a reported deadlock
+// (docs/clusters.md).
+inline uint32_t warp_sync_required(const Inst &in, uint32_t mem,
+                                   const Warp &w) {
+  if (in.kind == Kind::WarpSyncMember)
+    return mem & w.valid;
+  return mem & w.valid & ~w.exited;
+}
+
+// Per-lane member masks of a warp-synchronous instruction (sync_warp.cpp):
+// lanes naming the same mask form one group.
+struct SyncGroups {
+  uint32_t n = 0;
+  std::array<uint32_t, kWarpSize> mask{};  // the member mask of group i
+  std::array<uint32_t, kWarpSize> lanes{}; // its lanes present in the path
+};
+// Groups the lanes `m` by their membermask values `mem` (slot values).
+SyncGroups group_by_mask(const uint64_t *mem, uint32_t m);
+
+// ---- paths of one warp (paths.cpp) ------------------------------------------
+// How the next path of a warp is chosen.
+struct PathPolicy {
+  bool random = false;
+  SplitMix64 *rng = nullptr; // random: the stream to draw from
+};
+// Whether path `p` can run now (wakes mbarrier waits whose phase moved on
+// or whose bound `now` passed; checks warp-synchronous waits).
+bool path_runnable(const Program &P, Warp &w, Path &p, uint64_t now);
+// Merges the paths of `w` that meet and selects the path to run in
+// `w.cur`; false when no path can run.
+bool select_path(const Program &P, Warp &w, const PathPolicy &policy,
+                 uint64_t now);
+// Lanes of the current path not in `m` (guard false) step over the current
+// instruction as a path of their own; returns the current path, which keeps
+// the lanes in `m`.
+Path *split_guarded(Warp &w, uint32_t m);
+
+class Worker {
+public:
+  Worker(LaunchState &s, unsigned index);
+  void run();
+
+private:
+  friend class WorkerTest;
+  LaunchState &S;
+  const Program &P;
+  Exec x;
+  SplitMix64 rng;
+  bool random = false;
+  PathPolicy policy;
+  std::vector<std::unique_ptr<Cta>> pool;
+  std::vector<std::unique_ptr<Cta>> resident;
+  size_t rr_cta = 0;
+  uint64_t since_admit = 0;
+  uint64_t local_quanta = 0;
+  uint64_t pending_steps = 0, pending_tsteps = 0;
+  bool exhausted = false; // no units left to admit
+  uint64_t now = 0;       // warp-instructions run by this worker (mbarrier
+                          // wait bounds are measured in them)
+  // One ClusterState per resident unit (reused).
+  std::vector<std::unique_ptr<ClusterState>> clusters, cluster_pool;
+
+  // scheduler.cpp
+  bool admit();
+  void init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
+                const Dim3 &cluster_ctaid, uint32_t rank);
+  void retire(size_t i);
+  void retire_unit(Cta *c);
+  void flush_resident();
+  bool pick(Cta *&c, Warp *&w);
+  bool wake_mbar_waits();
+  bool select(Warp &w) { return select_path(P, w, policy, now); }
+
+  // warp_step.cpp
+  uint64_t run_warp(Cta &c, Warp &w, uint64_t quantum);
+  void threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc);
+  bool call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
+  bool printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
+  void flush_warnings(Cta &c, Warp &w);
+
+  // sync_cta.cpp: CTA barriers through the barrier unit (docs/barriers.md).
+  bool barrier_step(Cta &c, Warp &w, uint32_t path);
+  bool try_group(Cta &c, Warp &w);
+  bool bar_arrive(Cta &c, Warp &w, std::span<const uint32_t> paths);
+  void bar_finish(Cta &c, Warp &w, Path &p);
+  void bar_released(Cta &c);
+  bool bar_exited(Cta &c, Warp &w);
+  bool bar_report(Cta &c, Warp &w, uint32_t pc, int kind, Diagnostic d);
+  std::optional<uint32_t> path_barrier(Warp &w, const Path &p) const;
+  void forward_bar_events(Cta &c, uint32_t warp, uint32_t lanes, uint32_t pc);
+
+  // sync_warp.cpp
+  // Warp-synchronous instructions (Kind::WarpSync / WarpSyncMember): runs
+  // the groups whose members are all here; false after reporting an error.
+  bool warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m,
+                      bool &blocked);
+  // barrier.cluster.arrive / .wait; false after reporting an error.
+  bool cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
+
+  // reports.cpp
+  Diagnostic where(Cta &c, Warp &w, uint32_t lane, std::string msg,
+                   uint32_t pc);
+  void report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
+                    std::string msg, uint32_t pc);
+  void report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes);
+  void report_deadlock(Cta &c);
+  void report_limit(RunStatus st, Cta &c, Warp &w);
+
+  // observer glue
+  void emit(SyncEvent e) {
+    if (S.obs)
+      S.obs->on_sync(e);
+  }
+  SyncEvent event(SyncKind k, const Cta &c, const Warp &w, uint32_t lanes,
+                  uint32_t pc) const {
+    SyncEvent e;
+    e.kind = k;
+    e.cta = c.linear;
+    e.warp = w.index;
+    e.lanes = lanes;
+    e.pc = pc;
+    return e;
+  }
+
+  uint8_t *frame(Cta &c, Warp &w, uint32_t lane) {
+    return c.local.data() +
+           uint64_t(w.index * kWarpSize + lane) * P.frame_bytes;
+  }
+};
+
+// The diagnostic of a fault (the message and its notes, without the thread
+// note), for report_fault and tests.
+std::string fault_message(const Fault &f);
+
+} // namespace bcusim::engine::detail
