@@ -205,12 +205,12 @@ class Site:
         if op.startswith("cp.async.bulk"):
             if any(p in ("commit_group", "wait_group") for p in parts):
                 return {"sync"}
-            return {"mem", "shared", "global"}
+            return {"mem", "shared", "global", "write:shared"}
         if op.startswith("cp.async"):
             if any(p in ("commit_group", "wait_group", "wait_all", "mbarrier")
                    for p in parts):
                 return {"sync"}
-            return {"mem", "shared", "global"}
+            return {"mem", "shared", "global", "write:shared"}
         if parts[0] in ("mbarrier", "bar", "barrier", "elect", "griddepcontrol",
                         "membar", "fence"):
             return {"sync"}
@@ -223,6 +223,8 @@ class Site:
             k = {"mem"} | spaces
             if parts[0] in ("ld", "ldu"):
                 k.add("load")
+            else:
+                k |= {"write:" + x for x in spaces}
             return k
         return set()
 
@@ -319,27 +321,34 @@ def cmd_validate(args):
         for st in sites:
             if st.cu_line:
                 by_line.setdefault(st.cu_line, set()).update(st.kinds())
+        def report(it, what):
+            nonlocal bad
+            print(f"{args.manifest}:{c.line_no}: {c.name}: '{it.text}': "
+                  f"{what} in the PTX of the kernel "
+                  f"({os.path.basename(cu)})")
+            bad += 1
+
         for it in c.items:
             for ln in it.lines:
                 k = by_line.get(ln, set())
                 if it.kind in RACE_KINDS:
                     ok = "mem" in k and it.space in k
-                    want = f"a {it.space} memory access"
+                    want = f"{it.space} memory access"
                 elif it.kind == "uninitialized-read":
                     ok = "load" in k and ("shared" in k or "local" in k)
-                    want = "a shared or local load"
+                    want = "shared or local load"
                 elif it.kind == "deadlock":
                     ok = "sync" in k or "load" in k
-                    want = "a synchronization instruction (or a spin load)"
+                    want = "synchronization instruction (or spin load)"
                 else:
                     ok = "sync" in k
-                    want = "a synchronization instruction"
+                    want = "synchronization instruction"
                 if not ok:
-                    print(f"{args.manifest}:{c.line_no}: {c.name}: "
-                          f"'{it.text}': "
-                          f"line {ln} of {os.path.basename(cu)} has no "
-                          f"{want} in the PTX of the kernel")
-                    bad += 1
+                    report(it, f"line {ln} has no {want}")
+            if it.kind in RACE_KINDS and not any(
+                    "write:" + it.space in by_line.get(ln, set())
+                    for ln in it.lines):
+                report(it, f"neither line writes {it.space} memory")
     print(f"{len(cases)} cases, {bad} problem{'s' if bad != 1 else ''}")
     return 1 if bad else 0
 

@@ -120,6 +120,16 @@ def main():
         if r.returncode == 0:
             print("FAIL: validate accepts a line without an access")
             failures += 1
+        with open(bad, "w", encoding="utf-8") as f:
+            f.write("x | check/shared_raw.ptx | -k shared_raw_buggy -g 1 "
+                    "-b 128 --check race | data-race:shared:14:14\n")
+        r = subprocess.run([sys.executable,
+                            os.path.join(HERE, "check_cases.py"),
+                            "--manifest", bad, "validate"],
+                           capture_output=True)
+        if r.returncode == 0:
+            print("FAIL: validate accepts a race between two loads")
+            failures += 1
         for text in ("data-race:shared:13", "race:shared:1:2",
                      "data-race:heap:13:14", "deadlock:x",
                      "sync-misuse:1,2", "clean data-race:shared:13:14"):

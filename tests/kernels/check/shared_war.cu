@@ -9,9 +9,8 @@
 //   shared_war_fixed: __syncthreads() at the end of every iteration.
 // `#pragma unroll 1` keeps one instruction per access (one site each).
 // Launch: -g 2 -b 128; in = s32[1024] (iota), out = s32[256], ntiles = 4.
-// Fixed result: out[b*128 + t] =
-//   sum over i < ntiles of (i + 1) * in[(b * ntiles + i) * 128 + (t + 37) %
-//   128].
+// Fixed result: out[b*128 + t] = sum over i < ntiles of
+//   (i + 1) * in[(b * ntiles + i) * 128 + (t + 37) % 128].
 extern "C" __global__ void shared_war_buggy(const int *in, int *out,
                                             int ntiles) {
   __shared__ int tile[128];
