@@ -4,6 +4,8 @@
 # and checks each result with ptxas for sm_90. <arch> is sm_80 unless the
 # .cu file has a line `// arch: sm_XX` (clusters, elect.sync, bulk copies and
 # mbarrier tx-counts need sm_90). The tests themselves never need nvcc.
+# The checker's test kernels in check/ have their own script
+# (check/regen-ptx.sh: -lineinfo, file names in .file).
 #
 # Usage: tests/kernels/regen-ptx.sh [FILE.cu...]   (default: all kernels)
 # Environment: CUDA_HOME (default /usr/local/cuda).
@@ -11,7 +13,7 @@ set -eu
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [ $# -eq 0 ]; then
   cd "$(dirname "$0")"
-  set -- $(find . -mindepth 2 -name '*.cu' -not -path './ref/*' | sort)
+  set -- $(find . -mindepth 2 -name '*.cu' -not -path './ref/*' -not -path './check/*' | sort)
 fi
 for cu in "$@"; do
   arch=$(sed -n 's|^// arch: \(sm_[0-9a-z]*\).*|\1|p' "$cu" | head -n 1)
