@@ -94,11 +94,15 @@ nlohmann::json site_json(const Site &s) {
   nlohmann::json j;
   j["pc"] = s.pc;
   j["instruction"] = s.text;
-  if (s.ptx.valid())
-    j["ptx"] = {
-        {"file", s.ptx.file->name()}, {"line", s.ptx.line}, {"col", s.ptx.col}};
-  if (s.cuda_line)
-    j["cuda"] = {{"file", s.cuda_file}, {"line", s.cuda_line}};
+  if (!s.ptx_file.empty()) {
+    j["ptx_file"] = s.ptx_file;
+    j["ptx_line"] = s.ptx.line;
+    j["ptx_col"] = s.ptx.col;
+  }
+  if (s.cuda_line) {
+    j["cuda_file"] = s.cuda_file;
+    j["cuda_line"] = s.cuda_line;
+  }
   const ThreadRef &t = s.thread;
   j["thread"] = {{"cta", {t.cta.x, t.cta.y, t.cta.z}},
                  {"cta_linear", t.cta_linear},
@@ -135,7 +139,7 @@ nlohmann::json Finding::to_json() const {
   j["sites"] = nlohmann::json::array();
   for (const auto &s : sites)
     j["sites"].push_back(site_json(s));
-  j["text"] = render(diag);
+  j["text"] = text.empty() ? render(diag) : text;
   return j;
 }
 

@@ -286,6 +286,7 @@ void Findings::finish(LaunchSt &L) {
                           f.instances - 1, f.instances == 2 ? "" : "s",
                           f.sites.size() == 2 ? "pair of instructions"
                                               : "instruction")));
+    f.text = render(d);
     out_.push_back(std::move(f));
   }
   pending_.clear();

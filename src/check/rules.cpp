@@ -155,8 +155,7 @@ void rules_sync(LaunchSt &L, const SyncEvent &e) {
         L.view ? L.view->describe(StateSpace::Shared, e.object_offset) : "";
     L.findings->at(
         L, FindingKind::SyncMisuse,
-        L.checks.explicit_list ? Severity::Error : Severity::Warning, e.pc,
-        who,
+        L.checks.explicit_list ? Severity::Error : Severity::Warning, e.pc, who,
         fmt::format(
             "mbarrier misuse: '{}' arrives on the mbarrier at shared address "
             "{:#x}{} in phase {} before any test_wait/try_wait observed "

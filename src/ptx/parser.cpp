@@ -8,9 +8,9 @@
 // Decisions are documented in docs/ptx-frontend.md.
 #include <algorithm>
 #include <array>
-#include <map>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>

@@ -103,7 +103,8 @@ std::string finding_key(const check::Finding &f) {
 // warnings) as findings, so that the summary and --report hold every
 // diagnostic.
 check::Finding from_run(const Diagnostic &d, engine::RunStatus st,
-                        const std::string &kernel, size_t launch) {
+                        const std::string &kernel, size_t launch,
+                        const engine::Module &module) {
   check::Finding f;
   f.kernel = kernel;
   f.launch = launch;
@@ -122,9 +123,28 @@ check::Finding from_run(const Diagnostic &d, engine::RunStatus st,
           ? check::FindingKind::Limit
       : misuse ? check::FindingKind::SyncMisuse
                : check::FindingKind::Fault;
-  check::Site s;
-  s.ptx = d.loc;
-  f.sites.push_back(s);
+  // Sites: the diagnostic's location and every located note (a deadlock's
+  // waiting warps), with their CUDA lines.
+  auto add = [&](const SourceLoc &loc) {
+    if (!loc.valid())
+      return;
+    for (const auto &s : f.sites)
+      if (s.ptx.line == loc.line && s.ptx.file == loc.file)
+        return;
+    check::Site s;
+    s.ptx = loc;
+    s.ptx_file = loc.file->name();
+    auto c = module.cuda_loc(loc);
+    if (c.valid()) {
+      s.cuda_file = std::string(c.file);
+      s.cuda_line = c.line;
+    }
+    f.sites.push_back(std::move(s));
+  };
+  add(d.loc);
+  for (const auto &n : d.notes)
+    add(n.loc);
+  f.text = render(d);
   return f;
 }
 
@@ -151,6 +171,8 @@ struct Session {
   const std::vector<std::string> &spec_text;
   const std::vector<size_t> &number_of;
   const std::vector<DumpSpec> &dumps;
+  // Modules of every execution stay loaded: findings point into them.
+  std::vector<std::unique_ptr<engine::Module>> loaded;
 
   Outcome execute(const engine::Schedule &sched, const check::Checks &checks,
                   bool print);
@@ -167,7 +189,7 @@ Outcome Session::execute(const engine::Schedule &sched,
   };
   // The modules: each file is loaded once, so launches of one module share
   // its .global variables (like one CUmodule).
-  std::map<std::string, std::unique_ptr<Module>> modules;
+  std::map<std::string, Module *> modules;
   for (size_t li = 0; li < plans.size(); ++li) {
     LaunchPlan &lp = plans[li];
     auto it = modules.find(lp.file);
@@ -180,9 +202,10 @@ Outcome Session::execute(const engine::Schedule &sched,
         out.load_failed = true;
         return out;
       }
-      it = modules.emplace(lp.file, std::move(module)).first;
+      loaded.push_back(std::move(module));
+      it = modules.emplace(lp.file, loaded.back().get()).first;
     }
-    lp.module = it->second.get();
+    lp.module = it->second;
     if (!print)
       continue; // kernel names were checked by the first execution
     std::string pre = launch_prefix(li);
@@ -275,7 +298,7 @@ Outcome Session::execute(const engine::Schedule &sched,
         out.findings.push_back(f);
       }
     for (const auto &d : r.diagnostics)
-      out.findings.push_back(from_run(d, r.status, lp.kernel, li));
+      out.findings.push_back(from_run(d, r.status, lp.kernel, li, *lp.module));
     if (!r.ok()) {
       say(r.diagnostics_text());
       out.failure = r.diagnostics.empty() ? std::string(name_of(r.status))
@@ -541,7 +564,7 @@ int run_command(const RunOptions &o) {
   }
   const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty();
 
-  Session ses{o, plans, specs, spec_text, number_of, dumps};
+  Session ses{o, plans, specs, spec_text, number_of, dumps, {}};
   Outcome first = ses.execute(*sched, checks, true);
   if (first.exit == 2 || first.load_failed)
     return first.exit;

@@ -75,7 +75,8 @@ struct ThreadRef {
 struct Site {
   uint32_t pc = 0;
   std::string text; // "st.shared.u32"
-  SourceLoc ptx;
+  SourceLoc ptx;    // valid while its module is
+  std::string ptx_file;
   std::string cuda_file; // from .loc; empty when the PTX has none
   uint32_t cuda_line = 0;
   ThreadRef thread;
@@ -93,7 +94,9 @@ struct Finding {
   std::string where;       // "'tile'+12", "argument 0 (f32[256])+64"
   std::string missing;     // what ordering is missing
   uint64_t instances = 1;  // this site pair, counted (first reported)
-  Diagnostic diag;         // the rendered report
+  Diagnostic diag;         // the report (its locations point into the
+                           // module's source: valid while it is loaded)
+  std::string text;        // the report rendered when it was made
   nlohmann::json to_json() const;
 };
 
