@@ -3,6 +3,9 @@
 #include "bcusim/check/checker.h"
 
 #include <fmt/format.h>
+#include <mutex>
+
+#include "report.h"
 
 namespace bcusim::check {
 
@@ -49,8 +52,11 @@ std::optional<Checks> Checks::parse(std::string_view list, std::string &error) {
 std::string Checks::str() const {
   std::string s;
   auto add = [&](bool on, const char *n) {
-    if (on)
-      s += (s.empty() ? "" : ",") + std::string(n);
+    if (!on)
+      return;
+    if (!s.empty())
+      s.push_back(',');
+    s.append(n);
   };
   add(race, "race");
   add(sync, "sync");
@@ -74,9 +80,43 @@ std::string_view name_of(FindingKind k) {
     return "uninitialized-read";
   case FindingKind::ScheduleDependent:
     return "schedule-dependent";
+  case FindingKind::Fault:
+    return "fault";
+  case FindingKind::Limit:
+    return "limit";
   }
   return "?";
 }
+
+namespace {
+
+nlohmann::json site_json(const Site &s) {
+  nlohmann::json j;
+  j["pc"] = s.pc;
+  j["instruction"] = s.text;
+  if (!s.ptx_file.empty()) {
+    j["ptx_file"] = s.ptx_file;
+    j["ptx_line"] = s.ptx.line;
+    j["ptx_col"] = s.ptx.col;
+  }
+  if (s.cuda_line) {
+    j["cuda_file"] = s.cuda_file;
+    j["cuda_line"] = s.cuda_line;
+  }
+  const ThreadRef &t = s.thread;
+  j["thread"] = {{"cta", {t.cta.x, t.cta.y, t.cta.z}},
+                 {"cta_linear", t.cta_linear},
+                 {"warp", t.warp},
+                 {"lane", t.lane},
+                 {"tid", {t.tid.x, t.tid.y, t.tid.z}}};
+  if (t.async_id)
+    j["thread"]["async_copy"] = t.async_id;
+  if (!s.access.empty())
+    j["access"] = s.access;
+  return j;
+}
+
+} // namespace
 
 nlohmann::json Finding::to_json() const {
   nlohmann::json j;
@@ -88,58 +128,149 @@ nlohmann::json Finding::to_json() const {
   j["launch"] = launch;
   j["message"] = diag.message;
   j["instances"] = instances;
-  if (!space.empty())
+  if (!space.empty()) {
     j["space"] = space;
+    j["address"] = address;
+    if (!where.empty())
+      j["where"] = where;
+  }
+  if (!missing.empty())
+    j["missing"] = missing;
+  j["sites"] = nlohmann::json::array();
+  for (const auto &s : sites)
+    j["sites"].push_back(site_json(s));
+  j["text"] = text.empty() ? render(diag) : text;
   return j;
 }
 
 struct Checker::Impl {
-  std::vector<Finding> findings;
+  explicit Impl(const Checks &c) : findings(all) { L.checks = c; }
+  std::vector<Finding> all;
+  detail::Findings findings;
+  detail::LaunchSt L;
   uint64_t launches = 0;
+  uint64_t peak_shadow = 0, peak_covered = 0;
+  std::mutex mu; // concurrent() observers: sync checks only
 };
 
 Checker::Checker(Checks checks)
-    : checks_(checks), impl_(std::make_unique<Impl>()) {}
+    : checks_(checks), impl_(std::make_unique<Impl>(checks)) {}
 Checker::~Checker() = default;
 
-void Checker::on_launch_begin(const engine::LaunchView &) {}
-void Checker::on_access(const engine::AccessEvent &) {}
-void Checker::on_sync(const engine::SyncEvent &) {}
-void Checker::on_launch_end(const engine::LaunchView &) { ++impl_->launches; }
+bool Checker::wants_accesses() const { return checks_.race || checks_.init; }
+bool Checker::concurrent() const { return !wants_accesses(); }
 
-const std::vector<Finding> &Checker::findings() const {
-  return impl_->findings;
+void Checker::on_launch_begin(const engine::LaunchView &v) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  detail::LaunchSt &L = impl_->L;
+  L = detail::LaunchSt{};
+  L.checks = checks_;
+  L.view = &v;
+  L.launch_index = impl_->launches;
+  L.kernel = std::string(v.kernel());
+  L.grid = v.grid();
+  L.block = v.block();
+  L.cluster_dims = v.cluster();
+  L.tpc = uint32_t(L.block.count());
+  L.wpc = (L.tpc + 31) / 32;
+  L.shared_bytes = v.shared_bytes();
+  L.local_bytes = v.local_bytes();
+  // Thread ids have 30 bits (vc.h).
+  L.race_on = L.grid.count() * L.wpc * 32 < (1ull << 30);
+  L.findings = &impl_->findings;
 }
+
+void Checker::on_access(const engine::AccessEvent &e) {
+  detail::LaunchSt &L = impl_->L;
+  if (checks_.race && L.race_on)
+    detail::check_access(L, e);
+  if (checks_.init)
+    detail::init_access(L, e);
+}
+
+void Checker::on_sync(const engine::SyncEvent &e) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  detail::LaunchSt &L = impl_->L;
+  if (e.kind == engine::SyncKind::CtaEnd) {
+    uint64_t shadow = 0;
+    for (auto &[k, c] : L.ctas)
+      shadow += c->shadow.size() * sizeof(detail::Granule);
+    impl_->peak_shadow =
+        std::max(impl_->peak_shadow, shadow + L.global.bytes());
+    L.ctas.erase(e.cta);
+    return;
+  }
+  detail::on_sync(L, e);
+  detail::rules_sync(L, e);
+}
+
+void Checker::on_launch_end(const engine::LaunchView &) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  detail::LaunchSt &L = impl_->L;
+  uint64_t shadow = L.global.bytes();
+  for (auto &[k, c] : L.ctas)
+    shadow += c->shadow.size() * sizeof(detail::Granule);
+  impl_->peak_shadow = std::max(impl_->peak_shadow, shadow);
+  impl_->findings.finish(L);
+  L = detail::LaunchSt{};
+  ++impl_->launches;
+}
+
+const std::vector<Finding> &Checker::findings() const { return impl_->all; }
+
+uint64_t Checker::shadow_bytes() const { return impl_->peak_shadow; }
 
 size_t Checker::error_count() const {
   size_t n = 0;
-  for (auto &f : impl_->findings)
+  for (auto &f : impl_->all)
     n += f.severity == Severity::Error;
   return n;
 }
 
 size_t Checker::warning_count() const {
   size_t n = 0;
-  for (auto &f : impl_->findings)
+  for (auto &f : impl_->all)
     n += f.severity == Severity::Warning;
   return n;
 }
 
 std::string Checker::summary() const {
-  return fmt::format("bcusim: check ({}): {} error{}, {} warning{} in {} "
-                     "launch{}",
-                     checks_.str(), error_count(),
-                     error_count() == 1 ? "" : "s", warning_count(),
-                     warning_count() == 1 ? "" : "s", impl_->launches,
-                     impl_->launches == 1 ? "" : "es");
+  // Findings by kind, in a fixed order.
+  static const FindingKind order[] = {FindingKind::DataRace,
+                                      FindingKind::IntraWarpRace,
+                                      FindingKind::BarrierDivergence,
+                                      FindingKind::Deadlock,
+                                      FindingKind::SyncMisuse,
+                                      FindingKind::UninitializedRead,
+                                      FindingKind::ScheduleDependent,
+                                      FindingKind::Fault,
+                                      FindingKind::Limit};
+  std::string kinds;
+  for (FindingKind k : order) {
+    size_t n = 0;
+    for (auto &f : impl_->all)
+      n += f.kind == k;
+    if (n)
+      kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, name_of(k));
+  }
+  return fmt::format("bcusim: check ({}): {} in {} launch{}: {} error{}, {} "
+                     "warning{}",
+                     checks_.str(), kinds.empty() ? "no findings" : kinds,
+                     impl_->launches, impl_->launches == 1 ? "" : "es",
+                     error_count(), error_count() == 1 ? "" : "s",
+                     warning_count(), warning_count() == 1 ? "" : "s");
 }
+
+void Checker::add(Finding f) { impl_->all.push_back(std::move(f)); }
 
 nlohmann::json Checker::report_json() const {
   nlohmann::json j;
   j["checks"] = checks_.str();
   j["launches"] = impl_->launches;
+  j["errors"] = error_count();
+  j["warnings"] = warning_count();
   j["findings"] = nlohmann::json::array();
-  for (auto &f : impl_->findings)
+  for (auto &f : impl_->all)
     j["findings"].push_back(f.to_json());
   return j;
 }

@@ -174,9 +174,10 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
   prog.locs.push_back(cur ? cur->loc : SourceLoc{});
   prog.code_func.push_back(fidx);
   prog.code_text.push_back(cur ? text_of(*cur) : std::string());
-  prog.cuda_pos.push_back(
-      cur ? Program::CudaPos{cur->src_file, cur->src_line, cur->src_col}
-          : Program::CudaPos{});
+  prog.cuda_pos.push_back(cur ? Program::CudaPos{cur->src_file, cur->src_line,
+                                                 cur->src_col, cur->call_file,
+                                                 cur->call_line}
+                              : Program::CudaPos{});
   return prog.code.back();
 }
 
@@ -806,6 +807,35 @@ std::unique_ptr<Module> Module::load_file(const std::string &path,
     return nullptr;
   }
   return compile(std::move(*ast), sink);
+}
+
+CudaLoc Module::cuda_loc(const SourceLoc &ptx) const {
+  CudaLoc r;
+  const detail::Program &P = *program_;
+  for (size_t pc = 0; pc < P.locs.size(); ++pc) {
+    const SourceLoc &l = P.locs[pc];
+    if (l.line != ptx.line || l.file != ptx.file || P.cuda_pos[pc].line == 0)
+      continue;
+    const auto &cp = P.cuda_pos[pc];
+    auto name = [&](uint32_t f) {
+      for (const auto &[n, s] : P.cuda_files)
+        if (n == f)
+          return std::string_view(s);
+      return std::string_view();
+    };
+    if (cp.call_line) {
+      r.file = name(cp.call_file);
+      r.line = cp.call_line;
+      r.inner_file = name(cp.file);
+      r.inner_line = cp.line;
+    } else {
+      r.file = name(cp.file);
+      r.line = cp.line;
+      r.col = cp.col;
+    }
+    return r;
+  }
+  return r;
 }
 
 std::vector<std::string> Module::kernel_names() const {

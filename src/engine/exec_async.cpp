@@ -88,7 +88,7 @@ void set_shared(Exec &x, uint8_t &space, uint64_t &owner, uint64_t &addr,
 // Tells the observer that lane `l` issued `op` (op kind: 0 cp.async copy,
 // 1 bulk copy, 2 arrive-on).
 void issued(Exec &x, const AsyncOp &op, uint32_t kind) {
-  if (!x.obs)
+  if (!x.sync_obs)
     return;
   SyncEvent e;
   e.kind = SyncKind::AsyncIssue;
@@ -98,9 +98,9 @@ void issued(Exec &x, const AsyncOp &op, uint32_t kind) {
   e.lanes = 1u << op.lane;
   e.async_id = op.async_id;
   e.op = kind;
-  e.bulk = kind == 1;
+  e.bulk = kind == 1 || kind == 3;
   e.phase = op.group;
-  x.obs->on_sync(e);
+  x.sync_obs->on_sync(e);
 }
 
 // Performs a queued copy (and zero-fill); the observer sees its read of the
@@ -132,7 +132,7 @@ void perform(Exec &x, const Cta &c, const AsyncOp &op) {
 }
 
 void completed(Exec &x, const Cta &c, const AsyncOp &op) {
-  if (!x.obs)
+  if (!x.sync_obs)
     return;
   SyncEvent e;
   e.kind = SyncKind::AsyncComplete;
@@ -144,7 +144,7 @@ void completed(Exec &x, const Cta &c, const AsyncOp &op) {
   e.bulk =
       op.what == AsyncOp::What::BulkTx || op.what == AsyncOp::What::BulkGroup;
   e.phase = op.group;
-  x.obs->on_sync(e);
+  x.sync_obs->on_sync(e);
 }
 
 std::string text_at(const Exec &x, const Inst &in) {
@@ -225,7 +225,7 @@ void exec_cp_commit(Exec &x, const Inst &in, uint32_t m) {
   auto &v = in.flags ? c.mbar.bulk_groups : c.mbar.cp_groups;
   for_lanes(m, [&](uint32_t l) {
     uint32_t g = per_thread(v, c, x.thread_of(l))++;
-    if (x.obs) {
+    if (x.sync_obs) {
       SyncEvent e;
       e.kind = SyncKind::AsyncCommit;
       e.pc = x.pc;
@@ -234,7 +234,7 @@ void exec_cp_commit(Exec &x, const Inst &in, uint32_t m) {
       e.lanes = 1u << l;
       e.bulk = in.flags != 0;
       e.phase = g;
-      x.obs->on_sync(e);
+      x.sync_obs->on_sync(e);
     }
   });
 }
@@ -255,7 +255,7 @@ void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
     if (limit)
       wait_groups(x, c, bulk ? AsyncOp::What::BulkGroup : AsyncOp::What::Copy,
                   t, limit);
-    if (x.obs) {
+    if (x.sync_obs) {
       SyncEvent e;
       e.kind = SyncKind::AsyncWait;
       e.pc = x.pc;
@@ -265,7 +265,7 @@ void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
       e.bulk = bulk;
       e.count = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
       e.phase = limit;
-      x.obs->on_sync(e);
+      x.sync_obs->on_sync(e);
     }
   });
 }
@@ -364,7 +364,7 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       op.group = per_thread(c.mbar.bulk_groups, c, op.thread);
     }
     op.async_id = next_async_id(c, op.thread);
-    issued(x, op, 1);
+    issued(x, op, op.what == AsyncOp::What::BulkTx ? 3 : 1);
     c.mbar.pending.push_back(op);
   });
 }
@@ -559,7 +559,7 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
 // release/acquire patterns from them). Inst::flags bit 0 = proxy fence,
 // bit 1 = .mbarrier_init, bit 2 = .sync_restrict.
 void exec_fence(Exec &x, const Inst &in, uint32_t m) {
-  if (!x.obs)
+  if (!x.sync_obs)
     return;
   SyncEvent e;
   e.kind = SyncKind::Fence;
@@ -570,7 +570,7 @@ void exec_fence(Exec &x, const Inst &in, uint32_t m) {
   e.order = order_of(in);
   e.scope = scope_of(in);
   e.count = in.flags;
-  x.obs->on_sync(e);
+  x.sync_obs->on_sync(e);
 }
 
 MemScope scope_named(const std::string &s) {

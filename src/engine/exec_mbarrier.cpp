@@ -140,11 +140,11 @@ bool check_live(Exec &x, const SharedTarget &t, uint32_t lane,
 void settle_store(Exec &x, const SharedTarget &t, uint64_t s) {
   if (mbar::pending(s) == 0 && mbar::tx(s) == 0 && mbar::expected(s) != 0) {
     uint64_t &phase = full_phase(t);
-    if (x.obs) {
+    if (x.sync_obs) {
       SyncEvent e = mbar_event(x, SyncKind::MbarPhaseComplete, t, 0);
       e.lanes = 0;
       e.phase = phase;
-      x.obs->on_sync(e);
+      x.sync_obs->on_sync(e);
     }
     ++phase;
     s = mbar::make(mbar::phase(s) + 1, mbar::expected(s), mbar::expected(s), 0);
@@ -210,10 +210,10 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
       }
       slot = MbarCtaState::Live;
       full_phase(t) = 0;
-      if (x.obs) {
+      if (x.sync_obs) {
         SyncEvent e = mbar_event(x, SyncKind::MbarInit, t, l);
         e.count = count;
-        x.obs->on_sync(e);
+        x.sync_obs->on_sync(e);
       }
       store_word(x, t, mbar::make(0, count, count, 0));
       return;
@@ -223,8 +223,8 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
         return;
       init_slot(*t.cta, t.off) = MbarCtaState::Invalidated;
       ++t.cta->mbar.events;
-      if (x.obs)
-        x.obs->on_sync(mbar_event(x, SyncKind::MbarInval, t, l));
+      if (x.sync_obs)
+        x.sync_obs->on_sync(mbar_event(x, SyncKind::MbarInval, t, l));
       return;
     case MbarOp::Arrive: {
       uint32_t count = 1;
@@ -263,11 +263,11 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
                            mbar::kTxMax));
         return;
       }
-      if (x.obs) {
+      if (x.sync_obs) {
         SyncEvent e = mbar_event(x, SyncKind::MbarExpectTx, t, l);
         e.tx = int64_t(arg);
         e.phase = full_phase(t);
-        x.obs->on_sync(e);
+        x.sync_obs->on_sync(e);
       }
       settle_store(
           x, t,
@@ -370,7 +370,7 @@ bool mbar_arrive(Exec &x, const SharedTarget &t, const MbarArrival &a,
   // to it (PTX ISA 9.0 mbarrier.pending_count).
   if (token)
     *token = mbar::token(mbar::phase(s), before);
-  if (x.obs) {
+  if (x.sync_obs) {
     SyncEvent e;
     if (a.async) {
       e.kind = SyncKind::MbarArrive;
@@ -389,7 +389,7 @@ bool mbar_arrive(Exec &x, const SharedTarget &t, const MbarArrival &a,
     e.order = a.order;
     e.scope = a.scope;
     e.phase = full_phase(t);
-    x.obs->on_sync(e);
+    x.sync_obs->on_sync(e);
   }
   settle_store(x, t, mbar::make(mbar::phase(s), pending, expected, txc));
   return true;
@@ -411,7 +411,7 @@ bool mbar_complete_tx(Exec &x, const SharedTarget &t, uint64_t bytes,
                               "= {} < -{})",
                               bytes, mbar::tx(s), bytes,
                               mbar::tx(s) - int64_t(bytes), mbar::kTxMax));
-  if (x.obs) {
+  if (x.sync_obs) {
     SyncEvent e = mbar_event(x, SyncKind::MbarCompleteTx, t, lane);
     if (async) {
       e.pc = async->pc;
@@ -421,7 +421,7 @@ bool mbar_complete_tx(Exec &x, const SharedTarget &t, uint64_t bytes,
     }
     e.tx = int64_t(bytes);
     e.phase = full_phase(t);
-    x.obs->on_sync(e);
+    x.sync_obs->on_sync(e);
   }
   settle_store(
       x, t, mbar::make(mbar::phase(s), mbar::pending(s), mbar::expected(s), v));
@@ -486,13 +486,13 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
                 object_of(t), AtomicOp::Mbarrier, order_of(in), scope_of(in));
     if (complete) {
       done |= 1u << l;
-      if (x.obs) {
+      if (x.sync_obs) {
         // The phase observed complete: the one before the current phase.
         SyncEvent e = mbar_event(x, SyncKind::MbarWaitDone, t, l);
         e.phase = full_phase(t) - 1;
         e.order = order_of(in);
         e.scope = scope_of(in);
-        x.obs->on_sync(e);
+        x.sync_obs->on_sync(e);
       }
     }
     const uint8_t *wp = t.cta->shared.data() + t.off;

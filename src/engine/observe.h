@@ -93,8 +93,8 @@ void observe_one(Exec &x, uint32_t pc, uint64_t cta, uint32_t warp,
                  uint64_t async_id = 0);
 
 inline void observe_sync(Exec &x, const SyncEvent &e) {
-  if (x.obs)
-    x.obs->on_sync(e);
+  if (x.sync_obs)
+    x.sync_obs->on_sync(e);
 }
 
 } // namespace bcusim::engine::detail

@@ -142,6 +142,7 @@ struct Program {
   // module's `.file` table.
   struct CudaPos {
     uint32_t file = 0, line = 0, col = 0;
+    uint32_t call_file = 0, call_line = 0; // inlined: the outermost call
   };
   std::vector<CudaPos> cuda_pos;
   std::vector<std::pair<uint32_t, std::string>> cuda_files;
@@ -333,7 +334,8 @@ struct Exec {
   // The launch's observer (nullptr: none; docs/observer.md) and the
   // worker's progress counter: stores, atomics and synchronization steps
   // bump it, so the scheduler can tell spinning from progress.
-  Observer *obs = nullptr;
+  Observer *obs = nullptr;      // memory accesses (when it wants them)
+  Observer *sync_obs = nullptr; // synchronization events
   uint64_t progress = 0;
   // Warnings of the current instruction (lane, message): the scheduler
   // reports each one with its location (once per instruction and message).

@@ -75,7 +75,7 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
     if (const Allocation *a = S.mem.nearest(f.addr)) {
       std::string what = a->module_var     ? "variable '" + a->name + "'"
                          : a->name.empty() ? "allocation"
-                                           : "allocation (" + a->name + ")";
+                                           : a->name;
       if (f.addr >= a->base + a->size)
         n.message =
             fmt::format("{} bytes past the end of the {}-byte {} at {:#x}",

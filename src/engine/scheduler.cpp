@@ -75,7 +75,8 @@ Worker::Worker(LaunchState &s, unsigned index)
   x.launch = &S.L;
   x.prog = &P;
   x.gmem = &S.mem;
-  x.obs = S.obs;
+  x.sync_obs = S.obs;
+  x.obs = S.obs && S.obs->wants_accesses() ? S.obs : nullptr;
   random = S.cfg.schedule.kind == Schedule::Kind::Random;
   policy.random = random;
   policy.rng = &rng;
@@ -429,11 +430,22 @@ public:
     if (pc >= P.cuda_pos.size() || P.cuda_pos[pc].line == 0)
       return r;
     const auto &cp = P.cuda_pos[pc];
-    for (const auto &[n, name] : P.cuda_files)
-      if (n == cp.file)
-        r.file = name;
-    r.line = cp.line;
-    r.col = cp.col;
+    auto name_of_file = [&](uint32_t f) {
+      for (const auto &[n, name] : P.cuda_files)
+        if (n == f)
+          return std::string_view(name);
+      return std::string_view();
+    };
+    if (cp.call_line) {
+      r.file = name_of_file(cp.call_file);
+      r.line = cp.call_line;
+      r.inner_file = name_of_file(cp.file);
+      r.inner_line = cp.line;
+    } else {
+      r.file = name_of_file(cp.file);
+      r.line = cp.line;
+      r.col = cp.col;
+    }
     return r;
   }
   std::string describe(StateSpace space, uint64_t addr) const override {
@@ -484,7 +496,8 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
                          : std::max(1u, std::thread::hardware_concurrency());
   // A random schedule draws from one stream; an observer sees one ordered
   // event stream (observer.h): both run on one host thread.
-  if (cfg.schedule.kind == Schedule::Kind::Random || S.obs)
+  if (cfg.schedule.kind == Schedule::Kind::Random ||
+      (S.obs && !S.obs->concurrent()))
     threads = 1;
   threads = unsigned(std::min<uint64_t>(threads, S.nunits));
   if (threads <= 1) {

@@ -32,7 +32,7 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
       for (auto &cp : copies)
         std::memmove(f + cp.to, f + cp.from, cp.size);
     });
-    if (!S.obs)
+    if (!x.obs)
       return;
     // The copies read and write the lanes' frames (.local).
     std::array<uint64_t, kWarpSize> addr{};
@@ -44,14 +44,15 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
       e.warp = w.index;
       e.lanes = m;
       e.space = StateSpace::Local;
+      e.origin = AccessOrigin::CallCopy;
       e.size = cp.size;
       e.addr = addr.data();
       addr.fill(cp.from);
       e.type = AccessType::Read;
-      S.obs->on_access(e);
+      x.obs->on_access(e);
       addr.fill(cp.to);
       e.type = AccessType::Write;
-      S.obs->on_access(e);
+      x.obs->on_access(e);
     }
   };
   if (in.kind == Kind::Call) {
@@ -112,6 +113,22 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
   if (x.faulted) {
     report_fault(c, w, p->pc, m);
     return false;
+  }
+  if (x.obs && cs.printf_ret != kNone) {
+    // vprintf's return value lands in the caller's frame.
+    std::array<uint64_t, kWarpSize> addr{};
+    addr.fill(cs.printf_ret);
+    AccessEvent e;
+    e.pc = p->pc;
+    e.cta = c.linear;
+    e.owner = c.linear;
+    e.warp = w.index;
+    e.lanes = m;
+    e.space = StateSpace::Local;
+    e.type = AccessType::Write;
+    e.size = 4;
+    e.addr = addr.data();
+    x.obs->on_access(e);
   }
   ++p->pc;
   return true;

@@ -7,8 +7,10 @@
 //
 // Decisions are documented in docs/ptx-frontend.md.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -289,8 +291,12 @@ private:
     advance();
     return true;
   }
-  // The latest .loc in the function being parsed (file, line, col).
+  // The latest .loc in the function being parsed (file, line, col), the
+  // outermost call site it was inlined at (0: not inlined), and the
+  // inlining chain seen so far in the function.
   uint32_t cur_src_[3] = {0, 0, 0};
+  std::array<uint32_t, 3> cur_call_{0, 0, 0};
+  std::map<std::array<uint32_t, 3>, std::array<uint32_t, 3>> inlined_at_;
   // Skips the rest of a source line (for .loc / .file).
   void skip_line(uint32_t line) {
     while (tok_.kind != Tok::End && tok_.line == line)
@@ -722,6 +728,8 @@ bool Parser::parse_function(bool is_entry, bool is_extern, bool is_visible,
   f.is_visible = is_visible;
   f.is_weak = is_weak;
   cur_src_[0] = cur_src_[1] = cur_src_[2] = 0;
+  cur_call_ = {0, 0, 0};
+  inlined_at_.clear();
   if (!is_entry && is_punct('(')) {
     if (!parse_param_list(f.returns, false))
       return false;
@@ -1631,6 +1639,9 @@ bool Parser::parse_instruction(Function &f) {
   ins.src_file = cur_src_[0];
   ins.src_line = cur_src_[1];
   ins.src_col = cur_src_[2];
+  ins.call_file = cur_call_[0];
+  ins.call_line = cur_call_[1];
+  ins.call_col = cur_call_[2];
   f.body.push_back(std::move(ins));
   return true;
 }
@@ -1642,18 +1653,44 @@ bool Parser::parse_body_statement(Function &f) {
     if (d == "reg")
       return parse_reg_decl(f);
     if (d == "loc") {
-      // .loc file line col {, function_name ... , inlined_at ...}: the
-      // source position of the instructions that follow.
+      // .loc file line col {, function_name label, inlined_at f l c}: the
+      // source position of the instructions that follow. Inlined code
+      // comes as a chain of .loc lines, each naming the position it was
+      // inlined at; the outermost one is the call in the function's own
+      // code.
       advance();
-      uint32_t v[3] = {0, 0, 0};
+      uint32_t v[3] = {0, 0, 0}, at[3] = {0, 0, 0};
       for (int k = 0; k < 3 && tok_.kind == Tok::Int && tok_.line == start.line;
            ++k) {
         v[k] = static_cast<uint32_t>(tok_.ival);
         advance();
       }
+      while (tok_.kind != Tok::End && tok_.line == start.line) {
+        bool inlined = tok_.kind == Tok::Ident && tok_.text == "inlined_at";
+        advance();
+        if (!inlined)
+          continue;
+        for (int k = 0;
+             k < 3 && tok_.kind == Tok::Int && tok_.line == start.line; ++k) {
+          at[k] = static_cast<uint32_t>(tok_.ival);
+          advance();
+        }
+      }
+      std::array<uint32_t, 3> key{v[0], v[1], v[2]};
+      if (at[1])
+        inlined_at_[key] = {at[0], at[1], at[2]};
+      // The outermost position of the chain.
+      std::array<uint32_t, 3> outer{at[0], at[1], at[2]};
+      for (int guard = 0; outer[1] && guard < 64; ++guard) {
+        auto it = inlined_at_.find(outer);
+        if (it == inlined_at_.end())
+          break;
+        outer = it->second;
+      }
       cur_src_[0] = v[0];
       cur_src_[1] = v[1];
       cur_src_[2] = v[2];
+      cur_call_ = outer;
       skip_line(start.line);
       return true;
     }

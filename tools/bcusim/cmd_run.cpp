@@ -21,6 +21,11 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "bcusim/check/checker.h"
 #include "bcusim/engine/args.h"
 #include "bcusim/engine/engine.h"
 #include "commands.h"
@@ -52,6 +57,9 @@ struct RunOptions {
   };
   std::vector<Launch> launches;
   bool warn_only = false;
+  std::string check;  // --check LIST (empty: the default)
+  std::string report; // --report FILE.json
+  unsigned explore = 0;
 };
 
 void usage_error(const std::string &msg) {
@@ -79,6 +87,336 @@ bool parse_index(const std::string &text, size_t &v) {
   if (ok)
     v = std::stoul(text);
   return ok;
+}
+
+// A finding's identity across schedules: its kind and its instructions.
+std::string finding_key(const check::Finding &f) {
+  std::string k = std::string(check::name_of(f.kind)) + "|" + f.space;
+  for (const auto &s : f.sites)
+    k += fmt::format("|{}", s.pc);
+  if (f.sites.empty())
+    k += "|" + f.diag.message;
+  return k;
+}
+
+// The engine's own diagnostics of a run (faults, deadlocks, misuse,
+// warnings) as findings, so that the summary and --report hold every
+// diagnostic.
+check::Finding from_run(const Diagnostic &d, engine::RunStatus st,
+                        const std::string &kernel, size_t launch,
+                        const engine::Module &module) {
+  check::Finding f;
+  f.kernel = kernel;
+  f.launch = launch;
+  f.severity = d.severity;
+  f.diag = d;
+  const std::string &m = d.message;
+  bool misuse = m.find("misuse") != std::string::npos ||
+                m.find("barrier") != std::string::npos ||
+                m.find("membermask") != std::string::npos ||
+                m.find("arrives") != std::string::npos;
+  f.kind =
+      st == engine::RunStatus::Deadlock ? check::FindingKind::Deadlock
+      : m.find("divergen") != std::string::npos
+          ? check::FindingKind::BarrierDivergence
+      : st == engine::RunStatus::StepLimit || st == engine::RunStatus::TimeLimit
+          ? check::FindingKind::Limit
+      : misuse ? check::FindingKind::SyncMisuse
+               : check::FindingKind::Fault;
+  // Sites: the diagnostic's location and every located note (a deadlock's
+  // waiting warps), with their CUDA lines.
+  auto add = [&](const SourceLoc &loc) {
+    if (!loc.valid())
+      return;
+    for (const auto &s : f.sites)
+      if (s.ptx.line == loc.line && s.ptx.file == loc.file)
+        return;
+    check::Site s;
+    s.ptx = loc;
+    s.ptx_file = loc.file->name();
+    auto c = module.cuda_loc(loc);
+    if (c.valid()) {
+      s.cuda_file = std::string(c.file);
+      s.cuda_line = c.line;
+    }
+    f.sites.push_back(std::move(s));
+  };
+  add(d.loc);
+  for (const auto &n : d.notes)
+    add(n.loc);
+  f.text = render(d);
+  return f;
+}
+
+// What one execution of the launches produced.
+struct Outcome {
+  int exit = 0;
+  bool load_failed = false; // the run could not start (modules, arguments)
+  std::string failure;      // the first failed launch's diagnostic text
+  std::vector<check::Finding> findings;
+  std::vector<std::vector<uint8_t>> dumps; // by --dump entry
+};
+
+struct DumpSpec {
+  size_t index;
+  std::string file;
+};
+
+// Runs the command line's launches, once per schedule (--explore runs them
+// again with fresh modules and buffers).
+struct Session {
+  const RunOptions &o;
+  std::vector<LaunchPlan> &plans;
+  const std::vector<engine::ArgSpec> &specs;
+  const std::vector<std::string> &spec_text;
+  const std::vector<size_t> &number_of;
+  const std::vector<DumpSpec> &dumps;
+  // Modules of every execution stay loaded: findings point into them.
+  std::vector<std::unique_ptr<engine::Module>> loaded;
+
+  Outcome execute(const engine::Schedule &sched, const check::Checks &checks,
+                  bool print);
+};
+
+Outcome Session::execute(const engine::Schedule &sched,
+                         const check::Checks &checks, bool print) {
+  using namespace engine;
+  Outcome out;
+  std::string err;
+  auto say = [&](const std::string &text) {
+    if (print)
+      std::fputs(text.c_str(), stderr);
+  };
+  // The modules: each file is loaded once, so launches of one module share
+  // its .global variables (like one CUmodule).
+  std::map<std::string, Module *> modules;
+  for (size_t li = 0; li < plans.size(); ++li) {
+    LaunchPlan &lp = plans[li];
+    auto it = modules.find(lp.file);
+    if (it == modules.end()) {
+      DiagnosticSink sink;
+      auto module = Module::load_file(lp.file, sink);
+      say(sink.render_all());
+      if (!module) {
+        out.exit = 1;
+        out.load_failed = true;
+        return out;
+      }
+      loaded.push_back(std::move(module));
+      it = modules.emplace(lp.file, loaded.back().get()).first;
+    }
+    lp.module = it->second;
+    if (!print)
+      continue; // kernel names were checked by the first execution
+    std::string pre = launch_prefix(li);
+    auto names = lp.module->kernel_names();
+    std::string list;
+    for (auto &n : names)
+      list += (list.empty() ? "" : ", ") + n;
+    if (lp.kernel.empty()) {
+      if (names.size() != 1) {
+        usage_error(
+            names.empty()
+                ? fmt::format("{}{} has no kernel (.entry)", pre, lp.file)
+                : fmt::format("{}{} has {} kernels; choose one with -k: {}",
+                              pre, lp.file, names.size(), list));
+        out.exit = names.empty() ? 1 : 2;
+        out.load_failed = true;
+        return out;
+      }
+      lp.kernel = names[0];
+    } else if (std::find(names.begin(), names.end(), lp.kernel) ==
+               names.end()) {
+      usage_error(fmt::format("{}-k: no kernel named '{}' in {} (kernels: {})",
+                              pre, lp.kernel, lp.file,
+                              list.empty() ? "none" : list));
+      out.exit = 2;
+      out.load_failed = true;
+      return out;
+    }
+  }
+
+  // Buffers, all made before the first launch, in -a order.
+  Device dev;
+  std::vector<DevicePtr> ptrs(specs.size(), 0);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ArgSpec &s = specs[i];
+    if (!s.is_buffer)
+      continue;
+    auto bytes = buffer_contents(s, err);
+    if (!bytes) {
+      usage_error(
+          fmt::format("-a '{}' (argument {}): {}", spec_text[i], i, err));
+      out.exit = 2;
+      out.load_failed = true;
+      return out;
+    }
+    ptrs[i] = dev.alloc(bytes->size(),
+                        fmt::format("argument {} ({})", i, spec_text[i]));
+    dev.write(ptrs[i], bytes->data(), bytes->size());
+  }
+
+  std::unique_ptr<check::Checker> checker;
+  if (checks.any())
+    checker = std::make_unique<check::Checker>(checks);
+
+  // The launches, in order; each one completes before the next starts.
+  for (size_t li = 0; li < plans.size(); ++li) {
+    LaunchPlan &lp = plans[li];
+    std::vector<KernelArg> kargs;
+    for (size_t k : lp.args) {
+      const size_t i = number_of[k];
+      const ArgSpec &s = specs[i];
+      if (!s.is_buffer) {
+        KernelArg a = KernelArg::raw(s.scalar.data(), s.scalar.size());
+        a.is_float = is_float(s.type);
+        a.is_signed = is_signed(s.type);
+        kargs.push_back(std::move(a));
+        continue;
+      }
+      kargs.push_back(KernelArg::ptr(ptrs[i]));
+    }
+    LaunchConfig cfg = lp.cfg;
+    cfg.max_steps = o.max_steps;
+    cfg.time_limit_s = o.time_limit;
+    cfg.schedule = sched;
+    cfg.host_threads = o.threads;
+    cfg.warn_only = o.warn_only;
+    cfg.observer = checker.get();
+    const size_t before = checker ? checker->findings().size() : 0;
+    RunReport r = dev.launch(*lp.module, lp.kernel, cfg, kargs);
+    if (print)
+      std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
+    std::fflush(stdout);
+    if (print && o.verbose && !r.notes.empty())
+      for (const auto &n : r.notes)
+        say(render(n));
+    if (checker)
+      for (size_t k = before; k < checker->findings().size(); ++k) {
+        const auto &f = checker->findings()[k];
+        say(render(f.diag));
+        out.findings.push_back(f);
+      }
+    for (const auto &d : r.diagnostics)
+      out.findings.push_back(from_run(d, r.status, lp.kernel, li, *lp.module));
+    if (!r.ok()) {
+      say(r.diagnostics_text());
+      out.failure = r.diagnostics.empty() ? std::string(name_of(r.status))
+                                          : r.diagnostics.back().message;
+      if (plans.size() > 1)
+        say(fmt::format("bcusim: note: launch {} (kernel '{}', 0-based "
+                        "among {} launches) failed; later launches "
+                        "did not run\n",
+                        li, lp.kernel, plans.size()));
+      out.exit = 1;
+      return out;
+    }
+    if (!r.diagnostics.empty()) // warnings (--warn-only, harmless misuse)
+      say(r.diagnostics_text());
+  }
+  for (const auto &d : dumps) {
+    const ArgSpec &s = specs[d.index];
+    std::vector<uint8_t> data(s.count * size_of(s.type));
+    dev.read(ptrs[d.index], data.data(), data.size());
+    out.dumps.push_back(data);
+    if (!print)
+      continue;
+    if (d.file.empty()) {
+      std::string text = format_elements(s.type, data.data(), s.count);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      std::ofstream f(d.file, std::ios::binary);
+      f.write(reinterpret_cast<const char *>(data.data()),
+              std::streamsize(data.size()));
+      if (!f) {
+        usage_error(fmt::format("--dump: cannot write '{}'", d.file));
+        out.exit = 1;
+        return out;
+      }
+    }
+  }
+  std::fflush(stdout);
+  return out;
+}
+
+// The schedules of --explore N after the first one: reversed order, each
+// warp delayed, random seeds (docs/checker.md "Schedule exploration").
+std::vector<std::string> exploration_list(unsigned n,
+                                          const std::string &first) {
+  std::vector<std::string> all{"rr", "reverse"};
+  for (unsigned k = 0; all.size() < n + 1; ++k) {
+    all.push_back(fmt::format("random:{}", k + 1));
+    all.push_back(fmt::format("delay:{}", k));
+  }
+  std::vector<std::string> list;
+  for (const auto &s : all)
+    if (s != first && !(first == "round-robin" && s == "rr") &&
+        list.size() + 1 < n)
+      list.push_back(s);
+  return list;
+}
+
+// A schedule whose outcome differs from the first one's: a finding.
+std::optional<check::Finding>
+compare_outcomes(const Outcome &a, const Outcome &b,
+                 const std::vector<engine::ArgSpec> &specs,
+                 const std::vector<DumpSpec> &dumps, const std::string &name) {
+  check::Finding f;
+  f.kind = check::FindingKind::ScheduleDependent;
+  f.severity = Severity::Error;
+  if (a.exit != b.exit) {
+    f.diag.message = fmt::format(
+        "schedule-dependent outcome: under --schedule {} the run {}", name,
+        b.exit ? "fails: " + b.failure
+               : "succeeds, while the first schedule's fails: " + a.failure);
+  } else {
+    for (size_t k = 0;
+         k < dumps.size() && k < a.dumps.size() && k < b.dumps.size(); ++k) {
+      if (a.dumps[k] == b.dumps[k])
+        continue;
+      const engine::ArgSpec &s = specs[dumps[k].index];
+      uint32_t esz = engine::size_of(s.type);
+      size_t e = 0;
+      while (e + 1 < s.count &&
+             std::memcmp(a.dumps[k].data() + e * esz,
+                         b.dumps[k].data() + e * esz, esz) == 0)
+        ++e;
+      std::string va =
+          engine::format_elements(s.type, a.dumps[k].data() + e * esz, 1);
+      std::string vb =
+          engine::format_elements(s.type, b.dumps[k].data() + e * esz, 1);
+      while (!va.empty() && va.back() == '\n')
+        va.pop_back();
+      while (!vb.empty() && vb.back() == '\n')
+        vb.pop_back();
+      f.diag.message = fmt::format(
+          "schedule-dependent result: under --schedule {} the dumped buffer "
+          "argument {} differs from the first schedule's (first at element "
+          "{}: {} instead of {})",
+          name, dumps[k].index, e, vb, va);
+      break;
+    }
+  }
+  if (f.diag.message.empty())
+    return std::nullopt;
+  return f;
+}
+
+std::string summary_line(const check::Checks &checks,
+                         const std::vector<check::Finding> &findings,
+                         size_t launches) {
+  check::Checker c(checks);
+  for (const auto &f : findings)
+    c.add(f);
+  std::string s = c.summary();
+  // The checker counts the launches it observed; these findings come from
+  // every launch of the command line.
+  auto pos = s.find(" in 0 launches");
+  if (pos != std::string::npos)
+    s.replace(
+        pos, 14,
+        fmt::format(" in {} launch{}", launches, launches == 1 ? "" : "es"));
+  return s;
 }
 
 int run_command(const RunOptions &o) {
@@ -190,11 +528,7 @@ int run_command(const RunOptions &o) {
     }
     number_of[k] = v;
   }
-  struct Dump {
-    size_t index;
-    std::string file;
-  };
-  std::vector<Dump> dumps;
+  std::vector<DumpSpec> dumps;
   for (const auto &d : o.dumps) {
     size_t eq = d.find('=');
     std::string idx = d.substr(0, eq);
@@ -214,124 +548,90 @@ int run_command(const RunOptions &o) {
     dumps.push_back({v, eq == std::string::npos ? "" : d.substr(eq + 1)});
   }
 
-  // The modules: each file is loaded once, so launches of one module share
-  // its .global variables (like one CUmodule).
-  std::map<std::string, std::unique_ptr<Module>> modules;
-  for (size_t li = 0; li < plans.size(); ++li) {
-    LaunchPlan &lp = plans[li];
-    auto it = modules.find(lp.file);
-    if (it == modules.end()) {
-      DiagnosticSink sink;
-      auto module = Module::load_file(lp.file, sink);
-      std::fputs(sink.render_all().c_str(), stderr);
-      if (!module)
-        return 1;
-      it = modules.emplace(lp.file, std::move(module)).first;
-    }
-    lp.module = it->second.get();
-    std::string pre = launch_prefix(li);
-    auto names = lp.module->kernel_names();
-    std::string list;
-    for (auto &n : names)
-      list += (list.empty() ? "" : ", ") + n;
-    if (lp.kernel.empty()) {
-      if (names.size() != 1) {
-        usage_error(
-            names.empty()
-                ? fmt::format("{}{} has no kernel (.entry)", pre, lp.file)
-                : fmt::format("{}{} has {} kernels; choose one with -k: {}",
-                              pre, lp.file, names.size(), list));
-        return names.empty() ? 1 : 2;
-      }
-      lp.kernel = names[0];
-    } else if (std::find(names.begin(), names.end(), lp.kernel) ==
-               names.end()) {
-      usage_error(fmt::format("{}-k: no kernel named '{}' in {} (kernels: {})",
-                              pre, lp.kernel, lp.file,
-                              list.empty() ? "none" : list));
+  // Checks (docs/checker.md): --check LIST, else the default (sync).
+  check::Checks checks;
+  if (!o.check.empty()) {
+    auto c = check::Checks::parse(o.check, err);
+    if (!c) {
+      usage_error(fmt::format("--check: {}", err));
       return 2;
     }
+    checks = *c;
   }
-
-  // Buffers, all made before the first launch, in -a order.
-  Device dev;
-  std::vector<DevicePtr> ptrs(specs.size(), 0);
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const ArgSpec &s = specs[i];
-    if (!s.is_buffer)
-      continue;
-    auto bytes = buffer_contents(s, err);
-    if (!bytes) {
-      usage_error(
-          fmt::format("-a '{}' (argument {}): {}", spec_text[i], i, err));
-      return 2;
-    }
-    ptrs[i] = dev.alloc(bytes->size());
-    dev.write(ptrs[i], bytes->data(), bytes->size());
+  if (o.explore > 1000) {
+    usage_error("--explore: at most 1000 schedules");
+    return 2;
   }
+  const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty();
 
-  // The launches, in order; each one completes before the next starts.
-  for (size_t li = 0; li < plans.size(); ++li) {
-    LaunchPlan &lp = plans[li];
-    std::vector<KernelArg> kargs;
-    for (size_t k : lp.args) {
-      const size_t i = number_of[k];
-      const ArgSpec &s = specs[i];
-      if (!s.is_buffer) {
-        KernelArg a = KernelArg::raw(s.scalar.data(), s.scalar.size());
-        a.is_float = is_float(s.type);
-        a.is_signed = is_signed(s.type);
-        kargs.push_back(std::move(a));
+  Session ses{o, plans, specs, spec_text, number_of, dumps, {}};
+  Outcome first = ses.execute(*sched, checks, true);
+  if (first.exit == 2 || first.load_failed)
+    return first.exit;
+  std::vector<check::Finding> findings = std::move(first.findings);
+
+  // --explore N: the same launches under N schedules (the first is the one
+  // given, rr by default); every new hazard and every schedule whose
+  // dumped buffers differ from the first one's is reported with the
+  // --schedule value that replays it.
+  if (o.explore > 1) {
+    auto list = exploration_list(o.explore, o.schedule);
+    std::set<std::string> seen;
+    for (const auto &f : findings)
+      seen.insert(finding_key(f));
+    for (const auto &name : list) {
+      auto sch = Schedule::parse(name);
+      if (!sch)
         continue;
+      Outcome r = ses.execute(*sch, checks, false);
+      for (auto &f : r.findings) {
+        if (!seen.insert(finding_key(f)).second)
+          continue;
+        Diagnostic n;
+        n.severity = Severity::Note;
+        n.message = fmt::format("found under --schedule {}", name);
+        f.diag.notes.push_back(n);
+        std::fputs(render(f.diag).c_str(), stderr);
+        findings.push_back(std::move(f));
       }
-      kargs.push_back(KernelArg::ptr(ptrs[i]));
+      if (auto diff = compare_outcomes(first, r, specs, dumps, name)) {
+        std::fputs(render(diff->diag).c_str(), stderr);
+        findings.push_back(std::move(*diff));
+      }
     }
-    LaunchConfig cfg = lp.cfg;
-    cfg.max_steps = o.max_steps;
-    cfg.time_limit_s = o.time_limit;
-    cfg.schedule = *sched;
-    cfg.host_threads = o.threads;
-    cfg.warn_only = o.warn_only;
-    RunReport r = dev.launch(*lp.module, lp.kernel, cfg, kargs);
-    std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
-    if (o.verbose && !r.notes.empty()) {
-      std::fflush(stdout);
-      for (const auto &n : r.notes)
-        std::fputs(render(n).c_str(), stderr);
-    }
-    if (!r.ok()) {
-      std::fflush(stdout);
-      std::fputs(r.diagnostics_text().c_str(), stderr);
-      if (plans.size() > 1)
-        std::fputs(fmt::format("bcusim: note: launch {} (kernel '{}', 0-based "
-                               "among {} launches) failed; later launches "
-                               "did not run\n",
-                               li, lp.kernel, plans.size())
-                       .c_str(),
-                   stderr);
-      return 1;
-    }
-    if (!r.diagnostics.empty()) // --warn-only warnings
-      std::fputs(r.diagnostics_text().c_str(), stderr);
   }
-  for (const auto &d : dumps) {
-    const ArgSpec &s = specs[d.index];
-    std::vector<uint8_t> data(s.count * size_of(s.type));
-    dev.read(ptrs[d.index], data.data(), data.size());
-    if (d.file.empty()) {
-      std::string text = format_elements(s.type, data.data(), s.count);
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    } else {
-      std::ofstream f(d.file, std::ios::binary);
-      f.write(reinterpret_cast<const char *>(data.data()),
-              std::streamsize(data.size()));
-      if (!f) {
-        usage_error(fmt::format("--dump: cannot write '{}'", d.file));
+
+  size_t errors = 0, warnings = 0;
+  for (const auto &f : findings)
+    (f.severity == Severity::Error ? errors : warnings) += 1;
+  if (checked) {
+    check::Checker summary(checks);
+    for (auto &f : findings)
+      summary.add(f);
+    std::string line = summary_line(checks, findings, plans.size());
+    std::fputs((line + "\n").c_str(), stderr);
+    if (!o.report.empty()) {
+      nlohmann::json j;
+      j["checks"] = checks.str();
+      j["launches"] = plans.size();
+      j["schedules"] = o.explore > 1 ? o.explore : 1;
+      j["errors"] = errors;
+      j["warnings"] = warnings;
+      j["summary"] = line;
+      j["findings"] = nlohmann::json::array();
+      for (const auto &f : findings)
+        j["findings"].push_back(f.to_json());
+      std::ofstream out(o.report);
+      out << j.dump(2) << "\n";
+      if (!out) {
+        usage_error(fmt::format("--report: cannot write '{}'", o.report));
         return 1;
       }
     }
   }
-  return 0;
+  if (first.exit != 0)
+    return first.exit;
+  return errors ? 1 : 0;
 }
 
 } // namespace
@@ -394,6 +694,14 @@ void add_run_command(CLI::App &app, Context &ctx) {
                   "deterministic; 0: all cores)");
   run->add_flag("--verbose", o->verbose,
                 "also print notes that do not fail the run");
+  run->add_option("--check", o->check,
+                  "checks: all, none, or a comma list of race, sync, init "
+                  "(default: sync; docs/checker.md)");
+  run->add_option("--report", o->report,
+                  "write every diagnostic and finding as JSON to FILE");
+  run->add_option("--explore", o->explore,
+                  "run the launches under N schedules and report hazards "
+                  "and results that differ (docs/checker.md)");
   run->add_flag("--warn-only", o->warn_only,
                 "report barrier misuse the barrier unit survives as warnings "
                 "and keep running (docs/barriers.md)");

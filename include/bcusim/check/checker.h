@@ -55,6 +55,9 @@ enum class FindingKind : uint8_t {
   UninitializedRead, // "uninitialized-read"
   ScheduleDependent, // "schedule-dependent": --explore found output that
                      // depends on the schedule
+  Fault,             // "fault": the run stopped at an invalid access, a
+                     // trap or an unsupported operation (engine)
+  Limit,             // "limit": the run hit --max-steps or the time limit
 };
 std::string_view name_of(FindingKind k);
 
@@ -72,7 +75,8 @@ struct ThreadRef {
 struct Site {
   uint32_t pc = 0;
   std::string text; // "st.shared.u32"
-  SourceLoc ptx;
+  SourceLoc ptx;    // valid while its module is
+  std::string ptx_file;
   std::string cuda_file; // from .loc; empty when the PTX has none
   uint32_t cuda_line = 0;
   ThreadRef thread;
@@ -90,7 +94,9 @@ struct Finding {
   std::string where;       // "'tile'+12", "argument 0 (f32[256])+64"
   std::string missing;     // what ordering is missing
   uint64_t instances = 1;  // this site pair, counted (first reported)
-  Diagnostic diag;         // the rendered report
+  Diagnostic diag;         // the report (its locations point into the
+                           // module's source: valid while it is loaded)
+  std::string text;        // the report rendered when it was made
   nlohmann::json to_json() const;
 };
 
@@ -102,6 +108,8 @@ public:
   const Checks &checks() const { return checks_; }
 
   // engine::Observer
+  bool wants_accesses() const override;
+  bool concurrent() const override;
   void on_launch_begin(const engine::LaunchView &launch) override;
   void on_access(const engine::AccessEvent &e) override;
   void on_sync(const engine::SyncEvent &e) override;
@@ -116,6 +124,11 @@ public:
   std::string summary() const;
   // Every finding as JSON (the --report format, docs/checker.md).
   nlohmann::json report_json() const;
+  // Adds a finding from elsewhere (the engine's own diagnostics of a run,
+  // schedule exploration) so that summary and report include it.
+  void add(Finding f);
+  // The largest shadow memory any launch used (bytes).
+  uint64_t shadow_bytes() const;
 
 private:
   struct Impl;

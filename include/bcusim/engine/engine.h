@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bcusim/engine/dim3.h"
+#include "bcusim/engine/observer.h"
 #include "bcusim/support/diagnostics.h"
 
 namespace bcusim::ptx {
@@ -160,6 +161,9 @@ public:
   ~Module();
 
   std::vector<std::string> kernel_names() const;
+  // The CUDA source position (.loc, observer.h CudaLoc) of the instruction
+  // at a PTX location of this module; invalid when there is none.
+  CudaLoc cuda_loc(const SourceLoc &ptx) const;
   // Parameter sizes (bytes) of a kernel, in order; nullopt when no such kernel.
   std::optional<std::vector<uint32_t>>
   kernel_param_sizes(const std::string &kernel) const;

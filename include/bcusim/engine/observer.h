@@ -15,8 +15,9 @@
 //
 // Events are delivered synchronously on the host thread that runs the CTA,
 // in the order the engine performs them. A launch with an observer runs on
-// one host thread (LaunchConfig::host_threads is ignored), so an observer
-// needs no locking. Pointers inside an event are valid only during the call.
+// one host thread (LaunchConfig::host_threads is ignored) unless the
+// observer says it is concurrent(), so an observer needs no locking.
+// Pointers inside an event are valid only during the call.
 #pragma once
 
 #include <array>
@@ -83,6 +84,9 @@ enum class AccessOrigin : uint8_t {
   AsyncCopy,   // a cp.async copy, performed later by the async proxy on
                // behalf of the issuing lane (AccessEvent::async_id)
   BulkCopy,    // a cp.async.bulk copy (likewise)
+  CallCopy,    // call / ret copying .param arguments or return values
+               // between the caller's and the callee's frames (.local): a
+               // Read of the source, then a Write of the destination
 };
 
 // One memory access by the lanes of one warp (or one async copy).
@@ -146,9 +150,9 @@ enum class SyncKind : uint8_t {
   // Asynchronous copies (cp.async, cp.async.bulk) and cp.async groups, per
   // issuing thread (`lanes` is one lane).
   AsyncIssue,    // operation `async_id` issued: op 0 cp.async copy, 1 bulk
-                 // copy, 2 the arrive-on of cp.async.mbarrier.arrive; bulk;
-                 // phase = the group it belongs to (copies without an
-                 // mbarrier)
+                 // copy of a bulk group, 2 the arrive-on of
+                 // cp.async.mbarrier.arrive, 3 bulk copy completing an
+                 // mbarrier transaction; bulk; phase = the group of op 0/1
   AsyncCommit,   // bulk: committed group number `phase`
   AsyncWait,     // bulk; every operation of the thread's groups < `phase`
                  // is complete (`count` = the N of wait_group N)
@@ -189,10 +193,14 @@ struct SyncEvent {
 };
 
 // Where an instruction comes from: the CUDA source line recorded by
-// `.loc` (nvcc -lineinfo), when the PTX has one.
+// `.loc` (nvcc -lineinfo), when the PTX has one. For code inlined from
+// another function (a header), `file:line` is the outermost call in the
+// kernel's own source and `inner_file:inner_line` the inlined line.
 struct CudaLoc {
   std::string_view file;
   uint32_t line = 0, col = 0;
+  std::string_view inner_file;
+  uint32_t inner_line = 0;
   bool valid() const { return line != 0; }
 };
 
@@ -223,6 +231,12 @@ public:
 class Observer {
 public:
   virtual ~Observer() = default;
+  // Whether it wants memory accesses (on_access); without them the engine
+  // skips building access events entirely.
+  virtual bool wants_accesses() const { return true; }
+  // Whether it accepts events from several host threads at once (it locks
+  // itself); otherwise the launch runs on one host thread.
+  virtual bool concurrent() const { return false; }
   virtual void on_launch_begin(const LaunchView &launch) { (void)launch; }
   virtual void on_access(const AccessEvent &e) { (void)e; }
   virtual void on_sync(const SyncEvent &e) { (void)e; }

@@ -106,6 +106,9 @@ struct Instruction {
   // before the instruction in its function (nvcc -lineinfo / -G); file 0 =
   // none. Module::files names the file.
   uint32_t src_file = 0, src_line = 0, src_col = 0;
+  // Inlined code: the outermost call site of the `.loc ... inlined_at`
+  // chain, i.e. the call in the function's own source (file 0 = none).
+  uint32_t call_file = 0, call_line = 0, call_col = 0;
 };
 
 struct RegInfo {

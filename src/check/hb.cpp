@@ -1,0 +1,488 @@
+// Happens-before from synchronization (docs/checker.md "Ordering rules"):
+// each synchronization event of the engine becomes releases (what a thread
+// publishes, after which its clock advances) and acquires (what it learns).
+//   CTA barrier        arrive releases into the phase; completion makes the
+//                      phase's knowledge available; a waiting thread that
+//                      resumes acquires it. Only the warps that took part.
+//   warp-level sync    bar.warp.sync and *.sync collectives: all-to-all
+//                      among the member lanes that took part.
+//   barrier.cluster    as CTA barriers, over the cluster (.release/.relaxed
+//                      arrive, .acquire wait).
+//   mbarrier           arrive (.release) -> phase completion -> successful
+//                      test_wait/try_wait (.acquire); a completed transaction
+//                      of a bulk copy releases the copy's writes.
+//   async copies       a copy knows what its thread knew when it issued it;
+//                      cp.async.wait_group / wait_all acquire the copies of
+//                      the groups it waits for.
+//   fences             a release fence's knowledge is what later relaxed
+//                      strong writes publish; an acquire fence takes what
+//                      earlier relaxed strong reads observed.
+//   memory             st.release / atom.release / red.release publish to the
+//                      location, ld.acquire / atom.acquire take it, within
+//                      the scopes of both (strong_access).
+#include "report.h"
+
+namespace bcusim::check::detail {
+
+namespace {
+
+uint64_t snap_key(Tid agent, uint64_t id) {
+  return uint64_t(agent) << 32 ^ (id & 0xffffffffu);
+}
+
+ThreadSt &thread_at(CtaSt &c, uint32_t warp, uint32_t lane) {
+  return c.threads[warp * 32 + lane];
+}
+
+uint32_t live_lanes(const CtaSt &c, uint32_t warp) {
+  return c.valid[warp] & ~c.exited[warp];
+}
+
+template <class F> void each_lane(uint32_t m, F &&f) {
+  for (; m; m &= m - 1)
+    f(uint32_t(std::countr_zero(m)));
+}
+
+// Lanes acquiring one knowledge object share the result of the join when
+// they shared their knowledge before (the common case).
+void acquire_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
+  if (!v)
+    return;
+  const VcData *last_in = nullptr;
+  Vc last_out;
+  each_lane(lanes, [&](uint32_t l) {
+    ThreadSt &t = thread_at(c, warp, l);
+    if (t.vc.get() == last_in && last_in) {
+      t.vc = last_out;
+      return;
+    }
+    last_in = t.vc.get();
+    t.vc = join(t.vc, v);
+    last_out = t.vc;
+  });
+}
+
+void pending_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
+  if (!v)
+    return;
+  each_lane(lanes, [&](uint32_t l) {
+    ThreadSt &t = thread_at(c, warp, l);
+    t.pending = join(t.pending, v);
+  });
+}
+
+// Releases of `lanes` of `warp` for an operation with ordering `order`:
+// a release publishes the lanes' knowledge, a relaxed one what their
+// latest release fences published.
+Vc release_by_order(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes,
+                    MemOrder order) {
+  if (order == MemOrder::Release || order == MemOrder::AcqRel ||
+      order == MemOrder::Sc)
+    return release_warp(L, c, warp, lanes);
+  VcBuilder b;
+  each_lane(lanes, [&](uint32_t l) { b.add(thread_at(c, warp, l).fence_rel); });
+  return b.build();
+}
+
+bool is_acquire(MemOrder o) {
+  return o == MemOrder::Acquire || o == MemOrder::AcqRel || o == MemOrder::Sc;
+}
+bool is_release(MemOrder o) {
+  return o == MemOrder::Release || o == MemOrder::AcqRel || o == MemOrder::Sc;
+}
+
+MbarSt *mbar_of(LaunchSt &L, const SyncEvent &e) {
+  CtaSt *owner = L.cta(e.object_owner);
+  if (!owner)
+    return nullptr;
+  return &owner->mbars[e.object_offset];
+}
+
+// The knowledge of the async operation `id` of `agent`, which also knows
+// its own operations up to `id`.
+Vc agent_knowledge(LaunchSt &L, Tid agent, uint64_t id, bool erase) {
+  auto it = L.async_snap.find(snap_key(agent, id));
+  VcBuilder b;
+  if (it != L.async_snap.end()) {
+    b.add(it->second.vc);
+    if (erase)
+      L.async_snap.erase(it);
+  }
+  b.thread(agent, uint32_t(id));
+  return b.build();
+}
+
+} // namespace
+
+uint64_t LaunchSt::cluster_of(uint64_t linear) const {
+  if (cluster_dims.count() <= 1)
+    return linear;
+  Dim3 id{uint32_t(linear % grid.x), uint32_t(linear / grid.x % grid.y),
+          uint32_t(linear / (uint64_t(grid.x) * grid.y))};
+  Dim3 first{id.x / cluster_dims.x * cluster_dims.x,
+             id.y / cluster_dims.y * cluster_dims.y,
+             id.z / cluster_dims.z * cluster_dims.z};
+  return first.x + uint64_t(first.y) * grid.x +
+         uint64_t(first.z) * grid.x * grid.y;
+}
+
+void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
+  auto c = std::make_unique<CtaSt>();
+  c->linear = linear;
+  c->cluster = cluster;
+  c->threads.resize(size_t(L.wpc) * 32);
+  c->valid.resize(L.wpc);
+  c->exited.assign(L.wpc, 0);
+  c->exit_pc.assign(size_t(L.wpc) * 32, ~0u);
+  for (uint32_t w = 0; w < L.wpc; ++w) {
+    uint32_t rem = L.tpc - w * 32;
+    c->valid[w] = rem >= 32 ? 0xffffffffu : ((1u << rem) - 1);
+  }
+  if (L.checks.race && L.race_on)
+    c->shadow.resize((L.shared_bytes + 7) / 8);
+  if (L.checks.init) {
+    c->shared_init.assign((L.shared_bytes + 7) / 8, 0);
+    c->local_init.assign((uint64_t(L.local_bytes) * L.wpc * 32 + 7) / 8, 0);
+  }
+  L.ctas[linear] = std::move(c);
+}
+
+Vc release_of(LaunchSt &L, CtaSt &c, uint32_t i) {
+  ThreadSt &t = c.threads[i];
+  Tid tid = L.tid_of(c.linear, i / 32, i % 32);
+  VcBuilder b;
+  b.add(t.vc);
+  if (t.own_floor)
+    b.floor(warp_key(tid), t.own_floor);
+  b.thread(tid, t.clock);
+  ++t.clock;
+  return b.build();
+}
+
+Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
+  const uint32_t live = live_lanes(c, warp);
+  VcBuilder b;
+  const VcData *last = nullptr;
+  if (lanes == live && live) {
+    // The whole warp: one floor for every lane, whose clocks are aligned
+    // past it (exited lanes' last clocks included).
+    uint32_t m = 0;
+    each_lane(c.valid[warp], [&](uint32_t l) {
+      m = std::max(m, thread_at(c, warp, l).clock);
+    });
+    each_lane(lanes, [&](uint32_t l) {
+      ThreadSt &t = thread_at(c, warp, l);
+      if (t.vc.get() != last) {
+        b.add(t.vc);
+        last = t.vc.get();
+      }
+      t.clock = m + 1;
+    });
+    b.floor(warp_key(L.tid_of(c.linear, warp, 0)), m + 1);
+    return b.build();
+  }
+  each_lane(lanes, [&](uint32_t l) {
+    ThreadSt &t = thread_at(c, warp, l);
+    Tid tid = L.tid_of(c.linear, warp, l);
+    if (t.vc.get() != last) {
+      b.add(t.vc);
+      last = t.vc.get();
+    }
+    if (t.own_floor)
+      b.floor(warp_key(tid), t.own_floor);
+    b.thread(tid, t.clock);
+    ++t.clock;
+  });
+  return b.build();
+}
+
+void acquire(ThreadSt &t, const Vc &v) { t.vc = join(t.vc, v); }
+
+void on_sync(LaunchSt &L, const SyncEvent &e) {
+  using K = SyncKind;
+  if (e.kind == K::CtaBegin) {
+    cta_begin(L, e.cta, e.cluster);
+    return;
+  }
+  CtaSt *cp = L.cta(e.cta);
+  if (!cp)
+    return;
+  CtaSt &c = *cp;
+  switch (e.kind) {
+  case K::ThreadExit:
+    c.exited[e.warp] |= e.lanes;
+    each_lane(e.lanes, [&](uint32_t l) { c.exit_pc[e.warp * 32 + l] = e.pc; });
+    return;
+  default:
+    break;
+  }
+  if (!(L.checks.race && L.race_on))
+    return;
+  switch (e.kind) {
+  case K::BarrierArrive: {
+    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+    b.acc = join(b.acc, release_warp(L, c, e.warp, e.lanes));
+    return;
+  }
+  case K::BarrierComplete: {
+    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+    b.completed = b.acc;
+    b.acc = nullptr;
+    return;
+  }
+  case K::BarrierResume:
+    acquire_lanes(c, e.warp, e.lanes,
+                  c.bars[unsigned(e.barrier) & 15].completed);
+    return;
+  case K::WarpSync:
+  case K::Elect: {
+    const uint32_t live = live_lanes(c, e.warp);
+    if (e.lanes == live) {
+      uint32_t m = 0;
+      each_lane(c.valid[e.warp], [&](uint32_t l) {
+        m = std::max(m, thread_at(c, e.warp, l).clock);
+      });
+      // Lanes that shared one knowledge object keep it; only their floor
+      // and clocks move.
+      Vc joined = thread_at(c, e.warp, std::countr_zero(e.lanes)).vc;
+      const VcData *last = joined.get();
+      each_lane(e.lanes, [&](uint32_t l) {
+        const Vc &v = thread_at(c, e.warp, l).vc;
+        if (v.get() != last) {
+          joined = join(joined, v);
+          last = v.get();
+        }
+      });
+      each_lane(e.lanes, [&](uint32_t l) {
+        ThreadSt &t = thread_at(c, e.warp, l);
+        t.vc = joined;
+        t.own_floor = m + 1;
+        t.clock = m + 1;
+      });
+    } else {
+      Vc s = release_warp(L, c, e.warp, e.lanes);
+      each_lane(e.lanes, [&](uint32_t l) {
+        thread_at(c, e.warp, l).vc = join(thread_at(c, e.warp, l).vc, s);
+      });
+    }
+    return;
+  }
+  case K::ClusterArrive: {
+    ClusterSt &cl = L.clusters[e.cluster];
+    cl.acc = join(cl.acc, release_by_order(L, c, e.warp, e.lanes, e.order));
+    return;
+  }
+  case K::ClusterComplete: {
+    ClusterSt &cl = L.clusters[e.cluster];
+    cl.completed = cl.acc;
+    cl.acc = nullptr;
+    return;
+  }
+  case K::ClusterResume: {
+    const Vc &v = L.clusters[e.cluster].completed;
+    if (is_acquire(e.order))
+      acquire_lanes(c, e.warp, e.lanes, v);
+    else
+      pending_lanes(c, e.warp, e.lanes, v);
+    return;
+  }
+  case K::MbarInit:
+    if (MbarSt *m = mbar_of(L, e)) {
+      m->acc.clear();
+      m->completed.clear();
+    }
+    return;
+  case K::MbarArrive: {
+    MbarSt *m = mbar_of(L, e);
+    if (!m)
+      return;
+    Vc s;
+    if (e.async_id) {
+      Tid agent = kAgentCp | L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes));
+      s = agent_knowledge(L, agent, e.async_id, true);
+    } else {
+      s = release_by_order(L, c, e.warp, e.lanes, e.order);
+    }
+    // A .cta-scoped arrive on another CTA's object orders nothing there.
+    if (e.scope == MemScope::Cta && e.cta != e.object_owner)
+      s = nullptr;
+    m->acc[e.phase] = join(m->acc[e.phase], s);
+    return;
+  }
+  case K::MbarCompleteTx: {
+    MbarSt *m = mbar_of(L, e);
+    if (!m || !e.async_id)
+      return;
+    Tid agent = kAgentBulk | L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes));
+    m->acc[e.phase] =
+        join(m->acc[e.phase], agent_knowledge(L, agent, e.async_id, true));
+    return;
+  }
+  case K::MbarPhaseComplete: {
+    MbarSt *m = mbar_of(L, e);
+    if (!m)
+      return;
+    auto it = m->acc.find(e.phase);
+    m->completed[e.phase] = it == m->acc.end() ? nullptr : it->second;
+    if (it != m->acc.end())
+      m->acc.erase(it);
+    while (!m->completed.empty() && m->completed.begin()->first + 2 < e.phase)
+      m->completed.erase(m->completed.begin());
+    return;
+  }
+  case K::MbarWaitDone: {
+    MbarSt *m = mbar_of(L, e);
+    if (!m)
+      return;
+    auto it = m->completed.find(e.phase);
+    if (it == m->completed.end())
+      return;
+    if (is_acquire(e.order))
+      acquire_lanes(c, e.warp, e.lanes, it->second);
+    else
+      pending_lanes(c, e.warp, e.lanes, it->second);
+    return;
+  }
+  case K::AsyncIssue: {
+    uint32_t lane = std::countr_zero(e.lanes);
+    Tid tid = L.tid_of(e.cta, e.warp, lane);
+    Tid agent = (e.op == 1 || e.op == 3 ? kAgentBulk : kAgentCp) | tid;
+    L.async_snap[snap_key(agent, e.async_id)] = LaunchSt::AsyncSnap{
+        release_of(L, c, e.warp * 32 + lane), e.op == 0 || e.op == 1};
+    if (e.op == 0 || e.op == 1) { // copies tracked by groups
+      auto &g = L.groups[agent];
+      if (!g.empty() && g.back().first == uint32_t(e.phase))
+        g.back().second = uint32_t(e.async_id);
+      else
+        g.push_back({uint32_t(e.phase), uint32_t(e.async_id)});
+    }
+    return;
+  }
+  case K::AsyncComplete: {
+    // Copies waited for by groups no longer need what they knew; those that
+    // complete an mbarrier transaction or arrive on one keep it until then.
+    uint32_t lane = std::countr_zero(e.lanes);
+    Tid agent =
+        (e.bulk ? kAgentBulk : kAgentCp) | L.tid_of(e.cta, e.warp, lane);
+    auto it = L.async_snap.find(snap_key(agent, e.async_id));
+    if (it != L.async_snap.end() && it->second.grouped)
+      L.async_snap.erase(it);
+    return;
+  }
+  case K::AsyncWait: {
+    uint32_t lane = std::countr_zero(e.lanes);
+    Tid tid = L.tid_of(e.cta, e.warp, lane);
+    Tid agent = (e.bulk ? kAgentBulk : kAgentCp) | tid;
+    auto git = L.groups.find(agent);
+    if (git == L.groups.end())
+      return;
+    uint32_t maxid = 0;
+    auto &g = git->second;
+    size_t keep = 0;
+    for (size_t k = 0; k < g.size(); ++k) {
+      if (g[k].first < uint32_t(e.phase))
+        maxid = std::max(maxid, g[k].second);
+      else
+        g[keep++] = g[k];
+    }
+    g.resize(keep);
+    if (maxid) {
+      VcBuilder b;
+      b.thread(agent, maxid);
+      acquire(thread_at(c, e.warp, lane), b.build());
+    }
+    return;
+  }
+  case K::Fence: {
+    if (e.count & 1) // proxy fences order proxies, not threads
+      return;
+    if (is_acquire(e.order))
+      each_lane(e.lanes, [&](uint32_t l) {
+        ThreadSt &t = thread_at(c, e.warp, l);
+        if (t.pending) {
+          t.vc = join(t.vc, t.pending);
+          t.pending = nullptr;
+        }
+      });
+    if (is_release(e.order) || (e.count & 2)) {
+      Vc s = release_warp(L, c, e.warp, e.lanes);
+      each_lane(e.lanes, [&](uint32_t l) {
+        ThreadSt &t = thread_at(c, e.warp, l);
+        t.fence_rel = s;
+        t.fence_scope = e.scope;
+      });
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lane,
+                   uint64_t addr) {
+  CtaSt *c = L.cta(e.cta);
+  if (!c)
+    return;
+  ThreadSt &t = thread_at(*c, e.warp, lane);
+  const uint64_t cta = e.cta, cluster = c->cluster;
+  SyncKey key{uint64_t(e.space) << 56 | e.owner, addr};
+  const bool reads = e.type != engine::AccessType::Write;
+  const bool writes = e.type != engine::AccessType::Read;
+  MemScope scope = e.scope == MemScope::None ? MemScope::Gpu : e.scope;
+  if (reads) {
+    auto it = L.sync_locs.find(key);
+    if (it != L.sync_locs.end()) {
+      SyncLoc &loc = it->second;
+      VcBuilder b;
+      if (auto i = loc.by_cta.find(cta); i != loc.by_cta.end())
+        b.add(i->second);
+      if (scope >= MemScope::Cluster)
+        if (auto i = loc.by_cluster.find(cluster); i != loc.by_cluster.end())
+          b.add(i->second);
+      if (scope >= MemScope::Gpu)
+        b.add(loc.gpu);
+      Vc v = b.build();
+      if (loc.last_pc != ~0u && loc.last_cta != cta &&
+          !L.scope_covers(loc.last_scope, loc.last_cta, cta)) {
+        t.miss_pc = e.pc;
+        t.miss_release_pc = loc.last_pc;
+        t.miss_scope = loc.last_scope;
+      }
+      if (is_acquire(e.order))
+        t.vc = join(t.vc, v);
+      else if (v)
+        t.pending = join(t.pending, v);
+    }
+  }
+  if (writes) {
+    Vc s;
+    MemScope rs = scope;
+    if (is_release(e.order)) {
+      s = release_of(L, *c, e.warp * 32 + lane);
+    } else if (t.fence_rel) {
+      s = t.fence_rel;
+      rs = std::min(scope,
+                    t.fence_scope == MemScope::None ? scope : t.fence_scope);
+    }
+    SyncLoc &loc = L.sync_locs[key];
+    if (e.type == engine::AccessType::Write) {
+      // A store starts a new release sequence.
+      loc.by_cta.clear();
+      loc.by_cluster.clear();
+      loc.gpu = nullptr;
+    }
+    if (s) {
+      loc.by_cta[cta] = join(loc.by_cta[cta], s);
+      if (rs >= MemScope::Cluster)
+        loc.by_cluster[cluster] = join(loc.by_cluster[cluster], s);
+      if (rs >= MemScope::Gpu)
+        loc.gpu = join(loc.gpu, s);
+      loc.last_pc = e.pc;
+      loc.last_scope = rs;
+      loc.last_cta = cta;
+    }
+  }
+}
+
+} // namespace bcusim::check::detail

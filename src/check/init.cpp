@@ -1,0 +1,80 @@
+// Uninitialized reads (docs/checker.md "Uninitialized reads"): a bit per
+// byte of every CTA's shared memory and every thread's local memory says
+// whether anything in the launch wrote it; a read of a byte without it is
+// reported once per instruction. Atomics read (except exch and mbarrier
+// operations, whose old value is not the point: mbarrier.init writes the
+// object) and write.
+#include "report.h"
+
+namespace bcusim::check::detail {
+
+namespace {
+
+bool test_and_report(std::vector<uint8_t> &bits, uint64_t first, uint64_t count,
+                     bool set) {
+  bool all = true;
+  for (uint64_t b = first; b < first + count; ++b) {
+    if (b / 8 >= bits.size())
+      return all;
+    uint8_t &byte = bits[b / 8];
+    uint8_t bit = uint8_t(1u << (b % 8));
+    if (!(byte & bit))
+      all = false;
+    if (set)
+      byte |= bit;
+  }
+  return all;
+}
+
+} // namespace
+
+void init_access(LaunchSt &L, const AccessEvent &e) {
+  if (e.space != StateSpace::Shared && e.space != StateSpace::Local)
+    return;
+  CtaSt *c = L.cta(e.space == StateSpace::Shared ? e.owner : e.cta);
+  if (!c)
+    return;
+  if (e.origin == engine::AccessOrigin::CallCopy) {
+    // Parameter copies move initialization along: the destination is
+    // initialized where the source was; nothing is reported.
+    for (uint32_t m = e.lanes; m; m &= m - 1) {
+      const uint32_t lane = uint32_t(std::countr_zero(m));
+      const uint64_t frame = uint64_t(e.warp * 32 + lane) * L.local_bytes;
+      auto &bits = c->local_init;
+      if (e.type == engine::AccessType::Read) {
+        L.copy_from[lane] = frame + e.addr[lane];
+        continue;
+      }
+      for (uint32_t k = 0; k < e.size; ++k) {
+        uint64_t s = L.copy_from[lane] + k, d = frame + e.addr[lane] + k;
+        if (s / 8 >= bits.size() || d / 8 >= bits.size())
+          break;
+        bool on = (bits[s / 8] >> (s % 8)) & 1;
+        bits[d / 8] = uint8_t((bits[d / 8] & ~(1u << (d % 8))) |
+                              (unsigned(on) << (d % 8)));
+      }
+    }
+    return;
+  }
+  const bool atomic = e.type == engine::AccessType::Atomic;
+  const bool reads = e.type == engine::AccessType::Read ||
+                     (atomic && e.atom != engine::AtomicOp::Exch &&
+                      e.atom != engine::AtomicOp::Mbarrier);
+  const bool writes = e.type != engine::AccessType::Read;
+  for (uint32_t m = e.lanes; m; m &= m - 1) {
+    const uint32_t lane = uint32_t(std::countr_zero(m));
+    uint64_t first = e.addr[lane];
+    std::vector<uint8_t> *bits = &c->shared_init;
+    if (e.space == StateSpace::Local) {
+      bits = &c->local_init;
+      first += uint64_t(e.warp * 32 + lane) * L.local_bytes;
+    }
+    if (reads && !test_and_report(*bits, first, e.size, false))
+      L.findings->uninit(L, e.space, c->linear, e.addr[lane], e.size,
+                         L.tid_of(e.cta, e.warp, lane), e.pc);
+    if (writes)
+      test_and_report(*bits, first, e.size, true);
+  }
+}
+
+} // namespace bcusim::check::detail

@@ -1,0 +1,58 @@
+// Findings of the checker: one per pair of instruction sites (races) or
+// per instruction (other kinds), counted, rendered at the end of the launch
+// with locations, threads and an explanation (docs/checker.md "Reports").
+// Internal to src/check.
+#pragma once
+
+#include <map>
+#include <tuple>
+
+#include "state.h"
+
+namespace bcusim::check::detail {
+
+// One side of a race as the checker saw it.
+struct RaceSide {
+  Tid tid = kNoTid;
+  uint32_t pc = 0;
+  bool write = false, atomic = false, strong = false;
+  MemScope scope = MemScope::None;
+  uint32_t size = 0;
+  uint64_t async_id = 0; // agents: the copy
+};
+
+class Findings {
+public:
+  explicit Findings(std::vector<Finding> &out) : out_(out) {}
+
+  // A race between `earlier` and `later` on byte `addr` of `space`
+  // (owner: the CTA of shared memory).
+  void race(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
+            const RaceSide &earlier, const RaceSide &later);
+  // A read of bytes nothing in the launch wrote.
+  void uninit(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
+              uint32_t size, Tid reader, uint32_t pc);
+  // Any other finding at one instruction of one thread.
+  void at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc, Tid who,
+          std::string message, std::vector<Diagnostic> notes = {},
+          std::string key = {});
+  // Renders the findings of this launch into `out` (in report order).
+  void finish(LaunchSt &L);
+
+private:
+  struct Pending {
+    Finding f;
+    std::vector<Diagnostic> notes;
+  };
+  std::vector<Finding> &out_;
+  std::vector<Pending> pending_;
+  std::map<std::tuple<int, uint32_t, uint32_t, std::string>, size_t> index_;
+};
+
+// Helpers shared by the parts.
+ThreadRef thread_ref(const LaunchSt &L, Tid t, uint64_t async_id = 0);
+std::string thread_text(const ThreadRef &t);
+Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
+             uint64_t async_id = 0);
+
+} // namespace bcusim::check::detail

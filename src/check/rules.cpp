@@ -1,0 +1,178 @@
+// Synchronization rules (docs/checker.md "Synchronization checks"), from
+// the engine's events:
+// - barrier divergence: a CTA barrier of the all-threads form completes
+//   while threads of the CTA exited without reaching it, or a warp arrives
+//   with only some of its non-exited lanes (the others do not execute the
+//   instruction). CUDA leaves both undefined; sm_70+ hardware tolerates
+//   the first (a barrier waits for the non-exited threads), and the report
+//   says so. An error when the checks were asked for (--check), a warning
+//   by default.
+// - mbarrier: an arrive-on in phase k+1 before any test_wait / try_wait
+//   observed phase k complete.
+// The engine itself reports the misuse that stops a run (deadlocks, counts,
+// double arrivals, stale tokens).
+#include <fmt/format.h>
+
+#include "report.h"
+
+namespace bcusim::check::detail {
+
+namespace {
+
+std::string lanes_text(const std::vector<uint32_t> &per_warp) {
+  std::string s;
+  for (size_t w = 0; w < per_warp.size(); ++w) {
+    if (!per_warp[w])
+      continue;
+    if (!s.empty())
+      s += ", ";
+    s += per_warp[w] == 0xffffffffu
+             ? fmt::format("warp {}", w)
+             : fmt::format("warp {} lanes {:#010x}", w, per_warp[w]);
+  }
+  return s;
+}
+
+Diagnostic note(SourceLoc loc, std::string msg) {
+  Diagnostic n;
+  n.severity = Severity::Note;
+  n.loc = loc;
+  n.message = std::move(msg);
+  return n;
+}
+
+void barrier_complete(LaunchSt &L, CtaSt &c, const SyncEvent &e, BarrierSt &b) {
+  const bool all_threads = e.count == 0;
+  if (!all_threads || !L.checks.sync)
+    return;
+  uint32_t any = 0;
+  for (uint32_t w : c.exited)
+    any |= w;
+  if (!any && !b.partial_lanes)
+    return;
+  Severity sev = L.checks.explicit_list ? Severity::Error : Severity::Warning;
+  const uint32_t pc = b.first_pc;
+  std::string text = L.view ? std::string(L.view->text(pc)) : "";
+  std::vector<Diagnostic> notes;
+  std::string msg;
+  Tid who = L.tid_of(c.linear, std::countr_zero(e.warps ? e.warps : 1u), 0);
+  if (any) {
+    uint32_t n = 0;
+    for (uint32_t w : c.exited)
+      n += uint32_t(std::popcount(w));
+    msg = fmt::format(
+        "barrier divergence: '{}' (barrier {}, all threads of the CTA) "
+        "completed while {} thread{} of the CTA had exited without reaching "
+        "it ({}); sm_70+ hardware tolerates this only because they exited "
+        "(a barrier waits for the non-exited threads), but a __syncthreads() "
+        "that not every thread of the block reaches is undefined in CUDA",
+        text, e.barrier, n, n == 1 ? "" : "s", lanes_text(c.exited));
+    // Where they left.
+    std::vector<uint32_t> shown;
+    for (uint32_t i = 0; i < c.exit_pc.size() && notes.size() < 3; ++i) {
+      uint32_t p = c.exit_pc[i];
+      if (p == ~0u || std::find(shown.begin(), shown.end(), p) != shown.end())
+        continue;
+      shown.push_back(p);
+      notes.push_back(note(
+          L.view ? L.view->ptx_loc(p) : SourceLoc{},
+          fmt::format(
+              "{} exits here, before the "
+              "barrier",
+              thread_text(thread_ref(L, L.tid_of(c.linear, i / 32, i % 32))))));
+    }
+  } else {
+    msg = fmt::format(
+        "barrier divergence: '{}' (barrier {}, all threads of the CTA) is "
+        "executed by lanes {:#010x} of warp {} while its other non-exited "
+        "lanes do not execute it",
+        L.view ? std::string(L.view->text(b.partial_pc)) : "", e.barrier,
+        b.partial_lanes, b.partial_warp);
+    who = L.tid_of(c.linear, b.partial_warp,
+                   std::countr_zero(b.partial_lanes | 0u));
+  }
+  L.findings->at(L, FindingKind::BarrierDivergence, sev,
+                 any ? pc : b.partial_pc, who, std::move(msg), std::move(notes),
+                 "divergence");
+}
+
+} // namespace
+
+void rules_sync(LaunchSt &L, const SyncEvent &e) {
+  using K = SyncKind;
+  CtaSt *cp = L.cta(e.cta);
+  if (!cp)
+    return;
+  CtaSt &c = *cp;
+  switch (e.kind) {
+  case K::BarrierArrive: {
+    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+    if (!b.acc_warps) {
+      b.first_pc = e.pc;
+      b.partial_lanes = 0;
+    }
+    b.acc_warps |= 1u << e.warp;
+    uint32_t live = c.valid[e.warp] & ~c.exited[e.warp];
+    if (e.lanes != live && !b.partial_lanes) {
+      b.partial_lanes = e.lanes;
+      b.partial_warp = e.warp;
+      b.partial_pc = e.pc;
+    }
+    return;
+  }
+  case K::BarrierComplete: {
+    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+    b.last_warps = e.warps ? e.warps : b.acc_warps;
+    b.acc_warps = 0;
+    ++b.completions;
+    barrier_complete(L, c, e, b);
+    b.partial_lanes = 0;
+    return;
+  }
+  case K::MbarInit: {
+    if (CtaSt *o = L.cta(e.object_owner))
+      o->mbars[e.object_offset].observed = -1;
+    return;
+  }
+  case K::MbarWaitDone: {
+    if (CtaSt *o = L.cta(e.object_owner)) {
+      MbarSt &m = o->mbars[e.object_offset];
+      m.observed = std::max<int64_t>(m.observed, int64_t(e.phase));
+    }
+    return;
+  }
+  case K::MbarArrive: {
+    if (!L.checks.sync || e.phase == 0)
+      return;
+    CtaSt *o = L.cta(e.object_owner);
+    if (!o)
+      return;
+    MbarSt &m = o->mbars[e.object_offset];
+    if (m.observed + 1 >= int64_t(e.phase))
+      return;
+    Tid who = L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes | 0u));
+    std::string obj =
+        L.view ? L.view->describe(StateSpace::Shared, e.object_offset) : "";
+    L.findings->at(
+        L, FindingKind::SyncMisuse,
+        L.checks.explicit_list ? Severity::Error : Severity::Warning, e.pc, who,
+        fmt::format(
+            "mbarrier misuse: '{}' arrives on the mbarrier at shared address "
+            "{:#x}{} in phase {} before any test_wait/try_wait observed "
+            "phase {} complete (PTX: the completion of the current phase "
+            "must be observed before arriving on the next one; a wait for "
+            "phase {} by parity can no longer tell the two phases apart)",
+            L.view ? std::string(L.view->text(e.pc)) : "", e.object_offset,
+            obj.empty() ? "" : " (" + obj + ")", e.phase, e.phase - 1,
+            e.phase - 1),
+        {}, "mbarrier-phase");
+    // Once per object: later arrivals of the same pattern add nothing.
+    m.observed = int64_t(e.phase) - 1;
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace bcusim::check::detail

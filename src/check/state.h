@@ -1,0 +1,252 @@
+// The checker's state during one launch (internal to src/check). Its parts:
+//   hb.cpp      synchronization events -> happens-before knowledge
+//   race.cpp    shadow memory and the check of every access
+//   init.cpp    uninitialized reads of shared and local memory
+//   rules.cpp   synchronization rules (barrier divergence, mbarrier phases)
+//   report.cpp  findings with locations, threads and explanations
+// docs/checker.md describes what each finds and why.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "bcusim/check/checker.h"
+#include "bcusim/engine/observer.h"
+#include "vc.h"
+
+namespace bcusim::check::detail {
+
+using engine::AccessEvent;
+using engine::Dim3;
+using engine::LaunchView;
+using engine::MemOrder;
+using engine::MemScope;
+using engine::StateSpace;
+using engine::SyncEvent;
+using engine::SyncKind;
+
+// One recorded access in shadow memory: 16 bytes (docs/checker.md
+// "Shadow memory": two cells per 8-byte granule = 4x the memory covered).
+struct Cell {
+  Tid tid = kNoTid; // kNoTid: empty
+  uint32_t clock = 0;
+  uint32_t pc = 0;
+  uint8_t mask = 0;  // bytes of the granule
+  uint8_t flags = 0; // kWrite | kAtomic | kStrong | scope << kScopeShift
+  uint16_t size = 0; // bytes of the whole access (morally strong = same)
+  bool empty() const { return tid == kNoTid; }
+};
+constexpr uint8_t kWrite = 1, kAtomic = 2, kStrong = 4, kScopeShift = 3,
+                  kAsync = 64;
+inline MemScope scope_of(uint8_t flags) {
+  return MemScope((flags >> kScopeShift) & 7);
+}
+
+struct Granule {
+  Cell cell[2];
+};
+static_assert(sizeof(Granule) == 32);
+
+// A thread's synchronization state.
+struct ThreadSt {
+  uint32_t clock = 1;
+  uint32_t own_floor = 0; // its warp's lanes: accesses with clock < known
+  Vc vc;                  // knowledge of other threads
+  Vc fence_rel;           // knowledge at its latest release fence
+  MemScope fence_scope = MemScope::None;
+  Vc pending; // released to it by relaxed reads; an acquire fence takes it
+  // The latest acquire that could not synchronize because a release's
+  // scope did not include this thread (explains race reports).
+  uint32_t miss_pc = ~0u, miss_release_pc = ~0u;
+  MemScope miss_scope = MemScope::None;
+};
+
+struct BarrierSt {
+  Vc acc, completed;
+  uint32_t acc_warps = 0;  // warps that arrived in the current phase
+  uint32_t last_warps = 0; // warps of the last completed phase
+  uint32_t first_pc = ~0u; // the first arrival's instruction this phase
+  uint32_t partial_lanes = 0, partial_warp = 0, partial_pc = ~0u;
+  uint64_t completions = 0;
+};
+
+struct MbarSt {
+  std::map<uint64_t, Vc> acc;       // phase -> released into it
+  std::map<uint64_t, Vc> completed; // phase -> what a wait acquires
+  int64_t observed = -1;            // latest phase a wait saw complete
+  bool warned_early = false;
+};
+
+struct CtaSt {
+  uint64_t linear = 0;
+  uint64_t cluster = 0;
+  std::vector<ThreadSt> threads; // by warp * 32 + lane
+  std::vector<uint32_t> valid;   // per warp: lanes that exist
+  std::vector<uint32_t> exited;  // per warp: lanes that exited
+  std::vector<uint32_t> exit_pc; // per thread: where it exited (~0u: not)
+  std::array<BarrierSt, 16> bars;
+  std::unordered_map<uint64_t, MbarSt> mbars; // by offset
+  std::vector<Granule> shadow;                // shared memory
+  std::vector<uint8_t> shared_init;           // bit per shared byte
+  std::vector<uint8_t> local_init; // bit per byte of every thread frame
+  bool divergence_reported = false;
+};
+
+struct ClusterSt {
+  Vc acc, completed;
+};
+
+// Releases into one memory location by morally strong writes (PTX release
+// patterns), kept by the scope that may acquire them.
+struct SyncLoc {
+  std::unordered_map<uint64_t, Vc> by_cta, by_cluster;
+  Vc gpu;
+  uint32_t last_pc = ~0u; // the latest release
+  MemScope last_scope = MemScope::None;
+  uint64_t last_cta = 0;
+};
+
+struct SyncKey {
+  uint64_t hi, lo;
+  bool operator==(const SyncKey &) const = default;
+};
+struct SyncKeyHash {
+  size_t operator()(const SyncKey &k) const {
+    return size_t(k.hi * 0x9E3779B97F4A7C15ull ^ k.lo);
+  }
+};
+
+// Global memory shadow: 4 KiB pages of granules, made on first touch.
+class GlobalShadow {
+public:
+  Granule *granule(uint64_t addr) {
+    uint64_t page = addr >> 12;
+    if (page != last_page_) {
+      auto &p = pages_[page];
+      if (!p)
+        p = std::make_unique<Granule[]>(512);
+      last_page_ = page;
+      last_ = p.get();
+    }
+    return last_ + ((addr >> 3) & 511);
+  }
+  size_t bytes() const { return pages_.size() * 512 * sizeof(Granule); }
+  void clear() {
+    pages_.clear();
+    last_page_ = ~0ull;
+    last_ = nullptr;
+  }
+
+private:
+  std::unordered_map<uint64_t, std::unique_ptr<Granule[]>> pages_;
+  uint64_t last_page_ = ~0ull;
+  Granule *last_ = nullptr;
+};
+
+// Who performed an access and what it knows.
+struct Accessor {
+  Tid tid = kNoTid;
+  uint32_t clock = 0;
+  const ThreadSt *ts = nullptr; // a thread; else `vc` is an agent's
+  Vc vc;
+  bool knows(Tid u, uint32_t c) const {
+    if (u == tid)
+      return true;
+    if (ts) {
+      if (!is_agent(u) && warp_key(u) == warp_key(tid) && c < ts->own_floor)
+        return true;
+      return check::detail::knows(ts->vc, u, c);
+    }
+    return check::detail::knows(vc, u, c);
+  }
+};
+
+class Findings; // report.cpp
+
+// Everything the checker knows about the launch being observed.
+struct LaunchSt {
+  Checks checks;
+  const LaunchView *view = nullptr;
+  uint64_t launch_index = 0;
+  std::string kernel;
+  Dim3 grid, block, cluster_dims;
+  uint32_t tpc = 0, wpc = 0; // threads and warps per CTA
+  uint32_t shared_bytes = 0, local_bytes = 0;
+  bool race_on = true; // off when the launch is too large
+  std::unordered_map<uint64_t, std::unique_ptr<CtaSt>> ctas;
+  std::unordered_map<uint64_t, ClusterSt> clusters;
+  GlobalShadow global;
+  std::unordered_map<SyncKey, SyncLoc, SyncKeyHash> sync_locs;
+  // Async operations in flight: (agent tid, id) -> what the issuing thread
+  // knew when it issued it (grouped: tracked by cp.async groups, dropped
+  // when performed).
+  struct AsyncSnap {
+    Vc vc;
+    bool grouped = false;
+  };
+  std::unordered_map<uint64_t, AsyncSnap> async_snap;
+  // Per (agent tid): (group, highest id in that group) in issue order.
+  std::unordered_map<Tid, std::vector<std::pair<uint32_t, uint32_t>>> groups;
+  Findings *findings = nullptr;
+  uint64_t peak_shadow = 0;
+  std::array<uint64_t, 32> copy_from{}; // init: the source of a call copy
+
+  Tid tid_of(uint64_t cta, uint32_t warp, uint32_t lane) const {
+    return Tid((cta * wpc + warp) * 32 + lane);
+  }
+  uint64_t cta_of(Tid t) const { return (thread_of(t) >> 5) / wpc; }
+  uint32_t warp_of(Tid t) const { return (thread_of(t) >> 5) % wpc; }
+  uint64_t cluster_of(uint64_t cta) const;
+  CtaSt *cta(uint64_t linear) {
+    auto it = ctas.find(linear);
+    return it == ctas.end() ? nullptr : it->second.get();
+  }
+  ThreadSt *thread(Tid t) {
+    CtaSt *c = cta(cta_of(t));
+    return c ? &c->threads[thread_of(t) - (cta_of(t) * wpc) * 32] : nullptr;
+  }
+  // Whether a strong operation of scope `s` by a thread of `cta_a`
+  // includes a thread of `cta_b`.
+  bool scope_covers(MemScope s, uint64_t cta_a, uint64_t cta_b) const {
+    switch (s) {
+    case MemScope::Cta:
+      return cta_a == cta_b;
+    case MemScope::Cluster:
+      return cta_a == cta_b || cluster_of(cta_a) == cluster_of(cta_b);
+    case MemScope::Gpu:
+    case MemScope::Sys:
+      return true;
+    default:
+      return false;
+    }
+  }
+};
+
+// ---- hb.cpp ----------------------------------------------------------------
+// A release by thread `t` (lanes of one warp may release together:
+// release_warp): what it publishes, then its clock advances.
+Vc release_of(LaunchSt &L, CtaSt &c, uint32_t thread_index);
+Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes);
+void acquire(ThreadSt &t, const Vc &v);
+void on_sync(LaunchSt &L, const SyncEvent &e);
+void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster);
+// Memory release/acquire patterns of one strong access by one lane
+// (race.cpp calls it after checking the access).
+void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lane,
+                   uint64_t addr);
+
+// ---- race.cpp --------------------------------------------------------------
+void check_access(LaunchSt &L, const AccessEvent &e);
+
+// ---- init.cpp --------------------------------------------------------------
+void init_access(LaunchSt &L, const AccessEvent &e);
+
+// ---- rules.cpp -------------------------------------------------------------
+void rules_sync(LaunchSt &L, const SyncEvent &e);
+
+} // namespace bcusim::check::detail
