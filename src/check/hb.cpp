@@ -437,7 +437,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lane,
     return;
   ThreadSt &t = thread_at(*c, e.warp, lane);
   const uint64_t cta = e.cta, cluster = c->cluster;
-  SyncKey key{uint64_t(e.space) << 56 | e.owner, addr};
+  SyncKey key{sync_space_key(e), addr};
   const bool reads = e.type != engine::AccessType::Write;
   const bool writes = e.type != engine::AccessType::Read;
   MemScope scope = e.scope == MemScope::None ? MemScope::Gpu : e.scope;

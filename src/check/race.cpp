@@ -224,7 +224,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       access_granule(L, *g, uint8_t(((1u << e.size) - 1) << (addr - gb)), a,
                      who, e.space, e.owner, gb);
       if (write && !strong && (g->cell[0].flags & kSyncBit))
-        L.sync_locs.erase(SyncKey{uint64_t(e.space) << 56 | e.owner, addr});
+        L.sync_locs.erase(SyncKey{sync_space_key(e), addr});
       if (strong && !is_async) {
         g->cell[0].flags |= kSyncBit;
         strong_access(L, e, lane, addr);
@@ -245,7 +245,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       access_granule(L, *g, mask, a, who, e.space, e.owner, gb);
       // A plain store ends the release sequences of the location.
       if (write && !strong && (g->cell[0].flags & kSyncBit))
-        L.sync_locs.erase(SyncKey{uint64_t(e.space) << 56 | e.owner, lo});
+        L.sync_locs.erase(SyncKey{sync_space_key(e), lo});
       if (strong && !is_async)
         g->cell[0].flags |= kSyncBit;
     }

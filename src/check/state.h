@@ -116,6 +116,12 @@ struct SyncKey {
   uint64_t hi, lo;
   bool operator==(const SyncKey &) const = default;
 };
+// The space part of a location's key: shared memory belongs to its owner
+// CTA; other spaces are one address space for the whole launch.
+inline uint64_t sync_space_key(const engine::AccessEvent &e) {
+  return uint64_t(e.space) << 56 |
+         (e.space == engine::StateSpace::Shared ? e.owner : 0);
+}
 struct SyncKeyHash {
   size_t operator()(const SyncKey &k) const {
     return size_t(k.hi * 0x9E3779B97F4A7C15ull ^ k.lo);

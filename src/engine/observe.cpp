@@ -1,9 +1,22 @@
 // Reporting memory accesses to the observer (observe.h).
 #include "observe.h"
 
+#include <cstdlib>
+#include <cxxabi.h>
+
 #include "cluster_addr.h"
 
 namespace bcusim::engine::detail {
+
+std::string demangle(const std::string &name) {
+  if (name.rfind("_Z", 0) != 0)
+    return name;
+  int status = 0;
+  char *d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string r = status == 0 && d ? std::string(d) : name;
+  std::free(d);
+  return r;
+}
 
 Resolved resolve_access(const Exec &x, MemSpace sp, uint64_t addr) {
   Resolved r;
