@@ -197,7 +197,11 @@ void Checker::on_sync(const engine::SyncEvent &e) {
       shadow += c->shadow.size() * sizeof(detail::Granule);
     impl_->peak_shadow =
         std::max(impl_->peak_shadow, shadow + L.global.bytes());
-    L.ctas.erase(e.cta);
+    auto it = L.ctas.find(e.cta);
+    if (it != L.ctas.end()) {
+      L.pool.push_back(std::move(it->second));
+      L.ctas.erase(it);
+    }
     return;
   }
   detail::on_sync(L, e);

@@ -127,10 +127,23 @@ uint64_t LaunchSt::cluster_of(uint64_t linear) const {
 }
 
 void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
-  auto c = std::make_unique<CtaSt>();
+  // A retired CTA's state is reused: its memory is still allocated and
+  // mostly in the cache.
+  std::unique_ptr<CtaSt> c;
+  if (!L.pool.empty()) {
+    c = std::move(L.pool.back());
+    L.pool.pop_back();
+    c->threads.assign(c->threads.size(), ThreadSt{});
+    std::fill(c->bars.begin(), c->bars.end(), BarrierSt{});
+    c->mbars.clear();
+    c->divergence_reported = false;
+  } else {
+    c = std::make_unique<CtaSt>();
+  }
   c->linear = linear;
   c->cluster = cluster;
   c->threads.resize(size_t(L.wpc) * 32);
+  c->clock.assign(size_t(L.wpc) * 32, 1);
   c->valid.resize(L.wpc);
   c->exited.assign(L.wpc, 0);
   c->exit_pc.assign(size_t(L.wpc) * 32, ~0u);
@@ -139,7 +152,7 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
     c->valid[w] = rem >= 32 ? 0xffffffffu : ((1u << rem) - 1);
   }
   if (L.checks.race && L.race_on)
-    c->shadow.resize((L.shared_bytes + 7) / 8);
+    c->shadow.assign((L.shared_bytes + 7) / 8, Granule{});
   if (L.checks.init) {
     c->shared_init.assign((L.shared_bytes + 7) / 8, 0);
     c->local_init.assign((uint64_t(L.local_bytes) * L.wpc * 32 + 7) / 8, 0);
@@ -154,8 +167,8 @@ Vc release_of(LaunchSt &L, CtaSt &c, uint32_t i) {
   b.add(t.vc);
   if (t.own_floor)
     b.floor(warp_key(tid), t.own_floor);
-  b.thread(tid, t.clock);
-  ++t.clock;
+  b.thread(tid, c.clock[i]);
+  ++c.clock[i];
   return b.build();
 }
 
@@ -167,16 +180,15 @@ Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     // The whole warp: one floor for every lane, whose clocks are aligned
     // past it (exited lanes' last clocks included).
     uint32_t m = 0;
-    each_lane(c.valid[warp], [&](uint32_t l) {
-      m = std::max(m, thread_at(c, warp, l).clock);
-    });
+    each_lane(c.valid[warp],
+              [&](uint32_t l) { m = std::max(m, c.clock[warp * 32 + l]); });
     each_lane(lanes, [&](uint32_t l) {
       ThreadSt &t = thread_at(c, warp, l);
       if (t.vc.get() != last) {
         b.add(t.vc);
         last = t.vc.get();
       }
-      t.clock = m + 1;
+      c.clock[warp * 32 + l] = m + 1;
     });
     b.floor(warp_key(L.tid_of(c.linear, warp, 0)), m + 1);
     return b.build();
@@ -190,8 +202,8 @@ Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     }
     if (t.own_floor)
       b.floor(warp_key(tid), t.own_floor);
-    b.thread(tid, t.clock);
-    ++t.clock;
+    b.thread(tid, c.clock[warp * 32 + l]);
+    ++c.clock[warp * 32 + l];
   });
   return b.build();
 }
@@ -239,9 +251,8 @@ void on_sync(LaunchSt &L, const SyncEvent &e) {
     const uint32_t live = live_lanes(c, e.warp);
     if (e.lanes == live) {
       uint32_t m = 0;
-      each_lane(c.valid[e.warp], [&](uint32_t l) {
-        m = std::max(m, thread_at(c, e.warp, l).clock);
-      });
+      each_lane(c.valid[e.warp],
+                [&](uint32_t l) { m = std::max(m, c.clock[e.warp * 32 + l]); });
       // Lanes that shared one knowledge object keep it; only their floor
       // and clocks move.
       Vc joined = thread_at(c, e.warp, std::countr_zero(e.lanes)).vc;
@@ -257,7 +268,7 @@ void on_sync(LaunchSt &L, const SyncEvent &e) {
         ThreadSt &t = thread_at(c, e.warp, l);
         t.vc = joined;
         t.own_floor = m + 1;
-        t.clock = m + 1;
+        c.clock[e.warp * 32 + l] = m + 1;
       });
     } else {
       Vc s = release_warp(L, c, e.warp, e.lanes);
@@ -426,7 +437,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lane,
     return;
   ThreadSt &t = thread_at(*c, e.warp, lane);
   const uint64_t cta = e.cta, cluster = c->cluster;
-  SyncKey key{uint64_t(e.space) << 56 | e.owner, addr};
+  SyncKey key{sync_space_key(e), addr};
   const bool reads = e.type != engine::AccessType::Write;
   const bool writes = e.type != engine::AccessType::Read;
   MemScope scope = e.scope == MemScope::None ? MemScope::Gpu : e.scope;

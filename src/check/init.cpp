@@ -12,6 +12,15 @@ namespace {
 
 bool test_and_report(std::vector<uint8_t> &bits, uint64_t first, uint64_t count,
                      bool set) {
+  if ((first & 7) + count <= 8 && first / 8 < bits.size()) {
+    // Within one byte of the bitmap (every aligned access up to 8 bytes).
+    uint8_t &byte = bits[first / 8];
+    const uint8_t m = uint8_t(((1u << count) - 1) << (first & 7));
+    const bool all = (byte & m) == m;
+    if (set)
+      byte |= m;
+    return all;
+  }
   bool all = true;
   for (uint64_t b = first; b < first + count; ++b) {
     if (b / 8 >= bits.size())
@@ -61,13 +70,26 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
                      (atomic && e.atom != engine::AtomicOp::Exch &&
                       e.atom != engine::AtomicOp::Mbarrier);
   const bool writes = e.type != engine::AccessType::Read;
+  const bool local = e.space == StateSpace::Local;
+  std::vector<uint8_t> *const bits = local ? &c->local_init : &c->shared_init;
+  uint8_t *const data = bits->data();
+  const uint64_t nbytes = bits->size();
+  const uint32_t size = e.size;
   for (uint32_t m = e.lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     uint64_t first = e.addr[lane];
-    std::vector<uint8_t> *bits = &c->shared_init;
-    if (e.space == StateSpace::Local) {
-      bits = &c->local_init;
+    if (local)
       first += uint64_t(e.warp * 32 + lane) * L.local_bytes;
+    if ((first & 7) + size <= 8 && first / 8 < nbytes) {
+      // Within one byte of the bitmap (every aligned access up to 8 bytes).
+      uint8_t &byte = data[first / 8];
+      const uint8_t bitsm = uint8_t(((1u << size) - 1) << (first & 7));
+      if (reads && (byte & bitsm) != bitsm)
+        L.findings->uninit(L, e.space, c->linear, e.addr[lane], size,
+                           L.tid_of(e.cta, e.warp, lane), e.pc);
+      if (writes)
+        byte |= bitsm;
+      continue;
     }
     if (reads && !test_and_report(*bits, first, e.size, false))
       L.findings->uninit(L, e.space, c->linear, e.addr[lane], e.size,

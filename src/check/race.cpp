@@ -52,23 +52,29 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
 
 // Checks and records `a` on bytes `mask` of granule `g` (byte 0 of the
 // granule at `base`).
-void access_granule(LaunchSt &L, Granule &g, uint8_t mask, const NewAccess &a,
-                    const Accessor &who, StateSpace space, uint64_t owner,
-                    uint64_t base) {
-  const bool write = a.flags & kWrite, atomic = a.flags & kAtomic;
+[[gnu::always_inline]] inline void
+access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
+               const Accessor &who, StateSpace space, uint64_t owner,
+               uint64_t base) {
+  // Local copies: the stores into the cells below cannot alias them.
+  const NewAccess a{ar.tid, ar.clock, ar.pc, ar.flags, ar.size, ar.cta};
+  const bool write = a.flags & kWrite;
+  // Conflicts: another thread's access to one of these bytes, one of the
+  // two a write, not morally strong, not known to happen before.
   for (int i = 0; i < 2; ++i) {
-    const Cell &c = g.cell[i];
-    if (c.empty() || !(c.mask & mask) || c.tid == a.tid)
+    const Cell c = g.cell[i];
+    if (!(c.mask & mask) || c.tid == a.tid || c.tid == kNoTid ||
+        !((c.flags | a.flags) & kWrite))
       continue;
-    if (!(c.flags & kWrite) && !write)
+    if (((c.flags & a.flags) & kStrong) && morally_strong(L, c, a))
       continue;
-    if (morally_strong(L, c, a) || who.knows(c.tid, c.clock))
+    if (who.knows(c.tid, c.clock))
       continue;
     RaceSide later;
     later.tid = a.tid;
     later.pc = a.pc;
     later.write = write;
-    later.atomic = atomic;
+    later.atomic = a.flags & kAtomic;
     later.strong = a.flags & kStrong;
     later.scope = scope_of(a.flags);
     later.size = a.size;
@@ -77,78 +83,77 @@ void access_granule(LaunchSt &L, Granule &g, uint8_t mask, const NewAccess &a,
                      base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
                      side(c), later);
   }
-  // Record it.
-  Cell n;
+  // Record it. The same thread in the same epoch with the same kind of
+  // access (bytes of one memcpy, fields of a struct, a loop re-reading a
+  // value): one cell for all its bytes.
+  Cell &c0 = g.cell[0], &c1 = g.cell[1];
+  int slot = -1;
+  if (c0.tid == a.tid) {
+    if (c0.clock == a.clock && ((c0.flags ^ a.flags) & 0x7f) == 0 &&
+        c0.size == a.size) {
+      c0.mask |= mask;
+      c0.pc = a.pc;
+      return;
+    }
+    // Its own older access to no more bytes, no stronger.
+    if (!(c0.mask & ~mask) && (write || !(c0.flags & kWrite)))
+      slot = 0;
+  }
+  if (c1.tid == a.tid) {
+    if (c1.clock == a.clock && ((c1.flags ^ a.flags) & 0x7f) == 0 &&
+        c1.size == a.size) {
+      c1.mask |= mask;
+      c1.pc = a.pc;
+      return;
+    }
+    if (slot < 0 && !(c1.mask & ~mask) && (write || !(c1.flags & kWrite)))
+      slot = 1;
+  }
+  if (slot < 0) {
+    if (c0.tid == kNoTid)
+      slot = 0;
+    else if (c1.tid == kNoTid)
+      slot = 1;
+    else if (write) {
+      // A write replaces an access known to happen before it, or (atomics
+      // are totally ordered per location) an older atomic.
+      for (int i = 0; i < 2 && slot < 0; ++i) {
+        const Cell &c = g.cell[i];
+        if (!(c.mask & ~mask) &&
+            (((a.flags & kAtomic) && (c.flags & kAtomic)) ||
+             who.knows(c.tid, c.clock)))
+          slot = i;
+      }
+    } else {
+      // A read replaces the older read, keeping a write (it still matters
+      // for readers that are not ordered after it).
+      const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
+      if (r0 && r1)
+        slot = (c1.flags & kRecentBit) ? 0 : 1;
+      else if (r0 || r1)
+        slot = r0 ? 0 : 1;
+    }
+    if (slot < 0)
+      slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
+  }
+  // Atomics on a location are totally ordered (coherence): a new atomic
+  // subsumes the older atomics on its bytes.
+  if (a.flags & kAtomic) {
+    Cell &o = g.cell[1 - slot];
+    if (o.tid != kNoTid && (o.flags & kAtomic) && !(o.mask & ~mask))
+      o.tid = kNoTid;
+  }
+  Cell &n = g.cell[slot];
+  const uint8_t keep = slot == 0 ? (n.flags & kSyncBit) : kRecentBit;
   n.tid = a.tid;
   n.clock = a.clock;
   n.pc = a.pc;
   n.mask = mask;
-  n.flags = a.flags;
+  n.flags = uint8_t(a.flags | keep);
   n.size = a.size;
-  int slot = -1;
-  // The same thread in the same epoch with the same kind of access (bytes
-  // of one memcpy, fields of a struct): one cell for all its bytes.
-  for (int i = 0; i < 2; ++i) {
-    Cell &c = g.cell[i];
-    if (c.tid == a.tid && c.clock == a.clock &&
-        (c.flags & 0x7f) == (a.flags & 0x7f) && c.size == a.size) {
-      c.mask |= mask;
-      c.pc = a.pc;
-      return;
-    }
-  }
-  for (int i = 0; i < 2 && slot < 0; ++i) {
-    const Cell &c = g.cell[i];
-    if (c.tid == a.tid && !(c.mask & ~mask) && (write || !(c.flags & kWrite)))
-      slot = i;
-  }
-  for (int i = 0; i < 2 && slot < 0; ++i)
-    if (g.cell[i].empty())
-      slot = i;
-  for (int i = 0; i < 2 && slot < 0; ++i) {
-    const Cell &c = g.cell[i];
-    if (!(c.mask & ~mask) && (write || !(c.flags & kWrite)) &&
-        (who.knows(c.tid, c.clock) ||
-         (atomic && (c.flags & kAtomic) && (c.flags & kWrite))))
-      slot = i;
-  }
-  if (slot < 0)
-    slot = (g.cell[1].flags & kRecentBit) ? 0 : 1; // the older one
-  // Atomics on a location are totally ordered (coherence): a new atomic
-  // subsumes the older atomics on its bytes.
-  if (atomic) {
-    Cell &o = g.cell[1 - slot];
-    if (!o.empty() && (o.flags & kAtomic) && !(o.mask & ~mask)) {
-      o = Cell{};
-      if (slot == 0)
-        g.cell[1].flags &= uint8_t(~kRecentBit);
-    }
-  }
-  const uint8_t sync = g.cell[0].flags & kSyncBit;
-  g.cell[slot] = n;
-  g.cell[0].flags = uint8_t((g.cell[0].flags & ~kSyncBit) | sync);
   // Which cell is the newer one (kRecentBit of cell 1).
-  if (slot == 1)
-    g.cell[1].flags |= kRecentBit;
-  else
-    g.cell[1].flags &= uint8_t(~kRecentBit);
-}
-
-// Same thread, same clock, bytes already covered by an access at least as
-// strong: nothing can change.
-bool same_epoch(const Granule &g, uint8_t mask, const NewAccess &a) {
-  bool covered = false;
-  for (const Cell &c : g.cell) {
-    if (c.empty())
-      continue;
-    if (c.tid != a.tid)
-      return false;
-    if (c.clock == a.clock && !(mask & ~c.mask) &&
-        (c.flags & kWrite) >= (a.flags & kWrite) &&
-        (c.flags & (kAtomic | kStrong)) == (a.flags & (kAtomic | kStrong)))
-      covered = true;
-  }
-  return covered;
+  if (slot == 0)
+    c1.flags &= uint8_t(~kRecentBit);
 }
 
 } // namespace
@@ -177,52 +182,70 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
                     (strong ? kStrong : 0) | (uint8_t(scope) << kScopeShift) |
                     (is_async ? kAsync : 0));
   a.cta = e.cta;
+  const Tid tid0 = L.tid_of(e.cta, e.warp, 0);
+  ThreadSt *const ts0 = cta->threads.data() + size_t(e.warp) * 32;
+  const uint32_t *const clock0 = cta->clock.data() + size_t(e.warp) * 32;
+  Granule *const shadow = owner ? owner->shadow.data() : nullptr;
+  const uint64_t shadow_n = owner ? owner->shadow.size() : 0;
+  const bool single = e.size <= 8;
   for (uint32_t m = e.lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     Accessor who;
-    Tid tid = L.tid_of(e.cta, e.warp, lane);
     if (is_async) {
       Tid agent =
           (e.origin == engine::AccessOrigin::BulkCopy ? kAgentBulk : kAgentCp) |
-          tid;
+          (tid0 + lane);
       auto it =
           L.async_snap.find(uint64_t(agent) << 32 ^ (e.async_id & 0xffffffffu));
       who.tid = agent;
       who.clock = uint32_t(e.async_id);
       if (it != L.async_snap.end())
-        who.vc = it->second.vc;
+        who.vc = it->second.vc.get();
     } else {
-      ThreadSt &ts = cta->threads[e.warp * 32 + lane];
-      who.tid = tid;
-      who.clock = ts.clock;
-      who.ts = &ts;
+      who.tid = tid0 + lane;
+      who.ts = ts0 + lane;
+      who.clock = clock0[lane];
     }
     a.tid = who.tid;
     a.clock = who.clock;
     const uint64_t addr = e.addr[lane];
     const uint64_t end = addr + e.size;
-    for (uint64_t gb = addr & ~7ull; gb < end; gb += 8) {
-      uint64_t lo = std::max(gb, addr), hi = std::min(gb + 8, end);
-      uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - gb));
+    uint64_t gb = addr & ~7ull;
+    if (single && end <= gb + 8) {
+      // Within one granule (nearly every access).
       Granule *g;
-      if (owner) {
-        uint64_t i = gb >> 3;
-        if (i >= owner->shadow.size())
-          break;
-        g = &owner->shadow[i];
+      if (shadow) {
+        if ((gb >> 3) >= shadow_n)
+          continue;
+        g = shadow + (gb >> 3);
       } else {
         g = L.global.granule(gb);
       }
-      if (same_epoch(*g, mask, a))
-        continue;
+      access_granule(L, *g, uint8_t(((1u << e.size) - 1) << (addr - gb)), a,
+                     who, e.space, e.owner, gb);
+      if (write && !strong && (g->cell[0].flags & kSyncBit))
+        L.sync_locs.erase(SyncKey{sync_space_key(e), addr});
+      if (strong && !is_async) {
+        g->cell[0].flags |= kSyncBit;
+        strong_access(L, e, lane, addr);
+      }
+      continue;
+    }
+    for (; gb < end; gb += 8) {
+      uint64_t lo = std::max(gb, addr), hi = std::min(gb + 8, end);
+      uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - gb));
+      Granule *g;
+      if (shadow) {
+        if ((gb >> 3) >= shadow_n)
+          break;
+        g = shadow + (gb >> 3);
+      } else {
+        g = L.global.granule(gb);
+      }
       access_granule(L, *g, mask, a, who, e.space, e.owner, gb);
       // A plain store ends the release sequences of the location.
-      if (write && !strong && (g->cell[0].flags & kSyncBit)) {
-        auto it =
-            L.sync_locs.find(SyncKey{uint64_t(e.space) << 56 | e.owner, lo});
-        if (it != L.sync_locs.end())
-          L.sync_locs.erase(it);
-      }
+      if (write && !strong && (g->cell[0].flags & kSyncBit))
+        L.sync_locs.erase(SyncKey{sync_space_key(e), lo});
       if (strong && !is_async)
         g->cell[0].flags |= kSyncBit;
     }

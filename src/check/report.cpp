@@ -130,6 +130,8 @@ Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
   if (L.view) {
     s.text = std::string(L.view->text(pc));
     s.ptx = L.view->ptx_loc(pc);
+    if (s.ptx.valid())
+      s.ptx_file = s.ptx.file->name();
     auto c = L.view->cuda_loc(pc);
     if (c.valid()) {
       s.cuda_file = std::string(c.file);

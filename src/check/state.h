@@ -53,8 +53,8 @@ struct Granule {
 static_assert(sizeof(Granule) == 32);
 
 // A thread's synchronization state.
+// (Its clock lives in CtaSt::clock: the one field every access reads.)
 struct ThreadSt {
-  uint32_t clock = 1;
   uint32_t own_floor = 0; // its warp's lanes: accesses with clock < known
   Vc vc;                  // knowledge of other threads
   Vc fence_rel;           // knowledge at its latest release fence
@@ -86,6 +86,7 @@ struct CtaSt {
   uint64_t linear = 0;
   uint64_t cluster = 0;
   std::vector<ThreadSt> threads; // by warp * 32 + lane
+  std::vector<uint32_t> clock;   // by warp * 32 + lane
   std::vector<uint32_t> valid;   // per warp: lanes that exist
   std::vector<uint32_t> exited;  // per warp: lanes that exited
   std::vector<uint32_t> exit_pc; // per thread: where it exited (~0u: not)
@@ -115,6 +116,12 @@ struct SyncKey {
   uint64_t hi, lo;
   bool operator==(const SyncKey &) const = default;
 };
+// The space part of a location's key: shared memory belongs to its owner
+// CTA; other spaces are one address space for the whole launch.
+inline uint64_t sync_space_key(const engine::AccessEvent &e) {
+  return uint64_t(e.space) << 56 |
+         (e.space == engine::StateSpace::Shared ? e.owner : 0);
+}
 struct SyncKeyHash {
   size_t operator()(const SyncKey &k) const {
     return size_t(k.hi * 0x9E3779B97F4A7C15ull ^ k.lo);
@@ -153,7 +160,7 @@ struct Accessor {
   Tid tid = kNoTid;
   uint32_t clock = 0;
   const ThreadSt *ts = nullptr; // a thread; else `vc` is an agent's
-  Vc vc;
+  const VcData *vc = nullptr;
   bool knows(Tid u, uint32_t c) const {
     if (u == tid)
       return true;
@@ -162,7 +169,7 @@ struct Accessor {
         return true;
       return check::detail::knows(ts->vc, u, c);
     }
-    return check::detail::knows(vc, u, c);
+    return vc && vc->knows(u, c);
   }
 };
 
@@ -179,6 +186,7 @@ struct LaunchSt {
   uint32_t shared_bytes = 0, local_bytes = 0;
   bool race_on = true; // off when the launch is too large
   std::unordered_map<uint64_t, std::unique_ptr<CtaSt>> ctas;
+  std::vector<std::unique_ptr<CtaSt>> pool; // retired, for reuse
   std::unordered_map<uint64_t, ClusterSt> clusters;
   GlobalShadow global;
   std::unordered_map<SyncKey, SyncLoc, SyncKeyHash> sync_locs;

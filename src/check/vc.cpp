@@ -9,38 +9,86 @@ namespace {
 
 using Entries = std::vector<std::pair<uint32_t, uint32_t>>;
 
-const std::pair<uint32_t, uint32_t> *find(const Entries &v, uint32_t key) {
-  auto it = std::lower_bound(v.begin(), v.end(), key,
-                             [](const std::pair<uint32_t, uint32_t> &e,
-                                uint32_t k) { return e.first < k; });
-  return it != v.end() && it->first == key ? &*it : nullptr;
-}
-
 // Merges sorted `b` into sorted `a` (max per key); true when `a` changed.
 bool merge_into(Entries &a, const Entries &b) {
   if (b.empty())
     return false;
+  // Nothing new: every entry of b is dominated by a's (no allocation).
+  bool news = false;
+  for (size_t i = 0, j = 0; j < b.size() && !news; ++j) {
+    while (i < a.size() && a[i].first < b[j].first)
+      ++i;
+    news =
+        i == a.size() || a[i].first != b[j].first || a[i].second < b[j].second;
+  }
+  if (!news)
+    return false;
   Entries out;
   out.reserve(a.size() + b.size());
-  bool changed = false;
   size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
-    if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) {
+    if (j == b.size() || (i < a.size() && a[i].first < b[j].first))
       out.push_back(a[i++]);
-    } else if (i == a.size() || b[j].first < a[i].first) {
+    else if (i == a.size() || b[j].first < a[i].first)
       out.push_back(b[j++]);
-      changed = true;
-    } else {
-      if (b[j].second > a[i].second)
-        changed = true;
+    else {
       out.push_back({a[i].first, std::max(a[i].second, b[j].second)});
       ++i;
       ++j;
     }
   }
-  if (changed)
-    a = std::move(out);
+  a = std::move(out);
+  return true;
+}
+
+// Whether every entry of sorted b is dominated by one of sorted a.
+bool entries_dominate(const Entries &a, const Entries &b) {
+  for (size_t i = 0, j = 0; j < b.size(); ++j) {
+    while (i < a.size() && a[i].first < b[j].first)
+      ++i;
+    if (i == a.size() || a[i].first != b[j].first || a[i].second < b[j].second)
+      return false;
+  }
+  return true;
+}
+
+// Merges the floor blocks of b into a; true when a changed.
+bool merge_floors(VcData &a, const VcData &b) {
+  bool changed = false;
+  for (size_t j = 0; j < b.blocks.size(); ++j) {
+    auto it = std::lower_bound(a.blocks.begin(), a.blocks.end(), b.blocks[j]);
+    size_t i = size_t(it - a.blocks.begin());
+    if (it == a.blocks.end() || *it != b.blocks[j]) {
+      a.blocks.insert(it, b.blocks[j]);
+      a.floor.insert(a.floor.begin() + long(i * 32),
+                     b.floor.begin() + long(j * 32),
+                     b.floor.begin() + long(j * 32 + 32));
+      changed = true;
+      continue;
+    }
+    for (size_t k = 0; k < 32; ++k)
+      if (b.floor[j * 32 + k] > a.floor[i * 32 + k]) {
+        a.floor[i * 32 + k] = b.floor[j * 32 + k];
+        changed = true;
+      }
+  }
   return changed;
+}
+
+bool floors_dominate(const VcData &a, const VcData &b) {
+  for (size_t j = 0; j < b.blocks.size(); ++j) {
+    size_t i = a.find_block(b.blocks[j]);
+    if (i == a.blocks.size()) {
+      for (size_t k = 0; k < 32; ++k)
+        if (b.floor[j * 32 + k])
+          return false;
+      continue;
+    }
+    for (size_t k = 0; k < 32; ++k)
+      if (b.floor[j * 32 + k] > a.floor[i * 32 + k])
+        return false;
+  }
+  return true;
 }
 
 void normalize(Entries &v) {
@@ -57,13 +105,17 @@ void normalize(Entries &v) {
 
 } // namespace
 
-bool VcData::knows(Tid u, uint32_t clock) const {
-  if (!is_agent(u)) {
-    if (auto *f = find(floors, warp_key(u)); f && clock < f->second)
-      return true;
-  }
-  auto *t = find(threads, u);
-  return t && clock <= t->second;
+size_t VcData::find_block(uint32_t b) const {
+  auto it = std::lower_bound(blocks.begin(), blocks.end(), b);
+  return it != blocks.end() && *it == b ? size_t(it - blocks.begin())
+                                        : blocks.size();
+}
+
+bool VcData::knows_thread(Tid u, uint32_t clock) const {
+  auto it = std::lower_bound(threads.begin(), threads.end(), u,
+                             [](const std::pair<uint32_t, uint32_t> &e,
+                                uint32_t k) { return e.first < k; });
+  return it != threads.end() && it->first == u && clock <= it->second;
 }
 
 Vc join(const Vc &a, const Vc &b) {
@@ -71,18 +123,23 @@ Vc join(const Vc &a, const Vc &b) {
     return a;
   if (!a)
     return b;
-  auto r = std::make_shared<VcData>(*a);
-  bool changed = merge_into(r->floors, b->floors);
-  changed = merge_into(r->threads, b->threads) || changed;
-  if (!changed)
+  // Most joins add nothing (a thread acquiring what it already knows):
+  // check before copying.
+  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads))
     return a;
+  auto r = std::make_shared<VcData>(*a);
+  merge_floors(*r, *b);
+  merge_into(r->threads, b->threads);
   return r;
 }
 
 void VcBuilder::add(const Vc &v) {
   if (!v)
     return;
-  floors_.insert(floors_.end(), v->floors.begin(), v->floors.end());
+  for (size_t j = 0; j < v->blocks.size(); ++j)
+    for (size_t k = 0; k < 32; ++k)
+      if (uint32_t f = v->floor[j * 32 + k])
+        floors_.push_back({v->blocks[j] * 32 + uint32_t(k), f});
   threads_.insert(threads_.end(), v->threads.begin(), v->threads.end());
 }
 
@@ -92,7 +149,14 @@ Vc VcBuilder::build() {
   auto r = std::make_shared<VcData>();
   normalize(floors_);
   normalize(threads_);
-  r->floors = std::move(floors_);
+  for (auto [w, f] : floors_) {
+    uint32_t b = w >> 5;
+    if (r->blocks.empty() || r->blocks.back() != b) {
+      r->blocks.push_back(b);
+      r->floor.resize(r->floor.size() + 32, 0);
+    }
+    r->floor[(r->blocks.size() - 1) * 32 + (w & 31)] = f;
+  }
   r->threads = std::move(threads_);
   floors_.clear();
   threads_.clear();

@@ -35,11 +35,28 @@ inline Tid thread_of(Tid t) { return t & ~kKindMask; }
 inline uint32_t warp_key(Tid t) { return thread_of(t) >> 5; }
 
 struct VcData {
-  std::vector<std::pair<uint32_t, uint32_t>> floors;  // warp -> F, sorted
+  // Warp floors in blocks of 32 consecutive global warps (a CTA's warps
+  // fall in one or two blocks): block ids sorted, 32 floors each (0: none).
+  std::vector<uint32_t> blocks;
+  std::vector<uint32_t> floor;                        // blocks.size() * 32
   std::vector<std::pair<uint32_t, uint32_t>> threads; // tid -> C, sorted
 
-  bool knows(Tid u, uint32_t clock) const;
-  size_t size() const { return floors.size() + threads.size(); }
+  bool knows(Tid u, uint32_t clock) const {
+    if (!is_agent(u)) {
+      const uint32_t w = warp_key(u), b = w >> 5;
+      const size_t n = blocks.size();
+      size_t i = n && blocks[0] == b ? 0 : find_block(b);
+      if (i < n && clock < floor[i * 32 + (w & 31)])
+        return true;
+    }
+    return knows_thread(u, clock);
+  }
+  size_t find_block(uint32_t b) const;
+  bool knows_thread(Tid u, uint32_t clock) const;
+  uint32_t floor_of(uint32_t warp) const {
+    size_t i = find_block(warp >> 5);
+    return i < blocks.size() ? floor[i * 32 + (warp & 31)] : 0;
+  }
 };
 using Vc = std::shared_ptr<const VcData>;
 

@@ -77,8 +77,8 @@ std::string object_name(const Program &prog, uint64_t off) {
   for (const auto &v : prog.shared_vars)
     if (off >= v.off && off < v.off + std::max<uint64_t>(v.size, 1)) {
       if (off == v.off)
-        return fmt::format(" ('{}')", v.name);
-      return fmt::format(" ('{}'+{})", v.name, off - v.off);
+        return fmt::format(" ('{}')", demangle(v.name));
+      return fmt::format(" ('{}'+{})", demangle(v.name), off - v.off);
     }
   return "";
 }

@@ -283,19 +283,6 @@ template <MemSpace S, uint32_t B>
 void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
-  if (x.obs) [[unlikely]] {
-    AccessBatch batch(x, in, AccessType::Read, total);
-    if (warp_fast<S, B>(x, base, in.imm, m, n))
-      batch.add_global(m, base, in.imm);
-    else
-      for_lanes(m, [&](uint32_t l) {
-        uint64_t addr = base[l] + uint64_t(in.imm);
-        if (!(addr & (total - 1)) && xlate<S>(x, addr, total, false, l))
-          batch.add(l, S, addr);
-      });
-    x.faulted = false; // the access itself (below) reports faults
-    batch.emit();
-  }
   if (warp_fast<S, B>(x, base, in.imm, m, n)) {
     uint64_t *d = x.s(in.a[1]);
     const uint8_t *hb = x.g_data;
@@ -310,8 +297,14 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
       }
       d[l] = v;
     }
+    if (x.obs) [[unlikely]] {
+      AccessBatch batch(x, in, AccessType::Read, total);
+      batch.add_global(m, base, in.imm);
+      batch.emit();
+    }
     return;
   }
+  AccessBatch batch(x, in, AccessType::Read, total);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
@@ -323,6 +316,7 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
     uint8_t *p = xlate<S>(x, addr, total, false, l);
     if (!p)
       return;
+    batch.add(l, S, addr);
     for (uint32_t k = 0; k < n; ++k) {
       uint64_t v = 0;
       std::memcpy(&v, p + k * B, B);
@@ -334,6 +328,7 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
         x.s(in.a[1 + k])[l] = v;
     }
   });
+  batch.emit();
 }
 
 template <MemSpace S, uint32_t B>
@@ -341,27 +336,20 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   ++x.progress;
-  if (x.obs) [[unlikely]] {
-    AccessBatch batch(x, in, AccessType::Write, total);
-    if (warp_fast<S, B>(x, base, in.imm, m, n))
-      batch.add_global(m, base, in.imm);
-    else
-      for_lanes(m, [&](uint32_t l) {
-        uint64_t addr = base[l] + uint64_t(in.imm);
-        if (!(addr & (total - 1)) && xlate<S>(x, addr, total, true, l))
-          batch.add(l, S, addr);
-      });
-    x.faulted = false; // the access itself (below) reports faults
-    batch.emit();
-  }
   if (warp_fast<S, B>(x, base, in.imm, m, n)) {
     const uint64_t *v = x.s(in.a[1]);
     uint8_t *hb = x.g_data;
     const uint64_t rel = uint64_t(in.imm) - x.g_base;
     for (uint32_t l = 0; l < kWarpSize; ++l)
       std::memcpy(hb + (base[l] + rel), &v[l], B);
+    if (x.obs) [[unlikely]] {
+      AccessBatch batch(x, in, AccessType::Write, total);
+      batch.add_global(m, base, in.imm);
+      batch.emit();
+    }
     return;
   }
+  AccessBatch batch(x, in, AccessType::Write, total);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
@@ -373,11 +361,13 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
     uint8_t *p = xlate<S>(x, addr, total, true, l);
     if (!p)
       return;
+    batch.add(l, S, addr);
     for (uint32_t k = 0; k < n; ++k) {
       uint64_t v = x.s(in.a[1 + k])[l];
       std::memcpy(p + k * B, &v, B);
     }
   });
+  batch.emit();
 }
 
 template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {

@@ -1,9 +1,22 @@
 // Reporting memory accesses to the observer (observe.h).
 #include "observe.h"
 
+#include <cstdlib>
+#include <cxxabi.h>
+
 #include "cluster_addr.h"
 
 namespace bcusim::engine::detail {
+
+std::string demangle(const std::string &name) {
+  if (name.rfind("_Z", 0) != 0)
+    return name;
+  int status = 0;
+  char *d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string r = status == 0 && d ? std::string(d) : name;
+  std::free(d);
+  return r;
+}
 
 Resolved resolve_access(const Exec &x, MemSpace sp, uint64_t addr) {
   Resolved r;
@@ -57,28 +70,43 @@ Resolved resolve_access(const Exec &x, MemSpace sp, uint64_t addr) {
 void AccessBatch::emit() {
   if (!on_ || lanes_ == 0)
     return;
-  std::array<uint64_t, kWarpSize> addr{};
-  uint32_t left = lanes_;
-  while (left) {
-    const Resolved &first = r_[std::countr_zero(left)];
-    uint32_t group = 0;
-    for_lanes(left, [&](uint32_t l) {
-      const Resolved &q = r_[l];
-      if (q.space == first.space && q.owner == first.owner &&
-          q.generic == first.generic) {
-        group |= 1u << l;
-        addr[l] = q.addr;
-      }
-    });
-    e_.lanes = group;
-    e_.space = first.space;
-    e_.owner = first.owner;
-    e_.generic = first.generic;
-    e_.addr = addr.data();
-    x_.obs->on_access(e_);
-    left &= ~group;
+  AccessEvent e;
+  e.pc = x_.pc;
+  e.cta = x_.cta->linear;
+  e.warp = x_.warp->index;
+  e.type = type_;
+  e.order = order_of(in_);
+  e.scope = scope_of(in_);
+  e.atom = atom_;
+  e.size = size_;
+  auto send = [&](uint64_t key, uint32_t lanes, const uint64_t *addr) {
+    e.lanes = lanes;
+    e.space = StateSpace((key >> 1) & 7);
+    e.owner = key >> 4;
+    e.generic = key & 1;
+    e.addr = addr;
+    x_.obs->on_access(e);
+  };
+  if (uniform_) {
+    send(first_, lanes_, addr_.data());
+  } else {
+    std::array<uint64_t, kWarpSize> addr{};
+    uint32_t left = lanes_;
+    while (left) {
+      const uint64_t key = keys_[std::countr_zero(left)];
+      uint32_t group = 0;
+      for_lanes(left, [&](uint32_t l) {
+        if (keys_[l] == key) {
+          group |= 1u << l;
+          addr[l] = addr_[l];
+        }
+      });
+      send(key, group, addr.data());
+      left &= ~group;
+    }
   }
   lanes_ = 0;
+  uniform_ = true;
 }
 
 void observe_one(Exec &x, uint32_t pc, uint64_t cta, uint32_t warp,

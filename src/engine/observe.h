@@ -38,48 +38,74 @@ class AccessBatch {
 public:
   AccessBatch(Exec &x, const Inst &in, AccessType type, uint32_t size,
               AtomicOp atom = AtomicOp::None)
-      : x_(x), on_(x.obs != nullptr) {
-    if (!on_)
-      return;
-    e_.pc = x.pc;
-    e_.cta = x.cta->linear;
-    e_.warp = x.warp->index;
-    e_.type = type;
-    e_.order = order_of(in);
-    e_.scope = scope_of(in);
-    e_.atom = atom;
-    e_.size = size;
-  }
+      : x_(x), in_(in), on_(x.obs != nullptr), type_(type), atom_(atom),
+        size_(size) {}
   bool on() const { return on_; }
   // Lane `lane` accessed `addr` of space `sp` (as the instruction gave it).
-  void add(uint32_t lane, MemSpace sp, uint64_t addr) {
-    if (on_)
+  [[gnu::always_inline]] void add(uint32_t lane, MemSpace sp, uint64_t addr) {
+    if (!on_)
+      return;
+    // The common cases need no resolution: a global address, the CTA's
+    // own shared memory, the thread's local memory.
+    if (sp == MemSpace::Global)
+      put(lane, kGlobalKey, addr);
+    else if (sp == MemSpace::Shared && addr < kSharedCtaWindow)
+      put(lane, key_of(StateSpace::Shared, x_.cta->linear, false), addr);
+    else if (sp == MemSpace::Local)
+      put(lane, key_of(StateSpace::Local, x_.cta->linear, false), addr);
+    else if (sp == MemSpace::KParam)
+      put(lane, key_of(StateSpace::Param, 0, false), addr);
+    else if (sp == MemSpace::Const)
+      put(lane, key_of(StateSpace::Const, 0, false), addr);
+    else
       add_resolved(lane, resolve_access(x_, sp, addr));
   }
   void add_resolved(uint32_t lane, const Resolved &r) {
-    lanes_ |= 1u << lane;
-    r_[lane] = r;
+    put(lane, key_of(r.space, r.owner, r.generic), r.addr);
   }
   // Every lane of `m` accessed base[l] + off of the global space (fast
   // paths).
   void add_global(uint32_t m, const uint64_t *base, int64_t off) {
     if (!on_)
       return;
-    for_lanes(m, [&](uint32_t l) {
-      lanes_ |= 1u << l;
-      r_[l] = Resolved{StateSpace::Global, 0, base[l] + uint64_t(off), false};
-    });
+    for_lanes(m, [&](uint32_t l) { addr_[l] = base[l] + uint64_t(off); });
+    if (lanes_ && first_ != kGlobalKey)
+      uniform_ = false;
+    for_lanes(m, [&](uint32_t l) { keys_[l] = kGlobalKey; });
+    if (!lanes_)
+      first_ = kGlobalKey;
+    lanes_ |= m;
   }
   // Reports the lanes added so far, one event per (space, owner,
   // generic) group, and starts over.
   void emit();
 
 private:
+  // (space, owner, generic) in one word.
+  static constexpr uint64_t key_of(StateSpace s, uint64_t owner, bool g) {
+    return owner << 4 | uint64_t(s) << 1 | (g ? 1 : 0);
+  }
+  static constexpr uint64_t kGlobalKey = uint64_t(StateSpace::Global) << 1;
+  [[gnu::always_inline]] void put(uint32_t lane, uint64_t key, uint64_t addr) {
+    if (!lanes_)
+      first_ = key;
+    else if (key != first_)
+      uniform_ = false;
+    keys_[lane] = key;
+    addr_[lane] = addr;
+    lanes_ |= 1u << lane;
+  }
   Exec &x_;
+  const Inst &in_;
   bool on_;
-  AccessEvent e_;
+  bool uniform_ = true;
+  AccessType type_;
+  AtomicOp atom_;
+  uint32_t size_;
   uint32_t lanes_ = 0;
-  std::array<Resolved, kWarpSize> r_{};
+  uint64_t first_ = 0;
+  std::array<uint64_t, kWarpSize> keys_; // meaningful for lanes_ only
+  std::array<uint64_t, kWarpSize> addr_;
 };
 
 // One access by one lane outside an instruction's lane loop (async copies,

@@ -191,6 +191,10 @@ template <class T> inline uint64_t bits(T v) {
     return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
 }
 
+// A C++ symbol as the user wrote it: `_ZZ6matmulE2As` is `matmul::As` (a
+// function-local __shared__ array); other names stay as they are.
+std::string demangle(const std::string &name);
+
 // The one helper that iterates the lanes of an execution mask.
 template <class F> inline void for_lanes(uint32_t mask, F &&f) {
   if (mask == kFullMask) {

@@ -451,9 +451,11 @@ public:
   std::string describe(StateSpace space, uint64_t addr) const override {
     if (space == StateSpace::Shared) {
       for (const auto &v : P.shared_vars)
-        if (addr >= v.off && addr - v.off < std::max<uint64_t>(v.size, 1))
-          return addr == v.off ? fmt::format("'{}'", v.name)
-                               : fmt::format("'{}'+{}", v.name, addr - v.off);
+        if (addr >= v.off && addr - v.off < std::max<uint64_t>(v.size, 1)) {
+          std::string n = demangle(v.name);
+          return addr == v.off ? fmt::format("'{}'", n)
+                               : fmt::format("'{}'+{}", n, addr - v.off);
+        }
       return "";
     }
     if (space != StateSpace::Global)
@@ -461,7 +463,7 @@ public:
     const Allocation *a = mem.find(addr);
     if (!a)
       return "";
-    std::string what = a->module_var ? fmt::format("'{}'", a->name)
+    std::string what = a->module_var ? fmt::format("'{}'", demangle(a->name))
                        : a->name.empty()
                            ? fmt::format("allocation {:#x}", a->base)
                            : a->name;

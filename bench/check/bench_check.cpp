@@ -1,0 +1,145 @@
+// The checker's cost (docs/performance.md "Checker"): each workload runs
+// plain (no observer), with an observer that ignores every event (the cost
+// of the observation point itself), and under `--check all`; counters give
+// the simulated thread-instructions per second and, for checked runs, the
+// peak shadow memory as a multiple of the memory it covers (global buffers
+// plus the shared memory of the CTAs resident at once).
+//
+//   build/bench/bench_check --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <numeric>
+#include <vector>
+
+#include "bcusim/check/checker.h"
+#include "bcusim/engine/engine.h"
+#include "bcusim/engine/observer.h"
+
+using namespace bcusim;
+using namespace bcusim::engine;
+
+namespace {
+
+const Module &load(const char *path) {
+  DiagnosticSink sink;
+  auto mod = Module::load_file(path, sink);
+  if (!mod) {
+    std::fputs(sink.render_all().c_str(), stderr);
+    std::abort();
+  }
+  return *mod.release(); // lives for the whole benchmark process
+}
+const Module &bench_module() {
+  static const Module &m = load(BCUSIM_BENCH_PTX);
+  return m;
+}
+const Module &check_module() {
+  static const Module &m = load(BCUSIM_CHECK_PTX);
+  return m;
+}
+
+struct Workload {
+  const Module *module;
+  std::string kernel;
+  LaunchConfig cfg;
+  std::vector<KernelArg> args;
+  uint64_t covered = 0; // bytes of memory the accesses cover
+};
+
+// mode 0: plain; 1: an observer that ignores everything; 2: --check all.
+struct Ignore : Observer {};
+
+void run(benchmark::State &state, Device &dev, Workload &w) {
+  const int mode = int(state.range(0));
+  uint64_t steps = 0, shadow = 0;
+  for (auto _ : state) {
+    Ignore ignore;
+    std::unique_ptr<check::Checker> checker;
+    LaunchConfig cfg = w.cfg;
+    if (mode == 1)
+      cfg.observer = &ignore;
+    if (mode == 2) {
+      std::string err;
+      checker =
+          std::make_unique<check::Checker>(*check::Checks::parse("all", err));
+      cfg.observer = checker.get();
+    }
+    auto r = dev.launch(*w.module, w.kernel, cfg, w.args);
+    if (!r.ok())
+      state.SkipWithError(r.diagnostics_text().c_str());
+    if (checker && !checker->findings().empty())
+      state.SkipWithError(checker->findings()[0].text.c_str());
+    steps = r.thread_steps;
+    if (checker)
+      shadow = checker->shadow_bytes();
+  }
+  state.counters["thread_instr_per_s"] = benchmark::Counter(
+      double(steps), benchmark::Counter::kIsIterationInvariantRate);
+  if (mode == 2)
+    state.counters["shadow_x"] = double(shadow) / double(w.covered);
+}
+
+void BM_Compute(benchmark::State &state) {
+  Device dev;
+  Workload w{&bench_module(), "_Z7computePfi", {}, {}, 0};
+  w.cfg.grid = {16};
+  w.cfg.block = {256};
+  w.args = {KernelArg::ptr(dev.alloc(16 * 256 * 4)), KernelArg::s32(500)};
+  w.covered = 16 * 256 * 4;
+  run(state, dev, w);
+}
+
+void BM_Stream(benchmark::State &state) {
+  Device dev;
+  constexpr uint32_t n = 1 << 20;
+  Workload w{&bench_module(), "_Z6streamifPKfPf", {}, {}, 0};
+  w.cfg.grid = {256};
+  w.cfg.block = {256};
+  w.args = {KernelArg::s32(n), KernelArg::f32(2.0f),
+            KernelArg::ptr(dev.alloc(n * 4)), KernelArg::ptr(dev.alloc(n * 4))};
+  w.covered = 2ull * n * 4;
+  run(state, dev, w);
+}
+
+void BM_TiledMatmul(benchmark::State &state) {
+  Device dev;
+  constexpr uint32_t n = 128;
+  std::vector<float> host(n * n);
+  std::iota(host.begin(), host.end(), 0.0f);
+  DevicePtr a = dev.alloc(n * n * 4), b = dev.alloc(n * n * 4),
+            c = dev.alloc(n * n * 4);
+  dev.write(a, host.data(), n * n * 4);
+  dev.write(b, host.data(), n * n * 4);
+  Workload w{&check_module(), "matmul", {}, {}, 0};
+  w.cfg.grid = {n / 16, n / 16};
+  w.cfg.block = {16, 16};
+  w.args = {KernelArg::ptr(a), KernelArg::ptr(b), KernelArg::ptr(c),
+            KernelArg::s32(int(n))};
+  // One CTA is resident at a time (one host thread): 2 KiB of tiles.
+  w.covered = 3ull * n * n * 4 + 2 * 16 * 16 * 4;
+  run(state, dev, w);
+}
+
+void BM_BlockReduce(benchmark::State &state) {
+  Device dev;
+  constexpr uint32_t blocks = 512;
+  std::vector<int> host(blocks * 256, 1);
+  DevicePtr in = dev.alloc(blocks * 256 * 4), out = dev.alloc(blocks * 4);
+  dev.write(in, host.data(), host.size() * 4);
+  Workload w{&check_module(), "reduce", {}, {}, 0};
+  w.cfg.grid = {blocks};
+  w.cfg.block = {256};
+  w.args = {KernelArg::ptr(in), KernelArg::ptr(out)};
+  w.covered = blocks * 256 * 4 + blocks * 4 + 256 * 4;
+  run(state, dev, w);
+}
+
+#define MODES                                                                  \
+  ->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Compute) MODES;
+BENCHMARK(BM_Stream) MODES;
+BENCHMARK(BM_TiledMatmul) MODES;
+BENCHMARK(BM_BlockReduce) MODES;
+
+} // namespace

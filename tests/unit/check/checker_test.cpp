@@ -1,0 +1,504 @@
+// The checker driven by synthetic observer events (no engine): each
+// ordering rule of docs/checker.md, what is and is not a race, the
+// synchronization rules, uninitialized reads, the options, the summary and
+// the JSON report.
+#include <gtest/gtest.h>
+
+#include <array>
+
+#include "bcusim/check/checker.h"
+
+namespace bcusim::check {
+namespace {
+
+using engine::AccessEvent;
+using engine::AccessOrigin;
+using engine::AccessType;
+using engine::AtomicOp;
+using engine::Dim3;
+using engine::MemOrder;
+using engine::MemScope;
+using engine::StateSpace;
+using engine::SyncEvent;
+using engine::SyncKind;
+
+class FakeView final : public engine::LaunchView {
+public:
+  Dim3 g{1, 1, 1}, b{128, 1, 1}, c{1, 1, 1};
+  std::string_view kernel() const override { return "k"; }
+  Dim3 grid() const override { return g; }
+  Dim3 block() const override { return b; }
+  Dim3 cluster() const override { return c; }
+  uint32_t shared_bytes() const override { return 1024; }
+  uint32_t local_bytes() const override { return 64; }
+  SourceLoc ptx_loc(uint32_t) const override { return {}; }
+  std::string_view text(uint32_t pc) const override {
+    return pc < 100 ? "ld.shared.u32" : "st.shared.u32";
+  }
+  engine::CudaLoc cuda_loc(uint32_t) const override { return {}; }
+  std::string describe(StateSpace, uint64_t) const override { return ""; }
+  Dim3 cta_id(uint64_t linear) const override {
+    return Dim3{uint32_t(linear % g.x), uint32_t(linear / g.x % g.y),
+                uint32_t(linear / (uint64_t(g.x) * g.y))};
+  }
+  uint64_t grid_workspace() const override { return 0; }
+};
+
+// One launch fed by hand.
+class Launch {
+public:
+  explicit Launch(const char *checks = "all", Dim3 grid = {1, 1, 1},
+                  Dim3 block = {128, 1, 1}) {
+    std::string err;
+    checker = std::make_unique<Checker>(*Checks::parse(checks, err));
+    view.g = grid;
+    view.b = block;
+    checker->on_launch_begin(view);
+    for (uint64_t c = 0; c < grid.count(); ++c) {
+      SyncEvent e;
+      e.kind = SyncKind::CtaBegin;
+      e.cta = c;
+      e.cluster = c;
+      checker->on_sync(e);
+    }
+  }
+  // Lanes `lanes` of warp `warp` of CTA `cta` access 4 bytes each at
+  // base + 4 * lane (or all at `base` when `same`).
+  void access(AccessType t, uint32_t warp, uint32_t lanes, uint64_t base,
+              uint32_t pc, bool same = false, uint64_t cta = 0,
+              StateSpace sp = StateSpace::Shared,
+              MemOrder order = MemOrder::Weak, MemScope scope = MemScope::None,
+              uint32_t size = 4) {
+    std::array<uint64_t, 32> addr{};
+    for (uint32_t l = 0; l < 32; ++l)
+      addr[l] = same ? base : base + 4ull * l;
+    AccessEvent e;
+    e.pc = pc;
+    e.cta = cta;
+    e.owner = cta;
+    e.warp = warp;
+    e.lanes = lanes;
+    e.space = sp;
+    e.type = t;
+    e.order = order;
+    e.scope = scope;
+    e.atom = t == AccessType::Atomic ? AtomicOp::Add : AtomicOp::None;
+    e.size = size;
+    e.addr = addr.data();
+    checker->on_access(e);
+  }
+  void write(uint32_t warp, uint32_t lanes, uint64_t base, uint32_t pc = 100,
+             uint64_t cta = 0) {
+    access(AccessType::Write, warp, lanes, base, pc, false, cta);
+  }
+  void read(uint32_t warp, uint32_t lanes, uint64_t base, uint32_t pc = 10,
+            uint64_t cta = 0) {
+    access(AccessType::Read, warp, lanes, base, pc, false, cta);
+  }
+  void sync(SyncKind k, uint32_t warp, uint32_t lanes, int barrier = 0,
+            uint64_t cta = 0, uint32_t warps = 0, uint64_t phase = 0) {
+    SyncEvent e;
+    e.kind = k;
+    e.cta = cta;
+    e.warp = warp;
+    e.lanes = lanes;
+    e.barrier = barrier;
+    e.warps = warps;
+    e.phase = phase;
+    checker->on_sync(e);
+  }
+  // A full barrier phase among `warps` (all their lanes): arrive each,
+  // complete, resume each.
+  void barrier(uint32_t warps, int id = 0, uint32_t count = 0,
+               uint64_t cta = 0) {
+    for (uint32_t w = 0; w < 32; ++w)
+      if ((warps >> w) & 1) {
+        SyncEvent e;
+        e.kind = SyncKind::BarrierArrive;
+        e.cta = cta;
+        e.warp = w;
+        e.lanes = ~0u;
+        e.barrier = id;
+        e.count = count;
+        checker->on_sync(e);
+      }
+    SyncEvent c;
+    c.kind = SyncKind::BarrierComplete;
+    c.cta = cta;
+    c.barrier = id;
+    c.warps = warps;
+    c.count = count;
+    checker->on_sync(c);
+    for (uint32_t w = 0; w < 32; ++w)
+      if ((warps >> w) & 1)
+        sync(SyncKind::BarrierResume, w, ~0u, id, cta);
+  }
+  const std::vector<Finding> &end() {
+    checker->on_launch_end(view);
+    return checker->findings();
+  }
+  size_t count(FindingKind k) {
+    size_t n = 0;
+    for (const auto &f : checker->findings())
+      n += f.kind == k;
+    return n;
+  }
+
+  FakeView view;
+  std::unique_ptr<Checker> checker;
+};
+
+TEST(Checks, ParsesListsAndRejectsUnknownChecks) {
+  std::string err;
+  auto all = Checks::parse("all", err);
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(all->race && all->sync && all->init && all->explicit_list);
+  auto none = Checks::parse("none", err);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->any());
+  auto two = Checks::parse("race,init", err);
+  ASSERT_TRUE(two);
+  EXPECT_TRUE(two->race && two->init && !two->sync);
+  EXPECT_EQ(two->str(), "race,init");
+  EXPECT_FALSE(Checks::parse("race,bogus", err));
+  EXPECT_NE(err.find("bogus"), std::string::npos);
+  EXPECT_FALSE(Checks::parse("", err));
+  EXPECT_FALSE(Checks::parse("race,", err));
+  Checks dflt;
+  EXPECT_TRUE(dflt.sync && !dflt.race && !dflt.init && !dflt.explicit_list);
+}
+
+TEST(Race, WriteThenReadByAnotherWarpWithoutBarrierRaces) {
+  Launch r;
+  r.write(0, ~0u, 0);    // warp 0 writes s[0..31]
+  r.read(1, ~0u, 0, 11); // warp 1 reads them
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+  EXPECT_EQ(f[0].instances, 32u);
+  EXPECT_EQ(f[0].space, "shared");
+  EXPECT_NE(f[0].diag.message.find("read-after-write"), std::string::npos);
+  EXPECT_NE(f[0].missing.find("no barrier"), std::string::npos);
+}
+
+TEST(Race, ACtaBarrierOrdersItsParticipants) {
+  Launch r;
+  r.write(0, ~0u, 0);
+  r.barrier(0b11);
+  r.read(1, ~0u, 0);
+  EXPECT_TRUE(r.end().empty());
+}
+
+TEST(Race, ANamedBarrierOrdersOnlyTheWarpsOfItsPhase) {
+  Launch r;
+  r.write(0, ~0u, 0);
+  r.barrier(0b011, 1, 64); // warps 0-1 only
+  r.read(1, ~0u, 0, 11);   // ordered
+  r.read(2, ~0u, 0, 12);   // warp 2 did not take part
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].sites[1].pc, 12u);
+  EXPECT_NE(f[0].missing.find("barrier 1 orders warps 0,1 only"),
+            std::string::npos)
+      << f[0].missing;
+}
+
+TEST(Race, BarriersOrderTransitively) {
+  Launch r;
+  r.write(0, ~0u, 0);
+  r.barrier(0b011, 1, 64); // warps 0-1
+  r.barrier(0b110, 2, 64); // warps 1-2: warp 2 learns what warp 1 knew
+  r.read(2, ~0u, 0);
+  EXPECT_TRUE(r.end().empty());
+}
+
+TEST(Race, LanesOfOneWarpAreIndependentThreads) {
+  Launch r;
+  r.write(0, 1u << 0, 0);                              // lane 0 writes s[0]
+  r.access(AccessType::Read, 0, 1u << 1, 0, 10, true); // lane 1 reads s[0]
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::IntraWarpRace);
+  EXPECT_NE(f[0].diag.message.find("data race"), std::string::npos);
+  EXPECT_NE(f[0].missing.find("__syncwarp"), std::string::npos);
+}
+
+TEST(Race, AWarpSyncOrdersItsMemberLanes) {
+  Launch r;
+  r.write(0, 1u << 0, 0);
+  r.sync(SyncKind::WarpSync, 0, ~0u);
+  r.access(AccessType::Read, 0, 1u << 1, 0, 10, true);
+  EXPECT_TRUE(r.end().empty());
+}
+
+TEST(Race, APartialWarpSyncOrdersOnlyItsMembers) {
+  Launch r;
+  r.write(0, 1u << 0, 0);
+  r.sync(SyncKind::WarpSync, 0, 0b0011);               // lanes 0, 1
+  r.access(AccessType::Read, 0, 1u << 1, 0, 10, true); // ordered
+  r.access(AccessType::Read, 0, 1u << 2, 0, 11, true); // lane 2: not
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].sites[1].pc, 11u);
+}
+
+TEST(Race, ByteGranularity) {
+  Launch r;
+  // Lane 0 writes bytes 0-4 (5 bytes), lane 1 writes bytes 4-7.
+  r.access(AccessType::Write, 0, 1u << 0, 0, 100, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 1);
+  for (uint64_t b = 1; b < 5; ++b)
+    r.access(AccessType::Write, 0, 1u << 0, b, 101, true, 0, StateSpace::Shared,
+             MemOrder::Weak, MemScope::None, 1);
+  r.access(AccessType::Write, 0, 1u << 1, 4, 102, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 4);
+  EXPECT_EQ(r.end().size(), 1u);
+  Launch clean;
+  // Neighbouring bytes of one word by different threads: no race.
+  for (uint32_t l = 0; l < 4; ++l)
+    clean.access(AccessType::Write, 0, 1u << l, l, 100, true, 0,
+                 StateSpace::Shared, MemOrder::Weak, MemScope::None, 1);
+  EXPECT_TRUE(clean.end().empty());
+}
+
+TEST(Race, AtomicsRaceOnlyWithPlainAccessesOrNarrowScopes) {
+  Launch r("race", {2, 1, 1});
+  // Two CTAs: atomics at .gpu scope on one global word: no race.
+  r.access(AccessType::Atomic, 0, 1, 0x1000, 50, true, 0, StateSpace::Global,
+           MemOrder::Relaxed, MemScope::Gpu);
+  r.access(AccessType::Atomic, 0, 1, 0x1000, 50, true, 1, StateSpace::Global,
+           MemOrder::Relaxed, MemScope::Gpu);
+  EXPECT_EQ(r.count(FindingKind::DataRace), 0u);
+  // A plain read of the same word by CTA 1: races with CTA 0's atomic.
+  r.access(AccessType::Read, 1, 1, 0x1000, 51, true, 1, StateSpace::Global);
+  // .cta-scoped atomics of two CTAs on another word: race.
+  r.access(AccessType::Atomic, 0, 1, 0x2000, 52, true, 0, StateSpace::Global,
+           MemOrder::Relaxed, MemScope::Cta);
+  r.access(AccessType::Atomic, 0, 1, 0x2000, 52, true, 1, StateSpace::Global,
+           MemOrder::Relaxed, MemScope::Cta);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_NE(f[0].missing.find("atomic"), std::string::npos);
+  EXPECT_NE(f[1].missing.find("not morally strong"), std::string::npos);
+}
+
+// Thread 0 of CTA 0 writes data, then publishes a flag; thread 0 of CTA 1
+// reads the flag, then the data.
+void handshake(Launch &r, MemOrder st, MemScope st_scope, MemOrder ld,
+               bool fences) {
+  r.access(AccessType::Write, 0, 1, 0x100, 100, true, 0, StateSpace::Global);
+  if (fences) {
+    SyncEvent f;
+    f.kind = SyncKind::Fence;
+    f.cta = 0;
+    f.lanes = 1;
+    f.order = MemOrder::AcqRel;
+    f.scope = MemScope::Gpu;
+    r.checker->on_sync(f);
+  }
+  r.access(AccessType::Write, 0, 1, 0x200, 101, true, 0, StateSpace::Global, st,
+           st_scope);
+  r.access(AccessType::Read, 0, 1, 0x200, 10, true, 1, StateSpace::Global, ld,
+           MemScope::Gpu);
+  if (fences) {
+    SyncEvent f;
+    f.kind = SyncKind::Fence;
+    f.cta = 1;
+    f.lanes = 1;
+    f.order = MemOrder::AcqRel;
+    f.scope = MemScope::Gpu;
+    r.checker->on_sync(f);
+  }
+  r.access(AccessType::Read, 0, 1, 0x100, 11, true, 1, StateSpace::Global);
+}
+
+TEST(Race, ReleaseAcquireFlagsOrderDataAcrossCtas) {
+  Launch r("race", {2, 1, 1});
+  handshake(r, MemOrder::Release, MemScope::Gpu, MemOrder::Acquire, false);
+  EXPECT_TRUE(r.end().empty());
+}
+
+TEST(Race, FencesMakeRelaxedFlagsASynchronization) {
+  Launch r("race", {2, 1, 1});
+  handshake(r, MemOrder::Relaxed, MemScope::Gpu, MemOrder::Relaxed, true);
+  EXPECT_TRUE(r.end().empty());
+}
+
+TEST(Race, RelaxedFlagsWithoutFencesOrderNothing) {
+  Launch r("race", {2, 1, 1});
+  handshake(r, MemOrder::Relaxed, MemScope::Gpu, MemOrder::Relaxed, false);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u); // the data; the relaxed flags are morally strong
+  EXPECT_EQ(f[0].address, 0x100u);
+}
+
+TEST(Race, ACtaScopedReleaseDoesNotReachAnotherCta) {
+  Launch r("race", {2, 1, 1});
+  handshake(r, MemOrder::Release, MemScope::Cta, MemOrder::Acquire, false);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u); // the flag (not morally strong) and the data
+  EXPECT_NE(f[1].missing.find(".cta-scoped"), std::string::npos)
+      << f[1].missing;
+}
+
+TEST(Race, AsyncCopiesAreOrderedByTheirWait) {
+  auto copy = [](Launch &r) {
+    SyncEvent is;
+    is.kind = SyncKind::AsyncIssue;
+    is.lanes = 1;
+    is.async_id = 1;
+    is.op = 0;
+    is.phase = 0; // group 0
+    r.checker->on_sync(is);
+    std::array<uint64_t, 32> addr{};
+    AccessEvent w;
+    w.pc = 100;
+    w.lanes = 1;
+    w.space = StateSpace::Shared;
+    w.type = AccessType::Write;
+    w.origin = AccessOrigin::AsyncCopy;
+    w.async_id = 1;
+    w.size = 16;
+    w.addr = addr.data();
+    r.checker->on_access(w);
+  };
+  Launch early("race");
+  copy(early);
+  early.access(AccessType::Read, 0, 1, 0, 10, true); // before any wait
+  auto &f = early.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].missing.find("asynchronous copy"), std::string::npos);
+
+  Launch waited("race");
+  copy(waited);
+  SyncEvent wt;
+  wt.kind = SyncKind::AsyncWait;
+  wt.lanes = 1;
+  wt.phase = 1; // groups < 1 are complete
+  waited.checker->on_sync(wt);
+  waited.access(AccessType::Read, 0, 1, 0, 10, true);
+  waited.barrier(0b1111);
+  waited.access(AccessType::Read, 3, 1, 0, 11, true); // through the barrier
+  EXPECT_TRUE(waited.end().empty());
+}
+
+TEST(Race, MbarrierPhasesOrderArrivalsBeforeSuccessfulWaits) {
+  for (bool wait : {false, true}) {
+    Launch r("race");
+    r.write(0, ~0u, 0);
+    SyncEvent a;
+    a.kind = SyncKind::MbarArrive;
+    a.warp = 0;
+    a.lanes = 1;
+    a.object_offset = 512;
+    a.order = MemOrder::Release;
+    a.scope = MemScope::Cta;
+    // All 32 lanes of warp 0 arrive (one event per lane, as the engine).
+    for (uint32_t l = 0; l < 32; ++l) {
+      a.lanes = 1u << l;
+      r.checker->on_sync(a);
+    }
+    SyncEvent pc;
+    pc.kind = SyncKind::MbarPhaseComplete;
+    pc.object_offset = 512;
+    r.checker->on_sync(pc);
+    if (wait) {
+      SyncEvent d;
+      d.kind = SyncKind::MbarWaitDone;
+      d.warp = 1;
+      d.object_offset = 512;
+      d.order = MemOrder::Acquire;
+      for (uint32_t l = 0; l < 32; ++l) {
+        d.lanes = 1u << l;
+        r.checker->on_sync(d);
+      }
+    }
+    r.read(1, ~0u, 0);
+    EXPECT_EQ(r.end().size(), wait ? 0u : 1u) << "wait=" << wait;
+  }
+}
+
+TEST(Sync, AFullCtaBarrierThatExitedThreadsNeverReachedIsDivergence) {
+  for (const char *checks : {(const char *)"sync", (const char *)nullptr}) {
+    Launch r(checks ? checks : "race");
+    if (!checks) { // the default checks (no --check): a warning
+      r.checker = std::make_unique<Checker>(Checks{});
+      r.checker->on_launch_begin(r.view);
+      r.sync(SyncKind::CtaBegin, 0, 0);
+    }
+    r.sync(SyncKind::ThreadExit, 3, ~0u); // warp 3 exits
+    r.barrier(0b0111);                    // __syncthreads of warps 0-2
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::BarrierDivergence);
+    EXPECT_EQ(f[0].severity, checks ? Severity::Error : Severity::Warning);
+    EXPECT_NE(f[0].diag.message.find("divergence"), std::string::npos);
+    EXPECT_NE(f[0].diag.message.find("tolerates"), std::string::npos);
+  }
+}
+
+TEST(Sync, ACountedBarrierWithExitedThreadsIsNoDivergence) {
+  Launch r("sync");
+  r.sync(SyncKind::ThreadExit, 3, ~0u);
+  r.barrier(0b0011, 1, 64); // bar.sync 1, 64 of warps 0-1
+  EXPECT_TRUE(r.end().empty());
+}
+
+TEST(Sync, ArrivingOnTheNextPhaseBeforeAnyWaitIsMisuse) {
+  Launch r("sync");
+  SyncEvent init;
+  init.kind = SyncKind::MbarInit;
+  init.lanes = 1;
+  init.object_offset = 8;
+  r.checker->on_sync(init);
+  SyncEvent a;
+  a.kind = SyncKind::MbarArrive;
+  a.lanes = 1;
+  a.object_offset = 8;
+  a.phase = 0;
+  r.checker->on_sync(a);
+  a.phase = 1; // phase 0 completed; nobody waited for it
+  r.checker->on_sync(a);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::SyncMisuse);
+  EXPECT_NE(f[0].diag.message.find("phase 1"), std::string::npos);
+}
+
+TEST(Init, ReadsOfUnwrittenSharedAndLocalMemory) {
+  Launch r("init");
+  r.write(0, ~0u, 0);      // s[0..31]
+  r.read(0, ~0u, 0);       // initialized
+  r.read(1, ~0u, 128, 12); // s[32..63]: never written
+  r.access(AccessType::Read, 0, 1, 8, 13, true, 0, StateSpace::Local);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].kind, FindingKind::UninitializedRead);
+  EXPECT_EQ(f[0].instances, 32u);
+  EXPECT_EQ(f[1].space, "local");
+}
+
+TEST(Report, SummaryAndJson) {
+  Launch r("race");
+  r.write(0, ~0u, 0);
+  r.read(1, ~0u, 0);
+  r.end();
+  EXPECT_EQ(r.checker->error_count(), 1u);
+  std::string s = r.checker->summary();
+  EXPECT_NE(s.find("1 data-race"), std::string::npos) << s;
+  EXPECT_NE(s.find("1 error"), std::string::npos) << s;
+  auto j = r.checker->report_json();
+  ASSERT_EQ(j["findings"].size(), 1u);
+  const auto &f = j["findings"][0];
+  EXPECT_EQ(f["kind"], "data-race");
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_EQ(f["space"], "shared");
+  EXPECT_EQ(f["instances"], 32);
+  ASSERT_EQ(f["sites"].size(), 2u);
+  EXPECT_EQ(f["sites"][0]["thread"]["warp"], 0);
+  EXPECT_EQ(f["sites"][1]["thread"]["warp"], 1);
+  EXPECT_EQ(f["sites"][1]["thread"]["tid"][0], 32);
+}
+
+} // namespace
+} // namespace bcusim::check

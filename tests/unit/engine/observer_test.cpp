@@ -1,0 +1,264 @@
+// The engine's observation point (observer.h): every memory access and
+// synchronization event of a launch, with the fields the checkers rely on.
+#include <gtest/gtest.h>
+
+#include "bcusim/engine/observer.h"
+#include "test_util.h"
+
+namespace bcusim::engine::test {
+namespace {
+
+struct Access {
+  uint32_t pc, warp, lanes, size;
+  uint64_t cta, owner;
+  StateSpace space;
+  AccessType type;
+  MemOrder order;
+  MemScope scope;
+  AtomicOp atom;
+  AccessOrigin origin;
+  bool generic;
+  std::vector<uint64_t> addr; // by lane (0 for lanes not in `lanes`)
+};
+
+struct Recorder : Observer {
+  bool accesses = true;
+  std::vector<Access> acc;
+  std::vector<SyncEvent> sync;
+  int begins = 0, ends = 0;
+  bool wants_accesses() const override { return accesses; }
+  void on_launch_begin(const LaunchView &v) override {
+    ++begins;
+    EXPECT_EQ(v.kernel(), "k");
+  }
+  void on_launch_end(const LaunchView &) override { ++ends; }
+  void on_access(const AccessEvent &e) override {
+    Access a{e.pc,      e.warp,
+             e.lanes,   e.size,
+             e.cta,     e.owner,
+             e.space,   e.type,
+             e.order,   e.scope,
+             e.atom,    e.origin,
+             e.generic, std::vector<uint64_t>(32, 0)};
+    for (uint32_t l = 0; l < 32; ++l)
+      if ((e.lanes >> l) & 1)
+        a.addr[l] = e.addr[l];
+    acc.push_back(std::move(a));
+  }
+  void on_sync(const SyncEvent &e) override { sync.push_back(e); }
+  std::vector<SyncEvent> of(SyncKind k) const {
+    std::vector<SyncEvent> r;
+    for (const auto &e : sync)
+      if (e.kind == k)
+        r.push_back(e);
+    return r;
+  }
+};
+
+RunReport run(const std::string &body, Recorder &rec, Dim3 block,
+              const std::string &params = "",
+              const std::vector<KernelArg> &args = {}, Device *dev = nullptr) {
+  auto m = load_text(ptx_module(params, body));
+  EXPECT_TRUE(m);
+  Device local;
+  Device &d = dev ? *dev : local;
+  auto cfg = config({1, 1, 1}, block);
+  cfg.observer = &rec;
+  return d.launch(*m, "k", cfg, args);
+}
+
+TEST(Observer, SharedAccessesAndABarrier) {
+  Recorder rec;
+  auto r = run(R"(
+  .shared .align 4 .b8 s[260];
+  .reg .b32 %r<8>;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r5, [%r4+4];
+  ret;)",
+               rec, {64, 1, 1});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  EXPECT_EQ(rec.begins, 1);
+  EXPECT_EQ(rec.ends, 1);
+  std::vector<Access> shared;
+  for (const auto &a : rec.acc)
+    if (a.space == StateSpace::Shared)
+      shared.push_back(a);
+  ASSERT_EQ(shared.size(), 4u); // a store and a load per warp
+  for (const auto &a : shared) {
+    EXPECT_EQ(a.lanes, 0xffffffffu);
+    EXPECT_EQ(a.size, 4u);
+    EXPECT_EQ(a.owner, 0u);
+    EXPECT_FALSE(a.generic);
+    EXPECT_EQ(a.order, MemOrder::Weak);
+    for (uint32_t l = 0; l < 32; ++l)
+      EXPECT_EQ(a.addr[l],
+                4u * (a.warp * 32 + l) + (a.type == AccessType::Read ? 4 : 0));
+  }
+  auto arrive = rec.of(SyncKind::BarrierArrive);
+  auto complete = rec.of(SyncKind::BarrierComplete);
+  auto resume = rec.of(SyncKind::BarrierResume);
+  ASSERT_EQ(arrive.size(), 2u);
+  ASSERT_EQ(complete.size(), 1u);
+  ASSERT_EQ(resume.size(), 2u);
+  EXPECT_EQ(complete[0].warps, 0b11u);
+  EXPECT_EQ(complete[0].barrier, 0);
+  EXPECT_EQ(arrive[0].count, 0u); // all threads
+  // Events come in order: both arrivals, the completion, the resumptions.
+  size_t i_complete = 0, i_last_arrive = 0, i_first_resume = rec.sync.size();
+  for (size_t i = 0; i < rec.sync.size(); ++i) {
+    if (rec.sync[i].kind == SyncKind::BarrierArrive)
+      i_last_arrive = i;
+    if (rec.sync[i].kind == SyncKind::BarrierComplete)
+      i_complete = i;
+    if (rec.sync[i].kind == SyncKind::BarrierResume)
+      i_first_resume = std::min(i_first_resume, i);
+  }
+  EXPECT_LT(i_last_arrive, i_complete);
+  EXPECT_LT(i_complete, i_first_resume);
+  EXPECT_EQ(rec.of(SyncKind::ThreadExit).size(), 2u);
+  EXPECT_EQ(rec.of(SyncKind::CtaBegin).size(), 1u);
+  EXPECT_EQ(rec.of(SyncKind::CtaEnd).size(), 1u);
+}
+
+TEST(Observer, GenericAddressesResolveToTheirSpace) {
+  Recorder rec;
+  auto r = run(R"(
+  .shared .align 8 .b8 s[64];
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u64 %rd1, s;
+  cvta.shared.u64 %rd2, %rd1;
+  mov.u32 %r1, 7;
+  st.u32 [%rd2+8], %r1;
+  ret;)",
+               rec, {1, 1, 1});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  ASSERT_EQ(rec.acc.size(), 1u);
+  EXPECT_EQ(rec.acc[0].space, StateSpace::Shared);
+  EXPECT_TRUE(rec.acc[0].generic);
+  EXPECT_EQ(rec.acc[0].addr[0], 8u);
+}
+
+TEST(Observer, OrderingQualifiersAndAtomicsReachTheObserver) {
+  Recorder rec;
+  Device d;
+  DevicePtr p = d.alloc(64);
+  auto r = run(R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 1;
+  st.release.gpu.global.u32 [%rd1], %r1;
+  ld.volatile.global.u32 %r2, [%rd1+4];
+  atom.global.cta.add.u32 %r3, [%rd1+8], %r1;
+  red.global.add.u32 [%rd1+12], %r1;
+  fence.acq_rel.gpu;
+  membar.cta;
+  ret;)",
+               rec, {1, 1, 1}, ".param .u64 out", {KernelArg::ptr(p)}, &d);
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  std::vector<Access> g;
+  for (const auto &a : rec.acc)
+    if (a.space == StateSpace::Global)
+      g.push_back(a);
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_EQ(g[0].type, AccessType::Write);
+  EXPECT_EQ(g[0].order, MemOrder::Release);
+  EXPECT_EQ(g[0].scope, MemScope::Gpu);
+  EXPECT_EQ(g[0].addr[0], p);
+  EXPECT_EQ(g[1].order, MemOrder::Volatile);
+  EXPECT_EQ(g[1].scope, MemScope::Sys);
+  EXPECT_EQ(g[2].type, AccessType::Atomic);
+  EXPECT_EQ(g[2].atom, AtomicOp::Add);
+  EXPECT_EQ(g[2].order, MemOrder::Relaxed); // atom's default .sem
+  EXPECT_EQ(g[2].scope, MemScope::Cta);
+  EXPECT_EQ(g[3].scope, MemScope::Gpu); // red's default scope
+  auto f = rec.of(SyncKind::Fence);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].order, MemOrder::AcqRel);
+  EXPECT_EQ(f[0].scope, MemScope::Gpu);
+  EXPECT_EQ(f[1].order, MemOrder::Sc); // membar = fence.sc
+  EXPECT_EQ(f[1].scope, MemScope::Cta);
+}
+
+TEST(Observer, WarpSyncsCarryTheirMemberLanes) {
+  Recorder rec;
+  auto r = run(R"(
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %laneid;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra LO;
+  bar.warp.sync 0xffff0000;
+  bra END;
+LO:
+  bar.warp.sync 0x0000ffff;
+END:
+  shfl.sync.bfly.b32 %r2, %r1, 1, 31, 0xffffffff;
+  ret;)",
+               rec, {32, 1, 1});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  auto ws = rec.of(SyncKind::WarpSync);
+  ASSERT_EQ(ws.size(), 3u);
+  uint32_t halves = ws[0].lanes | ws[1].lanes;
+  EXPECT_EQ(halves, 0xffffffffu);
+  EXPECT_TRUE(ws[0].lanes == 0xffffu || ws[0].lanes == 0xffff0000u);
+  EXPECT_EQ(ws[2].lanes, 0xffffffffu);
+}
+
+TEST(Observer, MbarrierPhasesAndWaits) {
+  Recorder rec;
+  auto r = run(R"(
+  .shared .align 8 .b64 bar;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  mbarrier.init.shared.b64 [bar], 1;
+  mbarrier.arrive.shared.b64 %rd1, [bar];
+  mbarrier.test_wait.shared.b64 %p1, [bar], %rd1;
+  ret;)",
+               rec, {1, 1, 1});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  std::vector<SyncKind> kinds;
+  for (const auto &e : rec.sync)
+    if (e.kind >= SyncKind::MbarInit && e.kind <= SyncKind::MbarWaitDone)
+      kinds.push_back(e.kind);
+  EXPECT_EQ(kinds, (std::vector<SyncKind>{
+                       SyncKind::MbarInit, SyncKind::MbarArrive,
+                       SyncKind::MbarPhaseComplete, SyncKind::MbarWaitDone}));
+  auto a = rec.of(SyncKind::MbarArrive)[0];
+  EXPECT_EQ(a.order, MemOrder::Release);
+  EXPECT_EQ(a.scope, MemScope::Cta);
+  EXPECT_EQ(a.phase, 0u);
+  EXPECT_EQ(rec.of(SyncKind::MbarWaitDone)[0].phase, 0u);
+  EXPECT_EQ(rec.of(SyncKind::MbarWaitDone)[0].order, MemOrder::Acquire);
+  // The object's word: one atomic access per operation.
+  size_t words = 0;
+  for (const auto &x : rec.acc)
+    words += x.atom == AtomicOp::Mbarrier && x.size == 8;
+  EXPECT_EQ(words, 3u);
+}
+
+TEST(Observer, WithoutAccessInterestOnlySynchronizationIsReported) {
+  Recorder rec;
+  rec.accesses = false;
+  auto r = run(R"(
+  .shared .align 4 .b8 s[128];
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  st.shared.u32 [s], %r1;
+  bar.sync 0;
+  ret;)",
+               rec, {32, 1, 1});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(rec.acc.empty());
+  EXPECT_EQ(rec.of(SyncKind::BarrierArrive).size(), 1u);
+}
+
+} // namespace
+} // namespace bcusim::engine::test
