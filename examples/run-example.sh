@@ -29,3 +29,19 @@ echo "== bcusim lower kernels/pipeline.ptx"
 echo "== bcusim run kernels/pipeline.ptx -g 2 -b 128 ... --dump 2"
 "$BCUSIM" run kernels/pipeline.ptx -g 2 -b 128 -a 's32[512]=iota' -a 's32[512]' \
   -a 's32[2]' -a s32:4 --dump 2
+
+# Checker (docs/checker.md): the same tile computation with and without the
+# __syncthreads() between staging data in shared memory and reading it
+# (kernels/tile_sum.cu). The racy version computes the right result on the
+# default schedule, yet the race checker reports each pair of conflicting
+# instructions with both CUDA lines, the threads and what is missing; the
+# run then exits with status 1. The fixed version is clean.
+echo "== bcusim run kernels/tile_sum.ptx -k tile_sum_racy ... --check race"
+status=0
+"$BCUSIM" run kernels/tile_sum.ptx -k tile_sum_racy -g 2 -b 256 \
+  -a 's32[512]=iota' -a 's32[512]' --check race || status=$?
+echo "(exit status $status: error findings)"
+[ "$status" -eq 1 ]
+echo "== bcusim run kernels/tile_sum.ptx -k tile_sum ... --check all"
+"$BCUSIM" run kernels/tile_sum.ptx -k tile_sum -g 2 -b 256 \
+  -a 's32[512]=iota' -a 's32[512]' --check all

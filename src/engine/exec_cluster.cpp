@@ -185,6 +185,20 @@ void exec_nop(Exec &, const Inst &, uint32_t) {}
 
 } // namespace
 
+namespace {
+void exec_launch_dependents(Exec &x, const Inst &, uint32_t m) {
+  if (!x.sync_obs)
+    return;
+  SyncEvent e;
+  e.kind = SyncKind::GridDepLaunch;
+  e.pc = x.pc;
+  e.cta = x.cta->linear;
+  e.warp = x.warp->index;
+  e.lanes = m;
+  x.sync_obs->on_sync(e);
+}
+} // namespace
+
 bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
   const std::string &op = in.opcode;
   const auto &o = in.operands;
@@ -255,8 +269,10 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     if (!c.finish(mods) || !c.expect_operands(0))
       return true;
     // launch_dependents: the dependent grid of this engine starts after the
-    // primary completed anyway (docs/clusters.md), so it has no effect.
-    c.emit(&exec_nop, action == "wait" ? Kind::GridDepWait : Kind::Plain);
+    // primary completed anyway (docs/clusters.md), so it has no effect
+    // beyond telling the observer.
+    c.emit(action == "wait" ? &exec_nop : &exec_launch_dependents,
+           action == "wait" ? Kind::GridDepWait : Kind::Plain);
     return true;
   }
   return false;

@@ -441,6 +441,19 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
     if (!p)
       return;
     batch.add(l, sp, addr);
+    // cooperative groups' grid.sync() arrives with an atomic on the grid
+    // workspace (docs/clusters.md "grid.sync()").
+    if (x.sync_obs && x.launch->grid_workspace &&
+        addr - x.launch->grid_workspace < 8 &&
+        (sp == MemSpace::Global || sp == MemSpace::Generic)) {
+      SyncEvent e;
+      e.kind = SyncKind::GridSync;
+      e.pc = x.pc;
+      e.cta = x.cta->linear;
+      e.warp = x.warp->index;
+      e.lanes = 1u << l;
+      x.sync_obs->on_sync(e);
+    }
     std::atomic_ref<I> ref(*reinterpret_cast<I *>(p));
     T vb = as<T>(b[l]);
     I old = ref.load();
