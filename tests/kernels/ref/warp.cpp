@@ -102,10 +102,48 @@ void activemask(int argc, char **argv) {
 
 } // namespace
 
+// Cooperative-groups partitions (warp/cg_partitions.cu): each group's
+// collective over exactly its members, from the group definitions.
+void cg_partitions(int argc, char **argv) {
+  const int block = kref::arg_int(argc, argv, 2);
+  auto v = [](int t) { return (t * 7 + 3) % 23; };
+  std::vector<int> out;
+  for (int t = 0; t < block; ++t) {
+    const int lane = t % 32, base = t - lane;
+    const int warp_n = std::min(32, block - base);
+    int sum3 = 0, size3 = 0, rank4 = 0, max_odd = -1, sum_t4 = 0, scan8 = 0,
+        any16 = 0, even = 0;
+    for (int l = 0; l < warp_n; ++l) {
+      const int u = base + l, vu = v(u);
+      if (l % 3 == lane % 3) {
+        sum3 += vu;
+        ++size3;
+      }
+      if (vu % 4 == v(t) % 4 && l < lane)
+        ++rank4;
+      if (vu % 2)
+        max_odd = std::max(max_odd, vu);
+      if (l / 4 == lane / 4)
+        sum_t4 += vu;
+      if (l / 8 == lane / 8 && l <= lane)
+        scan8 += vu;
+      if (l / 16 == lane / 16 && vu > 20)
+        any16 = 1;
+      even += vu % 2 == 0;
+    }
+    const int row[8] = {sum3,   size3, rank4, v(t) % 2 ? max_odd : -1,
+                        sum_t4, scan8, any16, even};
+    out.insert(out.end(), row, row + 8);
+  }
+  kref::print_buffer(out);
+}
+
 int main(int argc, char **argv) {
   const std::string_view name = argc > 1 ? argv[1] : "";
   if (name == "shfl")
     shfl();
+  else if (name == "cg_partitions")
+    cg_partitions(argc, argv);
   else if (name == "vote_match_reduce")
     vote_match_reduce();
   else if (name == "activemask")
