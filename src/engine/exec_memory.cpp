@@ -279,6 +279,72 @@ inline bool warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m,
   }
 }
 
+// The per-lane paths of ld and st (every space, vectors, partial warps),
+// reporting each lane's access to `batch` (AccessBatch or NoBatch).
+template <MemSpace S, uint32_t B, class Batch>
+inline void ld_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
+  const uint64_t *base = x.s(in.a[0]);
+  const uint32_t n = in.n, total = B * n;
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t addr = base[l] + uint64_t(in.imm);
+    if (addr & (total - 1)) {
+      x.set_fault(FaultKind::Misaligned, S, addr, total, l, false);
+      return;
+    }
+    uint8_t *p = xlate<S>(x, addr, total, false, l);
+    if (!p)
+      return;
+    batch.add(l, S, addr);
+    for (uint32_t k = 0; k < n; ++k) {
+      uint64_t v = 0;
+      std::memcpy(&v, p + k * B, B);
+      if ((in.flags & 1) && B < 8) {
+        uint32_t sh = 64 - 8 * B;
+        v = uint64_t(int64_t(v << sh) >> sh);
+      }
+      if (in.a[1 + k] != kNone)
+        x.s(in.a[1 + k])[l] = v;
+    }
+  });
+}
+
+template <MemSpace S, uint32_t B, class Batch>
+inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
+  const uint64_t *base = x.s(in.a[0]);
+  const uint32_t n = in.n, total = B * n;
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t addr = base[l] + uint64_t(in.imm);
+    if (addr & (total - 1)) {
+      x.set_fault(FaultKind::Misaligned, S, addr, total, l, true);
+      return;
+    }
+    uint8_t *p = xlate<S>(x, addr, total, true, l);
+    if (!p)
+      return;
+    batch.add(l, S, addr);
+    for (uint32_t k = 0; k < n; ++k) {
+      uint64_t v = x.s(in.a[1 + k])[l];
+      std::memcpy(p + k * B, &v, B);
+    }
+  });
+}
+
+template <MemSpace S, uint32_t B, bool Store>
+[[gnu::noinline, gnu::cold]] void lanes_observed(Exec &x, const Inst &in,
+                                                 uint32_t m) {
+  AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
+                    B * in.n);
+  if constexpr (Store)
+    st_lanes<S, B>(x, in, m, batch);
+  else
+    ld_lanes<S, B>(x, in, m, batch);
+  batch.emit();
+}
+
 template <MemSpace S, uint32_t B>
 void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
@@ -304,31 +370,14 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
     }
     return;
   }
-  AccessBatch batch(x, in, AccessType::Read, total);
-  for_lanes(m, [&](uint32_t l) {
-    if (x.faulted)
-      return;
-    uint64_t addr = base[l] + uint64_t(in.imm);
-    if (addr & (total - 1)) {
-      x.set_fault(FaultKind::Misaligned, S, addr, total, l, false);
-      return;
-    }
-    uint8_t *p = xlate<S>(x, addr, total, false, l);
-    if (!p)
-      return;
-    batch.add(l, S, addr);
-    for (uint32_t k = 0; k < n; ++k) {
-      uint64_t v = 0;
-      std::memcpy(&v, p + k * B, B);
-      if ((in.flags & 1) && B < 8) {
-        uint32_t sh = 64 - 8 * B;
-        v = uint64_t(int64_t(v << sh) >> sh);
-      }
-      if (in.a[1 + k] != kNone)
-        x.s(in.a[1 + k])[l] = v;
-    }
-  });
-  batch.emit();
+  // The lane loop, once with the observer's batch (out of line) and once
+  // without it, so that an unobserved run executes exactly the plain loop.
+  if (x.obs) [[unlikely]] {
+    lanes_observed<S, B, false>(x, in, m);
+    return;
+  }
+  NoBatch none;
+  ld_lanes<S, B>(x, in, m, none);
 }
 
 template <MemSpace S, uint32_t B>
@@ -349,25 +398,12 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
     }
     return;
   }
-  AccessBatch batch(x, in, AccessType::Write, total);
-  for_lanes(m, [&](uint32_t l) {
-    if (x.faulted)
-      return;
-    uint64_t addr = base[l] + uint64_t(in.imm);
-    if (addr & (total - 1)) {
-      x.set_fault(FaultKind::Misaligned, S, addr, total, l, true);
-      return;
-    }
-    uint8_t *p = xlate<S>(x, addr, total, true, l);
-    if (!p)
-      return;
-    batch.add(l, S, addr);
-    for (uint32_t k = 0; k < n; ++k) {
-      uint64_t v = x.s(in.a[1 + k])[l];
-      std::memcpy(p + k * B, &v, B);
-    }
-  });
-  batch.emit();
+  if (x.obs) [[unlikely]] {
+    lanes_observed<S, B, true>(x, in, m);
+    return;
+  }
+  NoBatch none;
+  st_lanes<S, B>(x, in, m, none);
 }
 
 template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {

@@ -108,6 +108,12 @@ private:
   std::array<uint64_t, kWarpSize> addr_;
 };
 
+// The same interface doing nothing: the lane loops of unobserved runs.
+struct NoBatch {
+  void add(uint32_t, MemSpace, uint64_t) {}
+  void emit() {}
+};
+
 // One access by one lane outside an instruction's lane loop (async copies,
 // mbarrier objects): `size` bytes at `r`.
 void observe_one(Exec &x, uint32_t pc, uint64_t cta, uint32_t warp,

@@ -31,6 +31,22 @@ SyncGroups group_by_mask(const uint64_t *mem, uint32_t m) {
   return g;
 }
 
+// Misuse the engine survives: under --warn-only a warning (once per
+// instruction and message) and the caller goes on; otherwise the error.
+bool Worker::survive(Cta &c, Warp &w, uint32_t lane, uint32_t pc,
+                     std::string msg) {
+  if (!S.cfg.warn_only) {
+    report_error(RunStatus::Fault, c, w, lane, std::move(msg), pc);
+    return false;
+  }
+  x.warn(lane, std::move(msg));
+  uint32_t saved = x.pc;
+  x.pc = pc;
+  flush_warnings(c, w);
+  x.pc = saved;
+  return true;
+}
+
 bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
                             uint32_t m, bool &blocked) {
   blocked = false;
@@ -170,16 +186,15 @@ bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
   const bool arrive = in.kind == Kind::ClusterArrive;
   if (in.flags & 1) {
     uint32_t live = w.valid & ~w.exited;
-    if (m != live) {
-      report_error(
-          RunStatus::Fault, c, w, uint32_t(std::countr_zero(m)),
-          fmt::format("'{}' executed by lanes {:#010x} of warp {}, but its "
-                      "non-exited lanes are {:#010x}: .aligned requires every "
-                      "thread of the warp to execute it together",
-                      P.code_text[p->pc], m, w.index, live),
-          p->pc);
+    // --warn-only: the lanes go on (docs/clusters.md "barrier.cluster").
+    if (m != live &&
+        !survive(c, w, uint32_t(std::countr_zero(m)), p->pc,
+                 fmt::format("'{}' executed by lanes {:#010x} of warp {}, but "
+                             "its non-exited lanes are {:#010x}: .aligned "
+                             "requires every thread of the warp to execute it "
+                             "together",
+                             P.code_text[p->pc], m, w.index, live)))
       return false;
-    }
   }
   auto &arr = cl.has_arrived[c.cluster_rank];
   auto lanes_with = [&](uint8_t bit) {
@@ -194,14 +209,18 @@ bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     uint32_t twice = lanes_with(ClusterState::kArrived);
     if (twice) {
       uint32_t l = uint32_t(std::countr_zero(twice));
-      report_error(
-          RunStatus::Fault, c, w, l,
-          fmt::format("'{}': thread arrives twice in phase {} of the cluster "
-                      "barrier (each thread arrives once per phase, then "
-                      "waits with barrier.cluster.wait)",
-                      P.code_text[p->pc], cl.phase),
-          p->pc);
-      return false;
+      if (!survive(c, w, l, p->pc,
+                   fmt::format("'{}': thread arrives twice in phase {} of the "
+                               "cluster barrier (each thread arrives once per "
+                               "phase, then waits with barrier.cluster.wait)",
+                               P.code_text[p->pc], cl.phase)))
+        return false;
+      // --warn-only: the second arrival of those lanes is ignored.
+      m &= ~twice;
+      if (!m) {
+        ++p->pc;
+        return true;
+      }
     }
     ++x.progress;
     if (S.obs) {

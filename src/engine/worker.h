@@ -173,6 +173,7 @@ private:
   // the groups whose members are all here; false after reporting an error.
   bool warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m,
                       bool &blocked);
+  bool survive(Cta &c, Warp &w, uint32_t lane, uint32_t pc, std::string msg);
   // barrier.cluster.arrive / .wait; false after reporting an error.
   bool cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
 
