@@ -19,6 +19,14 @@ both and compares them line by line. Options (comma-separated):
     stdout              the kernel prints (printf); the reference prints the
                         printf lines first, then the dumps (the comparison
                         is the same: all of stdout)
+    check-finds=KIND    under --checked: the case is expected to have
+                        findings of this kind (may repeat; e.g. a kernel
+                        that tests exits before a barrier has barrier
+                        divergence by design)
+
+--checked runs each case under `--check all --report`: the results must
+still match the reference, and the case must have no finding at all (or
+only the kinds its check-finds options name, then exit status 1).
 
 A line starting with `!` is a disabled case (reason in a comment above it).
 
@@ -51,6 +59,7 @@ class Case:
         self.tol = None
         self.expect_fail = []
         self.stdout = False
+        self.check_finds = []
         opts = fields[4] if len(fields) > 4 else ""
         for opt in (o.strip() for o in opts.split(",")):
             if not opt:
@@ -62,6 +71,8 @@ class Case:
                 self.expect_fail.append(value)
             elif key == "stdout":
                 self.stdout = True
+            elif key == "check-finds":
+                self.check_finds.append(value)
             else:
                 raise ValueError(f"unknown option '{opt}'")
 
@@ -207,10 +218,51 @@ def normalize(text):
     return text.lower().replace("-", " ").replace("_", " ")
 
 
-def run_one(case, bcusim, ref_dir):
+def check_report(case, report, returncode, err):
+    """--checked: the findings of the --report JSON are the expected ones."""
+    import json
+    try:
+        with open(report, encoding="utf-8") as f:
+            findings = json.load(f).get("findings", [])
+    except (OSError, ValueError) as e:
+        print(f"FAIL {case.name}: no --report JSON ({e})")
+        print("--- stderr\n" + err)
+        return False
+    kinds = sorted({f.get("kind", "?") for f in findings})
+    if not case.check_finds:
+        if findings:
+            print(f"FAIL {case.name}: --check all finds {', '.join(kinds)} "
+                  f"in a kernel that should be clean")
+            print("--- stderr\n" + err)
+            return False
+        return True
+    if not findings or any(k not in case.check_finds for k in kinds):
+        print(f"FAIL {case.name}: --check all finds {kinds or 'nothing'}, "
+              f"expected only {case.check_finds}")
+        print("--- stderr\n" + err)
+        return False
+    return True
+
+
+def run_one(case, bcusim, ref_dir, checked=False):
     ptx = case.ptx
-    cmd = [bcusim, "run", ptx] + case.args
-    shown = " ".join(shlex.quote(c) for c in ["bcusim", "run", ptx] + case.args)
+    report = None
+    args = list(case.args)
+    if checked:
+        import tempfile
+        fd, report = tempfile.mkstemp(suffix=".json")
+        os.close(fd)
+        args += ["--check", "all", "--report", report]
+    try:
+        return run_checked(case, bcusim, ref_dir, ptx, args, report)
+    finally:
+        if report:
+            os.unlink(report)
+
+
+def run_checked(case, bcusim, ref_dir, ptx, args, report):
+    cmd = [bcusim, "run", ptx] + args
+    shown = " ".join(shlex.quote(c) for c in ["bcusim", "run", ptx] + args)
     try:
         p = subprocess.run(cmd, cwd=HERE, capture_output=True,
                            timeout=TIMEOUT_S)
@@ -246,9 +298,12 @@ def run_one(case, bcusim, ref_dir):
         print(f"PASS {case.name} (exit {p.returncode}, diagnosed)")
         return True
 
-    if p.returncode != 0:
+    expected_exit = 1 if (report and case.check_finds) else 0
+    if p.returncode != expected_exit:
         print(f"FAIL {case.name}: `{shown}` exited {p.returncode}")
         print("--- stderr\n" + err)
+        return False
+    if report and not check_report(case, report, p.returncode, err):
         return False
 
     ref_cmd = [os.path.join(ref_dir, case.ref[0])] + case.ref[1:]
@@ -302,12 +357,21 @@ def main():
     ap.add_argument("--ref-dir", help="folder of the built kref_* programs")
     ap.add_argument("--manifest", default=os.path.join(HERE, "cases.txt"))
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--checked", action="store_true",
+                    help="run under --check all: no findings allowed")
+    ap.add_argument("--list-checkable", action="store_true",
+                    help="cases that --checked applies to")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
     cases = parse_manifest(a.manifest)
     if a.list:
         for c in cases.values():
             print(("!" if c.disabled else "") + c.name)
+        return 0
+    if a.list_checkable:
+        for c in cases.values():
+            if not c.disabled and not c.expect_fail:
+                print(c.name)
         return 0
     if not a.bcusim or not a.ref_dir:
         ap.error("--bcusim and --ref-dir are required to run cases")
@@ -319,7 +383,7 @@ def main():
             ok = False
             continue
         ok = run_one(cases[n], os.path.abspath(a.bcusim),
-                     os.path.abspath(a.ref_dir)) and ok
+                     os.path.abspath(a.ref_dir), a.checked) and ok
     return 0 if ok else 1
 
 
