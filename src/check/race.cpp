@@ -188,7 +188,29 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   Granule *const shadow = owner ? owner->shadow.data() : nullptr;
   const uint64_t shadow_n = owner ? owner->shadow.size() : 0;
   const bool single = e.size <= 8;
-  for (uint32_t m = e.lanes; m; m &= m - 1) {
+  // Plain reads of one address by a run of lanes that know the same (tile
+  // elements broadcast to a row of threads): the first and the last lane
+  // of the run stand for it. Another thread's write conflicts with all of
+  // them alike, and a lane of the run that writes later still finds the
+  // read of one end of the run.
+  uint32_t lanes = e.lanes;
+  if (!write && !strong && !is_async && std::popcount(e.lanes) > 2 &&
+      e.addr[std::countr_zero(e.lanes)] ==
+          e.addr[std::countr_zero(e.lanes & (e.lanes - 1))]) {
+    uint32_t prev = 32, prev2 = 32;
+    auto same = [&](uint32_t a, uint32_t b) {
+      return e.addr[a] == e.addr[b] && clock0[a] == clock0[b] &&
+             ts0[a].vc == ts0[b].vc && ts0[a].own_floor == ts0[b].own_floor;
+    };
+    for (uint32_t m = e.lanes; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      if (prev2 < 32 && same(prev2, prev) && same(prev, l))
+        lanes &= ~(1u << prev); // a middle lane of a run
+      prev2 = prev;
+      prev = l;
+    }
+  }
+  for (uint32_t m = lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     Accessor who;
     if (is_async) {

@@ -334,8 +334,7 @@ inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
 }
 
 template <MemSpace S, uint32_t B, bool Store>
-[[gnu::noinline, gnu::cold]] void lanes_observed(Exec &x, const Inst &in,
-                                                 uint32_t m) {
+[[gnu::noinline]] void lanes_observed(Exec &x, const Inst &in, uint32_t m) {
   AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
                     B * in.n);
   if constexpr (Store)

@@ -242,6 +242,23 @@ TEST(Race, APartialWarpSyncOrdersOnlyItsMembers) {
   EXPECT_EQ(f[0].sites[1].pc, 11u);
 }
 
+// A run of lanes reading one address is checked through its ends; a write
+// by any lane of the run (or another warp) still meets a read.
+TEST(Race, BroadcastReadsThenAWriteByAnyLane) {
+  for (uint32_t writer : {0u, 5u, 31u}) {
+    Launch r("race");
+    r.access(AccessType::Read, 0, ~0u, 0, 10, true); // every lane reads s[0]
+    r.access(AccessType::Write, 0, 1u << writer, 0, 100, true);
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u) << "writer lane " << writer;
+    EXPECT_EQ(f[0].kind, FindingKind::IntraWarpRace);
+  }
+  Launch other("race");
+  other.access(AccessType::Read, 0, ~0u, 0, 10, true);
+  other.access(AccessType::Write, 1, 1, 0, 100, true); // warp 1
+  EXPECT_EQ(other.end().size(), 1u);
+}
+
 TEST(Race, ByteGranularity) {
   Launch r;
   // Lane 0 writes bytes 0-4 (5 bytes), lane 1 writes bytes 4-7.
