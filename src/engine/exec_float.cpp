@@ -30,9 +30,10 @@ template <class T, int FS> inline T post(T v) {
   if constexpr ((FS & kFtz) != 0)
     v = flush(v);
   if constexpr ((FS & kSat) != 0) {
-    if (std::isnan(v))
+    // [+0, 1]: NaN, -0 and negative results give +0.
+    if (!(v > T(0)))
       return T(0);
-    v = v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+    v = v > T(1) ? T(1) : v;
   }
   return v;
 }

@@ -6,9 +6,14 @@
 // cvt: round per the mode, then clamp to the destination range.
 #include "ref_common.h"
 
+#include <algorithm>
 #include <cfenv>
 #include <climits>
 #include <cmath>
+#include <cstring>
+#include <string>
+
+#include "../float/cvt_corners_inputs.h"
 
 namespace {
 
@@ -176,6 +181,481 @@ void cvt_ops() {
   kref::print_buffer(od);
 }
 
+// ---- cvt_corners -----------------------------------------------------------
+// An independent model of PTX cvt: every value is held exactly in a long
+// double (64-bit significand: every f16/bf16/f32/f64 value and every 64-bit
+// integer is exact in it). f32 and f64 results are rounded by the host
+// (fesetround, one rounding from the exact value); the 16-bit formats and
+// tf32 by a search in the sorted table of all their finite values (the
+// neighbours below and above, picked per mode; a tie goes to the even
+// encoding; one step past the largest finite value is infinity).
+// NaN results: f16/bf16 0x7fff, tf32 0x7fffffff (canonical); into f32/f64 a
+// NaN keeps its sign and payload, quieted.
+using ld = long double;
+
+struct Table {
+  std::vector<ld> vals; // non-negative finite values, ascending
+  std::vector<u64> codes;
+  u64 sign, inf, nan;
+  ld inf_at; // where rounding reaches infinity (the next binade)
+};
+
+template <typename Decode>
+Table make_table(int width, u64 inf, u64 nan, ld inf_at, Decode dec) {
+  Table t{{}, {}, u64(1) << (width - 1), inf, nan, inf_at};
+  for (u64 c = 0; c < t.sign; ++c) {
+    ld v = dec(c);
+    if (std::isfinite(v)) {
+      t.vals.push_back(v);
+      t.codes.push_back(c);
+    }
+  }
+  return t;
+}
+ld f16_value(u64 c) {
+  uint16_t b = uint16_t(c);
+  _Float16 h;
+  std::memcpy(&h, &b, 2);
+  return ld(h);
+}
+ld f32_bits_value(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return ld(f);
+}
+const Table &f16_table() {
+  static const Table t = make_table(16, 0x7c00, 0x7fff, 65536.0L, f16_value);
+  return t;
+}
+const Table &bf16_table() {
+  static const Table t =
+      make_table(16, 0x7f80, 0x7fff, std::ldexp(1.0L, 128),
+                 [](u64 c) { return f32_bits_value(uint32_t(c) << 16); });
+  return t;
+}
+const Table &tf32_table() { // 19-bit codes
+  static const Table t =
+      make_table(19, 0x3fc00, 0x3ffff, std::ldexp(1.0L, 128),
+                 [](u64 c) { return f32_bits_value(uint32_t(c) << 13); });
+  return t;
+}
+
+enum class Mode { RN, RZ, RM, RP, RNA };
+struct Mods {
+  Mode mode = Mode::RN;
+  int irnd = -1; // .rni .rzi .rmi .rpi: 0..3
+  bool ftz = false, sat = false, relu = false, satfinite = false;
+};
+Mods parse_mods(const std::string &s) {
+  Mods m;
+  size_t p = 0;
+  while (p < s.size()) {
+    size_t q = s.find('.', p);
+    if (q == std::string::npos)
+      q = s.size();
+    std::string w = s.substr(p, q - p);
+    p = q + 1;
+    if (w == "rn")
+      m.mode = Mode::RN;
+    else if (w == "rz")
+      m.mode = Mode::RZ;
+    else if (w == "rm")
+      m.mode = Mode::RM;
+    else if (w == "rp")
+      m.mode = Mode::RP;
+    else if (w == "rna")
+      m.mode = Mode::RNA;
+    else if (w == "rni")
+      m.irnd = 0;
+    else if (w == "rzi")
+      m.irnd = 1;
+    else if (w == "rmi")
+      m.irnd = 2;
+    else if (w == "rpi")
+      m.irnd = 3;
+    else if (w == "ftz")
+      m.ftz = true;
+    else if (w == "sat")
+      m.sat = true;
+    else if (w == "relu")
+      m.relu = true;
+    else if (w == "satfinite")
+      m.satfinite = true;
+    else {
+      std::fprintf(stderr, "bad modifier %s\n", w.c_str());
+      std::exit(2);
+    }
+  }
+  return m;
+}
+
+u64 round_table(const Table &t, ld x, const Mods &m) {
+  if (std::isnan(x))
+    return m.sat ? 0 : t.nan;
+  const bool neg = std::signbit(x);
+  if ((m.relu || m.sat) && (neg || x == 0))
+    return 0; // negative (incl. -0 under .relu) -> +0
+  ld a = std::fabs(x);
+  u64 code;
+  if (std::isinf(a)) {
+    code = t.inf;
+  } else {
+    auto it = std::upper_bound(t.vals.begin(), t.vals.end(), a);
+    size_t i = size_t(it - t.vals.begin()) - 1; // vals[i] <= a
+    ld lo = t.vals[i];
+    bool top = i + 1 == t.vals.size();
+    ld hi = top ? t.inf_at : t.vals[i + 1];
+    u64 lo_c = t.codes[i], hi_c = top ? t.inf : t.codes[i + 1];
+    if (lo == a) {
+      code = lo_c;
+    } else {
+      Mode mode = m.mode;
+      if (neg && mode == Mode::RM)
+        mode = Mode::RP;
+      else if (neg && mode == Mode::RP)
+        mode = Mode::RM;
+      switch (mode) {
+      case Mode::RZ:
+      case Mode::RM:
+        code = lo_c;
+        break;
+      case Mode::RP:
+        code = hi_c;
+        break;
+      default:
+        if (a - lo < hi - a)
+          code = lo_c;
+        else if (a - lo > hi - a)
+          code = hi_c;
+        else
+          code = mode == Mode::RNA ? hi_c : ((lo_c & 1) ? hi_c : lo_c);
+      }
+    }
+  }
+  if (code == t.inf && m.satfinite)
+    code = t.codes.back();
+  code |= neg ? t.sign : 0;
+  if (m.sat && !neg && a > 1)
+    code = round_table(t, 1.0L, Mods{});
+  return code;
+}
+
+// f32/f64 results: the host rounds the exact value once.
+template <typename F> F host_round(ld x, Mode mode) {
+  int fm = mode == Mode::RZ   ? FE_TOWARDZERO
+           : mode == Mode::RM ? FE_DOWNWARD
+           : mode == Mode::RP ? FE_UPWARD
+                              : FE_TONEAREST;
+  std::fesetround(fm);
+  volatile ld v = x;
+  volatile F r = F(v);
+  std::fesetround(FE_TONEAREST);
+  return r;
+}
+
+ld round_int(ld v, int irnd) {
+  switch (irnd) {
+  case 0:
+    return std::nearbyint(v);
+  case 1:
+    return std::trunc(v);
+  case 2:
+    return std::floor(v);
+  default:
+    return std::ceil(v);
+  }
+}
+
+int int_bits(const std::string &t) { return std::stoi(t.substr(1)); }
+bool is_int(const std::string &t) { return t[0] == 's' || t[0] == 'u'; }
+
+// The source's exact value; `nan_bits` keeps a NaN's f32 image (sign,
+// payload) for NaN results into f32/f64.
+struct Source {
+  ld v;
+  uint32_t nan32 = 0;
+  u64 nan64 = 0;
+};
+
+u64 float_to_int(ld v, const std::string &src, const std::string &dst,
+                 const Mods &m) {
+  const int n = int_bits(dst);
+  if (std::isnan(v))
+    return (src == "f64" || n == 64) ? (u64(1) << (n - 1)) : 0;
+  ld r = round_int(v, m.irnd);
+  ld lo = dst[0] == 's' ? -std::ldexp(1.0L, n - 1) : 0;
+  ld hi = dst[0] == 's' ? std::ldexp(1.0L, n - 1) - 1 : std::ldexp(1.0L, n) - 1;
+  r = std::clamp(r, lo, hi);
+  u64 bits = dst[0] == 's' ? u64(int64_t(r)) : u64(r);
+  return n == 64 ? bits : bits & ((u64(1) << n) - 1);
+}
+
+u64 cvt_one(const std::string &mods, const std::string &dst,
+            const std::string &src, Source s) {
+  Mods m = parse_mods(mods);
+  ld v = s.v;
+  if (m.ftz && src == "f32" && v != 0 && std::fabs(v) < 0x1p-126L)
+    v = std::signbit(v) ? -0.0L : 0.0L;
+  if (is_int(dst))
+    return float_to_int(v, src, dst, m);
+  if (m.irnd >= 0) // same type: round to an integral value
+    v = round_int(v, m.irnd);
+  if (dst == "f16")
+    return round_table(f16_table(), v, m);
+  if (dst == "bf16")
+    return round_table(bf16_table(), v, m);
+  if (dst == "tf32")
+    return std::isnan(v) ? 0x7fffffffu : round_table(tf32_table(), v, m) << 13;
+  if (dst == "f32") {
+    if (std::isnan(v))
+      return m.sat ? 0 : (s.nan32 | 0x400000u);
+    float f = host_round<float>(v, m.mode);
+    if (m.ftz && std::fpclassify(f) == FP_SUBNORMAL)
+      f = std::copysign(0.0f, f);
+    if (m.sat)
+      f = f > 1 ? 1.0f : (f > 0 ? f : 0.0f); // [+0, 1], NaN/-0 -> +0
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  }
+  // f64
+  if (std::isnan(v))
+    return m.sat ? 0 : (s.nan64 | (u64(1) << 51));
+  double d = host_round<double>(v, m.mode);
+  if (m.sat)
+    d = d > 1 ? 1.0 : (d > 0 ? d : 0.0);
+  u64 b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+
+Source from_f32(uint32_t b) {
+  Source s{f32_bits_value(b)};
+  s.nan32 = b;
+  s.nan64 = (u64(b & 0x80000000u) << 32) | 0x7ff0000000000000ull |
+            (u64(b & 0x7fffffu) << 29);
+  return s;
+}
+Source from_f64(u64 b) {
+  double d;
+  std::memcpy(&d, &b, 8);
+  Source s{ld(d)};
+  s.nan64 = b;
+  s.nan32 = uint32_t(b >> 32 & 0x80000000u) | 0x7f800000u |
+            uint32_t((b >> 29) & 0x7fffffu);
+  return s;
+}
+
+struct Conv {
+  const char *mods, *dst, *src;
+  char var; // x f32, p f32 pair (x, next x), y f64, h f16, b bf16, n integer
+};
+const Conv kConvs[] = {
+    {"rni", "s8", "f32", 'x'},
+    {"rzi", "s8", "f32", 'x'},
+    {"rmi", "s8", "f32", 'x'},
+    {"rpi", "s8", "f32", 'x'},
+    {"rni", "u8", "f32", 'x'},
+    {"rzi", "u8", "f32", 'x'},
+    {"rmi", "u8", "f32", 'x'},
+    {"rpi", "u8", "f32", 'x'},
+    {"rni", "s16", "f32", 'x'},
+    {"rzi", "s16", "f32", 'x'},
+    {"rmi", "s16", "f32", 'x'},
+    {"rpi", "s16", "f32", 'x'},
+    {"rni", "u16", "f32", 'x'},
+    {"rzi", "u16", "f32", 'x'},
+    {"rmi", "u16", "f32", 'x'},
+    {"rpi", "u16", "f32", 'x'},
+    {"rni", "s32", "f32", 'x'},
+    {"rzi", "s32", "f32", 'x'},
+    {"rmi", "s32", "f32", 'x'},
+    {"rpi", "s32", "f32", 'x'},
+    {"rni", "u32", "f32", 'x'},
+    {"rzi", "u32", "f32", 'x'},
+    {"rmi", "u32", "f32", 'x'},
+    {"rpi", "u32", "f32", 'x'},
+    {"rni", "s64", "f32", 'x'},
+    {"rzi", "s64", "f32", 'x'},
+    {"rmi", "s64", "f32", 'x'},
+    {"rpi", "s64", "f32", 'x'},
+    {"rni", "u64", "f32", 'x'},
+    {"rzi", "u64", "f32", 'x'},
+    {"rmi", "u64", "f32", 'x'},
+    {"rpi", "u64", "f32", 'x'},
+    {"rni", "s8", "f64", 'y'},
+    {"rzi", "s8", "f64", 'y'},
+    {"rmi", "s8", "f64", 'y'},
+    {"rpi", "s8", "f64", 'y'},
+    {"rni", "u8", "f64", 'y'},
+    {"rzi", "u8", "f64", 'y'},
+    {"rmi", "u8", "f64", 'y'},
+    {"rpi", "u8", "f64", 'y'},
+    {"rni", "s16", "f64", 'y'},
+    {"rzi", "s16", "f64", 'y'},
+    {"rmi", "s16", "f64", 'y'},
+    {"rpi", "s16", "f64", 'y'},
+    {"rni", "u16", "f64", 'y'},
+    {"rzi", "u16", "f64", 'y'},
+    {"rmi", "u16", "f64", 'y'},
+    {"rpi", "u16", "f64", 'y'},
+    {"rni", "s32", "f64", 'y'},
+    {"rzi", "s32", "f64", 'y'},
+    {"rmi", "s32", "f64", 'y'},
+    {"rpi", "s32", "f64", 'y'},
+    {"rni", "u32", "f64", 'y'},
+    {"rzi", "u32", "f64", 'y'},
+    {"rmi", "u32", "f64", 'y'},
+    {"rpi", "u32", "f64", 'y'},
+    {"rni", "s64", "f64", 'y'},
+    {"rzi", "s64", "f64", 'y'},
+    {"rmi", "s64", "f64", 'y'},
+    {"rpi", "s64", "f64", 'y'},
+    {"rni", "u64", "f64", 'y'},
+    {"rzi", "u64", "f64", 'y'},
+    {"rmi", "u64", "f64", 'y'},
+    {"rpi", "u64", "f64", 'y'},
+    {"rni", "s32", "f16", 'h'},
+    {"rzi", "s32", "f16", 'h'},
+    {"rmi", "u64", "f16", 'h'},
+    {"rpi", "s16", "f16", 'h'},
+    {"rzi", "u8", "f16", 'h'},
+    {"", "f32", "f16", 'h'},
+    {"", "f64", "f16", 'h'},
+    {"rni", "f16", "f16", 'h'},
+    {"rn", "bf16", "f16", 'h'},
+    {"ftz", "f32", "f16", 'h'},
+    {"", "f32", "bf16", 'b'},
+    {"", "f64", "bf16", 'b'},
+    {"rni", "s32", "bf16", 'b'},
+    {"rzi", "u64", "bf16", 'b'},
+    {"rni", "bf16", "bf16", 'b'},
+    {"rn", "f16", "bf16", 'b'},
+    {"rz", "f16", "bf16", 'b'},
+    {"rn", "f16", "f32", 'x'},
+    {"rz", "f16", "f32", 'x'},
+    {"rm", "f16", "f32", 'x'},
+    {"rp", "f16", "f32", 'x'},
+    {"rn.relu", "f16", "f32", 'x'},
+    {"rn.satfinite", "f16", "f32", 'x'},
+    {"rz.satfinite", "f16", "f32", 'x'},
+    {"rz.relu.satfinite", "f16", "f32", 'x'},
+    {"rn.sat", "f16", "f32", 'x'},
+    {"rn.ftz", "f16", "f32", 'x'},
+    {"rm.ftz", "f16", "f32", 'x'},
+    {"rn", "bf16", "f32", 'x'},
+    {"rz", "bf16", "f32", 'x'},
+    {"rm", "bf16", "f32", 'x'},
+    {"rp", "bf16", "f32", 'x'},
+    {"rn.relu", "bf16", "f32", 'x'},
+    {"rn.satfinite", "bf16", "f32", 'x'},
+    {"rz.relu", "bf16", "f32", 'x'},
+    {"rna", "tf32", "f32", 'x'},
+    {"rna.satfinite", "tf32", "f32", 'x'},
+    {"rn", "tf32", "f32", 'x'},
+    {"rz", "tf32", "f32", 'x'},
+    {"rn.relu", "tf32", "f32", 'x'},
+    {"rn", "f16x2", "f32", 'p'},
+    {"rz.relu", "f16x2", "f32", 'p'},
+    {"rn", "bf16x2", "f32", 'p'},
+    {"rz.satfinite", "bf16x2", "f32", 'p'},
+    {"rni", "f32", "f32", 'x'},
+    {"rzi", "f32", "f32", 'x'},
+    {"rmi", "f32", "f32", 'x'},
+    {"rpi", "f32", "f32", 'x'},
+    {"ftz", "f32", "f32", 'x'},
+    {"sat", "f32", "f32", 'x'},
+    {"rni.ftz.sat", "f32", "f32", 'x'},
+    {"", "f64", "f32", 'x'},
+    {"ftz", "f64", "f32", 'x'},
+    {"rn", "f32", "f64", 'y'},
+    {"rz", "f32", "f64", 'y'},
+    {"rm", "f32", "f64", 'y'},
+    {"rp", "f32", "f64", 'y'},
+    {"rn.ftz", "f32", "f64", 'y'},
+    {"rz.sat", "f32", "f64", 'y'},
+    {"rp.ftz", "f32", "f64", 'y'},
+    {"rn", "f16", "f64", 'y'},
+    {"rz", "f16", "f64", 'y'},
+    {"rm", "f16", "f64", 'y'},
+    {"rp", "f16", "f64", 'y'},
+    {"rn", "bf16", "f64", 'y'},
+    {"rz", "bf16", "f64", 'y'},
+    {"rm", "bf16", "f64", 'y'},
+    {"rp", "bf16", "f64", 'y'},
+    {"rni", "f64", "f64", 'y'},
+    {"rzi", "f64", "f64", 'y'},
+    {"rmi", "f64", "f64", 'y'},
+    {"rpi", "f64", "f64", 'y'},
+    {"sat", "f64", "f64", 'y'},
+    {"rn", "f32", "s64", 'n'},
+    {"rz", "f32", "s64", 'n'},
+    {"rm", "f32", "s64", 'n'},
+    {"rp", "f32", "s64", 'n'},
+    {"rn", "f64", "u64", 'n'},
+    {"rz", "f64", "u64", 'n'},
+    {"rm", "f64", "u64", 'n'},
+    {"rp", "f64", "u64", 'n'},
+    {"rn", "f64", "s64", 'n'},
+    {"rn", "f32", "u64", 'n'},
+    {"rp", "f32", "u64", 'n'},
+    {"rn", "f16", "s32", 'n'},
+    {"rz", "f16", "s32", 'n'},
+    {"rm", "f16", "s32", 'n'},
+    {"rp", "f16", "s32", 'n'},
+    {"rn", "f16", "u16", 'n'},
+    {"rn", "bf16", "s64", 'n'},
+    {"rz", "bf16", "s64", 'n'},
+    {"rp", "bf16", "u32", 'n'},
+    {"rn.sat", "f32", "s32", 'n'},
+    {"rn", "f16", "s8", 'n'},
+    {"rn", "f64", "s32", 'n'},
+    {"rzi.ftz", "s32", "f32", 'x'},
+};
+
+void cvt_corners() {
+  std::vector<u64> out;
+  for (int i = 0; i < 64; ++i) {
+    for (const Conv &c : kConvs) {
+      const std::string src = c.src, dst = c.dst;
+      if (c.var == 'p') { // cvt.f16x2.f32 / .bf16x2.f32 d, a, b: a -> upper
+        std::string elem = dst.substr(0, dst.size() - 2);
+        u64 hi = cvt_one(c.mods, elem, "f32", from_f32(kCvtF32[i]));
+        u64 lo = cvt_one(c.mods, elem, "f32", from_f32(kCvtF32[(i + 1) % 64]));
+        out.push_back(hi << 16 | lo);
+        continue;
+      }
+      Source s{0};
+      switch (c.var) {
+      case 'x':
+        s = from_f32(kCvtF32[i]);
+        break;
+      case 'y':
+        s = from_f64(kCvtF64[i]);
+        break;
+      case 'h':
+        s = from_f32(uint32_t(kCvtF16[i] & 0x8000) << 16 | 0x7f800000u |
+                     uint32_t(kCvtF16[i] & 0x3ff) << 13);
+        s.v = f16_value(kCvtF16[i]);
+        break;
+      case 'b':
+        s = from_f32(uint32_t(kCvtBF16[i]) << 16);
+        break;
+      default: { // integer source: the low bits the source type names
+        u64 n = kCvtInt[i];
+        const int bits = int_bits(src);
+        u64 low = bits == 64 ? n : n & ((u64(1) << bits) - 1);
+        if (src[0] == 's' && bits < 64 && (low >> (bits - 1)))
+          s.v = ld(int64_t(low | ~((u64(1) << bits) - 1)));
+        else
+          s.v = src[0] == 's' ? ld(int64_t(low)) : ld(low);
+      }
+      }
+      out.push_back(cvt_one(c.mods, dst, src, s));
+    }
+  }
+  kref::print_buffer(out);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -186,6 +666,8 @@ int main(int argc, char **argv) {
     f64_ops();
   else if (name == "cvt_ops")
     cvt_ops();
+  else if (name == "cvt_corners")
+    cvt_corners();
   else
     kref::unknown_case(name);
   return 0;
