@@ -308,6 +308,9 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     mine |= in.opcode == o;
   if (!mine)
     return false;
+  for (const auto &m : in.modifiers)
+    if (auto ht = parse_type(m); ht && is_half_type(*ht))
+      return compile_half(c, in);
   Mods mods(in.modifiers);
   const std::string &op = in.opcode;
   if (op == "testp") {

@@ -656,6 +656,338 @@ void cvt_corners() {
   }
   kref::print_buffer(out);
 }
+
+// ---- half_ops --------------------------------------------------------------
+// Half-precision arithmetic, computed in binary128 (__float128): products of
+// two f16/bf16 values are exact in it, and a sum's rounding error is kept
+// exactly (TwoSum), so the exact result is the pair s + err. It is rounded
+// to nearest-even by a search in the sorted table of all finite values of
+// the format (one step past the largest is infinity). NaN results are
+// 0x7fff. ex2/tanh: the long double function value rounded to nearest.
+using q128 = __float128;
+
+struct QTable {
+  std::vector<q128> vals; // non-negative finite, ascending
+  std::vector<uint32_t> codes;
+  q128 inf_at;
+  uint32_t inf;
+};
+const QTable &qtable(bool bf) {
+  static const QTable t16 = [] {
+    QTable t{{}, {}, 65536, 0x7c00};
+    for (uint32_t c = 0; c < 0x7c00; ++c) {
+      t.vals.push_back(q128(f16_value(c)));
+      t.codes.push_back(c);
+    }
+    return t;
+  }();
+  static const QTable tb = [] {
+    QTable t{{}, {}, q128(std::ldexp(1.0L, 128)), 0x7f80};
+    for (uint32_t c = 0; c < 0x7f80; ++c) {
+      t.vals.push_back(q128(f32_bits_value(c << 16)));
+      t.codes.push_back(c);
+    }
+    return t;
+  }();
+  return bf ? tb : t16;
+}
+
+// Rounds the exact value s + err (|err| below half an ulp of s in
+// binary128) to nearest-even.
+uint32_t round_pair(bool bf, q128 s, q128 err) {
+  const QTable &t = qtable(bf);
+  if (s != s)
+    return 0x7fff;
+  const bool neg = s < 0 || (s == 0 && std::signbit(double(s)));
+  q128 a = neg ? -s : s, e = neg ? -err : err;
+  uint32_t code;
+  if (a >= t.inf_at * 2) {
+    code = t.inf;
+  } else {
+    size_t i = size_t(std::upper_bound(t.vals.begin(), t.vals.end(), a) -
+                      t.vals.begin()) -
+               1;
+    if (t.vals[i] == a && e < 0) // just below a table value
+      --i;
+    bool top = i + 1 == t.vals.size();
+    q128 lo = t.vals[i], hi = top ? t.inf_at : t.vals[i + 1];
+    uint32_t lo_c = t.codes[i], hi_c = top ? t.inf : t.codes[i + 1];
+    if (a == lo && e == 0) {
+      code = lo_c;
+    } else {
+      q128 d = 2 * a - (lo + hi); // < -2e: nearer lo; > -2e: nearer hi
+      if (d < -2 * e)
+        code = lo_c;
+      else if (d > -2 * e)
+        code = hi_c;
+      else
+        code = (lo_c & 1) ? hi_c : lo_c;
+    }
+  }
+  return code | (neg ? 0x8000u : 0u);
+}
+
+bool h_nan(uint32_t h, bool bf) {
+  return bf ? (h & 0x7fff) > 0x7f80 : (h & 0x7fff) > 0x7c00;
+}
+bool h_sub(uint32_t h, bool bf) {
+  return bf ? ((h & 0x7f80) == 0 && (h & 0x7f))
+            : ((h & 0x7c00) == 0 && (h & 0x3ff));
+}
+q128 h_val(uint32_t h, bool bf) {
+  return bf ? q128(f32_bits_value(h << 16)) : q128(f16_value(h));
+}
+
+struct HalfOp {
+  const char *op; // opcode with modifiers, without the type
+  const char *type;
+  int nsrc;
+  const char *kind; // arith, setp, set (16-bit), set32
+};
+const HalfOp kHalfOps[] = {
+    {"add.rn", "f16", 2, "arith"},
+    {"add", "f16", 2, "arith"},
+    {"add.rn.ftz", "f16", 2, "arith"},
+    {"add.rn.sat", "f16", 2, "arith"},
+    {"add.rn.ftz.sat", "f16", 2, "arith"},
+    {"sub.rn", "f16", 2, "arith"},
+    {"sub.rn.ftz", "f16", 2, "arith"},
+    {"mul.rn", "f16", 2, "arith"},
+    {"mul.rn.ftz", "f16", 2, "arith"},
+    {"mul.rn.sat", "f16", 2, "arith"},
+    {"fma.rn", "f16", 3, "arith"},
+    {"fma.rn.ftz", "f16", 3, "arith"},
+    {"fma.rn.sat", "f16", 3, "arith"},
+    {"fma.rn.relu", "f16", 3, "arith"},
+    {"fma.rn.ftz.relu", "f16", 3, "arith"},
+    {"fma.rn.oob", "f16", 3, "arith"},
+    {"neg", "f16", 1, "arith"},
+    {"neg.ftz", "f16", 1, "arith"},
+    {"abs", "f16", 1, "arith"},
+    {"abs.ftz", "f16", 1, "arith"},
+    {"min", "f16", 2, "arith"},
+    {"max", "f16", 2, "arith"},
+    {"min.NaN", "f16", 2, "arith"},
+    {"max.NaN", "f16", 2, "arith"},
+    {"min.xorsign.abs", "f16", 2, "arith"},
+    {"max.NaN.xorsign.abs", "f16", 2, "arith"},
+    {"min.ftz", "f16", 2, "arith"},
+    {"ex2.approx", "f16", 1, "arith"},
+    {"tanh.approx", "f16", 1, "arith"},
+    {"setp", "f16", 2, "setp"},
+    {"setp.ftz", "f16", 2, "setp"},
+    {"set.lt.u16", "f16", 2, "set"},
+    {"set.gtu.f16", "f16", 2, "set"},
+    {"set.ge.u32", "f16", 2, "set32"},
+    {"add.rn", "f16x2", 2, "arith"},
+    {"fma.rn.relu", "f16x2", 3, "arith"},
+    {"min.NaN", "f16x2", 2, "arith"},
+    {"ex2.approx", "f16x2", 1, "arith"},
+    {"mul.rn.ftz.sat", "f16x2", 2, "arith"},
+    {"neg", "f16x2", 1, "arith"},
+    {"max.xorsign.abs", "f16x2", 2, "arith"},
+    {"setp", "f16x2", 2, "setp"},
+    {"set.ge.f16x2", "f16x2", 2, "set32"},
+    {"set.lt.u32", "f16x2", 2, "set32"},
+    {"add.rn", "bf16", 2, "arith"},
+    {"add", "bf16", 2, "arith"},
+    {"sub.rn", "bf16", 2, "arith"},
+    {"mul.rn", "bf16", 2, "arith"},
+    {"fma.rn", "bf16", 3, "arith"},
+    {"fma.rn.relu", "bf16", 3, "arith"},
+    {"fma.rn.oob", "bf16", 3, "arith"},
+    {"fma.rn.oob.relu", "bf16", 3, "arith"},
+    {"neg", "bf16", 1, "arith"},
+    {"abs", "bf16", 1, "arith"},
+    {"ex2.approx.ftz", "bf16", 1, "arith"},
+    {"tanh.approx", "bf16", 1, "arith"},
+    {"min", "bf16", 2, "arith"},
+    {"max.NaN", "bf16", 2, "arith"},
+    {"min.xorsign.abs", "bf16", 2, "arith"},
+    {"setp", "bf16", 2, "setp"},
+    {"set.lt.bf16", "bf16", 2, "set"},
+    {"fma.rn", "bf16x2", 3, "arith"},
+    {"min.NaN", "bf16x2", 2, "arith"},
+    {"tanh.approx", "bf16x2", 1, "arith"},
+    {"max.xorsign.abs", "bf16x2", 2, "arith"},
+    {"mul.rn", "bf16x2", 2, "arith"},
+    {"setp", "bf16x2", 2, "setp"},
+    {"set.lt.u32", "bf16x2", 2, "set32"},
+};
+
+bool has_mod(const std::string &op, const char *m) {
+  std::string s = "." + op + ".";
+  return s.find(std::string(".") + m + ".") != std::string::npos;
+}
+
+uint32_t half_arith(const std::string &op, bool bf, uint32_t a, uint32_t b,
+                    uint32_t c) {
+  const bool ftz = has_mod(op, "ftz");
+  const std::string name = op.substr(0, op.find('.'));
+  if (has_mod(op, "oob") && (a == 0x7fff || b == 0x7fff || c == 0x7fff))
+    return 0;
+  if (ftz) {
+    for (uint32_t *v : {&a, &b, &c})
+      if (h_sub(*v, bf))
+        *v &= 0x8000;
+  }
+  uint32_t r;
+  if (name == "neg") {
+    r = a ^ 0x8000;
+  } else if (name == "abs") {
+    r = a & 0x7fff;
+  } else if (name == "min" || name == "max") {
+    const bool is_min = name == "min", xs = has_mod(op, "xorsign");
+    bool na = h_nan(a, bf), nb = h_nan(b, bf);
+    if ((na && nb) || (has_mod(op, "NaN") && (na || nb)))
+      return 0x7fff;
+    uint32_t sign = (a ^ b) & 0x8000;
+    uint32_t x = xs ? a & 0x7fff : a, y = xs ? b & 0x7fff : b;
+    if (na)
+      r = y;
+    else if (nb)
+      r = x;
+    else {
+      q128 vx = h_val(x, bf), vy = h_val(y, bf);
+      if (vx == vy) // -0 below +0
+        r = is_min ? ((x & 0x8000) ? x : y) : ((x & 0x8000) ? y : x);
+      else
+        r = (is_min ? vx < vy : vx > vy) ? x : y;
+    }
+    if (xs)
+      r = (r & 0x7fff) | sign;
+  } else {
+    q128 x = h_val(a, bf), y = h_val(b, bf), s, err = 0;
+    const bool unary = name == "ex2" || name == "tanh";
+    if (h_nan(a, bf) || (!unary && h_nan(b, bf)) ||
+        (name == "fma" && h_nan(c, bf))) {
+      r = 0x7fff;
+    } else {
+      if (name == "ex2" || name == "tanh") {
+        long double v =
+            name == "ex2" ? ::exp2l((long double)x) : ::tanhl((long double)x);
+        s = q128(v);
+      } else if (name == "mul") {
+        s = x * y;
+      } else {
+        q128 p = name == "fma" ? x * y : x;
+        q128 z = name == "fma" ? h_val(c, bf) : (name == "sub" ? -y : y);
+        s = p + z;
+        if (s - s == 0) { // finite: TwoSum
+          q128 bb = s - p;
+          err = (p - (s - bb)) + (z - bb);
+        }
+      }
+      r = s != s ? 0x7fff : round_pair(bf, s, err);
+      if (s - s != 0 && s == s) // infinite
+        r = (s < 0 ? 0x8000 : 0) | (bf ? 0x7f80 : 0x7c00);
+    }
+    if (has_mod(op, "relu") && r != 0x7fff && (r & 0x8000))
+      r = 0;
+  }
+  if (ftz && h_sub(r, bf))
+    r &= 0x8000;
+  if (has_mod(op, "sat")) {
+    if (h_nan(r, bf) || (r & 0x8000) || r == 0)
+      r = 0;
+    else if (h_val(r, bf) > 1)
+      r = bf ? 0x3f80 : 0x3c00;
+  }
+  return r;
+}
+
+const char *const kCmps[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "equ",
+                             "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+
+bool half_cmp(const std::string &cmp, bool ftz, bool bf, uint32_t a,
+              uint32_t b) {
+  if (ftz) {
+    if (h_sub(a, bf))
+      a &= 0x8000;
+    if (h_sub(b, bf))
+      b &= 0x8000;
+  }
+  const bool un = h_nan(a, bf) || h_nan(b, bf);
+  if (cmp == "num")
+    return !un;
+  if (cmp == "nan")
+    return un;
+  const bool u = cmp.size() == 3;
+  if (un)
+    return u;
+  q128 x = h_val(a, bf), y = h_val(b, bf);
+  const std::string base = cmp.substr(0, 2);
+  if (base == "eq")
+    return x == y;
+  if (base == "ne")
+    return x != y;
+  if (base == "lt")
+    return x < y;
+  if (base == "le")
+    return x <= y;
+  if (base == "gt")
+    return x > y;
+  return x >= y;
+}
+
+void half_ops() {
+  std::vector<uint32_t> out;
+  for (int x = 0; x < 64; ++x)
+    for (int t = 0; t < 64; ++t) {
+      for (const HalfOp &h : kHalfOps) {
+        const std::string op = h.op, type = h.type, kind = h.kind;
+        const bool bf = type[0] == 'b';
+        const bool x2 = type.size() > 4;
+        const unsigned short *v = bf ? kCvtBF16 : kCvtF16;
+        // Element e of the operands: e = 0 the scalar / lower halves.
+        auto operands = [&](int e, uint32_t &a, uint32_t &b, uint32_t &c) {
+          uint32_t va = v[x], vb = v[t], vc = v[(x + t) % 64];
+          if (e == 0) {
+            a = va, b = vb, c = vc;
+          } else {
+            a = vb, b = vc, c = va;
+          }
+        };
+        const int n = x2 ? 2 : 1;
+        if (kind == "arith") {
+          uint32_t r = 0;
+          for (int e = 0; e < n; ++e) {
+            uint32_t a, b, c;
+            operands(e, a, b, c);
+            r |= half_arith(op, bf, a, b, c) << (16 * e);
+          }
+          out.push_back(r);
+        } else if (kind == "setp") {
+          uint32_t bits = 0;
+          for (int ci = 0; ci < 14; ++ci)
+            for (int e = 0; e < n; ++e) {
+              uint32_t a, b, c;
+              operands(e, a, b, c);
+              bool r = half_cmp(kCmps[ci], has_mod(op, "ftz"), bf, a, b);
+              bits |= uint32_t(r) << (x2 ? 2 * ci + e : ci);
+            }
+          out.push_back(bits);
+        } else { // set.CMP.DTYPE
+          std::string rest = op.substr(4);
+          std::string cmp = rest.substr(0, rest.find('.'));
+          std::string dt = rest.substr(rest.find('.') + 1);
+          uint32_t yes = dt == "f16" || dt == "f16x2"     ? 0x3c00
+                         : dt == "bf16" || dt == "bf16x2" ? 0x3f80
+                         : (x2 || dt == "u16")            ? 0xffff
+                                                          : 0xffffffffu;
+          uint32_t r = 0;
+          for (int e = 0; e < n; ++e) {
+            uint32_t a, b, c;
+            operands(e, a, b, c);
+            if (half_cmp(cmp, false, bf, a, b))
+              r |= yes << (16 * e);
+          }
+          out.push_back(r);
+        }
+      }
+    }
+  kref::print_buffer(out);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -668,6 +1000,8 @@ int main(int argc, char **argv) {
     cvt_ops();
   else if (name == "cvt_corners")
     cvt_corners();
+  else if (name == "half_ops")
+    half_ops();
   else
     kref::unknown_case(name);
   return 0;
