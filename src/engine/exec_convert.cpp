@@ -273,31 +273,69 @@ void exec_cvt(Exec &x, const Inst &in, uint32_t m) {
 }
 
 // Conversions into the narrow and packed formats: aux = the destination
-// element format, a[1] = the source of the upper element (the only one for
-// tf32), a[2] = the lower element's.
-enum : uint32_t { kNarrowF16, kNarrowBF16, kNarrowTF32 };
-
-uint64_t to_narrow(uint32_t kind, float v, int rnd, int flags) {
-  EncodeOpts o{round_of(rnd), (flags & kCvtSatfinite) != 0,
-               (flags & kCvtRelu) != 0};
+// element format; flags = the source: 0 f32 (a[1] the upper element's, the
+// only one for tf32; a[2] the lower element's), 1 one f16x2 register,
+// 2 one bf16x2 register (a[1]); the upper source element goes to the upper
+// destination element.
+enum : uint32_t {
+  kNarrowF16,
+  kNarrowBF16,
+  kNarrowTF32,
+  kNarrowE4M3,
+  kNarrowE5M2,
+  kNarrowE2M1,
+  kNarrowE2M3,
+  kNarrowE3M2,
+  kNarrowUE8M0,
+};
+const FloatFormat &narrow_format(uint32_t kind) {
+  static const FloatFormat *const f[] = {&kF16,  &kBF16, &kTF32, &kE4M3, &kE5M2,
+                                         &kE2M1, &kE2M3, &kE3M2, &kUE8M0};
+  return *f[kind];
+}
+// Bits per destination element.
+uint32_t narrow_width(uint32_t kind) {
   switch (kind) {
   case kNarrowF16:
-    return encode_double(kF16, v, o);
   case kNarrowBF16:
-    return encode_double(kBF16, v, o);
+    return 16;
+  case kNarrowTF32:
+    return 32;
+  case kNarrowE2M1:
+    return 4;
   default:
+    return 8; // the FP6 formats use the low 6 bits of a byte
+  }
+}
+
+uint64_t to_narrow(uint32_t kind, double v, int rnd, int flags) {
+  EncodeOpts o{round_of(rnd), (flags & kCvtSatfinite) != 0,
+               (flags & kCvtRelu) != 0};
+  if (kind == kNarrowTF32) {
     // tf32: an f32 bit pattern whose 13 low fraction bits are zero; NaN is
     // the canonical f32 NaN.
     if (std::isnan(v))
       return 0x7fffffffu;
     return encode_double(kTF32, v, o) << 13;
   }
+  return encode_double(narrow_format(kind), v, o);
 }
 
 void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *hi = x.s(in.a[1]);
-  int flags = int(in.imm);
+  const int flags = int(in.imm);
+  const uint32_t w = narrow_width(in.aux);
+  if (in.flags != 0) { // one packed f16x2 / bf16x2 source
+    const FloatFormat &sf = in.flags == 1 ? kF16 : kBF16;
+    for_lanes(m, [&](uint32_t l) {
+      double vh = decode(sf, hi[l] >> 16 & 0xffff);
+      double vl = decode(sf, hi[l] & 0xffff);
+      d[l] = to_narrow(in.aux, vh, in.n, flags) << w |
+             to_narrow(in.aux, vl, in.n, flags);
+    });
+    return;
+  }
   if (in.a[2] == kNone) {
     for_lanes(m, [&](uint32_t l) {
       d[l] = to_narrow(in.aux, as<float>(hi[l]), in.n, flags);
@@ -306,8 +344,26 @@ void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
   }
   const uint64_t *lo = x.s(in.a[2]);
   for_lanes(m, [&](uint32_t l) {
-    d[l] = (to_narrow(in.aux, as<float>(hi[l]), in.n, flags) << 16) |
+    d[l] = to_narrow(in.aux, as<float>(hi[l]), in.n, flags) << w |
            to_narrow(in.aux, as<float>(lo[l]), in.n, flags);
+  });
+}
+
+// cvt.f16x2.<narrow>x2 / cvt.bf16x2.ue8m0x2: aux = the source element
+// format; flags = 1 for a bf16x2 destination; imm bit2 = .relu. Every
+// narrow value is exact in the destination.
+void exec_cvt_widen(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  const uint32_t w = narrow_width(in.aux);
+  const uint64_t mask = (uint64_t(1) << w) - 1;
+  const FloatFormat &sf = narrow_format(in.aux);
+  const FloatFormat &df = in.flags ? kBF16 : kF16;
+  EncodeOpts o{Round::RN, false, (in.imm & kCvtRelu) != 0};
+  for_lanes(m, [&](uint32_t l) {
+    uint64_t h = encode_double(df, decode(sf, a[l] >> w & mask), o);
+    uint64_t lo = encode_double(df, decode(sf, a[l] & mask), o);
+    d[l] = h << 16 | lo;
   });
 }
 
@@ -487,6 +543,63 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
                 (mods.take("ftz") ? kCvtFtz : 0) |
                 (mods.take("relu") ? kCvtRelu : 0) |
                 (mods.take("satfinite") ? kCvtSatfinite : 0);
+    // The narrow packed types are cvt's own (in written order).
+    static const char *const narrow[] = {"e4m3x2", "e5m2x2", "e2m1x2",
+                                         "e2m3x2", "e3m2x2", "ue8m0x2"};
+    int narrow_dst = -1, narrow_src = -1;
+    for (const auto &md : in.modifiers)
+      for (int k = 0; k < 6; ++k)
+        if (md == narrow[k]) {
+          bool dst_first =
+              narrow_dst < 0 && narrow_src < 0 &&
+              !std::any_of(in.modifiers.begin(),
+                           in.modifiers.begin() + (&md - in.modifiers.data()),
+                           [](const std::string &t) {
+                             return parse_type(t).has_value();
+                           });
+          (dst_first ? narrow_dst : narrow_src) = k;
+          mods.take(md);
+        }
+    if (narrow_dst >= 0 || narrow_src >= 0) {
+      auto other = mods.take_type();
+      if (!c.finish(mods))
+        return true;
+      if (narrow_dst >= 0 && other &&
+          (other->code == Ty::F32 || other->code == Ty::F16X2 ||
+           other->code == Ty::BF16X2)) {
+        bool pair = other->code == Ty::F32;
+        if (!c.expect_operands(pair ? 3 : 2))
+          return true;
+        uint32_t hi = c.src(o[1], *other);
+        uint32_t lo = pair ? c.src(o[2], *other) : kNone;
+        uint32_t d = c.dst(o[0]);
+        Inst &i = c.emit(&exec_cvt_narrow);
+        i.a[0] = d;
+        i.a[1] = hi;
+        i.a[2] = lo;
+        i.aux = kNarrowE4M3 + uint32_t(narrow_dst);
+        i.flags = other->code == Ty::F32 ? 0 : other->code == Ty::F16X2 ? 1 : 2;
+        i.n = uint8_t(rnd);
+        i.imm = flags;
+        return true;
+      }
+      if (narrow_src >= 0 && other &&
+          (other->code == Ty::F16X2 || other->code == Ty::BF16X2)) {
+        if (!c.expect_operands(2))
+          return true;
+        uint32_t s = c.src(o[1], Ty{Ty::B16});
+        uint32_t d = c.dst(o[0]);
+        Inst &i = c.emit(&exec_cvt_widen);
+        i.a[0] = d;
+        i.a[1] = s;
+        i.aux = kNarrowE4M3 + uint32_t(narrow_src);
+        i.flags = other->code == Ty::BF16X2 ? 1 : 0;
+        i.imm = flags;
+        return true;
+      }
+      c.unsupported("conversion type");
+      return true;
+    }
     auto dt = mods.take_type();
     auto st = mods.take_type();
     if (!dt || !st) {

@@ -988,6 +988,196 @@ void half_ops() {
     }
   kref::print_buffer(out);
 }
+
+// ---- narrow_cvt, narrow_cvt_fp6_fp4 ----------------------------------------
+// The FP8/FP6/FP4 formats as tables of their values (decoded by the OCP
+// formula: a zero exponent field is subnormal; e4m3 has no infinity and
+// S.1111.111 is NaN; e5m2 is IEEE-like; FP6/FP4 have neither), rounded by
+// the same table search as cvt_corners. Decisions (docs/engine.md
+// "Conversions"): NaN into e4m3/e5m2 is 0x7f; FP6/FP4 have no NaN, so NaN
+// gives the largest positive value; ue8m0 (2^(E-127), 0xff NaN) rounds the
+// exponent down (.rz) or up (.rp), zero and negative values give 0,
+// overflow 0xff (0xfe with .satfinite).
+struct Mini {
+  int ebits, mbits, bias;
+  u64 nan; // ~0: none (NaN -> the largest positive value)
+  bool has_inf, e4m3;
+};
+ld mini_value(const Mini &f, u64 c) {
+  u64 e = (c >> f.mbits) & ((u64(1) << f.ebits) - 1);
+  u64 m = c & ((u64(1) << f.mbits) - 1);
+  if (f.has_inf && e == (u64(1) << f.ebits) - 1)
+    return m ? NAN : INFINITY;
+  if (f.e4m3 && e == 15 && m == 7)
+    return NAN;
+  if (e == 0)
+    return std::ldexp(ld(m), 1 - f.bias - f.mbits);
+  return std::ldexp(ld(m + (u64(1) << f.mbits)), int(e) - f.bias - f.mbits);
+}
+int mini_width(const Mini &f) { return 1 + f.ebits + f.mbits; }
+Table mini_table(const Mini &f) {
+  Table t = make_table(mini_width(f), 0, 0, 0,
+                       [&](u64 c) { return mini_value(f, c); });
+  // One step past the largest value (the next binade).
+  int top = int(std::ilogb(double(t.vals.back())));
+  t.inf_at = std::ldexp(1.0L, top + 1);
+  t.inf = f.has_inf ? (((u64(1) << f.ebits) - 1) << f.mbits) : t.codes.back();
+  t.nan = f.nan != ~u64(0) ? f.nan : t.codes.back();
+  return t;
+}
+const Mini kMiniE4M3{4, 3, 7, 0x7f, false, true},
+    kMiniE5M2{5, 2, 15, 0x7f, true, false},
+    kMiniE2M1{2, 1, 1, ~u64(0), false, false},
+    kMiniE2M3{2, 3, 1, ~u64(0), false, false},
+    kMiniE3M2{3, 2, 3, ~u64(0), false, false};
+
+const Mini *mini_of(const std::string &p) {
+  for (auto [name, f] : {std::pair{"e4m3", &kMiniE4M3},
+                         {"e5m2", &kMiniE5M2},
+                         {"e2m1", &kMiniE2M1},
+                         {"e2m3", &kMiniE2M3},
+                         {"e3m2", &kMiniE3M2}})
+    if (p.find(name) != std::string::npos)
+      return f;
+  return nullptr;
+}
+
+u64 to_ue8m0(ld v, bool up, bool satfinite) {
+  if (std::isnan(v))
+    return 0xff;
+  if (std::isinf(v))
+    return v > 0 ? (satfinite ? 0xfe : 0xff) : 0;
+  if (v <= 0)
+    return 0;
+  int e = std::ilogb(double(v)); // v is an f32 or bf16 value: exact in double
+  if (up && std::ldexp(1.0L, e) != v)
+    ++e;
+  if (e + 127 < 0)
+    return 0;
+  if (e + 127 > 254)
+    return satfinite ? 0xfe : 0xff;
+  return u64(e + 127);
+}
+
+struct NarrowOp {
+  const char *ptx, *kind, *a, *b;
+};
+const NarrowOp kNarrowSm90[] = {
+    {"cvt.rn.satfinite.e4m3x2.f32", "pair", "x", "x2"},
+    {"cvt.rn.satfinite.relu.e4m3x2.f32", "pair", "x", "x2"},
+    {"cvt.rn.satfinite.e5m2x2.f32", "pair", "x", "x2"},
+    {"cvt.rn.satfinite.relu.e5m2x2.f32", "pair", "x", "x2"},
+    {"cvt.rn.satfinite.e4m3x2.f32", "pair", "ramp", "fine"},
+    {"cvt.rn.satfinite.e5m2x2.f32", "pair", "ramp", "fine"},
+    {"cvt.rn.satfinite.relu.e4m3x2.f32", "pair", "fine", "ramp"},
+    {"cvt.rn.satfinite.e4m3x2.f16x2", "h2", "hp", ""},
+    {"cvt.rn.satfinite.relu.e5m2x2.f16x2", "h2", "hp", ""},
+    {"cvt.rn.f16x2.e4m3x2", "widen", "", ""},
+    {"cvt.rn.relu.f16x2.e4m3x2", "widen", "", ""},
+    {"cvt.rn.f16x2.e5m2x2", "widen", "", ""},
+    {"cvt.rn.relu.f16x2.e5m2x2", "widen", "", ""},
+};
+const NarrowOp kNarrowSm100[] = {
+    {"cvt.rn.satfinite.e2m1x2.f32", "pair8", "x", "x2"},
+    {"cvt.rn.satfinite.e2m1x2.f32", "pair8", "ramp2", "fine2"},
+    {"cvt.rn.satfinite.relu.e2m1x2.f32", "pair8", "fine2", "ramp2"},
+    {"cvt.rn.satfinite.e2m3x2.f32", "pair", "x", "x2"},
+    {"cvt.rn.satfinite.e2m3x2.f32", "pair", "ramp2", "fine2"},
+    {"cvt.rn.satfinite.relu.e2m3x2.f32", "pair", "fine2", "ramp2"},
+    {"cvt.rn.satfinite.e3m2x2.f32", "pair", "x", "x2"},
+    {"cvt.rn.satfinite.e3m2x2.f32", "pair", "ramp", "ramp2"},
+    {"cvt.rn.satfinite.relu.e3m2x2.f32", "pair", "ramp2", "fine"},
+    {"cvt.rz.ue8m0x2.f32", "pair", "x", "x2"},
+    {"cvt.rp.ue8m0x2.f32", "pair", "x", "x2"},
+    {"cvt.rz.satfinite.ue8m0x2.f32", "pair", "x", "x2"},
+    {"cvt.rp.satfinite.ue8m0x2.f32", "pair", "x", "x2"},
+    {"cvt.rz.ue8m0x2.bf16x2", "h2", "bp", ""},
+    {"cvt.rp.satfinite.ue8m0x2.bf16x2", "h2", "bp", ""},
+    {"cvt.rn.f16x2.e2m1x2", "widen8", "", ""},
+    {"cvt.rn.relu.f16x2.e2m1x2", "widen8", "", ""},
+    {"cvt.rn.f16x2.e2m3x2", "widen", "", ""},
+    {"cvt.rn.f16x2.e3m2x2", "widen", "", ""},
+    {"cvt.rn.relu.f16x2.e3m2x2", "widen", "", ""},
+    {"cvt.rn.bf16x2.ue8m0x2", "widen", "", ""},
+};
+
+template <size_t N> void narrow_run(const NarrowOp (&ops)[N]) {
+  std::vector<u64> out;
+  for (int i = 0; i < 64; ++i) {
+    auto f32 = [](uint32_t b) {
+      float f;
+      std::memcpy(&f, &b, 4);
+      return f;
+    };
+    const float x = f32(kCvtF32[i]), x2 = f32(kCvtF32[(i + 1) % 64]);
+    const float ramp = float(i - 32) * 7.25f,
+                fine = float(i - 32) * 0.00048828125f;
+    const float ramp2 = float(i - 32) * 0.25f, fine2 = float(i - 32) * 0.0625f;
+    auto input = [&](const std::string &n) -> float {
+      return n == "x"       ? x
+             : n == "x2"    ? x2
+             : n == "ramp"  ? ramp
+             : n == "fine"  ? fine
+             : n == "ramp2" ? ramp2
+                            : fine2;
+    };
+    for (const NarrowOp &op : ops) {
+      const std::string p = op.ptx, kind = op.kind;
+      Mods m;
+      m.mode = p.find(".rp.") != std::string::npos   ? Mode::RP
+               : p.find(".rz.") != std::string::npos ? Mode::RZ
+                                                     : Mode::RN;
+      m.relu = p.find(".relu") != std::string::npos;
+      m.satfinite = p.find(".satfinite") != std::string::npos;
+      const bool ue = p.find("ue8m0") != std::string::npos;
+      const Mini *mf = mini_of(p);
+      auto narrow = [&](ld v) -> u64 {
+        if (ue)
+          return to_ue8m0(v, m.mode == Mode::RP, m.satfinite);
+        static std::vector<std::pair<const Mini *, Table>> cache;
+        for (auto &[k, t] : cache)
+          if (k == mf)
+            return round_table(t, v, m);
+        cache.emplace_back(mf, mini_table(*mf));
+        return round_table(cache.back().second, v, m);
+      };
+      const int w = mf == &kMiniE2M1 ? 4 : 8;
+      if (kind == "pair" || kind == "pair8") {
+        out.push_back(narrow(input(op.a)) << w | narrow(input(op.b)));
+      } else if (kind == "h2") { // one packed f16x2 / bf16x2 source
+        const bool bfs = p.find("bf16x2") != std::string::npos;
+        u64 hi = bfs ? kCvtBF16[(i + 1) % 64] : kCvtF16[(i + 1) % 64];
+        u64 lo = bfs ? kCvtBF16[i] : kCvtF16[i];
+        auto val = [&](u64 h) {
+          return bfs ? ld(f32(uint32_t(h) << 16)) : f16_value(h);
+        };
+        out.push_back(narrow(val(hi)) << w | narrow(val(lo)));
+      } else { // widen: every byte value, both halves
+        for (int j = 0; j < 4; ++j) {
+          const u64 src = u64(4 * i + j) | u64(255 - 4 * i - j) << 8;
+          const u64 mask = (u64(1) << w) - 1;
+          Mods wm;
+          wm.relu = m.relu;
+          auto widen = [&](u64 c) -> u64 {
+            if (ue) {
+              ld v = c == 0xff ? ld(NAN) : std::ldexp(1.0L, int(c) - 127);
+              return round_table(bf16_table(), v, wm);
+            }
+            const u64 sign = u64(1) << (mini_width(*mf) - 1);
+            ld v = mini_value(*mf, c & (sign - 1));
+            if (c & sign)
+              v = -v;
+            return round_table(f16_table(), v, wm);
+          };
+          out.push_back(widen(src >> w & mask) << 16 | widen(src & mask));
+        }
+      }
+    }
+  }
+  kref::print_buffer(out);
+}
+void narrow_cvt() { narrow_run(kNarrowSm90); }
+void narrow_cvt_fp6_fp4() { narrow_run(kNarrowSm100); }
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1002,6 +1192,10 @@ int main(int argc, char **argv) {
     cvt_corners();
   else if (name == "half_ops")
     half_ops();
+  else if (name == "narrow_cvt")
+    narrow_cvt();
+  else if (name == "narrow_cvt_fp6_fp4")
+    narrow_cvt_fp6_fp4();
   else
     kref::unknown_case(name);
   return 0;
