@@ -141,7 +141,8 @@ void BM_BlockReduce(benchmark::State &state) {
 }
 
 #define MODES                                                                  \
-  ->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond)
+  ->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(                     \
+      benchmark::kMillisecond)
 BENCHMARK(BM_Compute) MODES;
 BENCHMARK(BM_Stream) MODES;
 BENCHMARK(BM_TiledMatmul) MODES;

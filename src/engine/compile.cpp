@@ -162,10 +162,10 @@ namespace {
 // other threads see, and synchronization (docs/engine.md "Schedule").
 bool visible_to_others(const ptx::Instruction &in) {
   static const std::set<std::string, std::less<>> ops{
-      "ld",      "st",         "atom",     "red",      "cp",
-      "mbarrier", "fence",     "membar",   "ldu",      "multimem",
-      "cp.async", "griddepcontrol", "barrier", "bar",  "elect",
-      "vote",    "shfl",       "match",    "redux",    "activemask"};
+      "ld",      "st",        "atom",  "red",      "cp",       "mbarrier",
+      "fence",   "membar",    "ldu",   "multimem", "cp.async", "griddepcontrol",
+      "barrier", "bar",       "elect", "vote",     "shfl",     "match",
+      "redux",   "activemask"};
   if (ops.count(in.opcode) == 0)
     return false;
   for (const auto &m : in.modifiers)

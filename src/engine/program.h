@@ -259,12 +259,12 @@ struct Warp {
   // branches (Brent's cycle detection); a repeated fingerprint at the
   // same progress epoch means the warp loops for ever unless another
   // thread changes something.
-  bool spinning = false;    // a cycle was seen at epoch spin_epoch
+  bool spinning = false; // a cycle was seen at epoch spin_epoch
   uint64_t spin_epoch = ~0ull;
-  uint64_t spin_saved = 0;  // the fingerprint compared against
+  uint64_t spin_saved = 0; // the fingerprint compared against
   uint32_t spin_power = 1, spin_lam = 0, spin_tick = 0;
-  uint32_t spin_pc = 0;     // the backward branch where the cycle closed
-  uint32_t spin_lanes = 0;  // the lanes that took it
+  uint32_t spin_pc = 0;    // the backward branch where the cycle closed
+  uint32_t spin_lanes = 0; // the lanes that took it
 };
 
 enum class FaultKind : uint8_t {

@@ -112,51 +112,50 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
 // A note on one blocked path of warp `w` of CTA `c` (CTAs other than `c0`
 // are named).
 Diagnostic Worker::path_note(const Cta &c0, Cta &c, Warp &w, const Path &p) {
-    Diagnostic n;
-    n.severity = Severity::Note;
-    n.loc = P.locs[p.pc];
-    std::string why;
-    if (p.state == PathState::BlockedCta)
-      why = fmt::format("waits here at barrier {} ('{}')",
-                        c.bars.unit->waiting_on(w.index).value_or(0),
-                        P.code_text[p.pc]);
-    else if (p.state == PathState::WaitBarrier)
-      why = fmt::format(
-          "waits here at barrier {} ('{}') for lanes {:#010x} of its warp "
-          "(a warp arrives once all its non-exited threads are at a "
-          "barrier instruction for that barrier)",
-          path_barrier(w, p).value_or(0), P.code_text[p.pc],
-          (w.valid & ~w.exited) & ~p.mask);
-    else if (p.state == PathState::WaitWarp &&
-             P.code[p.pc].kind == Kind::WarpSyncMember) {
-      const Inst &in = P.code[p.pc];
-      uint32_t mem = uint32_t(
-          w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
-      uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
-      uint32_t gone = missing & w.exited;
-      why = fmt::format("waits in '{}' for member lanes {:#010x} of "
-                        "membermask {:#010x}",
-                        P.code_text[p.pc], missing, mem);
-      if (gone)
-        why += fmt::format("; lanes {:#010x} have exited", gone);
-      if (missing & ~gone)
-        why += fmt::format("; lanes {:#010x} are elsewhere (below)",
-                           missing & ~gone);
-    } else if (p.state == PathState::WaitWarp)
-      why = "waits for the other lanes of its member mask to converge";
-    else if (p.state == PathState::BlockedMbar) {
-      why = describe_mbar_wait(P, c, p);
-      n.loc = P.locs[p.wait_pc];
-    } else if (p.state == PathState::BlockedCluster && c.cluster)
-      why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
-                        "live threads of the cluster arrived)",
-                        c.cluster->phase, c.cluster->arrived,
-                        c.cluster->live);
-    else
-      why = "is blocked";
-    n.message = fmt::format("{}warp {} lanes {:#010x} {}",
-                            &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
-                            w.index, p.mask, why);
+  Diagnostic n;
+  n.severity = Severity::Note;
+  n.loc = P.locs[p.pc];
+  std::string why;
+  if (p.state == PathState::BlockedCta)
+    why = fmt::format("waits here at barrier {} ('{}')",
+                      c.bars.unit->waiting_on(w.index).value_or(0),
+                      P.code_text[p.pc]);
+  else if (p.state == PathState::WaitBarrier)
+    why = fmt::format(
+        "waits here at barrier {} ('{}') for lanes {:#010x} of its warp "
+        "(a warp arrives once all its non-exited threads are at a "
+        "barrier instruction for that barrier)",
+        path_barrier(w, p).value_or(0), P.code_text[p.pc],
+        (w.valid & ~w.exited) & ~p.mask);
+  else if (p.state == PathState::WaitWarp &&
+           P.code[p.pc].kind == Kind::WarpSyncMember) {
+    const Inst &in = P.code[p.pc];
+    uint32_t mem = uint32_t(
+        w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
+    uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
+    uint32_t gone = missing & w.exited;
+    why = fmt::format("waits in '{}' for member lanes {:#010x} of "
+                      "membermask {:#010x}",
+                      P.code_text[p.pc], missing, mem);
+    if (gone)
+      why += fmt::format("; lanes {:#010x} have exited", gone);
+    if (missing & ~gone)
+      why += fmt::format("; lanes {:#010x} are elsewhere (below)",
+                         missing & ~gone);
+  } else if (p.state == PathState::WaitWarp)
+    why = "waits for the other lanes of its member mask to converge";
+  else if (p.state == PathState::BlockedMbar) {
+    why = describe_mbar_wait(P, c, p);
+    n.loc = P.locs[p.wait_pc];
+  } else if (p.state == PathState::BlockedCluster && c.cluster)
+    why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
+                      "live threads of the cluster arrived)",
+                      c.cluster->phase, c.cluster->arrived, c.cluster->live);
+  else
+    why = "is blocked";
+  n.message = fmt::format("{}warp {} lanes {:#010x} {}",
+                          &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
+                          w.index, p.mask, why);
   return n;
 }
 

@@ -303,9 +303,9 @@ bool Worker::pick_in_order(Cta *&cta, Warp *&warp, bool with_delayed) {
   return false;
 }
 
-// ---- Spinning ----------------------------------------------------------------
-// The progress epoch: this worker's progress counter plus what the other
-// workers published.
+// ---- Spinning
+// ---------------------------------------------------------------- The progress
+// epoch: this worker's progress counter plus what the other workers published.
 uint64_t Worker::epoch() const {
   uint64_t e = x.progress;
   for (unsigned i = 0; i < S.nworkers; ++i)
@@ -490,8 +490,7 @@ void Worker::run() {
       while (admit()) {
       }
     if (resident.empty() || since_admit >= kAdmitSteps ||
-        (random && resident.size() < kRandomResident &&
-         rng.next() % 16 == 0)) {
+        (random && resident.size() < kRandomResident && rng.next() % 16 == 0)) {
       if (!admit() && resident.empty())
         break;
     }
@@ -683,8 +682,7 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
   threads = unsigned(std::min<uint64_t>(threads, S.nunits));
   S.nworkers = std::max(1u, threads);
   if (S.nworkers > 1)
-    S.published =
-        std::make_unique<LaunchState::Published[]>(S.nworkers);
+    S.published = std::make_unique<LaunchState::Published[]>(S.nworkers);
   if (threads <= 1) {
     Worker w(S, 0);
     w.run();

@@ -70,7 +70,7 @@ struct LaunchState {
   std::vector<Diagnostic> warnings; // --warn-only and warning diagnostics
   std::set<std::pair<uint32_t, std::string>> warned; // (pc, kind) reported
   std::chrono::steady_clock::time_point start;
-  bool cooperative = false;         // admit every unit up front (grid.sync)
+  bool cooperative = false; // admit every unit up front (grid.sync)
   // Spin detection across host threads (scheduler.cpp "Spinning"): each
   // worker publishes its progress counter after every turn, and the
   // progress epoch at which all of its warps are blocked or spinning
@@ -145,8 +145,8 @@ private:
   SplitMix64 rng;
   unsigned me = 0; // this worker's index
   bool random = false;
-  bool reverse = false;       // Schedule::Kind::Reverse
-  uint32_t delayed = kNone;   // Schedule::Kind::Delay: the delayed warp
+  bool reverse = false;     // Schedule::Kind::Reverse
+  uint32_t delayed = kNone; // Schedule::Kind::Delay: the delayed warp
   PathPolicy policy;
   // Random schedule: the resident warps, rebuilt after admit / retire.
   std::vector<std::pair<Cta *, Warp *>> flat;

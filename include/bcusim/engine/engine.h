@@ -86,8 +86,8 @@ struct Schedule {
     Random,     // "random:SEED": warps, paths and admissions drawn at random,
                 // turns end early before memory and sync instructions
   } kind = Kind::RoundRobin;
-  uint64_t seed = 0;  // Random
-  uint32_t warp = 0;  // Delay: the delayed warp index (0..31)
+  uint64_t seed = 0; // Random
+  uint32_t warp = 0; // Delay: the delayed warp index (0..31)
   // Parses "rr" / "round-robin" / "default" / "reverse" / "delay:W" /
   // "random:SEED"; nullopt on bad input.
   static std::optional<Schedule> parse(std::string_view text);

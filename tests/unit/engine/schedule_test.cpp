@@ -88,10 +88,9 @@ TEST(Schedule, ExplorationStartsWithTheGivenOneAndNeverRepeats) {
   std::vector<std::string> names;
   for (const auto &s : list)
     names.push_back(s.str());
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"rr", "reverse", "random:1", "delay:0",
-                                      "random:2", "delay:1", "random:3",
-                                      "random:4"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"rr", "reverse", "random:1",
+                                             "delay:0", "random:2", "delay:1",
+                                             "random:3", "random:4"}));
   auto from_random = Schedule::exploration(3, *Schedule::parse("random:1"), 4);
   ASSERT_EQ(from_random.size(), 3u);
   EXPECT_EQ(from_random[0].str(), "random:1");
