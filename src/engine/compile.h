@@ -147,7 +147,7 @@ bool compile_control(Compiler &c, const ptx::Instruction &in);
 bool compile_warp(Compiler &c, const ptx::Instruction &in);
 bool compile_special(Compiler &c, const ptx::Instruction &in);
 bool compile_sync(Compiler &c, const ptx::Instruction &in);
-// Issue 6: barrier.cluster, mapa, getctarank, griddepcontrol
+// barrier.cluster, mapa, getctarank, griddepcontrol
 // (exec_cluster.cpp); runs before compile_sync.
 bool compile_cluster(Compiler &c, const ptx::Instruction &in);
 bool compile_mbarrier(Compiler &c, const ptx::Instruction &in); // mbarrier.*

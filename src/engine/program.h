@@ -301,7 +301,7 @@ struct Launch {
   uint32_t shared_bytes = 0; // per CTA, static + dynamic
   uint32_t dyn_shared = 0;
   std::string kernel_name;
-  // Issue 6 (docs/clusters.md): the cooperative-groups grid workspace read
+  // The cooperative-groups grid workspace (docs/clusters.md) read
   // through %envreg1 (high half) / %envreg2 (low half); 0 = none.
   uint64_t grid_workspace = 0;
   // The launch has a prerequisite grid (programmatic dependent launch).
@@ -327,7 +327,7 @@ struct Cta {
   // cluster placement
   Dim3 cluster_id, cluster_ctaid;
   uint32_t cluster_rank = 0;
-  // Issue 6: the cluster this CTA belongs to (every CTA is in one; without
+  // The cluster this CTA belongs to (every CTA is in one; without
   // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
   ClusterState *cluster = nullptr;
   MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
@@ -397,7 +397,7 @@ struct Exec {
   uint8_t *translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                      uint32_t lane);
   uint8_t *global_slow(uint64_t addr, uint32_t size, bool write, uint32_t lane);
-  // .shared::cluster addresses of peer CTAs (exec_memory.cpp, issue 6).
+  // .shared::cluster addresses of peer CTAs (exec_memory.cpp).
   uint8_t *shared_cluster(uint64_t addr, uint32_t size, bool write,
                           uint32_t lane);
   inline uint8_t *global(uint64_t addr, uint32_t size, bool write,
