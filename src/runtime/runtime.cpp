@@ -172,7 +172,18 @@ int Runtime::add_fatbin(const void *fatbin) {
     std::fputs(fmt::format("bcusim: error: {}\n", err).c_str(), stderr);
     return -1;
   }
-  return add_ptx(fmt::format("fatbin{}.ptx", modules_.size()), std::move(*ptx));
+  // Diagnostics name the PTX after the program: "prog.ptx", "prog.1.ptx".
+  std::string exe = "program";
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n > 0) {
+    exe.assign(self, size_t(n));
+    exe = exe.substr(exe.rfind('/') + 1);
+  }
+  return add_ptx(modules_.empty()
+                     ? exe + ".ptx"
+                     : fmt::format("{}.{}.ptx", exe, modules_.size()),
+                 std::move(*ptx));
 }
 
 int Runtime::add_ptx(std::string name, std::string ptx) {
@@ -385,7 +396,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
       ++stats_.errors;
     else
       ++stats_.warnings;
-    if (checker_) {
+    if (checker_ && r.status != engine::RunStatus::BadLaunch) {
       check::Finding f;
       f.kind = r.status == engine::RunStatus::Deadlock
                    ? check::FindingKind::Deadlock
@@ -689,9 +700,12 @@ std::string Runtime::summary() const {
     std::string c = checker_->summary();
     if (c.rfind("bcusim: ", 0) == 0)
       c = c.substr(8);
-    auto in = c.rfind(" in ");
-    if (in != std::string::npos && c.find("launch", in) != std::string::npos)
-      c = c.substr(0, in);
+    // The checker counts the launches it observed; the runtime's count is
+    // above.
+    auto in = c.find(" in ");
+    auto colon = in == std::string::npos ? in : c.find(':', in);
+    if (colon != std::string::npos)
+      c.erase(in, colon - in);
     s += "; " + c;
   } else {
     s +=
