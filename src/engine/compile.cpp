@@ -560,6 +560,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     case ptx::Space::Const: {
       uint64_t off = align_up(prog.const_image.size(), align);
       prog.const_image.resize(off + size, 0);
+      prog.const_vars.push_back({v.name, off, size, off});
       s.where = Sym::Where::Const;
       s.addr = off;
       inits.push_back({&v, off | (1ull << 63)});

@@ -216,6 +216,32 @@ std::optional<Device::AllocationInfo> Device::allocation(DevicePtr addr) const {
 }
 bool Device::free(DevicePtr p) { return memory_->free(p); }
 
+void Device::map_module(const Module &module) {
+  memory_->map_program(module.program());
+}
+
+bool Device::map_host(void *host, uint64_t bytes, std::string name) {
+  return memory_->map_host(static_cast<uint8_t *>(host), bytes,
+                           std::move(name));
+}
+
+bool Device::unmap_host(void *host) {
+  return memory_->unmap_host(reinterpret_cast<uint64_t>(host));
+}
+
+bool Device::is_device_address(DevicePtr addr) {
+  // Module variables from kModuleGlobalBase, allocations from
+  // kUserGlobalBase; 8 TiB of room above it.
+  return addr >= kModuleGlobalBase && addr < kUserGlobalBase + (1ull << 43);
+}
+
+uint8_t *Device::data(DevicePtr p, uint64_t bytes) {
+  const Allocation *a = memory_->find(p);
+  if (!a || bytes > a->size - (p - a->base))
+    return nullptr;
+  return a->data + (p - a->base);
+}
+
 bool Device::write(DevicePtr dst, const void *src, uint64_t bytes) {
   const Allocation *a = memory_->find(dst);
   if (!a || bytes > a->size - (dst - a->base))

@@ -184,6 +184,7 @@ struct Program {
   std::vector<GlobalVar> global_vars;
   uint64_t global_base = 0;
   std::vector<uint8_t> const_image;
+  std::vector<GlobalVar> const_vars; // addr = offset in const_image
 
   uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
   // Declared (non-extern) .shared variables, for naming addresses in
@@ -447,12 +448,16 @@ struct Allocation {
   std::unique_ptr<uint8_t[]> owned;
   std::string name;        // module variables, named allocations
   bool module_var = false; // a module .global variable
+  bool host = false;       // host memory mapped at its own address
 };
 
 class GlobalMemory {
 public:
   uint64_t alloc(uint64_t bytes, std::string name = {});
   bool free(uint64_t base);
+  // Host memory at its own address (Device::map_host); false on overlap.
+  bool map_host(uint8_t *host, uint64_t bytes, std::string name);
+  bool unmap_host(uint64_t base);
   const Allocation *find(uint64_t addr) const;
   // Registers a module's .global variables (once per program).
   void map_program(Program &prog);
