@@ -139,9 +139,8 @@ Runtime::Runtime(RunOptions options)
     checker_ = std::make_unique<check::Checker>(checks);
   auto s = engine::Schedule::parse(opts_.schedule);
   if (!s) {
-    std::fputs(fmt::format("bcusim: error: --schedule: '{}' is not rr or "
-                           "random:SEED\n",
-                           opts_.schedule)
+    std::fputs(fmt::format("bcusim: error: --schedule: '{}' is not {}\n",
+                           opts_.schedule, engine::Schedule::kForms)
                    .c_str(),
                stderr);
     options_ok_ = false;

@@ -91,6 +91,9 @@ struct Schedule {
   // Parses "rr" / "round-robin" / "default" / "reverse" / "delay:W" /
   // "random:SEED"; nullopt on bad input.
   static std::optional<Schedule> parse(std::string_view text);
+  // The accepted forms, for messages.
+  static constexpr const char *kForms =
+      "rr, reverse, delay:W (W < 32) or random:SEED";
   // The text that parse() turns back into this schedule ("rr", "delay:3").
   std::string str() const;
   // The schedules of an exploration of `n` runs (docs/checker.md "Schedule
