@@ -8,7 +8,8 @@ JOBS       ?= $(shell nproc)
 CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
 DEB_PACKAGES := cmake g++ make python3 libfmt-dev libcli11-dev nlohmann-json3-dev \
-                libgtest-dev libgmock-dev googletest libbenchmark-dev ninja-build ccache
+                libgtest-dev libgmock-dev googletest libbenchmark-dev ninja-build ccache \
+                libzstd-dev liblz4-dev
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 
 .PHONY: all deps build run test asan bench fuzz rebase format clean

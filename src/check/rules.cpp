@@ -47,12 +47,42 @@ void barrier_complete(LaunchSt &L, CtaSt &c, const SyncEvent &e, BarrierSt &b) {
   const bool all_threads = e.count == 0;
   if (!all_threads || !L.checks.sync)
     return;
+  Severity sev = L.checks.explicit_list ? Severity::Error : Severity::Warning;
+  // PTX: the .aligned forms (bar.sync = barrier.sync.aligned, which
+  // __syncthreads() compiles to) must be executed by every thread at the
+  // same instruction; the non-aligned barrier.sync (thread_block::sync())
+  // may be reached at different instructions.
+  auto aligned = [&](uint32_t pc) {
+    std::string_view t = L.view ? L.view->text(pc) : "";
+    return t.starts_with("bar.") || t.find(".aligned") != t.npos;
+  };
+  if (b.other_pc != ~0u && (aligned(b.other_pc) || aligned(b.first_pc))) {
+    // One phase, two instructions, one of them .aligned: `if (c)
+    // __syncthreads(); else __syncthreads();`.
+    std::string t1 = L.view ? std::string(L.view->text(b.first_pc)) : "";
+    std::string t2 = L.view ? std::string(L.view->text(b.other_pc)) : "";
+    std::vector<Diagnostic> notes;
+    if (L.view)
+      notes.push_back(note(L.view->ptx_loc(b.first_pc),
+                           fmt::format("warp {} arrives here", b.first_warp)));
+    L.findings->at(
+        L, FindingKind::BarrierDivergence, sev, b.other_pc,
+        L.tid_of(c.linear, b.other_warp, 0),
+        fmt::format("barrier divergence: barrier {} (all threads of the CTA) "
+                    "completes with threads waiting at different "
+                    "instructions: warp {} at this '{}', warp {} at another "
+                    "'{}' (below); CUDA requires every thread of the block "
+                    "to reach the same __syncthreads(); sm_70+ hardware "
+                    "counts arrivals per barrier, not per instruction, so "
+                    "the phase completes there",
+                    e.barrier, b.other_warp, t2, b.first_warp, t1),
+        std::move(notes), "divergence");
+  }
   uint32_t any = 0;
   for (uint32_t w : c.exited)
     any |= w;
   if (!any && !b.partial_lanes)
     return;
-  Severity sev = L.checks.explicit_list ? Severity::Error : Severity::Warning;
   const uint32_t pc = b.first_pc;
   std::string text = L.view ? std::string(L.view->text(pc)) : "";
   std::vector<Diagnostic> notes;
@@ -190,7 +220,12 @@ void rules_sync(LaunchSt &L, const SyncEvent &e) {
     BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
     if (!b.acc_warps) {
       b.first_pc = e.pc;
+      b.first_warp = e.warp;
       b.partial_lanes = 0;
+      b.other_pc = ~0u;
+    } else if (e.pc != b.first_pc && b.other_pc == ~0u) {
+      b.other_pc = e.pc;
+      b.other_warp = e.warp;
     }
     b.acc_warps |= 1u << e.warp;
     uint32_t live = c.valid[e.warp] & ~c.exited[e.warp];

@@ -72,6 +72,8 @@ struct BarrierSt {
   uint32_t last_warps = 0; // warps of the last completed phase
   uint32_t first_pc = ~0u; // the first arrival's instruction this phase
   uint32_t partial_lanes = 0, partial_warp = 0, partial_pc = ~0u;
+  // An arrival at another instruction than first_pc in the same phase.
+  uint32_t other_pc = ~0u, other_warp = 0, first_warp = 0;
   uint64_t completions = 0;
 };
 

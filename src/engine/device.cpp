@@ -216,6 +216,32 @@ std::optional<Device::AllocationInfo> Device::allocation(DevicePtr addr) const {
 }
 bool Device::free(DevicePtr p) { return memory_->free(p); }
 
+void Device::map_module(const Module &module) {
+  memory_->map_program(module.program());
+}
+
+bool Device::map_host(void *host, uint64_t bytes, std::string name) {
+  return memory_->map_host(static_cast<uint8_t *>(host), bytes,
+                           std::move(name));
+}
+
+bool Device::unmap_host(void *host) {
+  return memory_->unmap_host(reinterpret_cast<uint64_t>(host));
+}
+
+bool Device::is_device_address(DevicePtr addr) {
+  // Module variables from kModuleGlobalBase, allocations from
+  // kUserGlobalBase; 8 TiB of room above it.
+  return addr >= kModuleGlobalBase && addr < kUserGlobalBase + (1ull << 43);
+}
+
+uint8_t *Device::data(DevicePtr p, uint64_t bytes) {
+  const Allocation *a = memory_->find(p);
+  if (!a || bytes > a->size - (p - a->base))
+    return nullptr;
+  return a->data + (p - a->base);
+}
+
 bool Device::write(DevicePtr dst, const void *src, uint64_t bytes) {
   const Allocation *a = memory_->find(dst);
   if (!a || bytes > a->size - (dst - a->base))
@@ -253,6 +279,10 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
       k = &f;
   if (!k)
     return fail({}, fmt::format("no kernel named '{}' in the module", kernel));
+  if (!k->blocked_by.empty()) {
+    bad.diagnostics = k->blocked_by;
+    return bad;
+  }
   const ptx::Function &fa = *k->ast;
   const Dim3 &b = config.block, &g = config.grid;
   if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
@@ -333,6 +363,13 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
         fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
                     "dynamic); at most 232448 are available",
                     shared, P.static_shared, config.shared_bytes));
+  if (P.uses_reserved_smem) {
+    // The reserved region follows the CTA's static and dynamic shared
+    // memory (docs/engine.md "Special registers").
+    L.reserved_smem_off = uint32_t((shared + 15) / 16 * 16);
+    L.reserved_smem = kReservedSmemBytes;
+    shared = uint64_t(L.reserved_smem_off) + kReservedSmemBytes;
+  }
   L.shared_bytes = uint32_t(shared);
   // Kernel parameters.
   if (args.size() != k->param_size.size())

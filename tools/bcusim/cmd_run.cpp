@@ -28,6 +28,7 @@
 #include "bcusim/check/checker.h"
 #include "bcusim/engine/args.h"
 #include "bcusim/engine/engine.h"
+#include "bcusim/runtime/options.h"
 #include "commands.h"
 
 namespace bcusim::cli {
@@ -37,18 +38,13 @@ namespace {
 // The per-launch options as CLI11 collects them (every occurrence, in
 // order); the callback splits them into launches at each `--then` using
 // the parse order.
-struct RunOptions {
+struct RunOptions : runtime::RunOptions {
   std::vector<std::string> files;
   std::vector<std::string> kernels;
   std::vector<std::string> grids, blocks, clusters;
   std::vector<uint64_t> shared_bytes;
   std::vector<std::string> args;
   std::vector<std::string> dumps;
-  uint64_t max_steps = 0;
-  std::string schedule = "rr";
-  double time_limit = 60;
-  unsigned threads = 1;
-  bool verbose = false;
   struct Launch {
     std::vector<std::string> files, kernels, grids, blocks, clusters;
     std::vector<uint64_t> shared_bytes;
@@ -56,10 +52,6 @@ struct RunOptions {
     bool pdl = false;
   };
   std::vector<Launch> launches;
-  bool warn_only = false;
-  std::string check;  // --check LIST (empty: the default)
-  std::string report; // --report FILE.json
-  unsigned explore = 0;
 };
 
 void usage_error(const std::string &msg) {
@@ -472,10 +464,8 @@ int run_command(const RunOptions &o) {
   }
   auto sched = Schedule::parse(o.schedule);
   if (!sched) {
-    usage_error(
-        fmt::format("--schedule: '{}' is not rr, reverse, delay:W (W < 32) "
-                    "or random:SEED",
-                    o.schedule));
+    usage_error(fmt::format("--schedule: '{}' is not {}", o.schedule,
+                            Schedule::kForms));
     return 2;
   }
   // Arguments. Every `-a TYPE:VALUE` / `-a TYPE[N]...` gets the next
@@ -670,30 +660,8 @@ void add_run_command(CLI::App &app, Context &ctx) {
          "--dump", o->dumps,
          "after the run, print buffer argument I (or write its bytes to FILE)")
       ->allow_extra_args(false);
-  run->add_option("--max-steps", o->max_steps,
-                  "stop after N warp-instructions per launch (0: no limit)");
-  run->add_option("--schedule", o->schedule,
-                  "rr (default), reverse, delay:W (warp W last) or "
-                  "random:SEED (docs/engine.md \"Schedule\")");
-  run->add_option("--time-limit", o->time_limit,
-                  "wall-clock limit per launch in seconds (default 60; 0: "
-                  "none)");
-  run->add_option("--threads", o->threads,
-                  "host threads running CTAs in parallel (default 1: "
-                  "deterministic; 0: all cores)");
-  run->add_flag("--verbose", o->verbose,
-                "also print notes that do not fail the run");
-  run->add_option("--check", o->check,
-                  "checks: all, none, or a comma list of race, sync, init "
-                  "(default: sync; docs/checker.md)");
-  run->add_option("--report", o->report,
-                  "write every diagnostic and finding as JSON to FILE");
-  run->add_option("--explore", o->explore,
-                  "run the launches under N schedules and report hazards "
-                  "and results that differ (docs/checker.md)");
-  run->add_flag("--warn-only", o->warn_only,
-                "report barrier misuse the barrier unit survives as warnings "
-                "and keep running (docs/barriers.md)");
+  // --check, --schedule, --threads, ...: shared with `bcusim exec`.
+  runtime::add_run_options(*run, *o);
   run->callback([o, &ctx, run, file_opt, k_opt, g_opt, b_opt, c_opt, s_opt,
                  a_opt, then_opt, pdl_opt] {
     o->launches.assign(1, {});

@@ -91,6 +91,9 @@ struct Schedule {
   // Parses "rr" / "round-robin" / "default" / "reverse" / "delay:W" /
   // "random:SEED"; nullopt on bad input.
   static std::optional<Schedule> parse(std::string_view text);
+  // The accepted forms, for messages.
+  static constexpr const char *kForms =
+      "rr, reverse, delay:W (W < 32) or random:SEED";
   // The text that parse() turns back into this schedule ("rr", "delay:3").
   std::string str() const;
   // The schedules of an exploration of `n` runs (docs/checker.md "Schedule
@@ -164,7 +167,10 @@ class GlobalMemory;
 } // namespace detail
 
 // A parsed and compiled PTX module. Compilation checks every instruction
-// (unsupported ones are reported with their location) before anything runs.
+// before anything runs; a module loads when it parses, and a kernel that
+// uses something unsupported (itself or through a function it calls) is
+// refused at launch with those errors and their locations, while the other
+// kernels run (kernel_errors).
 // Module-scope .global/.const variables live in the module (like a CUmodule)
 // at fixed device addresses; kernels may modify .global variables.
 class Module {
@@ -179,6 +185,10 @@ public:
   ~Module();
 
   std::vector<std::string> kernel_names() const;
+  // Why a kernel cannot run, each error at its location (an unsupported
+  // instruction of the kernel or of a function it calls, a call to an
+  // undefined function, recursion); empty when it can run or does not exist.
+  std::vector<Diagnostic> kernel_errors(const std::string &kernel) const;
   // The CUDA source position (.loc, observer.h CudaLoc) of the instruction
   // at a PTX location of this module; invalid when there is none.
   CudaLoc cuda_loc(const SourceLoc &ptx) const;
@@ -187,6 +197,30 @@ public:
   kernel_param_sizes(const std::string &kernel) const;
   const ptx::Module &ast() const;
   detail::Program &program() const { return *program_; }
+
+  // A module-scope variable by its PTX name: .global variables have a device
+  // address (valid on a Device after Device::map_module or a launch);
+  // .const variables an offset in the module's constant bank.
+  struct Symbol {
+    bool is_const = false;
+    uint64_t addr = 0;
+    uint64_t size = 0;
+  };
+  std::optional<Symbol> symbol(const std::string &name) const;
+  // Copies into / out of the constant bank (between launches); false when
+  // the range is outside it.
+  bool write_const(uint64_t offset, const void *src, uint64_t bytes);
+  bool read_const(uint64_t offset, void *dst, uint64_t bytes) const;
+  // What a host runtime reports about a kernel (cudaFuncGetAttributes).
+  struct KernelInfo {
+    uint32_t static_shared = 0; // bytes of declared .shared in the module
+    uint32_t local_bytes = 0;   // per-thread local memory
+    uint32_t param_bytes = 0;
+    uint32_t max_threads = 1024; // .maxntid / .reqntid, else 1024
+    Dim3 reqntid{0, 0, 0};       // 0,0,0: none
+    Dim3 cluster{0, 0, 0};       // .reqnctapercluster; 0,0,0: none
+  };
+  std::optional<KernelInfo> kernel_info(const std::string &kernel) const;
 
 private:
   Module();
@@ -214,6 +248,20 @@ public:
     std::string name; // empty when unnamed
   };
   std::optional<AllocationInfo> allocation(DevicePtr addr) const;
+  // Makes a module's .global variables addressable on this device now
+  // (a launch does it too).
+  void map_module(const Module &module);
+  // Host memory that kernels may access at its own address (managed and
+  // mapped host memory: one pointer valid on both sides). False when the
+  // range overlaps device memory or is not outside the engine's windows.
+  bool map_host(void *host, uint64_t bytes, std::string name = {});
+  bool unmap_host(void *host);
+  // Whether addr lies in the ranges where device memory and module
+  // variables are placed (host addresses never do).
+  static bool is_device_address(DevicePtr addr);
+  // The bytes behind [p, p + bytes) when the range lies inside one
+  // allocation; nullptr otherwise. Valid until the allocation is freed.
+  uint8_t *data(DevicePtr p, uint64_t bytes);
   // Host <-> device copies; false when the range is not inside one allocation.
   bool write(DevicePtr dst, const void *src, uint64_t bytes);
   bool read(DevicePtr src, void *dst, uint64_t bytes) const;
