@@ -53,13 +53,24 @@ bool parse_el(const std::string &s, El &e) {
   return false;
 }
 
+// Every f16 value, decoded once (matrix operands are read many times).
+const float *f16_values() {
+  static const std::vector<float> t = [] {
+    std::vector<float> v(65536);
+    for (uint32_t h = 0; h < 65536; ++h)
+      v[h] = float(decode(kF16, h));
+    return v;
+  }();
+  return t.data();
+}
+
 // An element's value: floating-point types as double, integers exactly.
 double el_value(El e, uint64_t bits) {
   switch (e) {
   case El::F16:
-    return decode(kF16, bits & 0xffff);
+    return f16_values()[bits & 0xffff];
   case El::BF16:
-    return decode(kBF16, bits & 0xffff);
+    return std::bit_cast<float>(uint32_t(bits & 0xffff) << 16);
   case El::TF32: // the 13 low fraction bits are not part of a tf32 operand
     return std::bit_cast<float>(uint32_t(bits) & 0xffffe000u);
   case El::F32:
@@ -147,10 +158,10 @@ void multiply(MmaShape s, El ab, El cd_in, El cd_out, Round rnd, bool satf,
         acc += a[i * s.k + q] * b[q * s.n + j];
       if (cd_out == El::F16) {
         d[i * s.n + j] = encode_double(kF16, acc, {Round::RN, satf, false});
-      } else {
-        d[i * s.n + j] = encode_double(kF32, acc, {Round::RN, false, false});
-        if (std::isnan(acc))
-          d[i * s.n + j] = 0x7fffffffu;
+      } else if (std::isnan(acc)) {
+        d[i * s.n + j] = 0x7fffffffu;
+      } else { // the host converts to nearest even (its default mode)
+        d[i * s.n + j] = std::bit_cast<uint32_t>(float(acc));
       }
       (void)cd_in;
     }
@@ -319,11 +330,11 @@ void exec_mma(Exec &x, const Inst &in, uint32_t m) {
   if (!whole_warp(x, m))
     return;
   Desc d = desc_of(x, in);
-  std::vector<double> a, b, c;
+  thread_local std::vector<double> a, b, c;
+  thread_local std::vector<uint64_t> out;
   gather(x, d, kA, a);
   gather(x, d, kB, b);
   gather(x, d, kC, c);
-  std::vector<uint64_t> out;
   multiply({d.m, d.n, d.k}, d.a, d.c, d.d, Round(d.layout >> 8),
            d.flags & kSatfinite, a, b, c, out);
   scatter(x, d, out);
