@@ -177,7 +177,10 @@ bool visible_to_others(const ptx::Instruction &in) {
       "fence",   "membar",    "ldu",   "multimem", "cp.async", "griddepcontrol",
       "barrier", "bar",       "elect", "vote",     "shfl",     "match",
       "redux",   "activemask"};
-  if (ops.count(in.opcode) == 0)
+  // Matrix loads and stores (exec_mma.cpp).
+  static const std::set<std::string, std::less<>> matrix{"wmma", "ldmatrix",
+                                                         "stmatrix"};
+  if (ops.count(in.opcode) == 0 && matrix.count(in.opcode) == 0)
     return false;
   for (const auto &m : in.modifiers)
     if (m == "param" || m == "const" || m == "local")
