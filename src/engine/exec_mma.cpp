@@ -21,7 +21,11 @@ namespace bcusim::engine::detail {
 namespace {
 
 // Element types of matrix operands.
-enum class El : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32 };
+enum class El : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32, S4, U4, B1 };
+bool is_int(El e) {
+  return e == El::S8 || e == El::U8 || e == El::S4 || e == El::U4 ||
+         e == El::B1;
+}
 
 uint32_t el_bits(El e) {
   switch (e) {
@@ -31,6 +35,11 @@ uint32_t el_bits(El e) {
   case El::S8:
   case El::U8:
     return 8;
+  case El::S4:
+  case El::U4:
+    return 4;
+  case El::B1:
+    return 1;
   case El::F64:
     return 64;
   default:
@@ -44,7 +53,8 @@ bool parse_el(const std::string &s, El &e) {
   static const std::pair<const char *, El> t[] = {
       {"f16", El::F16}, {"bf16", El::BF16}, {"tf32", El::TF32},
       {"f32", El::F32}, {"f64", El::F64},   {"s8", El::S8},
-      {"u8", El::U8},   {"s32", El::S32}};
+      {"u8", El::U8},   {"s32", El::S32},   {"s4", El::S4},
+      {"u4", El::U4},   {"b1", El::B1}};
   for (auto &[n, v] : t)
     if (s == n) {
       e = v;
@@ -81,6 +91,12 @@ double el_value(El e, uint64_t bits) {
     return int8_t(bits);
   case El::U8:
     return uint8_t(bits);
+  case El::S4:
+    return int(bits & 0xf) - ((bits & 8) ? 16 : 0);
+  case El::U4:
+    return double(bits & 0xf);
+  case El::B1:
+    return double(bits & 1);
   default:
     return int32_t(bits);
   }
@@ -124,17 +140,27 @@ struct MmaShape {
 
 enum : uint8_t { kSatfinite = 1 };
 
-void multiply(MmaShape s, El ab, El cd_in, El cd_out, Round rnd, bool satf,
+// b1: the "product" is a_ik AND / XOR b_kj (.and.popc / .xor.popc), so the
+// sum counts the bits: d = c + popc(row op column).
+enum : uint8_t { kBitAnd = 2, kBitXor = 4 };
+
+void multiply(MmaShape s, El ab, El cd_in, El cd_out, Round rnd, uint32_t flags,
               const std::vector<double> &a, const std::vector<double> &b,
               const std::vector<double> &c, std::vector<uint64_t> &d) {
   d.assign(size_t(s.m) * s.n, 0);
   for (uint32_t i = 0; i < s.m; ++i)
     for (uint32_t j = 0; j < s.n; ++j) {
       double cv = c[i * s.n + j];
-      if (ab == El::S8 || ab == El::U8) {
+      const bool satf = flags & kSatfinite;
+      if (is_int(ab)) {
         int64_t acc = int64_t(cv);
-        for (uint32_t q = 0; q < s.k; ++q)
-          acc += int64_t(a[i * s.k + q]) * int64_t(b[q * s.n + j]);
+        for (uint32_t q = 0; q < s.k; ++q) {
+          int64_t x = int64_t(a[i * s.k + q]), y = int64_t(b[q * s.n + j]);
+          if (ab == El::B1)
+            acc += (flags & kBitXor) ? (x ^ y) : (x & y);
+          else
+            acc += x * y;
+        }
         if (satf)
           acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
         d[i * s.n + j] = uint32_t(int32_t(uint32_t(acc)));
@@ -226,7 +252,10 @@ bool whole_warp(Exec &x, uint32_t m) {
 void mma_pos(const Desc &d, Which w, uint32_t lane, uint32_t i, uint32_t &row,
              uint32_t &col) {
   const uint32_t g = lane >> 2, t = lane & 3;
-  const bool int8 = d.a == El::S8 || d.a == El::U8;
+  const bool intab = is_int(d.a);
+  // Integer multiplicands: P elements per 32-bit register (4 s8, 8 s4, 32
+  // b1); the m16n8 layouts of every integer type are the s8 one scaled by P.
+  const uint32_t P = intab ? per_reg(d.a) : 1;
   if (w == kC || w == kD) {
     if (d.m == 8) { // m8n8k4 f64, m8n8k16 s8
       row = g;
@@ -238,12 +267,11 @@ void mma_pos(const Desc &d, Which w, uint32_t lane, uint32_t i, uint32_t &row,
     return;
   }
   if (d.m == 8) {
-    uint32_t per = int8 ? 4 : 1;
     if (w == kA) {
       row = g;
-      col = per * t + i;
+      col = P * t + i;
     } else {
-      row = per * t + i;
+      row = P * t + i;
       col = g;
     }
     return;
@@ -258,12 +286,12 @@ void mma_pos(const Desc &d, Which w, uint32_t lane, uint32_t i, uint32_t &row,
     }
     return;
   }
-  if (int8) {
+  if (intab) {
     if (w == kA) {
-      row = g + 8 * ((i >> 2) & 1);
-      col = 4 * t + (i & 3) + 16 * (i >> 3);
+      row = g + 8 * ((i / P) & 1);
+      col = P * t + i % P + 4 * P * (i / (2 * P));
     } else {
-      row = 4 * t + (i & 3) + 16 * (i >> 2);
+      row = P * t + i % P + 4 * P * (i / P);
       col = g;
     }
     return;
@@ -335,8 +363,8 @@ void exec_mma(Exec &x, const Inst &in, uint32_t m) {
   gather(x, d, kA, a);
   gather(x, d, kB, b);
   gather(x, d, kC, c);
-  multiply({d.m, d.n, d.k}, d.a, d.c, d.d, Round(d.layout >> 8),
-           d.flags & kSatfinite, a, b, c, out);
+  multiply({d.m, d.n, d.k}, d.a, d.c, d.d, Round(d.layout >> 8), d.flags, a, b,
+           c, out);
   scatter(x, d, out);
 }
 
@@ -379,7 +407,8 @@ void exec_wmma_ldst(Exec &x, const Inst &in, uint32_t m) {
   const bool col_major = d.layout & 1;
   const uint64_t stride =
       in.a[1] != kNone ? x.s(in.a[1])[0] : (col_major ? rows : cols);
-  const uint32_t esize = el_bits(f.el) / 8;
+  const uint32_t bits = el_bits(f.el);
+  const uint32_t esize = bits >= 8 ? bits / 8 : 1; // sub-byte: its byte
   const MemSpace sp = MemSpace(in.flags);
   const uint32_t E = f.count();
   if (store)
@@ -393,8 +422,8 @@ void exec_wmma_ldst(Exec &x, const Inst &in, uint32_t m) {
         continue; // copies are stored once
       idx %= rows * cols;
       uint32_t r = idx / cols, c = idx % cols;
-      uint64_t addr = lane_addr(x, in, l) +
-                      (col_major ? c * stride + r : r * stride + c) * esize;
+      const uint64_t pos = col_major ? c * stride + r : r * stride + c;
+      uint64_t addr = lane_addr(x, in, l) + pos * bits / 8;
       if (addr % esize) {
         x.set_fault(FaultKind::Misaligned, sp, addr, esize, l, store);
         break;
@@ -403,7 +432,13 @@ void exec_wmma_ldst(Exec &x, const Inst &in, uint32_t m) {
       if (!p)
         break;
       uint64_t v = 0;
-      if (store) {
+      if (bits < 8) { // s4/u4/b1: element `pos` from the low bits up
+        const uint32_t sh = uint32_t(pos * bits % 8), mk = (1u << bits) - 1;
+        if (store)
+          *p = uint8_t((*p & ~(mk << sh)) | ((f.get(x, l, j) & mk) << sh));
+        else
+          f.set(x, l, j, (*p >> sh) & mk);
+      } else if (store) {
         v = f.get(x, l, j);
         std::memcpy(p, &v, esize);
       } else {
@@ -496,7 +531,7 @@ bool parse_shape(const std::string &s, uint32_t &m, uint32_t &n, uint32_t &k) {
 bool wmma_shape(uint32_t m, uint32_t n, uint32_t k) {
   return (m == 16 && n == 16 && k == 16) || (m == 32 && n == 8 && k == 16) ||
          (m == 8 && n == 32 && k == 16) || (m == 16 && n == 16 && k == 8) ||
-         (m == 8 && n == 8 && k == 4);
+         (m == 8 && n == 8 && (k == 4 || k == 32 || k == 128));
 }
 
 // Register counts per lane (PTX ISA "Matrix fragments"), 0 = unsupported.
@@ -638,6 +673,10 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
         return m == 16 && n == 16 && k == 8;
       if (a == El::F64)
         return m == 8 && n == 8 && k == 4;
+      if (a == El::S4 || a == El::U4)
+        return m == 8 && n == 8 && k == 32;
+      if (a == El::B1)
+        return m == 8 && n == 8 && k == 128;
       return false;
     }
     if (a == El::F16 || a == El::BF16)
@@ -649,6 +688,12 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     if (a == El::S8 || a == El::U8)
       return (m == 16 && n == 8 && (k == 16 || k == 32)) ||
              (m == 8 && n == 8 && k == 16);
+    if (a == El::S4 || a == El::U4)
+      return (m == 16 && n == 8 && (k == 32 || k == 64)) ||
+             (m == 8 && n == 8 && k == 32);
+    if (a == El::B1)
+      return (m == 16 && n == 8 && (k == 128 || k == 256)) ||
+             (m == 8 && n == 8 && k == 128);
     return false;
   };
   if (op == "wmma" && (mods.take("load") || mods.take("store"))) {
@@ -725,6 +770,11 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   std::string lb = mods.take_any({"row", "col"});
   std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
   bool satf = mods.take("satfinite");
+  std::string bitop = mods.take_any({"and", "xor"});
+  if (!bitop.empty() && !mods.take("popc")) {
+    c.error(in.loc, fmt::format("'.{}' needs '.popc'", bitop));
+    return true;
+  }
   take_types();
   El ta, tb, tc, td;
   // Types as written: mma: .dtype.atype.btype.ctype; wmma: .dtype.ctype
@@ -744,9 +794,12 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
             fmt::format("'{}': cannot tell the operand types", c.text_of(in)));
     return true;
   }
-  const bool int8 =
-      (ta == El::S8 || ta == El::U8) && (tb == El::S8 || tb == El::U8);
-  if (!known_shape(is_wmma, ta) || (ta != tb && !int8)) {
+  auto width = [](El e) {
+    return e == El::S8 || e == El::U8 ? 8 : e == El::S4 || e == El::U4 ? 4 : 0;
+  };
+  const bool mixed_ok = width(ta) != 0 && width(ta) == width(tb);
+  if (!known_shape(is_wmma, ta) || (ta != tb && !mixed_ok) ||
+      ((ta == El::B1) != !bitop.empty())) {
     c.unsupported(fmt::format("{} shape .{} with these types", op, shape));
     return true;
   }
@@ -773,7 +826,9 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   w[5] = uint32_t(tb);
   w[6] = uint32_t(tc);
   w[7] = uint32_t(td);
-  w[8] = satf ? kSatfinite : 0;
+  w[8] = (satf ? kSatfinite : 0) | (bitop == "and"   ? kBitAnd
+                                    : bitop == "xor" ? kBitXor
+                                                     : 0);
   w[9] = uint32_t(rnd == "rz"   ? Round::RZ
                   : rnd == "rm" ? Round::RM
                   : rnd == "rp" ? Round::RP

@@ -185,6 +185,45 @@ void matrix_moves() {
   kref::print_buffer(out);
 }
 
+// mma_subbyte.cu: s4/u4 products and b1 popcounts, D row-major per form.
+int sa4(int i, int k) { return (i * 5 + k * 3) % 16 - 8; }
+int sb4(int k, int j) { return (k * 7 + j * 11) % 16 - 8; }
+int su4(int i, int k) { return (i * 9 + k * 13) % 16; }
+int sa1(int i, int k) { return (i * 7 + k * 3) % 5 < 2 ? 1 : 0; }
+int sb1(int k, int j) { return (k * 5 + j * 3) % 7 < 3 ? 1 : 0; }
+int scc(int i, int j) { return i * 100 - j * 7; }
+
+// op: 0 multiply, 1 AND, 2 XOR (b1 .popc: the sum counts the bits).
+template <class A, class B, class C>
+void sub_ref(std::vector<int> &out, int M, int K, A a, B b, C c, int op) {
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < 8; ++j) {
+      long long s = c(i, j);
+      for (int k = 0; k < K; ++k) {
+        int x = a(i, k), y = b(k, j);
+        s += op == 0 ? x * y : op == 1 ? (x & y) : (x ^ y);
+      }
+      out.push_back(int(s));
+    }
+}
+
+void mma_subbyte() {
+  std::vector<int> out;
+  sub_ref(out, 8, 32, sa4, sb4, scc, 0);
+  sub_ref(out, 16, 32, su4, sb4, scc, 0);
+  sub_ref(out, 16, 64, sa4, sb4, scc, 0);
+  sub_ref(out, 8, 128, sa1, sb1, scc, 2);
+  sub_ref(out, 16, 128, sa1, sb1, scc, 1);
+  sub_ref(out, 16, 256, sa1, sb1, scc, 2);
+  sub_ref(
+      out, 8, 32, sa4, sb4, [](int, int) { return 5; }, 0);
+  // wmma b1: C is the first 8 rows of the m16n8k128 result
+  const std::vector<int> c128(out.begin() + 384, out.begin() + 448);
+  sub_ref(
+      out, 8, 128, sa1, sb1, [&](int i, int j) { return c128[i * 8 + j]; }, 2);
+  kref::print_buffer(out);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -195,6 +234,8 @@ int main(int argc, char **argv) {
     mma_shapes();
   else if (name == "matrix_moves")
     matrix_moves();
+  else if (name == "mma_subbyte")
+    mma_subbyte();
   else if (name == "pipeline_gemm")
     pipeline_gemm(argc, argv);
   else if (name == "wmma_f16_f32" || name == "wmma_f16_m32n8" ||
