@@ -146,6 +146,9 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in);
 // f16/f16x2/bf16/bf16x2 arithmetic (exec_half.cpp), called by compile_float.
 bool compile_half(Compiler &c, const ptx::Instruction &in);
 bool is_half_type(Ty t);
+// atom/red .add(.noftz) on f16/f16x2/bf16/bf16x2 (exec_half.cpp); the
+// compiled instruction's n is 1 for bf16.
+ExecFn atom_half_add(Ty t);
 bool compile_convert(Compiler &c, const ptx::Instruction &in);
 bool compile_memory(Compiler &c, const ptx::Instruction &in);
 bool compile_control(Compiler &c, const ptx::Instruction &in);

@@ -3,11 +3,13 @@
 // .ftz (f16), .sat, .relu, .NaN, .xorsign.abs. Every result is the exact
 // value rounded once into the format (docs/engine.md "Half precision").
 // The x2 forms work on both 16-bit halves independently.
+#include <atomic>
 #include <cmath>
 #include <fmt/format.h>
 
 #include "compile.h"
 #include "float_format.h"
+#include "observe.h"
 
 namespace bcusim::engine::detail {
 
@@ -170,7 +172,55 @@ void exec_half(Exec &x, const Inst &in, uint32_t m) {
   }
 }
 
+// atom/red .add.noftz on f16, f16x2, bf16, bf16x2 (compile_memory picks
+// it): the same addition as add.rn (no flushing), each half separately,
+// applied atomically. a[0] = old value destination (kNone for red), a[1] =
+// address base, a[2] = b; flags = MemSpace; imm = offset; n = 1 bf16; aux =
+// the AtomicOp offset (0, add).
+template <class I> void exec_atom_half(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *base = x.s(in.a[1]), *b = x.s(in.a[2]);
+  uint64_t *d = in.a[0] != kNone ? x.s(in.a[0]) : nullptr;
+  const MemSpace sp = MemSpace(in.flags);
+  Inst add;
+  add.aux = kAdd;
+  add.flags = in.n ? kBF : 0;
+  add.n = uint8_t(Round::RN);
+  ++x.progress;
+  AccessBatch batch(x, in, AccessType::Atomic, sizeof(I), AtomicOp::Add);
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    const uint64_t addr = base[l] + uint64_t(in.imm);
+    if (addr % sizeof(I)) {
+      x.set_fault(FaultKind::Misaligned, sp, addr, sizeof(I), l, true);
+      return;
+    }
+    uint8_t *p = x.translate(sp, addr, sizeof(I), true, l);
+    if (!p)
+      return;
+    batch.add(l, sp, addr);
+    std::atomic_ref<I> ref(*reinterpret_cast<I *>(p));
+    I old = ref.load();
+    for (;;) {
+      uint32_t r = half_op(add, old & 0xffff, uint32_t(b[l] & 0xffff), 0);
+      if constexpr (sizeof(I) == 4)
+        r |= half_op(add, old >> 16, uint32_t(b[l] >> 16 & 0xffff), 0) << 16;
+      if (ref.compare_exchange_weak(old, I(r)))
+        break;
+    }
+    if (d)
+      d[l] = old;
+  });
+  batch.emit();
+}
+
 } // namespace
+
+ExecFn atom_half_add(Ty t) {
+  return t.code == Ty::F16X2 || t.code == Ty::BF16X2
+             ? &exec_atom_half<uint32_t>
+             : &exec_atom_half<uint16_t>;
+}
 
 bool is_half_type(Ty t) {
   return t.code == Ty::F16 || t.code == Ty::F16X2 || t.code == Ty::BF16 ||

@@ -722,6 +722,13 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
       if (aop == int(ACas) || aop == int(AExch) || aop == int(AAdd))
         f = &exec_atom<uint16_t>;
       break;
+    case Ty::F16:
+    case Ty::F16X2:
+    case Ty::BF16:
+    case Ty::BF16X2:
+      if (aop == int(AAdd))
+        f = atom_half_add(*t);
+      break;
     default:
       break;
     }
@@ -751,6 +758,7 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     i.imm = addr.off;
     i.order = order;
     i.scope = scope;
+    i.n = t->code == Ty::BF16 || t->code == Ty::BF16X2 ? 1 : 0;
     return true;
   }
   uint32_t n = 1;

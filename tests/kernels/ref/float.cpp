@@ -1178,6 +1178,35 @@ template <size_t N> void narrow_run(const NarrowOp (&ops)[N]) {
 }
 void narrow_cvt() { narrow_run(kNarrowSm90); }
 void narrow_cvt_fp6_fp4() { narrow_run(kNarrowSm100); }
+
+// ---- half_atomics ----------------------------------------------------------
+// One warp's atomicAdd on f16/f16x2/bf16/bf16x2 in lane order: each old
+// value, then the sums; every addition is the exact sum rounded to nearest
+// even (table search), each half of an x2 separately.
+void half_atomics() {
+  auto h16 = [](ld v) { return uint32_t(round_table(f16_table(), v, Mods{})); };
+  auto hb = [](ld v) { return uint32_t(round_table(bf16_table(), v, Mods{})); };
+  auto vh = [](uint32_t c) { return f16_value(c); };
+  auto vb = [](uint32_t c) { return ld(f32_bits_value(c << 16)); };
+  uint32_t h = 0, h2lo = 0, h2hi = 0, b = 0, b2lo = 0, b2hi = 0;
+  std::vector<uint32_t> olds;
+  for (int l = 0; l < 32; ++l) {
+    olds.push_back(h);
+    olds.push_back(h2hi << 16 | h2lo);
+    olds.push_back(b);
+    olds.push_back(b2hi << 16 | b2lo);
+    volatile float scaled = 1.7f * float(l);
+    h = h16(vh(h) + vh(h16(0.1f)));
+    h2lo = h16(vh(h2lo) + vh(h16(0.1f)));
+    h2hi = h16(vh(h2hi) + vh(h16(1000.0f + float(l))));
+    b = hb(vb(b) + vb(hb(0.3f)));
+    b2lo = hb(vb(b2lo) + vb(hb(scaled)));
+    b2hi = hb(vb(b2hi) + vb(hb(0.001f)));
+  }
+  std::vector<uint32_t> sums = {h, h2hi << 16 | h2lo, b, b2hi << 16 | b2lo};
+  kref::print_buffer(sums);
+  kref::print_buffer(olds);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1192,6 +1221,8 @@ int main(int argc, char **argv) {
     cvt_corners();
   else if (name == "half_ops")
     half_ops();
+  else if (name == "half_atomics")
+    half_atomics();
   else if (name == "narrow_cvt")
     narrow_cvt();
   else if (name == "narrow_cvt_fp6_fp4")
