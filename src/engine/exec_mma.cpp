@@ -21,7 +21,21 @@ namespace bcusim::engine::detail {
 namespace {
 
 // Element types of matrix operands.
-enum class El : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32, S4, U4, B1 };
+enum class El : uint8_t {
+  E4M3,
+  E5M2,
+  F16,
+  BF16,
+  TF32,
+  F32,
+  F64,
+  S8,
+  U8,
+  S32,
+  S4,
+  U4,
+  B1
+};
 bool is_int(El e) {
   return e == El::S8 || e == El::U8 || e == El::S4 || e == El::U4 ||
          e == El::B1;
@@ -34,6 +48,8 @@ uint32_t el_bits(El e) {
     return 16;
   case El::S8:
   case El::U8:
+  case El::E4M3:
+  case El::E5M2:
     return 8;
   case El::S4:
   case El::U4:
@@ -51,10 +67,11 @@ uint32_t per_reg(El e) { return e == El::F64 ? 1 : 32 / el_bits(e); }
 
 bool parse_el(const std::string &s, El &e) {
   static const std::pair<const char *, El> t[] = {
-      {"f16", El::F16}, {"bf16", El::BF16}, {"tf32", El::TF32},
-      {"f32", El::F32}, {"f64", El::F64},   {"s8", El::S8},
-      {"u8", El::U8},   {"s32", El::S32},   {"s4", El::S4},
-      {"u4", El::U4},   {"b1", El::B1}};
+      {"f16", El::F16},  {"bf16", El::BF16}, {"tf32", El::TF32},
+      {"f32", El::F32},  {"f64", El::F64},   {"s8", El::S8},
+      {"u8", El::U8},    {"s32", El::S32},   {"s4", El::S4},
+      {"u4", El::U4},    {"b1", El::B1},     {"e4m3", El::E4M3},
+      {"e5m2", El::E5M2}};
   for (auto &[n, v] : t)
     if (s == n) {
       e = v;
@@ -91,6 +108,10 @@ double el_value(El e, uint64_t bits) {
     return int8_t(bits);
   case El::U8:
     return uint8_t(bits);
+  case El::E4M3:
+    return decode(kE4M3, bits & 0xff);
+  case El::E5M2:
+    return decode(kE5M2, bits & 0xff);
   case El::S4:
     return int(bits & 0xf) - ((bits & 8) ? 16 : 0);
   case El::U4:
@@ -252,7 +273,8 @@ bool whole_warp(Exec &x, uint32_t m) {
 void mma_pos(const Desc &d, Which w, uint32_t lane, uint32_t i, uint32_t &row,
              uint32_t &col) {
   const uint32_t g = lane >> 2, t = lane & 3;
-  const bool intab = is_int(d.a);
+  // Integer and FP8 multiplicands share the s8 layouts (scaled by P).
+  const bool intab = is_int(d.a) || el_bits(d.a) == 8;
   // Integer multiplicands: P elements per 32-bit register (4 s8, 8 s4, 32
   // b1); the m16n8 layouts of every integer type are the s8 one scaled by P.
   const uint32_t P = intab ? per_reg(d.a) : 1;
@@ -688,6 +710,8 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     if (a == El::S8 || a == El::U8)
       return (m == 16 && n == 8 && (k == 16 || k == 32)) ||
              (m == 8 && n == 8 && k == 16);
+    if (a == El::E4M3 || a == El::E5M2)
+      return m == 16 && n == 8 && k == 32;
     if (a == El::S4 || a == El::U4)
       return (m == 16 && n == 8 && (k == 32 || k == 64)) ||
              (m == 8 && n == 8 && k == 32);
@@ -795,7 +819,10 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   auto width = [](El e) {
-    return e == El::S8 || e == El::U8 ? 8 : e == El::S4 || e == El::U4 ? 4 : 0;
+    return e == El::S8 || e == El::U8       ? 8
+           : e == El::S4 || e == El::U4     ? 4
+           : e == El::E4M3 || e == El::E5M2 ? 88
+                                            : 0;
   };
   const bool mixed_ok = width(ta) != 0 && width(ta) == width(tb);
   if (!known_shape(is_wmma, ta) || (ta != tb && !mixed_ok) ||

@@ -224,6 +224,14 @@ void mma_subbyte() {
   kref::print_buffer(out);
 }
 
+// mma_fp8.cu: the formulas of mma_shapes, K = 32, three forms.
+void mma_fp8() {
+  std::vector<float> f;
+  for (int form = 0; form < 3; ++form)
+    mma_ref(f, 16, 8, 32, fa, fb, fc);
+  kref::print_buffer(f);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -236,6 +244,8 @@ int main(int argc, char **argv) {
     matrix_moves();
   else if (name == "mma_subbyte")
     mma_subbyte();
+  else if (name == "mma_fp8")
+    mma_fp8();
   else if (name == "pipeline_gemm")
     pipeline_gemm(argc, argv);
   else if (name == "wmma_f16_f32" || name == "wmma_f16_m32n8" ||
