@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -232,6 +233,29 @@ void mma_fp8() {
   kref::print_buffer(f);
 }
 
+// mma_rounding.cu: C + the exact products, summed in double in k order,
+// rounded once to f32 (the documented rule; an f32 FMA chain differs).
+void mma_rounding() {
+  auto a = [](int i, int k) {
+    return std::ldexp(1.0 + ((37 * i + 11 * k) % 1024) / 1024.0,
+                      (i + k) % 7 - 3);
+  };
+  auto b = [](int k, int j) {
+    return std::ldexp(1.0 + ((29 * k + 53 * j) % 1024) / 1024.0,
+                      (k + 2 * j) % 5 - 2);
+  };
+  std::vector<float> out;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      volatile float c = 1000.0f + float(i * 8 + j) / 3.0f;
+      double acc = c;
+      for (int k = 0; k < 16; ++k)
+        acc += a(i, k) * b(k, j);
+      out.push_back(float(acc));
+    }
+  kref::print_buffer(out);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -246,6 +270,8 @@ int main(int argc, char **argv) {
     mma_subbyte();
   else if (name == "mma_fp8")
     mma_fp8();
+  else if (name == "mma_rounding")
+    mma_rounding();
   else if (name == "pipeline_gemm")
     pipeline_gemm(argc, argv);
   else if (name == "wmma_f16_f32" || name == "wmma_f16_m32n8" ||
