@@ -130,6 +130,10 @@ check::Finding from_run(const Diagnostic &d, engine::RunStatus st,
     if (c.valid()) {
       s.cuda_file = std::string(c.file);
       s.cuda_line = c.line;
+      if (c.inner_line) {
+        s.cuda_inlined_file = std::string(c.inner_file);
+        s.cuda_inlined_line = c.inner_line;
+      }
     }
     f.sites.push_back(std::move(s));
   };
