@@ -177,7 +177,10 @@ bool visible_to_others(const ptx::Instruction &in) {
       "fence",   "membar",    "ldu",   "multimem", "cp.async", "griddepcontrol",
       "barrier", "bar",       "elect", "vote",     "shfl",     "match",
       "redux",   "activemask"};
-  if (ops.count(in.opcode) == 0)
+  // Matrix loads and stores (exec_mma.cpp).
+  static const std::set<std::string, std::less<>> matrix{"wmma", "ldmatrix",
+                                                         "stmatrix"};
+  if (ops.count(in.opcode) == 0 && matrix.count(in.opcode) == 0)
     return false;
   for (const auto &m : in.modifiers)
     if (m == "param" || m == "const" || m == "local")
@@ -723,7 +726,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
   static const FamilyFn families[] = {
       compile_integer, compile_float,    compile_compare, compile_convert,
       compile_memory,  compile_control,  compile_warp,    compile_special,
-      compile_cluster, compile_mbarrier, compile_async,   compile_sync};
+      compile_cluster, compile_mbarrier, compile_async,   compile_sync,
+      compile_mma};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];
