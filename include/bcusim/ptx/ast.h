@@ -202,8 +202,11 @@ struct Function {
   // Extensions.
   bool is_visible = false;
   bool is_weak = false;
-  bool noreturn = false;            // .noreturn
-  uint32_t maxclusterrank = 0;      // .maxclusterrank
+  bool noreturn = false;       // .noreturn
+  uint32_t maxclusterrank = 0; // .maxclusterrank
+  // Extension: each performance-tuning / kernel directive as written
+  // ("reqnctapercluster", ...) with its location.
+  std::vector<std::pair<std::string, SourceLoc>> directive_locs;
   std::vector<std::string> pragmas; // .pragma strings before the body
   // `.pragma "nounroll";` inside the body: (index of the next instruction,
   // string). Optimization hints only; kept so print() loses nothing.
@@ -217,8 +220,9 @@ struct Function {
 
 struct Module {
   std::shared_ptr<const SourceFile> source;
-  std::string version; // "9.0"
-  std::string target;  // "sm_90a" (the first target name)
+  std::string version;               // "9.0"
+  std::string target;                // "sm_90a" (the first target name)
+  SourceLoc version_loc, target_loc; // extension: where they are written
   uint32_t address_size = 64;
   std::vector<std::string> targets; // extension: every .target entry
   std::vector<std::string> pragmas; // extension: module-scope .pragma
