@@ -842,6 +842,43 @@ bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
       advance();
       continue;
     }
+    if (a == "attribute") {
+      // .attribute(.managed) or .attribute(.unified(hi, lo)): memory the
+      // host reaches too; for the engine it is ordinary .global memory.
+      advance();
+      if (!expect_punct('('))
+        return false;
+      while (true) {
+        if (tok_.kind != Tok::DotName ||
+            (tok_.text != "managed" && tok_.text != "unified")) {
+          return expected("'.managed' or '.unified'");
+        }
+        std::string attr(tok_.text);
+        advance();
+        if (attr == "unified" && is_punct('(')) {
+          advance();
+          attr += "(";
+          while (tok_.kind == Tok::Int) {
+            attr += std::string(tok_.text);
+            advance();
+            if (!is_punct(','))
+              break;
+            attr += ", ";
+            advance();
+          }
+          if (!expect_punct(')'))
+            return false;
+          attr += ")";
+        }
+        proto.attributes.push_back(std::move(attr));
+        if (!is_punct(','))
+          break;
+        advance();
+      }
+      if (!expect_punct(')'))
+        return false;
+      continue;
+    }
     if (is_scalar_type(a)) {
       if (have_type) {
         error(loc(tok_), "variable has two types");
