@@ -22,14 +22,14 @@ constexpr Requirement req(uint16_t sm, uint16_t ptx, bool a = false) {
 // clang-format off
 constexpr Feature kFeatures[] = {
     // ---- instructions (opcode and the modifiers that name the form) ----
-    {K::Instruction, "barrier.cluster", "", F::Cluster, req(90, 78), ""},
+    {K::Instruction, "barrier.cluster", "", F::Cluster, req(90, 78), "arrive wait aligned release relaxed acquire"},
     {K::Instruction, "barrier.cluster.arrive", "", F::Cluster, req(90, 78), "aligned release relaxed"},
     {K::Instruction, "barrier.cluster.wait", "", F::Cluster, req(90, 78), "aligned acquire"},
     {K::Instruction, "elect", "", F::Warp, req(90, 80), "sync"},
     {K::Instruction, "griddepcontrol", "", F::Cluster, req(90, 78), "launch_dependents wait"},
-    {K::Instruction, "mapa", "", F::Cluster, req(90, 78), ""},
-    {K::Instruction, "getctarank", "", F::Cluster, req(90, 78), ""},
-    {K::Instruction, "mbarrier", "", F::Mbarrier, req(80, 70), ""},
+    {K::Instruction, "mapa", "", F::Cluster, req(90, 78), "-"},
+    {K::Instruction, "getctarank", "", F::Cluster, req(90, 78), "-"},
+    {K::Instruction, "mbarrier", "", F::Mbarrier, req(80, 70), "init inval arrive arrive_drop expect_tx complete_tx test_wait try_wait parity pending_count noComplete release acquire relaxed cta cluster"},
     {K::Instruction, "mbarrier.test_wait.parity", "", F::Mbarrier, req(80, 71), ""},
     {K::Instruction, "mbarrier.try_wait", "", F::Mbarrier, req(90, 78), ""},
     {K::Instruction, "mbarrier.expect_tx", "", F::Mbarrier, req(90, 80), ""},
@@ -37,14 +37,14 @@ constexpr Feature kFeatures[] = {
     {K::Instruction, "cp.async", "", F::AsyncCopy, req(80, 70), ""},
     {K::Instruction, "cp.async.bulk", "", F::AsyncCopy, req(90, 80), ""},
     {K::Instruction, "cp.reduce.async.bulk", "", F::AsyncCopy, req(90, 80), ""},
-    {K::Instruction, "redux", "", F::Warp, req(80, 70), ""},
-    {K::Instruction, "match", "", F::Warp, req(70, 60), ""},
-    {K::Instruction, "activemask", "", F::Warp, req(30, 62), ""},
-    {K::Instruction, "vote", "", F::Warp, req(0, 0), ""},
-    {K::Instruction, "shfl", "", F::Warp, req(0, 0), ""},
-    {K::Instruction, "bar.warp.sync", "", F::Warp, req(0, 60), ""},
-    {K::Instruction, "bar", "", F::CtaBarrier, req(0, 0), ""},
-    {K::Instruction, "barrier", "", F::CtaBarrier, req(0, 0), ""},
+    {K::Instruction, "redux", "", F::Warp, req(80, 70), "sync add min max and or xor abs NaN"},
+    {K::Instruction, "match", "", F::Warp, req(70, 60), "any all sync"},
+    {K::Instruction, "activemask", "", F::Warp, req(30, 62), "-"},
+    {K::Instruction, "vote", "", F::Warp, req(0, 0), "sync any all uni ballot"},
+    {K::Instruction, "shfl", "", F::Warp, req(0, 0), "sync up down bfly idx"},
+    {K::Instruction, "bar.warp.sync", "", F::Warp, req(0, 60), "-"},
+    {K::Instruction, "bar", "", F::CtaBarrier, req(0, 0), "cta sync arrive red popc and or"},
+    {K::Instruction, "barrier", "", F::CtaBarrier, req(0, 0), "cta sync arrive red popc and or aligned"},
     {K::Instruction, "fence", "", F::Fence, req(70, 60), "sc acq_rel acquire release cta cluster gpu sys proxy alias async tensormap mbarrier_init shared::cta shared::cluster global generic async::generic async::global async::shared::cta async::shared::cluster tensormap::generic sync_restrict::shared::cta sync_restrict::shared::cluster"},
     {K::Instruction, "membar", "", F::Fence, req(0, 0), "cta gl sys proxy alias"},
     {K::Instruction, "nanosleep", "", F::Control, req(70, 63), ""},
@@ -53,6 +53,7 @@ constexpr Feature kFeatures[] = {
     {K::Modifier, "expect_tx", "mbarrier", F::Mbarrier, req(90, 80), ""},
     {K::Modifier, "release", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "acquire", "mbarrier", F::Mbarrier, req(0, 80), ""},
+    {K::Modifier, "relaxed", "mbarrier.arrive", F::Mbarrier, req(0, 86), ""},
     {K::Modifier, "relaxed", "barrier.cluster", F::Cluster, req(90, 80), ""},
     {K::Modifier, "cluster", "*", F::Memory, req(90, 78), ""},
     {K::Modifier, "shared::cluster", "*", F::Memory, req(90, 78), ""},
@@ -234,15 +235,17 @@ void Validator::operand_features(const Operand &o) {
 void Validator::instruction(const Function &fn, const Instruction &in) {
   // The forms the instruction's name matches, most specific last.
   // One report per instruction for its forms is enough.
-  const Feature *form = nullptr;
+  const Feature *form = nullptr; // the most specific with a modifier set
   size_t form_len = 0;
   bool reported = false;
   for (size_t n = 0; n <= in.modifiers.size(); ++n) {
     const std::string name = name_with(in, n);
     for (const auto &f : features())
       if (f.kind == K::Instruction && f.name == name) {
-        form = &f;
-        form_len = n;
+        if (!f.modifiers.empty()) {
+          form = &f;
+          form_len = n;
+        }
         if (reported)
           continue;
         size_t before = sink_.error_count();
@@ -263,11 +266,12 @@ void Validator::instruction(const Function &fn, const Instruction &in) {
         require(f.req, fmt::format("modifier '.{}' of '{}'", m, in.opcode),
                 in.loc);
     }
-  // Unknown modifiers of the forms whose modifier set the table gives.
+  // Unknown modifiers of the forms whose modifier set the table gives ("-":
+  // none); types and state spaces are the rules' business.
   if (form && !form->modifiers.empty()) {
     for (size_t i = form_len; i < in.modifiers.size(); ++i) {
       const std::string &m = in.modifiers[i];
-      if (is_type(m))
+      if (is_type(m) || is_space(m))
         continue;
       bool ok = false;
       std::string_view set = form->modifiers;
@@ -277,21 +281,22 @@ void Validator::instruction(const Function &fn, const Instruction &in) {
         set = sp == std::string_view::npos ? "" : set.substr(sp + 1);
       }
       if (!ok)
-        error(in.loc,
-              fmt::format("unknown modifier '.{}' for '{}' (it takes {})", m,
-                          name_with(in, form_len), [&] {
-                            std::string s;
-                            std::string_view set = form->modifiers;
-                            while (!set.empty()) {
-                              size_t sp = set.find(' ');
-                              s += (s.empty() ? "." : ", .") +
-                                   std::string(set.substr(0, sp));
-                              set = sp == std::string_view::npos
-                                        ? ""
-                                        : set.substr(sp + 1);
-                            }
-                            return s;
-                          }()));
+        error(in.loc, fmt::format("unknown modifier '.{}' for '{}' ({})", m,
+                                  name_with(in, form_len), [&] {
+                                    std::string s;
+                                    std::string_view set = form->modifiers;
+                                    if (set == "-")
+                                      return std::string("it takes none");
+                                    while (!set.empty()) {
+                                      size_t sp = set.find(' ');
+                                      s += (s.empty() ? "." : ", .") +
+                                           std::string(set.substr(0, sp));
+                                      set = sp == std::string_view::npos
+                                                ? ""
+                                                : set.substr(sp + 1);
+                                    }
+                                    return "it takes " + s;
+                                  }()));
     }
   }
   for (const auto &o : in.operands)
@@ -355,6 +360,31 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       if (is_type(m) && m != "b32")
         error(in.loc, fmt::format("'shfl' takes type .b32, not .{}", m));
   }
+  // Warp collectives: their 32-bit operands must be 32-bit registers.
+  auto width = [&](const Operand &x) -> int {
+    if (x.kind != OK::Reg)
+      return 0;
+    const std::string &t = fn.regs[x.reg].type;
+    if (t == "pred")
+      return 1;
+    std::string digits;
+    for (char ch : t)
+      if (ch >= '0' && ch <= '9')
+        digits += ch;
+    return digits.empty() ? 0 : std::stoi(digits);
+  };
+  auto needs_32 = [&](const Operand &x, const char *what) {
+    const Operand &r = x.kind == OK::Pair && !x.elems.empty() ? x.elems[0] : x;
+    int w = width(r);
+    if (w && w != 32)
+      error(r.loc, fmt::format("{} of '{}' must be a 32-bit register, not "
+                               "a {}-bit one",
+                               what, name, w));
+  };
+  if ((op == "match" || op == "activemask" || op == "redux" ||
+       (op == "vote" && has(in, "ballot")) || op == "shfl") &&
+      !o.empty())
+    needs_32(o[0], "the destination");
   if (op == "elect") {
     needs_sync();
     operands(2);
