@@ -198,6 +198,8 @@ void Checker::on_sync(const engine::SyncEvent &e) {
     impl_->peak_shadow =
         std::max(impl_->peak_shadow, shadow + L.global.bytes());
     auto it = L.ctas.find(e.cta);
+    detail::rules_cta_end(L, it != L.ctas.end() ? it->second.get() : nullptr,
+                          e.cta);
     if (it != L.ctas.end()) {
       L.pool.push_back(std::move(it->second));
       L.ctas.erase(it);
@@ -215,6 +217,7 @@ void Checker::on_launch_end(const engine::LaunchView &) {
   for (auto &[k, c] : L.ctas)
     shadow += c->shadow.size() * sizeof(detail::Granule);
   impl_->peak_shadow = std::max(impl_->peak_shadow, shadow);
+  detail::rules_launch_end(L);
   impl_->findings.finish(L);
   L = detail::LaunchSt{};
   ++impl_->launches;

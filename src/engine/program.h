@@ -69,7 +69,7 @@ enum class Kind : uint8_t {
   CtaBarrier, // bar / barrier (CTA): aux = Program::barriers index
   Trap,       // trap
   Yield,      // nanosleep: ends the warp's quantum
-  // Appended by issue 6 (docs/clusters.md):
+  // Cluster and grid synchronization (docs/clusters.md):
   WarpSyncMember, // bar.warp.sync / elect.sync: WarpSync, and every
                   // executing lane must be in its own membermask
   ClusterArrive,  // barrier.cluster.arrive (flags bit0 = .aligned)
@@ -93,6 +93,10 @@ struct Inst {
   // Memory and synchronization instructions: the PTX ordering and scope
   // qualifiers as written or defaulted (observer.h MemOrder / MemScope).
   uint8_t order = 0, scope = 0;
+  // Touches memory another thread may see or synchronizes (ld, st, atom,
+  // red, cp.*, mbarrier, fence, ...): a random schedule may end a warp's
+  // turn before it (docs/engine.md "Schedule").
+  uint8_t visible = 0;
   int64_t imm = 0; // address offset / immediate
 };
 
@@ -251,6 +255,17 @@ struct Warp {
   std::vector<uint32_t> preds;
   uint64_t steps = 0;
   bool bar_blocked = false; // blocked in the barrier unit: no path runs
+  // Spin detection (docs/engine.md "Deadlocks"): while nothing in the
+  // launch changes, the warp's whole state is fingerprinted at backward
+  // branches (Brent's cycle detection); a repeated fingerprint at the
+  // same progress epoch means the warp loops for ever unless another
+  // thread changes something.
+  bool spinning = false; // a cycle was seen at epoch spin_epoch
+  uint64_t spin_epoch = ~0ull;
+  uint64_t spin_saved = 0; // the fingerprint compared against
+  uint32_t spin_power = 1, spin_lam = 0, spin_tick = 0;
+  uint32_t spin_pc = 0;    // the backward branch where the cycle closed
+  uint32_t spin_lanes = 0; // the lanes that took it
 };
 
 enum class FaultKind : uint8_t {
@@ -298,6 +313,8 @@ struct Launch {
 
 struct Cta {
   Dim3 id;
+  // Schedule "delay:W": warp W runs once the others block or spin.
+  bool delay_released = false;
   uint64_t linear = 0;
   uint32_t nthreads = 0;
   std::vector<Warp> warps;

@@ -10,7 +10,9 @@ namespace bcusim::runtime {
 void add_run_options(CLI::App &app, RunOptions &o) {
   app.add_option("--max-steps", o.max_steps,
                  "stop after N warp-instructions per launch (0: no limit)");
-  app.add_option("--schedule", o.schedule, "rr (default) or random:SEED");
+  app.add_option("--schedule", o.schedule,
+                 "rr (default), reverse, delay:W (warp W last) or "
+                 "random:SEED (docs/engine.md \"Schedule\")");
   app.add_option("--time-limit", o.time_limit,
                  "wall-clock limit per launch in seconds (default 60; 0: "
                  "none)");

@@ -331,23 +331,6 @@ Outcome Session::execute(const engine::Schedule &sched,
   return out;
 }
 
-// The schedules of --explore N after the first one: reversed order, each
-// warp delayed, random seeds (docs/checker.md "Schedule exploration").
-std::vector<std::string> exploration_list(unsigned n,
-                                          const std::string &first) {
-  std::vector<std::string> all{"rr", "reverse"};
-  for (unsigned k = 0; all.size() < n + 1; ++k) {
-    all.push_back(fmt::format("random:{}", k + 1));
-    all.push_back(fmt::format("delay:{}", k));
-  }
-  std::vector<std::string> list;
-  for (const auto &s : all)
-    if (s != first && !(first == "round-robin" && s == "rr") &&
-        list.size() + 1 < n)
-      list.push_back(s);
-  return list;
-}
-
 // A schedule whose outcome differs from the first one's: a finding.
 std::optional<check::Finding>
 compare_outcomes(const Outcome &a, const Outcome &b,
@@ -482,7 +465,9 @@ int run_command(const RunOptions &o) {
   auto sched = Schedule::parse(o.schedule);
   if (!sched) {
     usage_error(
-        fmt::format("--schedule: '{}' is not rr or random:SEED", o.schedule));
+        fmt::format("--schedule: '{}' is not rr, reverse, delay:W (W < 32) "
+                    "or random:SEED",
+                    o.schedule));
     return 2;
   }
   // Arguments. Every `-a TYPE:VALUE` / `-a TYPE[N]...` gets the next
@@ -567,15 +552,17 @@ int run_command(const RunOptions &o) {
   // dumped buffers differ from the first one's is reported with the
   // --schedule value that replays it.
   if (o.explore > 1) {
-    auto list = exploration_list(o.explore, o.schedule);
+    // Reverse order and "each warp delayed" go by the first launch's warps
+    // per CTA (docs/checker.md "Schedule exploration").
+    const uint32_t warps =
+        uint32_t((plans.front().cfg.block.count() + 31) / 32);
+    auto list = Schedule::exploration(o.explore, *sched, warps);
     std::set<std::string> seen;
     for (const auto &f : findings)
       seen.insert(finding_key(f));
-    for (const auto &name : list) {
-      auto sch = Schedule::parse(name);
-      if (!sch)
-        continue;
-      Outcome r = ses.execute(*sch, checks, false);
+    for (size_t i = 1; i < list.size(); ++i) {
+      const std::string name = list[i].str();
+      Outcome r = ses.execute(list[i], checks, false);
       for (auto &f : r.findings) {
         if (!seen.insert(finding_key(f)).second)
           continue;

@@ -78,10 +78,28 @@ struct KernelArg {
 
 // Scheduling policy (docs/engine.md, "Schedule").
 struct Schedule {
-  enum class Kind : uint8_t { RoundRobin, Random } kind = Kind::RoundRobin;
-  uint64_t seed = 0;
-  // Parses "rr" / "round-robin" / "random:SEED"; nullopt on bad input.
+  enum class Kind : uint8_t {
+    RoundRobin, // "rr": units, CTAs and warps in increasing order
+    Reverse,    // "reverse": units, CTAs and warps in decreasing order
+    Delay,      // "delay:W": round-robin, but warp W of every CTA runs only
+                // when no other warp of the worker can
+    Random,     // "random:SEED": warps, paths and admissions drawn at random,
+                // turns end early before memory and sync instructions
+  } kind = Kind::RoundRobin;
+  uint64_t seed = 0; // Random
+  uint32_t warp = 0; // Delay: the delayed warp index (0..31)
+  // Parses "rr" / "round-robin" / "default" / "reverse" / "delay:W" /
+  // "random:SEED"; nullopt on bad input.
   static std::optional<Schedule> parse(std::string_view text);
+  // The text that parse() turns back into this schedule ("rr", "delay:3").
+  std::string str() const;
+  // The schedules of an exploration of `n` runs (docs/checker.md "Schedule
+  // exploration"): `first`, then reverse, each of the first `warps` warps
+  // delayed, and random seeds 1, 2, ... interleaved with them, without
+  // repeating `first`.
+  static std::vector<Schedule> exploration(unsigned n, const Schedule &first,
+                                           uint32_t warps);
+  bool operator==(const Schedule &) const = default;
 };
 
 struct LaunchConfig {
