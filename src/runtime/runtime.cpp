@@ -383,7 +383,8 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
         return Error::IllegalAddress;
       return Error::LaunchFailure;
     case engine::RunStatus::Trap:
-      return Error::LaunchFailure;
+      return msg.find("assert") != std::string::npos ? Error::Assert
+                                                     : Error::LaunchFailure;
     case engine::RunStatus::Deadlock:
     case engine::RunStatus::StepLimit:
     case engine::RunStatus::TimeLimit:

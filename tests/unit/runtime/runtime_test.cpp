@@ -23,8 +23,8 @@ std::string read(const std::string &name) {
 
 // Host-side identities of kernels and variables (what the program's stub
 // addresses are to the runtime).
-char axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn, block_sum_fn,
-    grid_total_fn, scale_var, counter_var;
+char asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
+    block_sum_fn, grid_total_fn, scale_var, counter_var;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
   Runtime::LaunchParams p;
@@ -133,6 +133,24 @@ TEST(Runtime, FaultsAreStickyUntilReset) {
             Error::InvalidDeviceFunction);
   EXPECT_STREQ(runtime::error_name(Error::IllegalAddress),
                "cudaErrorIllegalAddress");
+}
+
+TEST(Runtime, AssertAndAKernelThatCannotFinish) {
+  Runtime rt;
+  int m = rt.add_ptx("fault.ptx", read("fault.ptx"));
+  rt.register_function(m, &asserting_fn, "_Z9assertingPKi");
+  rt.register_function(m, &spin_fn, "_Z4spinPVi");
+  void *d = nullptr;
+  rt.malloc(&d, 64 * 4);
+  void *args[] = {&d};
+  EXPECT_EQ(rt.launch(&asserting_fn, dims(1, 32), args), Error::Success);
+  rt.memset(d, 1, 64 * 4);
+  EXPECT_EQ(rt.launch(&asserting_fn, dims(1, 32), args), Error::Assert);
+  rt.reset();
+  rt.malloc(&d, 64 * 4);
+  void *args2[] = {&d};
+  EXPECT_EQ(rt.launch(&spin_fn, dims(1, 32), args2), Error::LaunchTimeout);
+  EXPECT_EQ(rt.stats().failed_launches, 2u);
 }
 
 TEST(Runtime, DynamicSharedMemoryAndTheOptInLimit) {
