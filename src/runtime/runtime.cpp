@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <cxxabi.h>
 #include <fstream>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -76,6 +77,15 @@ const ErrorText *find_error(Error e) {
     if (t.e == e)
       return &t;
   return nullptr;
+}
+
+// "overrun(int*, int)" for "_Z7overrunPii"; other names as they are.
+std::string pretty(const std::string &name) {
+  int status = 0;
+  char *d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && d ? d : name;
+  std::free(d);
+  return out;
 }
 
 double now_s() {
@@ -319,7 +329,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
                     "shared memory exceed the {} allowed (raise it with "
                     "cudaFuncSetAttribute(..., "
                     "cudaFuncAttributeMaxDynamicSharedMemorySize, N))\n",
-                    fn->name, p.shared, limit));
+                    pretty(fn->name), p.shared, limit));
     return record(Error::InvalidValue);
   }
   if (p.cooperative) {
@@ -330,8 +340,8 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
       say(fmt::format("bcusim: error: cooperative launch of '{}': {} CTAs "
                       "cannot all be resident ({} fit: {} per SM on {} "
                       "SMs)\n",
-                      fn->name, p.grid.count(), fit, fit / model_.sm_count,
-                      model_.sm_count));
+                      pretty(fn->name), p.grid.count(), fit,
+                      fit / model_.sm_count, model_.sm_count));
       return record(Error::CooperativeLaunchTooLarge);
     }
   }
@@ -432,8 +442,8 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
     result = Error::LaunchFailure;
   if (result != Error::Success) {
     ++stats_.failed_launches;
-    say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n", fn->name,
-                    stats_.launches - 1, error_name(result),
+    say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n",
+                    pretty(fn->name), stats_.launches - 1, error_name(result),
                     error_string(result)));
     if (is_sticky(result))
       sticky_ = result;
