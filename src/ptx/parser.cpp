@@ -836,6 +836,19 @@ bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
       advance();
       continue;
     }
+    if (a == "attribute") { // `.global .attribute(.managed) .u32 x;`
+      advance();
+      if (!expect_punct('('))
+        return false;
+      if (tok_.kind != Tok::DotName ||
+          (tok_.text != "managed" && tok_.text != "unified"))
+        return expected(".managed or .unified");
+      proto.is_managed = tok_.text == "managed";
+      advance();
+      if (!expect_punct(')'))
+        return false;
+      continue;
+    }
     if (is_scalar_type(a)) {
       if (have_type) {
         error(loc(tok_), "variable has two types");

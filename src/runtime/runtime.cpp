@@ -228,6 +228,11 @@ void Runtime::unregister_module(int module) {
   modules_[size_t(module)].released = true;
 }
 
+bool Runtime::init_module(int index) {
+  Error err = Error::Success;
+  return module(index, err) != nullptr;
+}
+
 engine::Module *Runtime::module(int index, Error &err) {
   if (index < 0 || size_t(index) >= modules_.size()) {
     err = Error::NoKernelImageForDevice;
@@ -257,21 +262,27 @@ engine::Module *Runtime::module(int index, Error &err) {
   if (opts_.verbose)
     std::fputs(text.c_str(), stderr);
   dev_->map_module(*m.module);
-  // Managed variables: the device variable's bytes move to host memory
-  // mapped at one address (kept for the life of the process).
+  map_managed(index);
+  return m.module.get();
+}
+
+// A __managed__ variable is one pointer on both sides: the host pointer
+// the program reads it through is the bytes of the module variable, which
+// the engine also maps at that host address.
+void Runtime::map_managed(int index) {
+  engine::Module *m = modules_[size_t(index)].module.get();
   for (auto &[host, v] : vars_) {
     if (v.module != index || !v.managed)
       continue;
-    auto sym = m.module->symbol(v.name);
+    auto sym = m->symbol(v.name);
     if (!sym || sym->is_const)
       continue;
-    void *p = nullptr;
-    if (malloc_host(&p, sym->size, "managed variable") != Error::Success)
+    uint8_t *bytes = dev_->data(sym->addr, sym->size);
+    if (!bytes)
       continue;
-    dev_->read(sym->addr, p, sym->size);
-    *v.managed = p;
+    dev_->map_host(bytes, sym->size, v.name);
+    *v.managed = bytes;
   }
-  return m.module.get();
 }
 
 // ---- launches ---------------------------------------------------------------
@@ -693,9 +704,11 @@ void Runtime::reset() {
   }
   host_blocks_.clear();
   dev_ = std::make_unique<engine::Device>();
-  for (auto &m : modules_)
-    if (m.module)
-      dev_->map_module(*m.module);
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (modules_[i].module) {
+      dev_->map_module(*modules_[i].module);
+      map_managed(int(i));
+    }
   sticky_ = Error::Success;
   last_ = Error::Success;
 }

@@ -143,6 +143,9 @@ struct VarDecl {
   uint8_t vec = 0;        // 2 or 4 for `.v2/.v4 .T` variables (0 = scalar)
   uint32_t scope = 0;     // for Function::locals: the declaring scope
   bool is_common = false; // `.common`
+  // `.attribute(.managed)`: a __managed__ variable (one address on host and
+  // device under bcusim exec, docs/exec.md).
+  bool is_managed = false;
 
   // Number of scalar elements: the product of the dimensions times the
   // vector width (1 for a scalar; 0 when a dimension is `[]`).

@@ -76,6 +76,31 @@ TEST(Runtime, LaunchWithSymbolsAndAnOffsetPointer) {
   EXPECT_GT(rt.stats().thread_steps, 0u);
 }
 
+TEST(Runtime, ManagedVariableIsOnePointerOnBothSides) {
+  Runtime rt;
+  int m = rt.add_ptx("memory.ptx", read("memory.ptx"));
+  rt.register_function(m, &axpb_fn, "_Z4axpbPKfPfi");
+  void *managed = nullptr; // where nvcc's host code reads the variable
+  rt.register_managed_var(m, &managed, "managed_total", 4);
+  ASSERT_TRUE(rt.init_module(m));
+  ASSERT_NE(managed, nullptr);
+  EXPECT_FALSE(Runtime::is_device_address(managed));
+  *static_cast<int *>(managed) = 100; // the host writes it...
+  void *x = nullptr;
+  rt.malloc(&x, 16 * 4);
+  int n = 16;
+  void *args[] = {&x, &x, &n};
+  ASSERT_EQ(rt.launch(&axpb_fn, dims(1, 32), args), Error::Success);
+  EXPECT_EQ(*static_cast<int *>(managed), 100 + 2 * 16); // ...kernels too
+  // Its host address is a device address as well.
+  void *addr = nullptr;
+  ASSERT_EQ(rt.symbol_address(&managed, &addr), Error::Success);
+  EXPECT_EQ(addr, managed);
+  int twice[1] = {0};
+  ASSERT_EQ(rt.memcpy(twice, addr, 4), Error::Success);
+  EXPECT_EQ(twice[0], 132);
+}
+
 TEST(Runtime, HostMappedMemoryIsOnePointerOnBothSides) {
   Runtime rt;
   int m = rt.add_ptx("memory.ptx", read("memory.ptx"));
