@@ -870,6 +870,7 @@ bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
             return false;
           attr += ")";
         }
+        proto.is_managed = proto.is_managed || attr == "managed";
         proto.attributes.push_back(std::move(attr));
         if (!is_punct(','))
           break;

@@ -146,6 +146,9 @@ struct VarDecl {
   // Extension: `.attribute(.managed)` / `.attribute(.unified(a, b))` as
   // written inside the parentheses, e.g. "managed", "unified(1, 2)".
   std::vector<std::string> attributes;
+  // `.attribute(.managed)`: a __managed__ variable (one address on host and
+  // device under bcusim exec, docs/exec.md).
+  bool is_managed = false;
 
   // Number of scalar elements: the product of the dimensions times the
   // vector width (1 for a scalar; 0 when a dimension is `[]`).
