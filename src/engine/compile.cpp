@@ -503,6 +503,28 @@ std::string_view name_of(MemSpace s) {
 // ---- module layout and compilation ----------------------------------------
 namespace {
 
+// Names of the module's .extern variables outside .shared (extern .shared is
+// dynamic shared memory): no module defines them here.
+std::set<std::string> undefined_variables(const ptx::Module &mod) {
+  std::set<std::string> r;
+  for (const auto &v : mod.globals)
+    if (v.is_extern && v.space != ptx::Space::Shared)
+      r.insert(v.name);
+  return r;
+}
+
+// The first use in `o` of one of `names` (a module-scope symbol).
+const ptx::Operand *uses_variable(const ptx::Operand &o,
+                                  const std::set<std::string> &names) {
+  if (o.kind == ptx::Operand::Kind::Symbol &&
+      o.sym_kind == ptx::Operand::SymbolKind::Global && names.count(o.name))
+    return &o;
+  for (const auto &e : o.elems)
+    if (const ptx::Operand *u = uses_variable(e, names))
+      return u;
+  return nullptr;
+}
+
 bool reads_reserved_smem(const ptx::Operand &o) {
   if (o.kind == ptx::Operand::Kind::Special)
     return o.name.rfind("%reserved_smem_offset_", 0) == 0;
@@ -729,6 +751,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
       compile_cluster, compile_mbarrier, compile_async,   compile_sync,
       compile_mma};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
+  const std::set<std::string> undefined = undefined_variables(mod);
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];
     if (fa.is_extern)
@@ -743,9 +766,16 @@ bool build_program(const ptx::Module &mod, Program &prog,
     for (size_t b = 0; b < fa.body.size(); ++b) {
       bpc[b] = static_cast<uint32_t>(prog.code.size());
       const auto &in = fa.body[b];
-      for (const auto &o : in.operands)
+      for (const auto &o : in.operands) {
         if (reads_reserved_smem(o))
           prog.uses_reserved_smem = true;
+        if (const ptx::Operand *u =
+                undefined.empty() ? nullptr : uses_variable(o, undefined))
+          c.error(u->loc, fmt::format("use of undefined external variable "
+                                      "'{}' (declared .extern, defined in no "
+                                      "module bcusim loaded)",
+                                      u->name));
+      }
       c.cur = &in;
       c.scratch_used = 0;
       c.scratch_pred_used = 0;

@@ -200,6 +200,14 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
       return true;
     }
     const auto &ast = *target.ast;
+    // A failed device-side assert (CUDA's assert() calls the extern
+    // __assertfail(message, file, line, function, charSize)): the kernel
+    // stops like trap, reported as an assertion (aux = 1).
+    if (ast.is_extern && target.name == "__assertfail") {
+      Inst &i = c.emit(nullptr, Kind::Trap);
+      i.aux = 1;
+      return true;
+    }
     if (nargs != ast.params.size() || nrets != ast.returns.size()) {
       c.error(in.loc,
               fmt::format("call to '{}' with {} argument(s) and {} result(s); "

@@ -47,7 +47,9 @@ std::string fault_message(const Fault &f) {
         name_of(f.space), access(), f.addr, f.size);
     break;
   case FaultKind::Trap:
-    msg = "trap executed";
+    msg = f.detail == "assert"
+              ? "device-side assertion failed (assert() called __assertfail)"
+              : "trap executed";
     break;
   default:
     msg = f.detail;

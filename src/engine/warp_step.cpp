@@ -355,7 +355,8 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         ++p->pc;
         break;
       }
-      x.set_error(FaultKind::Trap, uint32_t(std::countr_zero(m)), "trap");
+      x.set_error(FaultKind::Trap, uint32_t(std::countr_zero(m)),
+                  in.aux ? "assert" : "trap");
       report_fault(c, w, p->pc, m);
       return leave(false);
     case Kind::Yield:

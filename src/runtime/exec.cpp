@@ -95,15 +95,15 @@ int exec_program(const RunOptions &o, const std::vector<std::string> &argv,
     error("exec: the program to run is required");
     return 2;
   }
+  std::string why = check_program(argv[0]);
+  if (!why.empty()) {
+    error(why);
+    return 127;
+  }
   if (lib_dir.empty()) {
     error("exec: bcusim's libcudart.so.13 was not found next to the bcusim "
           "binary (lib/) or in BCUSIM_CUDART_DIR; build the project with the "
           "CUDA toolkit's headers present");
-    return 127;
-  }
-  std::string why = check_program(argv[0]);
-  if (!why.empty()) {
-    error(why);
     return 127;
   }
   const char *old = std::getenv("LD_LIBRARY_PATH");

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <cxxabi.h>
 #include <fstream>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -76,6 +77,15 @@ const ErrorText *find_error(Error e) {
     if (t.e == e)
       return &t;
   return nullptr;
+}
+
+// "overrun(int*, int)" for "_Z7overrunPii"; other names as they are.
+std::string pretty(const std::string &name) {
+  int status = 0;
+  char *d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && d ? d : name;
+  std::free(d);
+  return out;
 }
 
 double now_s() {
@@ -216,6 +226,11 @@ void Runtime::unregister_module(int module) {
   modules_[size_t(module)].released = true;
 }
 
+bool Runtime::init_module(int index) {
+  Error err = Error::Success;
+  return module(index, err) != nullptr;
+}
+
 engine::Module *Runtime::module(int index, Error &err) {
   if (index < 0 || size_t(index) >= modules_.size()) {
     err = Error::NoKernelImageForDevice;
@@ -245,21 +260,27 @@ engine::Module *Runtime::module(int index, Error &err) {
   if (opts_.verbose)
     std::fputs(text.c_str(), stderr);
   dev_->map_module(*m.module);
-  // Managed variables: the device variable's bytes move to host memory
-  // mapped at one address (kept for the life of the process).
+  map_managed(index);
+  return m.module.get();
+}
+
+// A __managed__ variable is one pointer on both sides: the host pointer
+// the program reads it through is the bytes of the module variable, which
+// the engine also maps at that host address.
+void Runtime::map_managed(int index) {
+  engine::Module *m = modules_[size_t(index)].module.get();
   for (auto &[host, v] : vars_) {
     if (v.module != index || !v.managed)
       continue;
-    auto sym = m.module->symbol(v.name);
+    auto sym = m->symbol(v.name);
     if (!sym || sym->is_const)
       continue;
-    void *p = nullptr;
-    if (malloc_host(&p, sym->size, "managed variable") != Error::Success)
+    uint8_t *bytes = dev_->data(sym->addr, sym->size);
+    if (!bytes)
       continue;
-    dev_->read(sym->addr, p, sym->size);
-    *v.managed = p;
+    dev_->map_host(bytes, sym->size, v.name);
+    *v.managed = bytes;
   }
-  return m.module.get();
 }
 
 // ---- launches ---------------------------------------------------------------
@@ -317,7 +338,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
                     "shared memory exceed the {} allowed (raise it with "
                     "cudaFuncSetAttribute(..., "
                     "cudaFuncAttributeMaxDynamicSharedMemorySize, N))\n",
-                    fn->name, p.shared, limit));
+                    pretty(fn->name), p.shared, limit));
     return record(Error::InvalidValue);
   }
   if (p.cooperative) {
@@ -328,8 +349,8 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
       say(fmt::format("bcusim: error: cooperative launch of '{}': {} CTAs "
                       "cannot all be resident ({} fit: {} per SM on {} "
                       "SMs)\n",
-                      fn->name, p.grid.count(), fit, fit / model_.sm_count,
-                      model_.sm_count));
+                      pretty(fn->name), p.grid.count(), fit,
+                      fit / model_.sm_count, model_.sm_count));
       return record(Error::CooperativeLaunchTooLarge);
     }
   }
@@ -381,7 +402,8 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
         return Error::IllegalAddress;
       return Error::LaunchFailure;
     case engine::RunStatus::Trap:
-      return Error::LaunchFailure;
+      return msg.find("assert") != std::string::npos ? Error::Assert
+                                                     : Error::LaunchFailure;
     case engine::RunStatus::Deadlock:
     case engine::RunStatus::StepLimit:
     case engine::RunStatus::TimeLimit:
@@ -429,8 +451,8 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
     result = Error::LaunchFailure;
   if (result != Error::Success) {
     ++stats_.failed_launches;
-    say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n", fn->name,
-                    stats_.launches - 1, error_name(result),
+    say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n",
+                    pretty(fn->name), stats_.launches - 1, error_name(result),
                     error_string(result)));
     if (is_sticky(result))
       sticky_ = result;
@@ -680,9 +702,11 @@ void Runtime::reset() {
   }
   host_blocks_.clear();
   dev_ = std::make_unique<engine::Device>();
-  for (auto &m : modules_)
-    if (m.module)
-      dev_->map_module(*m.module);
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (modules_[i].module) {
+      dev_->map_module(*modules_[i].module);
+      map_managed(int(i));
+    }
   sticky_ = Error::Success;
   last_ = Error::Success;
 }

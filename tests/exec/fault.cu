@@ -1,8 +1,11 @@
 // Errors as on a GPU: a kernel that writes out of bounds makes the launch
 // and every later synchronizing call return cudaErrorIllegalAddress until
-// cudaDeviceReset; __trap() gives cudaErrorLaunchFailure; unknown kernels,
-// bad configurations and unsupported APIs return their own codes.
+// cudaDeviceReset; __trap() gives cudaErrorLaunchFailure, a failed assert()
+// cudaErrorAssert, a kernel that can never finish cudaErrorLaunchTimeout;
+// unknown kernels, bad configurations and unsupported APIs return their own
+// codes.
 #include "common.h"
+#include <cassert>
 #include <string>
 
 __global__ void overrun(int *p, int n) {
@@ -17,6 +20,15 @@ __global__ void trapper(int *p) {
 }
 
 __global__ void ok(int *p) { p[threadIdx.x] = 7; }
+
+__global__ void asserting(const int *p) { assert(p[threadIdx.x] == 0); }
+
+// Lane 0 waits for a flag nobody sets.
+__global__ void spin(volatile int *flag) {
+  if (threadIdx.x == 0)
+    while (*flag == 0) {
+    }
+}
 
 int main() {
   int *d;
@@ -37,6 +49,18 @@ int main() {
   CHECK(cudaMalloc(&d, 64 * sizeof(int)));
   trapper<<<1, 32>>>(d);
   EXPECT(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  CHECK(cudaDeviceReset());
+
+  CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  CHECK(cudaMemset(d, 1, 64 * sizeof(int)));
+  asserting<<<1, 32>>>(d);
+  EXPECT(cudaDeviceSynchronize() == cudaErrorAssert);
+  CHECK(cudaDeviceReset());
+
+  CHECK(cudaMalloc(&d, 64 * sizeof(int)));
+  CHECK(cudaMemset(d, 0, 64 * sizeof(int)));
+  spin<<<1, 32>>>(d);
+  EXPECT(cudaDeviceSynchronize() == cudaErrorLaunchTimeout);
   CHECK(cudaDeviceReset());
 
   CHECK(cudaMalloc(&d, 64 * sizeof(int)));

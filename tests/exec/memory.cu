@@ -5,12 +5,14 @@
 
 __constant__ float scale[2];
 __device__ int counter;
+__device__ __managed__ int managed_total;
 
 __global__ void axpb(const float *x, float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     y[i] = scale[0] * x[i] + scale[1];
     atomicAdd(&counter, 1);
+    atomicAdd(&managed_total, 2);
   }
 }
 
@@ -43,6 +45,7 @@ int main() {
   int c = 0;
   CHECK(cudaMemcpyFromSymbol(&c, counter, sizeof(int)));
   EXPECT(c == n - 10);
+  EXPECT(managed_total == 2 * (n - 10)); // a __managed__ variable
   size_t ssize = 0;
   CHECK(cudaGetSymbolSize(&ssize, scale));
   EXPECT(ssize == 8);

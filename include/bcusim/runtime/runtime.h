@@ -114,10 +114,13 @@ public:
   void register_var(int module, const void *host_var, std::string device_name,
                     uint64_t size, bool constant);
   // Managed variable: `*host_ptr` is set to its host-and-device address
-  // when the module is first used.
+  // when the module is first used (__cudaInitModule, or any use).
   void register_managed_var(int module, void **host_ptr,
                             std::string device_name, uint64_t size);
   void unregister_module(int module);
+  // Compiles the module now (__cudaInitModule: before the host first
+  // touches a __managed__ variable); false when it does not compile.
+  bool init_module(int module);
 
   // ---- launches ---------------------------------------------------------
   struct LaunchParams {
@@ -210,9 +213,9 @@ private:
     std::unique_ptr<engine::Module> module;
     bool failed = false;
     bool released = false;
-    std::vector<void *> managed_blocks;
   };
   engine::Module *module(int index, Error &err);
+  void map_managed(int index);
   Error resolve_symbol(const void *symbol, uint64_t offset, uint64_t bytes,
                        uint8_t **where);
   uint8_t *resolve(const void *p, uint64_t bytes, bool &device);

@@ -222,10 +222,13 @@ void __cudaUnregisterFatBinary(void **handle) {
     g_rt->unregister_module(int(*reinterpret_cast<intptr_t *>(handle)));
 }
 
-char __cudaInitModule(void **) { return 1; }
-
 static int module_of(void **handle) {
   return handle ? int(*reinterpret_cast<intptr_t *>(handle)) : -1;
+}
+
+char __cudaInitModule(void **handle) {
+  std::lock_guard lock(g_mutex);
+  return rt().init_module(module_of(handle)) ? 1 : 0;
 }
 
 void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,

@@ -23,8 +23,8 @@ std::string read(const std::string &name) {
 
 // Host-side identities of kernels and variables (what the program's stub
 // addresses are to the runtime).
-char axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn, block_sum_fn,
-    grid_total_fn, scale_var, counter_var;
+char asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
+    block_sum_fn, grid_total_fn, scale_var, counter_var;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
   Runtime::LaunchParams p;
@@ -74,6 +74,31 @@ TEST(Runtime, LaunchWithSymbolsAndAnOffsetPointer) {
   EXPECT_EQ(rt.copy_to_symbol(&fill2d_fn, s, 4, 0), Error::InvalidSymbol);
   EXPECT_EQ(rt.stats().launches, 1u);
   EXPECT_GT(rt.stats().thread_steps, 0u);
+}
+
+TEST(Runtime, ManagedVariableIsOnePointerOnBothSides) {
+  Runtime rt;
+  int m = rt.add_ptx("memory.ptx", read("memory.ptx"));
+  rt.register_function(m, &axpb_fn, "_Z4axpbPKfPfi");
+  void *managed = nullptr; // where nvcc's host code reads the variable
+  rt.register_managed_var(m, &managed, "managed_total", 4);
+  ASSERT_TRUE(rt.init_module(m));
+  ASSERT_NE(managed, nullptr);
+  EXPECT_FALSE(Runtime::is_device_address(managed));
+  *static_cast<int *>(managed) = 100; // the host writes it...
+  void *x = nullptr;
+  rt.malloc(&x, 16 * 4);
+  int n = 16;
+  void *args[] = {&x, &x, &n};
+  ASSERT_EQ(rt.launch(&axpb_fn, dims(1, 32), args), Error::Success);
+  EXPECT_EQ(*static_cast<int *>(managed), 100 + 2 * 16); // ...kernels too
+  // Its host address is a device address as well.
+  void *addr = nullptr;
+  ASSERT_EQ(rt.symbol_address(&managed, &addr), Error::Success);
+  EXPECT_EQ(addr, managed);
+  int twice[1] = {0};
+  ASSERT_EQ(rt.memcpy(twice, addr, 4), Error::Success);
+  EXPECT_EQ(twice[0], 132);
 }
 
 TEST(Runtime, HostMappedMemoryIsOnePointerOnBothSides) {
@@ -133,6 +158,24 @@ TEST(Runtime, FaultsAreStickyUntilReset) {
             Error::InvalidDeviceFunction);
   EXPECT_STREQ(runtime::error_name(Error::IllegalAddress),
                "cudaErrorIllegalAddress");
+}
+
+TEST(Runtime, AssertAndAKernelThatCannotFinish) {
+  Runtime rt;
+  int m = rt.add_ptx("fault.ptx", read("fault.ptx"));
+  rt.register_function(m, &asserting_fn, "_Z9assertingPKi");
+  rt.register_function(m, &spin_fn, "_Z4spinPVi");
+  void *d = nullptr;
+  rt.malloc(&d, 64 * 4);
+  void *args[] = {&d};
+  EXPECT_EQ(rt.launch(&asserting_fn, dims(1, 32), args), Error::Success);
+  rt.memset(d, 1, 64 * 4);
+  EXPECT_EQ(rt.launch(&asserting_fn, dims(1, 32), args), Error::Assert);
+  rt.reset();
+  rt.malloc(&d, 64 * 4);
+  void *args2[] = {&d};
+  EXPECT_EQ(rt.launch(&spin_fn, dims(1, 32), args2), Error::LaunchTimeout);
+  EXPECT_EQ(rt.stats().failed_launches, 2u);
 }
 
 TEST(Runtime, DynamicSharedMemoryAndTheOptInLimit) {
