@@ -602,6 +602,46 @@ MemSpace space_of(Mods &mods) {
                           : MemSpace::Shared;
 }
 
+// wmma.mma's layout qualifier for matrix `which` ("a"/"b") against the
+// wmma.load instructions of the function that define its fragment's first
+// register: PTX leaves a mismatch undefined, bcusim reports it when every
+// such load disagrees (docs/tensor-cores.md "Fragments").
+bool layout_matches(Compiler &c, const ptx::Instruction &mma,
+                    const ptx::Operand &frag, const char *which,
+                    const std::string &layout) {
+  using K = ptx::Operand::Kind;
+  auto first_reg = [](const ptx::Operand &o) -> const ptx::Operand & {
+    return o.kind == K::Vector && !o.elems.empty() ? o.elems[0] : o;
+  };
+  const ptx::Operand &want = first_reg(frag);
+  if (want.kind != K::Reg)
+    return true;
+  const ptx::Instruction *other = nullptr;
+  for (const auto &ins : c.ast().body) {
+    const auto &m = ins.modifiers;
+    auto has = [&](const char *x) {
+      return std::find(m.begin(), m.end(), x) != m.end();
+    };
+    if (ins.opcode != "wmma" || ins.operands.empty() || !has("load") ||
+        !has(which))
+      continue;
+    const ptx::Operand &got = first_reg(ins.operands[0]);
+    if (got.kind != K::Reg || got.reg != want.reg)
+      continue;
+    if (has(layout.c_str()))
+      return true; // a load with the same layout defines it
+    other = &ins;
+  }
+  if (!other)
+    return true;
+  c.error(mma.loc,
+          fmt::format("'{}' uses matrix {} as .{}, but it was loaded as .{} "
+                      "by the wmma.load at line {} (the layouts must match)",
+                      c.text_of(mma), which, layout,
+                      layout == "row" ? "col" : "row", other->loc.line));
+  return false;
+}
+
 Inst &emit_sync(Compiler &c, ExecFn f) {
   uint32_t all = c.const_slot(kFullMask);
   Inst &i = c.emit(f, Kind::WarpSync);
@@ -835,6 +875,9 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (!c.expect_operands(4) || !c.finish(mods))
+    return true;
+  if (is_wmma && (!layout_matches(c, in, o[1], "a", la) ||
+                  !layout_matches(c, in, o[2], "b", lb)))
     return true;
   auto count = [&](Which wh, El e) {
     return is_wmma ? wmma_regs(m, n, k, wh, e) : mma_regs(m, n, k, wh, e);
