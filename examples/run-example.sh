@@ -45,3 +45,18 @@ echo "(exit status $status: error findings)"
 echo "== bcusim run kernels/tile_sum.ptx -k tile_sum ... --check all"
 "$BCUSIM" run kernels/tile_sum.ptx -k tile_sum -g 2 -b 256 \
   -a 's32[512]=iota' -a 's32[512]' --check all
+
+# bcusim exec (docs/exec.md): an unmodified CUDA program, built with
+# nvcc -cudart shared, runs with every kernel in bcusim and prints its own
+# PASS; bcusim adds a summary line at exit. Needs nvcc and the CUDA headers.
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+CUDART_LIB="$(dirname "$BCUSIM")/lib/libcudart.so.13"
+if [ -x "$NVCC" ] && [ -e "$CUDART_LIB" ]; then
+  out=$(mktemp -d)
+  echo "== nvcc -cudart shared -arch=sm_90 exec/histogram.cu; bcusim exec --check all histogram 50000"
+  "$NVCC" -cudart shared -arch=sm_90 exec/histogram.cu -o "$out/histogram"
+  "$BCUSIM" exec --check all "$out/histogram" 50000
+  rm -rf "$out"
+else
+  echo "== bcusim exec: skipped ($NVCC or $CUDART_LIB is missing)"
+fi

@@ -3,7 +3,9 @@
 // of the observation point itself), and under `--check all`; counters give
 // the simulated thread-instructions per second and, for checked runs, the
 // peak shadow memory as a multiple of the memory it covers (global buffers
-// plus the shared memory of the CTAs resident at once).
+// plus the shared memory of the CTAs resident at once). Mode 3 runs plain
+// under `--schedule random:1` (docs/performance.md "Schedules": at most 2x
+// round-robin).
 //
 //   build/bench/bench_check --benchmark_min_time=1
 #include <benchmark/benchmark.h>
@@ -47,7 +49,8 @@ struct Workload {
   uint64_t covered = 0; // bytes of memory the accesses cover
 };
 
-// mode 0: plain; 1: an observer that ignores everything; 2: --check all.
+// mode 0: plain; 1: an observer that ignores everything; 2: --check all;
+// 3: plain under a random schedule.
 struct Ignore : Observer {};
 
 void run(benchmark::State &state, Device &dev, Workload &w) {
@@ -59,6 +62,8 @@ void run(benchmark::State &state, Device &dev, Workload &w) {
     LaunchConfig cfg = w.cfg;
     if (mode == 1)
       cfg.observer = &ignore;
+    if (mode == 3)
+      cfg.schedule = *Schedule::parse("random:1");
     if (mode == 2) {
       std::string err;
       checker =
@@ -136,7 +141,8 @@ void BM_BlockReduce(benchmark::State &state) {
 }
 
 #define MODES                                                                  \
-  ->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+  ->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(                     \
+      benchmark::kMillisecond)
 BENCHMARK(BM_Compute) MODES;
 BENCHMARK(BM_Stream) MODES;
 BENCHMARK(BM_TiledMatmul) MODES;

@@ -102,6 +102,10 @@ nlohmann::json site_json(const Site &s) {
   if (s.cuda_line) {
     j["cuda_file"] = s.cuda_file;
     j["cuda_line"] = s.cuda_line;
+    if (s.cuda_inlined_line) {
+      j["cuda_inlined_file"] = s.cuda_inlined_file;
+      j["cuda_inlined_line"] = s.cuda_inlined_line;
+    }
   }
   const ThreadRef &t = s.thread;
   j["thread"] = {{"cta", {t.cta.x, t.cta.y, t.cta.z}},
@@ -198,6 +202,8 @@ void Checker::on_sync(const engine::SyncEvent &e) {
     impl_->peak_shadow =
         std::max(impl_->peak_shadow, shadow + L.global.bytes());
     auto it = L.ctas.find(e.cta);
+    detail::rules_cta_end(L, it != L.ctas.end() ? it->second.get() : nullptr,
+                          e.cta);
     if (it != L.ctas.end()) {
       L.pool.push_back(std::move(it->second));
       L.ctas.erase(it);
@@ -215,6 +221,7 @@ void Checker::on_launch_end(const engine::LaunchView &) {
   for (auto &[k, c] : L.ctas)
     shadow += c->shadow.size() * sizeof(detail::Granule);
   impl_->peak_shadow = std::max(impl_->peak_shadow, shadow);
+  detail::rules_launch_end(L);
   impl_->findings.finish(L);
   L = detail::LaunchSt{};
   ++impl_->launches;

@@ -7,6 +7,8 @@
 //   the first (a barrier waits for the non-exited threads), and the report
 //   says so. An error when the checks were asked for (--check), a warning
 //   by default.
+// - grid.sync() reached by only some CTAs while others exited: the grid
+//   barrier counts every CTA of the launch, so the others wait for ever.
 // - mbarrier: an arrive-on in phase k+1 before any test_wait / try_wait
 //   observed phase k complete.
 // The engine itself reports the misuse that stops a run (deadlocks, counts,
@@ -45,12 +47,42 @@ void barrier_complete(LaunchSt &L, CtaSt &c, const SyncEvent &e, BarrierSt &b) {
   const bool all_threads = e.count == 0;
   if (!all_threads || !L.checks.sync)
     return;
+  Severity sev = L.checks.explicit_list ? Severity::Error : Severity::Warning;
+  // PTX: the .aligned forms (bar.sync = barrier.sync.aligned, which
+  // __syncthreads() compiles to) must be executed by every thread at the
+  // same instruction; the non-aligned barrier.sync (thread_block::sync())
+  // may be reached at different instructions.
+  auto aligned = [&](uint32_t pc) {
+    std::string_view t = L.view ? L.view->text(pc) : "";
+    return t.starts_with("bar.") || t.find(".aligned") != t.npos;
+  };
+  if (b.other_pc != ~0u && (aligned(b.other_pc) || aligned(b.first_pc))) {
+    // One phase, two instructions, one of them .aligned: `if (c)
+    // __syncthreads(); else __syncthreads();`.
+    std::string t1 = L.view ? std::string(L.view->text(b.first_pc)) : "";
+    std::string t2 = L.view ? std::string(L.view->text(b.other_pc)) : "";
+    std::vector<Diagnostic> notes;
+    if (L.view)
+      notes.push_back(note(L.view->ptx_loc(b.first_pc),
+                           fmt::format("warp {} arrives here", b.first_warp)));
+    L.findings->at(
+        L, FindingKind::BarrierDivergence, sev, b.other_pc,
+        L.tid_of(c.linear, b.other_warp, 0),
+        fmt::format("barrier divergence: barrier {} (all threads of the CTA) "
+                    "completes with threads waiting at different "
+                    "instructions: warp {} at this '{}', warp {} at another "
+                    "'{}' (below); CUDA requires every thread of the block "
+                    "to reach the same __syncthreads(); sm_70+ hardware "
+                    "counts arrivals per barrier, not per instruction, so "
+                    "the phase completes there",
+                    e.barrier, b.other_warp, t2, b.first_warp, t1),
+        std::move(notes), "divergence");
+  }
   uint32_t any = 0;
   for (uint32_t w : c.exited)
     any |= w;
   if (!any && !b.partial_lanes)
     return;
-  Severity sev = L.checks.explicit_list ? Severity::Error : Severity::Warning;
   const uint32_t pc = b.first_pc;
   std::string text = L.view ? std::string(L.view->text(pc)) : "";
   std::vector<Diagnostic> notes;
@@ -98,8 +130,87 @@ void barrier_complete(LaunchSt &L, CtaSt &c, const SyncEvent &e, BarrierSt &b) {
 
 } // namespace
 
+void rules_cta_end(LaunchSt &L, const CtaSt *c, uint64_t cta) {
+  if (!L.checks.sync)
+    return;
+  LaunchSt::GridSt g;
+  if (auto it = L.grid_syncs.find(cta); it != L.grid_syncs.end())
+    g = it->second;
+  g.ended = true;
+  if (c)
+    for (uint32_t p : c->exit_pc)
+      if (p != ~0u) {
+        g.exit_pc = p;
+        break;
+      }
+  L.ended_ctas[cta] = g;
+}
+
+// grid.sync() that some CTAs reached more often than CTAs that ended:
+// those exited without reaching it.
+void rules_launch_end(LaunchSt &L) {
+  if (!L.checks.sync || L.grid_syncs.empty())
+    return;
+  uint32_t most = 0;
+  const LaunchSt::GridSt *waiting = nullptr;
+  uint64_t waiting_cta = 0;
+  for (auto &[cta, g] : L.grid_syncs)
+    if (g.arrivals > most) {
+      most = g.arrivals;
+      waiting = &g;
+      waiting_cta = cta;
+    }
+  std::vector<uint64_t> left;
+  for (auto &[cta, g] : L.ended_ctas)
+    if (g.arrivals < most)
+      left.push_back(cta);
+  if (!waiting || left.empty())
+    return;
+  std::vector<uint64_t> reached;
+  for (auto &[cta, g] : L.grid_syncs)
+    if (g.arrivals == most)
+      reached.push_back(cta);
+  auto ctas_text = [&](const std::vector<uint64_t> &v) {
+    std::string s;
+    for (size_t i = 0; i < v.size() && i < 8; ++i) {
+      Dim3 d = L.view ? L.view->cta_id(v[i]) : Dim3{uint32_t(v[i]), 0, 0};
+      s += fmt::format("{}({},{},{})", i ? ", " : "", d.x, d.y, d.z);
+    }
+    if (v.size() > 8)
+      s += fmt::format(" and {} more", v.size() - 8);
+    return s;
+  };
+  std::vector<Diagnostic> notes;
+  const auto &first = L.ended_ctas[left.front()];
+  if (first.exit_pc != ~0u && L.view)
+    notes.push_back(note(L.view->ptx_loc(first.exit_pc),
+                         fmt::format("CTA {} exits here, before the grid "
+                                     "barrier",
+                                     ctas_text({left.front()}))));
+  Severity sev = L.checks.explicit_list ? Severity::Error : Severity::Warning;
+  std::string msg = fmt::format(
+      "barrier divergence: grid.sync() (a grid-wide barrier) is reached by "
+      "CTA{} {} while CTA{} {} exited without reaching it; CUDA requires "
+      "every thread of the grid to reach it, and the grid barrier counts "
+      "every CTA of the launch, so the waiting CTAs are never released (on "
+      "hardware too)",
+      reached.size() == 1 ? "" : "s", ctas_text(reached),
+      left.size() == 1 ? "" : "s", ctas_text(left));
+  L.findings->at(L, FindingKind::BarrierDivergence, sev, waiting->pc,
+                 L.tid_of(waiting_cta, waiting->warp, waiting->lane),
+                 std::move(msg), std::move(notes), "divergence");
+}
+
 void rules_sync(LaunchSt &L, const SyncEvent &e) {
   using K = SyncKind;
+  if (e.kind == K::GridSync) {
+    auto &g = L.grid_syncs[e.cta];
+    ++g.arrivals;
+    g.pc = e.pc;
+    g.warp = e.warp;
+    g.lane = uint32_t(std::countr_zero(e.lanes | 0u));
+    return;
+  }
   CtaSt *cp = L.cta(e.cta);
   if (!cp)
     return;
@@ -109,7 +220,12 @@ void rules_sync(LaunchSt &L, const SyncEvent &e) {
     BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
     if (!b.acc_warps) {
       b.first_pc = e.pc;
+      b.first_warp = e.warp;
       b.partial_lanes = 0;
+      b.other_pc = ~0u;
+    } else if (e.pc != b.first_pc && b.other_pc == ~0u) {
+      b.other_pc = e.pc;
+      b.other_warp = e.warp;
     }
     b.acc_warps |= 1u << e.warp;
     uint32_t live = c.valid[e.warp] & ~c.exited[e.warp];

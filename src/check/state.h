@@ -72,6 +72,8 @@ struct BarrierSt {
   uint32_t last_warps = 0; // warps of the last completed phase
   uint32_t first_pc = ~0u; // the first arrival's instruction this phase
   uint32_t partial_lanes = 0, partial_warp = 0, partial_pc = ~0u;
+  // An arrival at another instruction than first_pc in the same phase.
+  uint32_t other_pc = ~0u, other_warp = 0, first_warp = 0;
   uint64_t completions = 0;
 };
 
@@ -203,6 +205,17 @@ struct LaunchSt {
   Findings *findings = nullptr;
   uint64_t peak_shadow = 0;
   std::array<uint64_t, 32> copy_from{}; // init: the source of a call copy
+  // grid.sync: arrivals per CTA, and the CTAs that ended with their count
+  // and where their first thread exited.
+  struct GridSt {
+    uint32_t arrivals = 0;
+    uint32_t pc = ~0u; // the latest arrival's instruction
+    uint32_t warp = 0, lane = 0;
+    bool ended = false;
+    uint32_t exit_pc = ~0u;
+  };
+  std::map<uint64_t, GridSt> grid_syncs; // by CTA; only once one arrived
+  std::map<uint64_t, GridSt> ended_ctas; // CTAs that ended, by CTA
 
   Tid tid_of(uint64_t cta, uint32_t warp, uint32_t lane) const {
     return Tid((cta * wpc + warp) * 32 + lane);
@@ -256,5 +269,8 @@ void init_access(LaunchSt &L, const AccessEvent &e);
 
 // ---- rules.cpp -------------------------------------------------------------
 void rules_sync(LaunchSt &L, const SyncEvent &e);
+// A CTA ends (before its state is dropped) / the launch ends.
+void rules_cta_end(LaunchSt &L, const CtaSt *c, uint64_t cta);
+void rules_launch_end(LaunchSt &L);
 
 } // namespace bcusim::check::detail

@@ -168,10 +168,29 @@ std::string Compiler::text_of(const ptx::Instruction &in) const {
   return s;
 }
 
+namespace {
+// Instructions at which a random schedule may preempt a warp: memory that
+// other threads see, and synchronization (docs/engine.md "Schedule").
+bool visible_to_others(const ptx::Instruction &in) {
+  static const std::set<std::string, std::less<>> ops{
+      "ld",      "st",        "atom",  "red",      "cp",       "mbarrier",
+      "fence",   "membar",    "ldu",   "multimem", "cp.async", "griddepcontrol",
+      "barrier", "bar",       "elect", "vote",     "shfl",     "match",
+      "redux",   "activemask"};
+  if (ops.count(in.opcode) == 0)
+    return false;
+  for (const auto &m : in.modifiers)
+    if (m == "param" || m == "const" || m == "local")
+      return false;
+  return true;
+}
+} // namespace
+
 Inst &Compiler::emit(ExecFn f, Kind k) {
   Inst i;
   i.fn = f;
   i.kind = k;
+  i.visible = cur && visible_to_others(*cur) ? 1 : 0;
   if (cur && cur->guard) {
     if (!fn().reg_is_pred[cur->guard->reg]) {
       error(cur->guard->loc, "the guard must be a predicate register");
@@ -563,6 +582,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     case ptx::Space::Const: {
       uint64_t off = align_up(prog.const_image.size(), align);
       prog.const_image.resize(off + size, 0);
+      prog.const_vars.push_back({v.name, off, size, off});
       s.where = Sym::Where::Const;
       s.addr = off;
       inits.push_back({&v, off | (1ull << 63)});

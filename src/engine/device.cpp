@@ -104,28 +104,88 @@ KernelArg KernelArg::raw(const void *data, size_t size) {
   return a;
 }
 
+namespace {
+std::optional<uint64_t> parse_decimal(std::string_view num) {
+  if (num.empty())
+    return std::nullopt;
+  uint64_t v = 0;
+  for (char ch : num) {
+    if (ch < '0' || ch > '9')
+      return std::nullopt;
+    uint64_t nv = v * 10 + uint64_t(ch - '0');
+    if (nv / 10 != v)
+      return std::nullopt;
+    v = nv;
+  }
+  return v;
+}
+} // namespace
+
 std::optional<Schedule> Schedule::parse(std::string_view text) {
   Schedule s;
   if (text == "rr" || text == "round-robin" || text == "default")
     return s;
-  if (text.rfind("random:", 0) == 0) {
-    std::string_view num = text.substr(7);
-    if (num.empty())
+  if (text == "reverse") {
+    s.kind = Kind::Reverse;
+    return s;
+  }
+  if (text.rfind("delay:", 0) == 0) {
+    auto w = parse_decimal(text.substr(6));
+    if (!w || *w >= 32)
       return std::nullopt;
-    uint64_t v = 0;
-    for (char ch : num) {
-      if (ch < '0' || ch > '9')
-        return std::nullopt;
-      uint64_t nv = v * 10 + uint64_t(ch - '0');
-      if (nv / 10 != v)
-        return std::nullopt;
-      v = nv;
-    }
+    s.kind = Kind::Delay;
+    s.warp = uint32_t(*w);
+    return s;
+  }
+  if (text.rfind("random:", 0) == 0) {
+    auto v = parse_decimal(text.substr(7));
+    if (!v)
+      return std::nullopt;
     s.kind = Kind::Random;
-    s.seed = v;
+    s.seed = *v;
     return s;
   }
   return std::nullopt;
+}
+
+std::string Schedule::str() const {
+  switch (kind) {
+  case Kind::RoundRobin:
+    return "rr";
+  case Kind::Reverse:
+    return "reverse";
+  case Kind::Delay:
+    return "delay:" + std::to_string(warp);
+  case Kind::Random:
+    return "random:" + std::to_string(seed);
+  }
+  return "rr";
+}
+
+std::vector<Schedule> Schedule::exploration(unsigned n, const Schedule &first,
+                                            uint32_t warps) {
+  std::vector<Schedule> all{first, Schedule{}, Schedule{Kind::Reverse}};
+  warps = std::min<uint32_t>(warps, 32);
+  // Delayed warps and random seeds alternate, so that a short exploration
+  // gets some of each; once every warp was delayed, only seeds follow.
+  for (uint64_t k = 0; all.size() < size_t(n) + 3; ++k) {
+    Schedule r{Kind::Random};
+    r.seed = k + 1;
+    all.push_back(r);
+    if (k < warps && warps > 1) {
+      Schedule d{Kind::Delay};
+      d.warp = uint32_t(k);
+      all.push_back(d);
+    }
+  }
+  std::vector<Schedule> list;
+  for (const auto &s : all) {
+    if (list.size() >= n)
+      break;
+    if (std::find(list.begin(), list.end(), s) == list.end())
+      list.push_back(s);
+  }
+  return list;
 }
 
 void random_element(ScalarType t, SplitMix64 &rng, uint8_t *out) {
@@ -155,6 +215,32 @@ std::optional<Device::AllocationInfo> Device::allocation(DevicePtr addr) const {
   return AllocationInfo{a->base, a->size, a->name};
 }
 bool Device::free(DevicePtr p) { return memory_->free(p); }
+
+void Device::map_module(const Module &module) {
+  memory_->map_program(module.program());
+}
+
+bool Device::map_host(void *host, uint64_t bytes, std::string name) {
+  return memory_->map_host(static_cast<uint8_t *>(host), bytes,
+                           std::move(name));
+}
+
+bool Device::unmap_host(void *host) {
+  return memory_->unmap_host(reinterpret_cast<uint64_t>(host));
+}
+
+bool Device::is_device_address(DevicePtr addr) {
+  // Module variables from kModuleGlobalBase, allocations from
+  // kUserGlobalBase; 8 TiB of room above it.
+  return addr >= kModuleGlobalBase && addr < kUserGlobalBase + (1ull << 43);
+}
+
+uint8_t *Device::data(DevicePtr p, uint64_t bytes) {
+  const Allocation *a = memory_->find(p);
+  if (!a || bytes > a->size - (p - a->base))
+    return nullptr;
+  return a->data + (p - a->base);
+}
 
 bool Device::write(DevicePtr dst, const void *src, uint64_t bytes) {
   const Allocation *a = memory_->find(dst);

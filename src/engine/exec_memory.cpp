@@ -50,6 +50,42 @@ bool GlobalMemory::free(uint64_t base) {
   return false;
 }
 
+bool GlobalMemory::map_host(uint8_t *host, uint64_t bytes, std::string name) {
+  const uint64_t base = reinterpret_cast<uint64_t>(host);
+  const uint64_t size = std::max<uint64_t>(bytes, 1);
+  // Outside the null page and the windows of the other state spaces.
+  if (base < kNullPage || base + size < base ||
+      (base < kConstWindow + kWindowSize && base + size > kSharedWindow))
+    return false;
+  auto it =
+      std::upper_bound(allocs_.begin(), allocs_.end(), base,
+                       [](uint64_t b, const auto &x) { return b < x->base; });
+  if (it != allocs_.end() && (*it)->base < base + size)
+    return false;
+  if (it != allocs_.begin()) {
+    const Allocation &prev = **(it - 1);
+    if (prev.base + std::max<uint64_t>(prev.size, 1) > base)
+      return false;
+  }
+  auto a = std::make_unique<Allocation>();
+  a->name = std::move(name);
+  a->base = base;
+  a->size = bytes;
+  a->data = host;
+  a->host = true;
+  allocs_.insert(it, std::move(a));
+  return true;
+}
+
+bool GlobalMemory::unmap_host(uint64_t base) {
+  for (auto it = allocs_.begin(); it != allocs_.end(); ++it)
+    if ((*it)->base == base && (*it)->host) {
+      allocs_.erase(it);
+      return true;
+    }
+  return false;
+}
+
 const Allocation *GlobalMemory::find(uint64_t addr) const {
   auto it =
       std::upper_bound(allocs_.begin(), allocs_.end(), addr,

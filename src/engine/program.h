@@ -75,7 +75,7 @@ enum class Kind : uint8_t {
   CtaBarrier, // bar / barrier (CTA): aux = Program::barriers index
   Trap,       // trap
   Yield,      // nanosleep: ends the warp's quantum
-  // Appended by issue 6 (docs/clusters.md):
+  // Cluster and grid synchronization (docs/clusters.md):
   WarpSyncMember, // bar.warp.sync / elect.sync: WarpSync, and every
                   // executing lane must be in its own membermask
   ClusterArrive,  // barrier.cluster.arrive (flags bit0 = .aligned)
@@ -99,6 +99,10 @@ struct Inst {
   // Memory and synchronization instructions: the PTX ordering and scope
   // qualifiers as written or defaulted (observer.h MemOrder / MemScope).
   uint8_t order = 0, scope = 0;
+  // Touches memory another thread may see or synchronizes (ld, st, atom,
+  // red, cp.*, mbarrier, fence, ...): a random schedule may end a warp's
+  // turn before it (docs/engine.md "Schedule").
+  uint8_t visible = 0;
   int64_t imm = 0; // address offset / immediate
 };
 
@@ -180,6 +184,7 @@ struct Program {
   std::vector<GlobalVar> global_vars;
   uint64_t global_base = 0;
   std::vector<uint8_t> const_image;
+  std::vector<GlobalVar> const_vars; // addr = offset in const_image
 
   uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
   // Declared (non-extern) .shared variables, for naming addresses in
@@ -271,6 +276,17 @@ struct Warp {
   std::vector<uint32_t> preds;
   uint64_t steps = 0;
   bool bar_blocked = false; // blocked in the barrier unit: no path runs
+  // Spin detection (docs/engine.md "Deadlocks"): while nothing in the
+  // launch changes, the warp's whole state is fingerprinted at backward
+  // branches (Brent's cycle detection); a repeated fingerprint at the
+  // same progress epoch means the warp loops for ever unless another
+  // thread changes something.
+  bool spinning = false; // a cycle was seen at epoch spin_epoch
+  uint64_t spin_epoch = ~0ull;
+  uint64_t spin_saved = 0; // the fingerprint compared against
+  uint32_t spin_power = 1, spin_lam = 0, spin_tick = 0;
+  uint32_t spin_pc = 0;    // the backward branch where the cycle closed
+  uint32_t spin_lanes = 0; // the lanes that took it
 };
 
 enum class FaultKind : uint8_t {
@@ -311,7 +327,7 @@ struct Launch {
   uint32_t reserved_smem_off = 0, reserved_smem = 0;
   uint32_t total_smem = 0; // static + dynamic (%total_smem_size)
   std::string kernel_name;
-  // Issue 6 (docs/clusters.md): the cooperative-groups grid workspace read
+  // The cooperative-groups grid workspace (docs/clusters.md) read
   // through %envreg1 (high half) / %envreg2 (low half); 0 = none.
   uint64_t grid_workspace = 0;
   // The launch has a prerequisite grid (programmatic dependent launch).
@@ -322,6 +338,8 @@ struct Launch {
 
 struct Cta {
   Dim3 id;
+  // Schedule "delay:W": warp W runs once the others block or spin.
+  bool delay_released = false;
   uint64_t linear = 0;
   uint32_t nthreads = 0;
   std::vector<Warp> warps;
@@ -335,7 +353,7 @@ struct Cta {
   // cluster placement
   Dim3 cluster_id, cluster_ctaid;
   uint32_t cluster_rank = 0;
-  // Issue 6: the cluster this CTA belongs to (every CTA is in one; without
+  // The cluster this CTA belongs to (every CTA is in one; without
   // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
   ClusterState *cluster = nullptr;
   MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
@@ -405,7 +423,7 @@ struct Exec {
   uint8_t *translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                      uint32_t lane);
   uint8_t *global_slow(uint64_t addr, uint32_t size, bool write, uint32_t lane);
-  // .shared::cluster addresses of peer CTAs (exec_memory.cpp, issue 6).
+  // .shared::cluster addresses of peer CTAs (exec_memory.cpp).
   uint8_t *shared_cluster(uint64_t addr, uint32_t size, bool write,
                           uint32_t lane);
   inline uint8_t *global(uint64_t addr, uint32_t size, bool write,
@@ -431,12 +449,16 @@ struct Allocation {
   std::unique_ptr<uint8_t[]> owned;
   std::string name;        // module variables, named allocations
   bool module_var = false; // a module .global variable
+  bool host = false;       // host memory mapped at its own address
 };
 
 class GlobalMemory {
 public:
   uint64_t alloc(uint64_t bytes, std::string name = {});
   bool free(uint64_t base);
+  // Host memory at its own address (Device::map_host); false on overlap.
+  bool map_host(uint8_t *host, uint64_t bytes, std::string name);
+  bool unmap_host(uint64_t base);
   const Allocation *find(uint64_t addr) const;
   // Registers a module's .global variables (once per program).
   void map_program(Program &prog);

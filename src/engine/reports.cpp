@@ -109,6 +109,56 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
   S.fail(st, {std::move(d)});
 }
 
+// A note on one blocked path of warp `w` of CTA `c` (CTAs other than `c0`
+// are named).
+Diagnostic Worker::path_note(const Cta &c0, Cta &c, Warp &w, const Path &p) {
+  Diagnostic n;
+  n.severity = Severity::Note;
+  n.loc = P.locs[p.pc];
+  std::string why;
+  if (p.state == PathState::BlockedCta)
+    why = fmt::format("waits here at barrier {} ('{}')",
+                      c.bars.unit->waiting_on(w.index).value_or(0),
+                      P.code_text[p.pc]);
+  else if (p.state == PathState::WaitBarrier)
+    why = fmt::format(
+        "waits here at barrier {} ('{}') for lanes {:#010x} of its warp "
+        "(a warp arrives once all its non-exited threads are at a "
+        "barrier instruction for that barrier)",
+        path_barrier(w, p).value_or(0), P.code_text[p.pc],
+        (w.valid & ~w.exited) & ~p.mask);
+  else if (p.state == PathState::WaitWarp &&
+           P.code[p.pc].kind == Kind::WarpSyncMember) {
+    const Inst &in = P.code[p.pc];
+    uint32_t mem = uint32_t(
+        w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
+    uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
+    uint32_t gone = missing & w.exited;
+    why = fmt::format("waits in '{}' for member lanes {:#010x} of "
+                      "membermask {:#010x}",
+                      P.code_text[p.pc], missing, mem);
+    if (gone)
+      why += fmt::format("; lanes {:#010x} have exited", gone);
+    if (missing & ~gone)
+      why += fmt::format("; lanes {:#010x} are elsewhere (below)",
+                         missing & ~gone);
+  } else if (p.state == PathState::WaitWarp)
+    why = "waits for the other lanes of its member mask to converge";
+  else if (p.state == PathState::BlockedMbar) {
+    why = describe_mbar_wait(P, c, p);
+    n.loc = P.locs[p.wait_pc];
+  } else if (p.state == PathState::BlockedCluster && c.cluster)
+    why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
+                      "live threads of the cluster arrived)",
+                      c.cluster->phase, c.cluster->arrived, c.cluster->live);
+  else
+    why = "is blocked";
+  n.message = fmt::format("{}warp {} lanes {:#010x} {}",
+                          &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
+                          w.index, p.mask, why);
+  return n;
+}
+
 void Worker::report_deadlock(Cta &c0) {
   Diagnostic d;
   d.severity = Severity::Error;
@@ -183,51 +233,7 @@ void Worker::report_deadlock(Cta &c0) {
     for (auto &w : cp->warps)
       for (auto &p : w.paths) {
         Cta &c = *cp;
-        Diagnostic n;
-        n.severity = Severity::Note;
-        n.loc = P.locs[p.pc];
-        std::string why;
-        if (p.state == PathState::BlockedCta)
-          why = fmt::format("waits here at barrier {} ('{}')",
-                            c.bars.unit->waiting_on(w.index).value_or(0),
-                            P.code_text[p.pc]);
-        else if (p.state == PathState::WaitBarrier)
-          why = fmt::format(
-              "waits here at barrier {} ('{}') for lanes {:#010x} of its warp "
-              "(a warp arrives once all its non-exited threads are at a "
-              "barrier instruction for that barrier)",
-              path_barrier(w, p).value_or(0), P.code_text[p.pc],
-              (w.valid & ~w.exited) & ~p.mask);
-        else if (p.state == PathState::WaitWarp &&
-                 P.code[p.pc].kind == Kind::WarpSyncMember) {
-          const Inst &in = P.code[p.pc];
-          uint32_t mem = uint32_t(
-              w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
-          uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
-          uint32_t gone = missing & w.exited;
-          why = fmt::format("waits in '{}' for member lanes {:#010x} of "
-                            "membermask {:#010x}",
-                            P.code_text[p.pc], missing, mem);
-          if (gone)
-            why += fmt::format("; lanes {:#010x} have exited", gone);
-          if (missing & ~gone)
-            why += fmt::format("; lanes {:#010x} are elsewhere (below)",
-                               missing & ~gone);
-        } else if (p.state == PathState::WaitWarp)
-          why = "waits for the other lanes of its member mask to converge";
-        else if (p.state == PathState::BlockedMbar) {
-          why = describe_mbar_wait(P, c, p);
-          n.loc = P.locs[p.wait_pc];
-        } else if (p.state == PathState::BlockedCluster && c.cluster)
-          why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "
-                            "live threads of the cluster arrived)",
-                            c.cluster->phase, c.cluster->arrived,
-                            c.cluster->live);
-        else
-          why = "is blocked";
-        n.message = fmt::format("{}warp {} lanes {:#010x} {}",
-                                &c == &c0 ? "" : "CTA " + dim_str(c.id) + " ",
-                                w.index, p.mask, why);
+        Diagnostic n = path_note(c0, c, w, p);
         if (first && (!head || (&c == &c0 && p.state == PathState::BlockedCta &&
                                 unit.waiting_on(w.index) == head->barrier))) {
           d.loc = n.loc;
@@ -235,6 +241,57 @@ void Worker::report_deadlock(Cta &c0) {
         }
         d.notes.push_back(std::move(n));
       }
+  S.fail(RunStatus::Deadlock, {std::move(d)});
+}
+
+// Every warp of the worker is blocked or spins in a loop that nothing can
+// end (docs/engine.md "Deadlocks"): the spinning warps first, then the
+// blocked paths.
+void Worker::report_spin_deadlock() {
+  Diagnostic d;
+  d.severity = Severity::Error;
+  std::vector<Diagnostic> spin, blocked;
+  const Cta *c0 = nullptr;
+  for (auto &rc : resident) {
+    Cta &c = *rc;
+    for (auto &w : c.warps) {
+      if (w.paths.empty())
+        continue;
+      if (!c0)
+        c0 = &c;
+      if (w.spinning) {
+        Diagnostic n;
+        n.severity = Severity::Note;
+        n.loc = P.locs[w.spin_pc];
+        n.message = fmt::format(
+            "CTA {} warp {} lanes {:#010x} spin in the loop closed here: "
+            "nothing they read can change any more",
+            dim_str(c.id), w.index, w.spin_lanes);
+        spin.push_back(std::move(n));
+      }
+      for (auto &p : w.paths) {
+        if (w.spinning && (p.mask & w.spin_lanes))
+          continue;
+        Diagnostic n = path_note(*c0, c, w, p);
+        if (&c == c0)
+          n.message = "CTA " + dim_str(c.id) + " " + n.message;
+        blocked.push_back(std::move(n));
+      }
+    }
+  }
+  size_t nspin = spin.size();
+  d.message = fmt::format(
+      "deadlock in kernel '{}': no thread can make progress: {} warp{} "
+      "spin{} waiting for a change that no thread will make{}",
+      S.L.kernel_name, nspin, nspin == 1 ? "" : "s", nspin == 1 ? "s" : "",
+      blocked.empty() ? "" : ", and every other warp is blocked");
+  d.loc = !blocked.empty() ? blocked.front().loc
+          : !spin.empty()  ? spin.front().loc
+                           : SourceLoc{};
+  for (auto &n : spin)
+    d.notes.push_back(std::move(n));
+  for (auto &n : blocked)
+    d.notes.push_back(std::move(n));
   S.fail(RunStatus::Deadlock, {std::move(d)});
 }
 

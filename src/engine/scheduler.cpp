@@ -12,9 +12,19 @@
 //   pcs meet, and after kPathQuantum steps on one path the next path (by
 //   pc) gets a turn, so that a spin-wait inside a warp cannot starve the
 //   lanes it waits for.
-// - `random:SEED` picks the warp, the quantum (1..kWarpQuantum) and the path
-//   at random from a splitmix64 stream, on one host thread, and admits
-//   units at random moments.
+// - `reverse` admits units and runs CTAs and warps in decreasing order;
+//   `delay:W` runs warp W of a CTA only when no other warp of the worker
+//   can run, or once the others block or spin.
+// - `random:SEED` picks the warp and the path at random from a splitmix64
+//   stream, on one host thread, admits units at random moments, and ends a
+//   warp's turn before a memory or synchronization instruction with
+//   probability 1/8 (warp_step.cpp), so that a random schedule costs about
+//   what round-robin does.
+// - Spinning: once the worker's progress counter (stores, atomics, sync,
+//   exits) stands still for kQuietSteps, each warp's state is fingerprinted
+//   at backward branches; when every warp is blocked or repeats a state at
+//   the same progress epoch, the launch is deadlocked (docs/engine.md
+//   "Deadlocks").
 #include <algorithm>
 #include <thread>
 
@@ -25,10 +35,6 @@
 #include "worker.h"
 
 namespace bcusim::engine::detail {
-
-namespace {
-constexpr uint32_t kRandomQuantum = 8;
-} // namespace
 
 std::string dim_str(const Dim3 &d) {
   return fmt::format("({},{},{})", d.x, d.y, d.z);
@@ -71,16 +77,18 @@ void LaunchState::warn(Diagnostic d) {
 }
 
 Worker::Worker(LaunchState &s, unsigned index)
-    : S(s), P(s.P), rng(s.cfg.schedule.seed) {
+    : S(s), P(s.P), rng(s.cfg.schedule.seed), me(index) {
   x.launch = &S.L;
   x.prog = &P;
   x.gmem = &S.mem;
   x.sync_obs = S.obs;
   x.obs = S.obs && S.obs->wants_accesses() ? S.obs : nullptr;
   random = S.cfg.schedule.kind == Schedule::Kind::Random;
+  reverse = S.cfg.schedule.kind == Schedule::Kind::Reverse;
+  if (S.cfg.schedule.kind == Schedule::Kind::Delay)
+    delayed = S.cfg.schedule.warp;
   policy.random = random;
   policy.rng = &rng;
-  (void)index;
 }
 
 void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
@@ -141,6 +149,12 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
     w.bar_blocked = false;
   c.next_warp = 0;
   c.steps = 0;
+  c.delay_released = false;
+  for (auto &w : c.warps) {
+    w.spinning = false;
+    w.spin_epoch = ~0ull;
+    w.spin_tick = 0;
+  }
   c.printf_out.clear();
   c.mbar.reset();
 }
@@ -153,6 +167,9 @@ bool Worker::admit() {
     exhausted = true;
     return false;
   }
+  if (reverse)
+    u = S.nunits - 1 - u;
+  flat_dirty = true;
   const Launch &L = S.L;
   Dim3 ncl{L.grid.x / L.cluster.x, L.grid.y / L.cluster.y,
            L.grid.z / L.cluster.z};
@@ -209,6 +226,7 @@ void Worker::retire(size_t i) {
   }
   pool.push_back(std::move(resident[i]));
   resident.erase(resident.begin() + long(i));
+  flat_dirty = true;
   if (rr_cta >= resident.size())
     rr_cta = 0;
   since_admit = 0;
@@ -222,22 +240,44 @@ void Worker::flush_resident() {
 }
 
 bool Worker::pick(Cta *&cta, Warp *&warp) {
-  if (random) {
-    std::vector<std::pair<Cta *, Warp *>> ready;
+  if (random)
+    return pick_random(cta, warp);
+  if (pick_in_order(cta, warp, delayed == kNone))
+    return true;
+  // Only delayed warps are left to run.
+  return delayed != kNone && pick_in_order(cta, warp, true);
+}
+
+// A uniformly drawn resident warp, or the next runnable one after it.
+bool Worker::pick_random(Cta *&cta, Warp *&warp) {
+  if (flat_dirty) {
+    flat.clear();
     for (auto &c : resident)
       for (auto &w : c->warps)
-        if (select(w))
-          ready.push_back({c.get(), &w});
-    if (ready.empty())
-      return false;
-    auto &r = ready[rng.next() % ready.size()];
-    cta = r.first;
-    warp = r.second;
-    return true;
+        flat.push_back({c.get(), &w});
+    flat_dirty = false;
   }
+  if (flat.empty())
+    return false;
+  size_t n = flat.size(), start = rng.next() % n;
+  for (size_t k = 0; k < n; ++k) {
+    auto &r = flat[(start + k) % n];
+    if (!r.second->paths.empty() && select(*r.second)) {
+      cta = r.first;
+      warp = r.second;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Round-robin over the resident CTAs and their warps, in increasing or
+// (reverse) decreasing order; the delayed warp only `with_delayed` or once
+// released.
+bool Worker::pick_in_order(Cta *&cta, Warp *&warp, bool with_delayed) {
   size_t nc = resident.size();
   for (size_t k = 0; k <= nc; ++k) {
-    Cta &c = *resident[rr_cta];
+    Cta &c = *resident[reverse ? nc - 1 - rr_cta : rr_cta];
     size_t nw = c.warps.size();
     // `wrapped`: the round over this CTA's warps ended while skipping
     // blocked warps; move on to the next CTA after this pick, or a CTA whose
@@ -245,9 +285,10 @@ bool Worker::pick(Cta *&cta, Warp *&warp) {
     // other CTAs (grid.sync spins exactly like that).
     bool wrapped = false;
     for (size_t j = 0; j < nw; ++j) {
-      Warp &w = c.warps[c.next_warp];
+      Warp &w = c.warps[reverse ? nw - 1 - c.next_warp : c.next_warp];
       c.next_warp = uint32_t((c.next_warp + 1) % nw);
-      if (select(w)) {
+      bool held = w.index == delayed && !with_delayed && !c.delay_released;
+      if (!held && select(w)) {
         cta = &c;
         warp = &w;
         if (c.next_warp == 0 || wrapped)
@@ -260,6 +301,115 @@ bool Worker::pick(Cta *&cta, Warp *&warp) {
     rr_cta = (rr_cta + 1) % nc;
   }
   return false;
+}
+
+// ---- Spinning
+// ---------------------------------------------------------------- The progress
+// epoch: this worker's progress counter plus what the other workers published.
+uint64_t Worker::epoch() const {
+  uint64_t e = x.progress;
+  for (unsigned i = 0; i < S.nworkers; ++i)
+    if (i != me)
+      e += S.published[i].progress.load(std::memory_order_acquire);
+  return e;
+}
+
+namespace {
+// The state a warp's future depends on, given unchanged memory: its paths
+// (pc, lanes, state, call depth), exited lanes, registers and predicates.
+uint64_t fingerprint(const Warp &w) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  };
+  mix(w.exited);
+  mix(w.cur);
+  for (const auto &p : w.paths) {
+    mix(uint64_t(p.pc) << 32 | p.mask);
+    mix(uint64_t(p.state) << 32 | p.calls.size());
+  }
+  for (uint64_t v : w.regs)
+    mix(v);
+  for (uint32_t v : w.preds)
+    mix(v);
+  return h;
+}
+} // namespace
+
+// Brent's cycle detection over the warp's states at every
+// kSpinSampleEvery-th backward branch: the sampled sequence repeats iff the
+// warp's state does, as long as the epoch stands still.
+void Worker::spin_sample(Warp &w, uint32_t pc, uint32_t lanes) {
+  if (++w.spin_tick % kSpinSampleEvery)
+    return;
+  uint64_t e = epoch();
+  if (w.spinning && w.spin_epoch == e)
+    return;
+  uint64_t h = fingerprint(w);
+  if (w.spin_epoch != e) {
+    w.spin_epoch = e;
+    w.spinning = false;
+    w.spin_saved = h;
+    w.spin_power = 1;
+    w.spin_lam = 0;
+    return;
+  }
+  if (h == w.spin_saved) {
+    w.spinning = true;
+    w.spin_pc = pc;
+    w.spin_lanes = lanes;
+    return;
+  }
+  if (++w.spin_lam == w.spin_power) {
+    w.spin_saved = h;
+    w.spin_power *= 2;
+    w.spin_lam = 0;
+  }
+}
+
+// Whether every live warp of the worker is blocked or spins at epoch `e`.
+// A delayed warp that is held back is released instead (false).
+bool Worker::all_stuck(uint64_t e) {
+  bool held = false;
+  for (auto &rc : resident)
+    for (auto &w : rc->warps) {
+      if (w.paths.empty() || (w.spinning && w.spin_epoch == e))
+        continue;
+      // A wait with a time bound wakes by itself: the warp is not blocked.
+      bool timed = false;
+      for (auto &p : w.paths)
+        timed |= p.state == PathState::BlockedMbar;
+      if (!timed && !select(w))
+        continue;
+      if (w.index == delayed && !rc->delay_released) {
+        held = true;
+        continue;
+      }
+      return false;
+    }
+  if (held)
+    for (auto &rc : resident)
+      rc->delay_released = true;
+  return !held;
+}
+
+// Several workers: this one is stuck at `e`; the launch is deadlocked when
+// every worker is stuck at the same epoch (or finished) and the epoch is
+// still the current one.
+bool Worker::stuck_everywhere(uint64_t e) {
+  if (S.nworkers <= 1)
+    return true;
+  S.published[me].stuck.store(e, std::memory_order_release);
+  if (S.next_unit.load() < S.nunits)
+    return false;
+  for (unsigned i = 0; i < S.nworkers; ++i) {
+    uint64_t st = S.published[i].stuck.load(std::memory_order_acquire);
+    if (st != e && st != LaunchState::kDone)
+      return false;
+  }
+  return epoch() == e;
 }
 
 // Nothing can run: the suspended mbarrier waits of a CTA are woken as if
@@ -332,14 +482,15 @@ void Worker::run() {
   const bool timed = S.cfg.time_limit_s > 0;
   while (!S.stop.load(std::memory_order_relaxed)) {
     // A random schedule also admits units at random moments, so that CTAs
-    // interleave in different orders.
+    // interleave in different orders, up to kRandomResident CTAs at once
+    // (an SM's worth; more only cost time).
     // A cooperative launch (it reads the grid workspace for grid.sync)
     // needs all CTAs resident at once: admit every unit up front.
     if (S.cooperative)
       while (admit()) {
       }
     if (resident.empty() || since_admit >= kAdmitSteps ||
-        (random && rng.next() % 16 == 0)) {
+        (random && resident.size() < kRandomResident && rng.next() % 16 == 0)) {
       if (!admit() && resident.empty())
         break;
     }
@@ -355,7 +506,7 @@ void Worker::run() {
         }
       break;
     }
-    uint64_t quantum = random ? 1 + rng.next() % kRandomQuantum : kWarpQuantum;
+    uint64_t quantum = kWarpQuantum;
     if (max_steps) {
       uint64_t done = S.steps.load(std::memory_order_relaxed);
       if (done >= max_steps) {
@@ -377,6 +528,29 @@ void Worker::run() {
       }
     }
     since_admit += n;
+    // Spinning (see the top of this file).
+    if (S.nworkers > 1)
+      S.published[me].progress.store(x.progress, std::memory_order_release);
+    if (x.progress != last_progress) {
+      last_progress = x.progress;
+      quiet_from = now;
+      watch = false;
+    } else if (!watch && now - quiet_from >= kQuietSteps) {
+      watch = true;
+    }
+    if (watch && w->spinning && !S.stop.load(std::memory_order_relaxed)) {
+      uint64_t e = epoch();
+      if (w->spin_epoch == e && all_stuck(e)) {
+        // A CTA not yet resident may be the one they wait for.
+        if ((exhausted || !admit()) && stuck_everywhere(e)) {
+          report_spin_deadlock();
+          break;
+        }
+      } else if (S.nworkers > 1) {
+        S.published[me].stuck.store(LaunchState::kNotStuck,
+                                    std::memory_order_relaxed);
+      }
+    }
     // The shared counter is exact when a step limit needs it, batched
     // otherwise (less cache-line traffic between host threads).
     pending_steps += n;
@@ -404,6 +578,10 @@ void Worker::run() {
   S.steps.fetch_add(pending_steps, std::memory_order_relaxed);
   S.thread_steps.fetch_add(pending_tsteps, std::memory_order_relaxed);
   pending_steps = pending_tsteps = 0;
+  if (S.nworkers > 1) {
+    S.published[me].progress.store(x.progress, std::memory_order_release);
+    S.published[me].stuck.store(LaunchState::kDone, std::memory_order_release);
+  }
   flush_resident();
 }
 
@@ -502,6 +680,9 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
       (S.obs && !S.obs->concurrent()))
     threads = 1;
   threads = unsigned(std::min<uint64_t>(threads, S.nunits));
+  S.nworkers = std::max(1u, threads);
+  if (S.nworkers > 1)
+    S.published = std::make_unique<LaunchState::Published[]>(S.nworkers);
   if (threads <= 1) {
     Worker w(S, 0);
     w.run();

@@ -228,6 +228,12 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     }
     Path *p = &w.paths[w.cur];
     const Inst &in = code[p->pc];
+    // A random schedule preempts before memory and synchronization
+    // instructions (docs/engine.md "Schedule").
+    if (random && steps &&
+        (in.visible || (in.kind != Kind::Plain && in.kind != Kind::Branch)) &&
+        (rng.next() & 15) == 0)
+      break;
     uint32_t m = p->mask;
     if (in.guard != kNone) {
       uint32_t g = x.p[in.guard];
@@ -250,6 +256,8 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       ++p->pc;
       break;
     case Kind::Branch:
+      if (watch && m && in.target <= p->pc)
+        spin_sample(w, p->pc, m);
       if (m == p->mask) {
         p->pc = in.target;
       } else if (m == 0) {

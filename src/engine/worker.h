@@ -33,6 +33,13 @@ constexpr uint32_t kWarpQuantum = 64;
 constexpr uint32_t kPathQuantum = 256;
 constexpr uint64_t kAdmitSteps = 1u << 16;
 constexpr size_t kMaxCallDepth = 64;
+// Warp-instructions without any progress (stores, atomics, sync, exits)
+// after which backward branches are fingerprinted, and the sampling
+// interval in backward branches (docs/engine.md "Deadlocks").
+constexpr uint64_t kQuietSteps = 1u << 14;
+constexpr uint32_t kSpinSampleEvery = 8;
+// CTAs a random schedule keeps resident at most by random admissions.
+constexpr size_t kRandomResident = 8;
 
 std::string dim_str(const Dim3 &d);
 Dim3 unflatten(uint64_t i, const Dim3 &d);
@@ -63,7 +70,18 @@ struct LaunchState {
   std::vector<Diagnostic> warnings; // --warn-only and warning diagnostics
   std::set<std::pair<uint32_t, std::string>> warned; // (pc, kind) reported
   std::chrono::steady_clock::time_point start;
-  bool cooperative = false;         // admit every unit up front (grid.sync)
+  bool cooperative = false; // admit every unit up front (grid.sync)
+  // Spin detection across host threads (scheduler.cpp "Spinning"): each
+  // worker publishes its progress counter after every turn, and the
+  // progress epoch at which all of its warps are blocked or spinning
+  // (kNotStuck: some can progress; kDone: finished).
+  static constexpr uint64_t kNotStuck = ~0ull, kDone = ~0ull - 1;
+  struct alignas(64) Published {
+    std::atomic<uint64_t> progress{0};
+    std::atomic<uint64_t> stuck{kNotStuck};
+  };
+  std::unique_ptr<Published[]> published;
+  unsigned nworkers = 1;
   uint32_t griddep_wait_pc = kNone; // first griddepcontrol.wait, no prereq
 
   LaunchState(const Launch &l, const LaunchConfig &c, GlobalMemory &m)
@@ -125,8 +143,18 @@ private:
   const Program &P;
   Exec x;
   SplitMix64 rng;
+  unsigned me = 0; // this worker's index
   bool random = false;
+  bool reverse = false;     // Schedule::Kind::Reverse
+  uint32_t delayed = kNone; // Schedule::Kind::Delay: the delayed warp
   PathPolicy policy;
+  // Random schedule: the resident warps, rebuilt after admit / retire.
+  std::vector<std::pair<Cta *, Warp *>> flat;
+  bool flat_dirty = true;
+  // Spin detection: `watch` once the worker's progress counter has not
+  // moved for kQuietSteps warp-instructions.
+  bool watch = false;
+  uint64_t last_progress = ~0ull, quiet_from = 0;
   std::vector<std::unique_ptr<Cta>> pool;
   std::vector<std::unique_ptr<Cta>> resident;
   size_t rr_cta = 0;
@@ -147,6 +175,14 @@ private:
   void retire_unit(Cta *c);
   void flush_resident();
   bool pick(Cta *&c, Warp *&w);
+  bool pick_random(Cta *&c, Warp *&w);
+  bool pick_in_order(Cta *&c, Warp *&w, bool with_delayed);
+  // Spinning (scheduler.cpp): the progress epoch, a fingerprint sample at a
+  // backward branch, and whether every warp is blocked or spinning.
+  uint64_t epoch() const;
+  void spin_sample(Warp &w, uint32_t pc, uint32_t lanes);
+  bool all_stuck(uint64_t e);
+  bool stuck_everywhere(uint64_t e);
   bool wake_mbar_waits();
   bool select(Warp &w) { return select_path(P, w, policy, now); }
 
@@ -184,6 +220,8 @@ private:
                     std::string msg, uint32_t pc);
   void report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes);
   void report_deadlock(Cta &c);
+  void report_spin_deadlock();
+  Diagnostic path_note(const Cta &c0, Cta &c, Warp &w, const Path &p);
   void report_limit(RunStatus st, Cta &c, Warp &w);
 
   // observer glue

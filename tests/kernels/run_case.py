@@ -244,10 +244,13 @@ def check_report(case, report, returncode, err):
     return True
 
 
-def run_one(case, bcusim, ref_dir, checked=False):
+def run_one(case, bcusim, ref_dir, checked=False, schedule=None):
     ptx = case.ptx
     report = None
     args = list(case.args)
+    if schedule:
+        # A correct kernel gives the reference result under every schedule.
+        args += ["--schedule", schedule]
     if checked:
         import tempfile
         fd, report = tempfile.mkstemp(suffix=".json")
@@ -359,6 +362,7 @@ def main():
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--checked", action="store_true",
                     help="run under --check all: no findings allowed")
+    ap.add_argument("--schedule", help="run under this --schedule value")
     ap.add_argument("--list-checkable", action="store_true",
                     help="cases that --checked applies to")
     ap.add_argument("names", nargs="*")
@@ -383,7 +387,7 @@ def main():
             ok = False
             continue
         ok = run_one(cases[n], os.path.abspath(a.bcusim),
-                     os.path.abspath(a.ref_dir), a.checked) and ok
+                     os.path.abspath(a.ref_dir), a.checked, a.schedule) and ok
     return 0 if ok else 1
 
 

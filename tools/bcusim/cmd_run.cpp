@@ -29,6 +29,7 @@
 #include "bcusim/engine/args.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/instructions.h"
+#include "bcusim/runtime/options.h"
 #include "commands.h"
 
 namespace bcusim::cli {
@@ -38,18 +39,13 @@ namespace {
 // The per-launch options as CLI11 collects them (every occurrence, in
 // order); the callback splits them into launches at each `--then` using
 // the parse order.
-struct RunOptions {
+struct RunOptions : runtime::RunOptions {
   std::vector<std::string> files;
   std::vector<std::string> kernels;
   std::vector<std::string> grids, blocks, clusters;
   std::vector<uint64_t> shared_bytes;
   std::vector<std::string> args;
   std::vector<std::string> dumps;
-  uint64_t max_steps = 0;
-  std::string schedule = "rr";
-  double time_limit = 60;
-  unsigned threads = 1;
-  bool verbose = false;
   struct Launch {
     std::vector<std::string> files, kernels, grids, blocks, clusters;
     std::vector<uint64_t> shared_bytes;
@@ -57,10 +53,6 @@ struct RunOptions {
     bool pdl = false;
   };
   std::vector<Launch> launches;
-  bool warn_only = false;
-  std::string check;  // --check LIST (empty: the default)
-  std::string report; // --report FILE.json
-  unsigned explore = 0;
 };
 
 void usage_error(const std::string &msg) {
@@ -139,6 +131,10 @@ check::Finding from_run(const Diagnostic &d, engine::RunStatus st,
     if (c.valid()) {
       s.cuda_file = std::string(c.file);
       s.cuda_line = c.line;
+      if (c.inner_line) {
+        s.cuda_inlined_file = std::string(c.inner_file);
+        s.cuda_inlined_line = c.inner_line;
+      }
     }
     f.sites.push_back(std::move(s));
   };
@@ -352,23 +348,6 @@ Outcome Session::execute(const engine::Schedule &sched,
   return out;
 }
 
-// The schedules of --explore N after the first one: reversed order, each
-// warp delayed, random seeds (docs/checker.md "Schedule exploration").
-std::vector<std::string> exploration_list(unsigned n,
-                                          const std::string &first) {
-  std::vector<std::string> all{"rr", "reverse"};
-  for (unsigned k = 0; all.size() < n + 1; ++k) {
-    all.push_back(fmt::format("random:{}", k + 1));
-    all.push_back(fmt::format("delay:{}", k));
-  }
-  std::vector<std::string> list;
-  for (const auto &s : all)
-    if (s != first && !(first == "round-robin" && s == "rr") &&
-        list.size() + 1 < n)
-      list.push_back(s);
-  return list;
-}
-
 // A schedule whose outcome differs from the first one's: a finding.
 std::optional<check::Finding>
 compare_outcomes(const Outcome &a, const Outcome &b,
@@ -502,8 +481,8 @@ int run_command(const RunOptions &o) {
   }
   auto sched = Schedule::parse(o.schedule);
   if (!sched) {
-    usage_error(
-        fmt::format("--schedule: '{}' is not rr or random:SEED", o.schedule));
+    usage_error(fmt::format("--schedule: '{}' is not {}", o.schedule,
+                            Schedule::kForms));
     return 2;
   }
   // Arguments. Every `-a TYPE:VALUE` / `-a TYPE[N]...` gets the next
@@ -588,15 +567,17 @@ int run_command(const RunOptions &o) {
   // dumped buffers differ from the first one's is reported with the
   // --schedule value that replays it.
   if (o.explore > 1) {
-    auto list = exploration_list(o.explore, o.schedule);
+    // Reverse order and "each warp delayed" go by the first launch's warps
+    // per CTA (docs/checker.md "Schedule exploration").
+    const uint32_t warps =
+        uint32_t((plans.front().cfg.block.count() + 31) / 32);
+    auto list = Schedule::exploration(o.explore, *sched, warps);
     std::set<std::string> seen;
     for (const auto &f : findings)
       seen.insert(finding_key(f));
-    for (const auto &name : list) {
-      auto sch = Schedule::parse(name);
-      if (!sch)
-        continue;
-      Outcome r = ses.execute(*sch, checks, false);
+    for (size_t i = 1; i < list.size(); ++i) {
+      const std::string name = list[i].str();
+      Outcome r = ses.execute(list[i], checks, false);
       for (auto &f : r.findings) {
         if (!seen.insert(finding_key(f)).second)
           continue;
@@ -696,28 +677,8 @@ void add_run_command(CLI::App &app, Context &ctx) {
          "--dump", o->dumps,
          "after the run, print buffer argument I (or write its bytes to FILE)")
       ->allow_extra_args(false);
-  run->add_option("--max-steps", o->max_steps,
-                  "stop after N warp-instructions per launch (0: no limit)");
-  run->add_option("--schedule", o->schedule, "rr (default) or random:SEED");
-  run->add_option("--time-limit", o->time_limit,
-                  "wall-clock limit per launch in seconds (default 60; 0: "
-                  "none)");
-  run->add_option("--threads", o->threads,
-                  "host threads running CTAs in parallel (default 1: "
-                  "deterministic; 0: all cores)");
-  run->add_flag("--verbose", o->verbose,
-                "also print notes that do not fail the run");
-  run->add_option("--check", o->check,
-                  "checks: all, none, or a comma list of race, sync, init "
-                  "(default: sync; docs/checker.md)");
-  run->add_option("--report", o->report,
-                  "write every diagnostic and finding as JSON to FILE");
-  run->add_option("--explore", o->explore,
-                  "run the launches under N schedules and report hazards "
-                  "and results that differ (docs/checker.md)");
-  run->add_flag("--warn-only", o->warn_only,
-                "report barrier misuse the barrier unit survives as warnings "
-                "and keep running (docs/barriers.md)");
+  // --check, --schedule, --threads, ...: shared with `bcusim exec`.
+  runtime::add_run_options(*run, *o);
   run->callback([o, &ctx, run, file_opt, k_opt, g_opt, b_opt, c_opt, s_opt,
                  a_opt, then_opt, pdl_opt] {
     o->launches.assign(1, {});

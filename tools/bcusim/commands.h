@@ -12,10 +12,11 @@ struct Context {
   int exit_code = 0;
 };
 
-void add_isa_commands(CLI::App &app, Context &ctx);    // asm, disasm, isa
-void add_replay_command(CLI::App &app, Context &ctx);  // replay
-void add_run_command(CLI::App &app, Context &ctx);     // run
-void add_lower_command(CLI::App &app, Context &ctx);   // lower
-void add_ptx_commands(CLI::App &app, Context &ctx);    // ptx check
+void add_isa_commands(CLI::App &app, Context &ctx);   // asm, disasm, isa
+void add_replay_command(CLI::App &app, Context &ctx); // replay
+void add_run_command(CLI::App &app, Context &ctx);    // run
+void add_exec_command(CLI::App &app, Context &ctx);   // exec
+void add_lower_command(CLI::App &app, Context &ctx);  // lower
+void add_ptx_commands(CLI::App &app, Context &ctx);   // ptx check
 
 } // namespace bcusim::cli

@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
   bcusim::cli::add_isa_commands(app, ctx);
   bcusim::cli::add_replay_command(app, ctx);
   bcusim::cli::add_run_command(app, ctx);
+  bcusim::cli::add_exec_command(app, ctx);
   bcusim::cli::add_lower_command(app, ctx);
   bcusim::cli::add_ptx_commands(app, ctx);
   try {

@@ -78,10 +78,31 @@ struct KernelArg {
 
 // Scheduling policy (docs/engine.md, "Schedule").
 struct Schedule {
-  enum class Kind : uint8_t { RoundRobin, Random } kind = Kind::RoundRobin;
-  uint64_t seed = 0;
-  // Parses "rr" / "round-robin" / "random:SEED"; nullopt on bad input.
+  enum class Kind : uint8_t {
+    RoundRobin, // "rr": units, CTAs and warps in increasing order
+    Reverse,    // "reverse": units, CTAs and warps in decreasing order
+    Delay,      // "delay:W": round-robin, but warp W of every CTA runs only
+                // when no other warp of the worker can
+    Random,     // "random:SEED": warps, paths and admissions drawn at random,
+                // turns end early before memory and sync instructions
+  } kind = Kind::RoundRobin;
+  uint64_t seed = 0; // Random
+  uint32_t warp = 0; // Delay: the delayed warp index (0..31)
+  // Parses "rr" / "round-robin" / "default" / "reverse" / "delay:W" /
+  // "random:SEED"; nullopt on bad input.
   static std::optional<Schedule> parse(std::string_view text);
+  // The accepted forms, for messages.
+  static constexpr const char *kForms =
+      "rr, reverse, delay:W (W < 32) or random:SEED";
+  // The text that parse() turns back into this schedule ("rr", "delay:3").
+  std::string str() const;
+  // The schedules of an exploration of `n` runs (docs/checker.md "Schedule
+  // exploration"): `first`, then reverse, each of the first `warps` warps
+  // delayed, and random seeds 1, 2, ... interleaved with them, without
+  // repeating `first`.
+  static std::vector<Schedule> exploration(unsigned n, const Schedule &first,
+                                           uint32_t warps);
+  bool operator==(const Schedule &) const = default;
 };
 
 struct LaunchConfig {
@@ -177,6 +198,30 @@ public:
   const ptx::Module &ast() const;
   detail::Program &program() const { return *program_; }
 
+  // A module-scope variable by its PTX name: .global variables have a device
+  // address (valid on a Device after Device::map_module or a launch);
+  // .const variables an offset in the module's constant bank.
+  struct Symbol {
+    bool is_const = false;
+    uint64_t addr = 0;
+    uint64_t size = 0;
+  };
+  std::optional<Symbol> symbol(const std::string &name) const;
+  // Copies into / out of the constant bank (between launches); false when
+  // the range is outside it.
+  bool write_const(uint64_t offset, const void *src, uint64_t bytes);
+  bool read_const(uint64_t offset, void *dst, uint64_t bytes) const;
+  // What a host runtime reports about a kernel (cudaFuncGetAttributes).
+  struct KernelInfo {
+    uint32_t static_shared = 0; // bytes of declared .shared in the module
+    uint32_t local_bytes = 0;   // per-thread local memory
+    uint32_t param_bytes = 0;
+    uint32_t max_threads = 1024; // .maxntid / .reqntid, else 1024
+    Dim3 reqntid{0, 0, 0};       // 0,0,0: none
+    Dim3 cluster{0, 0, 0};       // .reqnctapercluster; 0,0,0: none
+  };
+  std::optional<KernelInfo> kernel_info(const std::string &kernel) const;
+
 private:
   Module();
   std::unique_ptr<ptx::Module> ast_;
@@ -203,6 +248,20 @@ public:
     std::string name; // empty when unnamed
   };
   std::optional<AllocationInfo> allocation(DevicePtr addr) const;
+  // Makes a module's .global variables addressable on this device now
+  // (a launch does it too).
+  void map_module(const Module &module);
+  // Host memory that kernels may access at its own address (managed and
+  // mapped host memory: one pointer valid on both sides). False when the
+  // range overlaps device memory or is not outside the engine's windows.
+  bool map_host(void *host, uint64_t bytes, std::string name = {});
+  bool unmap_host(void *host);
+  // Whether addr lies in the ranges where device memory and module
+  // variables are placed (host addresses never do).
+  static bool is_device_address(DevicePtr addr);
+  // The bytes behind [p, p + bytes) when the range lies inside one
+  // allocation; nullptr otherwise. Valid until the allocation is freed.
+  uint8_t *data(DevicePtr p, uint64_t bytes);
   // Host <-> device copies; false when the range is not inside one allocation.
   bool write(DevicePtr dst, const void *src, uint64_t bytes);
   bool read(DevicePtr src, void *dst, uint64_t bytes) const;

@@ -45,3 +45,22 @@ extern "C" __global__ void syncthreads_div_fixed(const int *in, int *out) {
   if (t < 64)
     out[t] = s[63 - t];
 }
+
+// syncthreads_split_buggy: if (t < 64) { ...; __syncthreads(); ... }
+// else { ...; __syncthreads(); ... }: every thread reaches a barrier, but
+// not the same one. Hardware counts arrivals per barrier (0), so the phase
+// completes; CUDA requires the same __syncthreads(). Result: out[t] =
+// 3 * in[127 - t] + 1 for t < 64, 2 * in[127 - t] - 1 for t >= 64.
+extern "C" __global__ void syncthreads_split_buggy(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  if (t < 64) {
+    s[t] = 2 * in[t];
+    __syncthreads();
+    out[t] = s[127 - t] + 1;
+  } else {
+    s[t] = 3 * in[t];
+    __syncthreads();
+    out[t] = s[127 - t] - 1;
+  }
+}

@@ -148,8 +148,37 @@ TEST(Faults, StepLimitIsExactAndReported) {
   EXPECT_NE(r.diagnostics_text().find("still running here"), std::string::npos);
 }
 
-TEST(Faults, TimeLimit) {
+// A loop that never repeats a state (a 64-bit counter) runs until the time
+// limit; one that repeats a state while nothing changes is a deadlock.
+const char *kCounting = R"(
+  .reg .b64 %rd<2>;
+  mov.u64 %rd1, 0;
+L:
+  add.u64 %rd1, %rd1, 1;
+  bra L;
+  ret;)";
+
+TEST(Faults, EndlessLoopWithoutProgressIsADeadlock) {
   auto m = load_text(ptx_module("", kForever));
+  ASSERT_TRUE(m);
+  Device d;
+  LaunchConfig c = config({1, 1, 1}, {32, 1, 1});
+  c.time_limit_s = 30;
+  auto r = d.launch(*m, "k", c, {});
+  EXPECT_EQ(r.status, RunStatus::Deadlock);
+  std::string t = r.diagnostics_text();
+  EXPECT_NE(t.find("1 warp spins waiting for a change that no thread will "
+                   "make"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("CTA (0,0,0) warp 0 lanes 0xffffffff spin in the loop "
+                   "closed here"),
+            std::string::npos)
+      << t;
+}
+
+TEST(Faults, TimeLimit) {
+  auto m = load_text(ptx_module("", kCounting));
   ASSERT_TRUE(m);
   Device d;
   LaunchConfig c = config({1, 1, 1}, {32, 1, 1});

@@ -1,0 +1,47 @@
+// The run options every launch of `bcusim run` and `bcusim exec` takes
+// (--check, --schedule, --threads, --time-limit, --max-steps, --report,
+// --explore, --warn-only, --verbose), defined once: both subcommands add
+// them with add_run_options, and the CUDA runtime stand-in reads the same
+// options from the environment variable BCUSIM_OPTIONS (docs/exec.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace bcusim::runtime {
+
+struct RunOptions {
+  uint64_t max_steps = 0;
+  std::string schedule = "rr";
+  double time_limit = 60;
+  unsigned threads = 1;
+  bool verbose = false;
+  std::string check;  // empty: the default checks
+  std::string report; // JSON report file; empty: none
+  unsigned explore = 0;
+  bool warn_only = false;
+};
+
+// Adds the options to a CLI11 (sub)command, storing into `o`.
+void add_run_options(CLI::App &app, RunOptions &o);
+// The options as command-line arguments (only those that differ from the
+// defaults); parse_run_options(to_args(o)) == o.
+std::vector<std::string> to_args(const RunOptions &o);
+// Parses arguments written by to_args (or by a user); nullopt and `error`
+// on bad input.
+std::optional<RunOptions>
+parse_run_options(const std::vector<std::string> &args, std::string &error);
+
+// The environment variable `bcusim exec` passes the options in: one
+// argument per line.
+inline constexpr const char *kOptionsEnv = "BCUSIM_OPTIONS";
+std::string to_env(const RunOptions &o);
+std::optional<RunOptions> from_env(const std::string &text, std::string &error);
+
+} // namespace bcusim::runtime

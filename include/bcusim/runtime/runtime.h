@@ -1,0 +1,236 @@
+// The CUDA runtime that `bcusim exec` puts under unmodified host programs
+// (docs/exec.md): registered fat binaries become engine modules, launches
+// run in the engine with the run options, memory lives in an engine Device.
+// The shared library libcudart.so.13 (src/runtime/cudart) is a thin C layer
+// over this class; tests drive it directly.
+//
+//   runtime::Runtime rt(options);
+//   int m = rt.add_ptx("k.ptx", ptx_text);
+//   rt.register_function(m, &host_stub, "_Z3addPii");
+//   void *d; rt.malloc(&d, 4096);
+//   int n = 1024; void *args[] = {&d, &n};
+//   rt.launch(&host_stub, {.grid = {4}, .block = {256}}, args);
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bcusim/engine/engine.h"
+#include "bcusim/runtime/options.h"
+
+namespace bcusim::check {
+class Checker;
+}
+
+namespace bcusim::runtime {
+
+// cudaError_t values (the numbers are CUDA's; the shared library checks
+// them against the toolkit's header at compile time).
+enum class Error : int {
+  Success = 0,
+  InvalidValue = 1,
+  MemoryAllocation = 2,
+  InitializationError = 3,
+  InvalidConfiguration = 9,
+  InvalidSymbol = 13,
+  InvalidDevicePointer = 17,
+  InvalidMemcpyDirection = 21,
+  InvalidDeviceFunction = 98,
+  NoDevice = 100,
+  InvalidDevice = 101,
+  NoKernelImageForDevice = 209,
+  InvalidPtx = 218,
+  InvalidResourceHandle = 400,
+  NotReady = 600,
+  IllegalAddress = 700,
+  LaunchOutOfResources = 701,
+  LaunchTimeout = 702,
+  Assert = 710,
+  IllegalInstruction = 715,
+  MisalignedAddress = 716,
+  LaunchFailure = 719,
+  CooperativeLaunchTooLarge = 720,
+  NotSupported = 801,
+  StreamCaptureUnsupported = 900,
+  StreamCaptureInvalidated = 901,
+  Unknown = 999,
+};
+const char *error_name(Error e);   // "cudaErrorIllegalAddress"
+const char *error_string(Error e); // "an illegal memory access was ..."
+// Errors that leave the context unusable until a device reset (a kernel
+// fault, trap, timeout), as on a GPU.
+bool is_sticky(Error e);
+
+// The modelled device: an H100 SXM (sm_90).
+struct DeviceModel {
+  const char *name = "NVIDIA H100 80GB HBM3 (bcusim)";
+  int major = 9, minor = 0;
+  int sm_count = 132;
+  uint64_t global_mem = 80ull << 30;
+  uint64_t const_mem = 64 << 10;
+  uint32_t shared_per_block = 48 << 10;         // without opt-in
+  uint32_t shared_per_block_optin = 227 << 10;  // 232448
+  uint32_t shared_per_sm = 228 << 10;           // 233472
+  uint32_t reserved_shared_per_block = 1 << 10; // the driver's share
+  uint32_t regs_per_block = 65536, regs_per_sm = 65536;
+  uint32_t warp_size = 32;
+  uint32_t max_threads_per_block = 1024, max_threads_per_sm = 2048;
+  uint32_t max_blocks_per_sm = 32;
+  int clock_khz = 1980000, memory_clock_khz = 2619000, bus_width = 5120;
+  uint32_t l2_bytes = 50 << 20;
+  uint32_t max_cluster = 8, max_cluster_nonportable = 16;
+  // Registers per thread assumed by occupancy (the engine has no register
+  // allocation).
+  uint32_t regs_per_thread = 32;
+
+  // CTAs of `threads` threads using `shared` bytes (static + dynamic) that
+  // fit on one SM at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+  uint32_t blocks_per_sm(uint32_t threads, uint64_t shared) const;
+};
+
+class Runtime {
+public:
+  explicit Runtime(RunOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  const RunOptions &options() const { return opts_; }
+  const DeviceModel &model() const { return model_; }
+  engine::Device &device() { return *dev_; }
+
+  // ---- registration (the module is compiled at its first use) ----------
+  // A fat binary (or its __cudaRegisterFatBinary wrapper); the index of its
+  // module, or -1 (and the reason on stderr once) when it has no PTX.
+  int add_fatbin(const void *fatbin);
+  int add_ptx(std::string name, std::string ptx);
+  void register_function(int module, const void *host_fn,
+                         std::string device_name);
+  void register_var(int module, const void *host_var, std::string device_name,
+                    uint64_t size, bool constant);
+  // Managed variable: `*host_ptr` is set to its host-and-device address
+  // when the module is first used.
+  void register_managed_var(int module, void **host_ptr,
+                            std::string device_name, uint64_t size);
+  void unregister_module(int module);
+
+  // ---- launches ---------------------------------------------------------
+  struct LaunchParams {
+    engine::Dim3 grid, block;
+    uint64_t shared = 0;           // dynamic shared memory per CTA
+    engine::Dim3 cluster{0, 0, 0}; // 0,0,0: the kernel's own, or none
+    bool cooperative = false;      // cudaLaunchCooperativeKernel
+    bool programmatic = false;     // programmatic dependent launch
+  };
+  // Runs the kernel to completion; its printf output goes to stdout and
+  // bcusim's report of a fault, deadlock or checker error to stderr.
+  Error launch(const void *host_fn, const LaunchParams &p, void **args);
+  // The kernel's name and attributes; nullopt when host_fn is unknown.
+  struct FuncInfo {
+    std::string name;
+    engine::Module::KernelInfo info;
+    std::vector<uint32_t> param_sizes;
+  };
+  std::optional<FuncInfo> function(const void *host_fn, Error &err);
+  // cudaFuncSetAttribute: the opt-in dynamic shared memory limit.
+  Error set_max_dynamic_shared(const void *host_fn, int bytes);
+
+  // ---- memory -----------------------------------------------------------
+  Error malloc(void **p, uint64_t bytes);
+  Error free(void *p);
+  // Host memory every kernel can reach at the same address (cudaMallocHost,
+  // cudaHostAlloc, cudaMallocManaged: one pointer valid on both sides).
+  Error malloc_host(void **p, uint64_t bytes, const char *what);
+  Error free_host(void *p);
+  bool is_host_mapped(const void *p) const;
+  // Copies between any two addresses: device (engine) ranges must lie in
+  // one allocation; anything else is host memory.
+  Error memcpy(void *dst, const void *src, uint64_t bytes);
+  Error memcpy2d(void *dst, uint64_t dpitch, const void *src, uint64_t spitch,
+                 uint64_t width, uint64_t height);
+  Error memset(void *dst, int value, uint64_t bytes);
+  Error memset2d(void *dst, uint64_t pitch, int value, uint64_t width,
+                 uint64_t height);
+  // Symbols (host shadow addresses of __device__ / __constant__ variables).
+  Error copy_to_symbol(const void *symbol, const void *src, uint64_t bytes,
+                       uint64_t offset);
+  Error copy_from_symbol(void *dst, const void *symbol, uint64_t bytes,
+                         uint64_t offset);
+  Error symbol_address(const void *symbol, void **addr);
+  Error symbol_size(const void *symbol, uint64_t *size);
+  // Whether p is an address in the engine's device memory ranges.
+  static bool is_device_address(const void *p);
+
+  // ---- errors and state -------------------------------------------------
+  // Records an error as cudaGetLastError sees it; returns it.
+  Error record(Error e);
+  Error last_error(bool reset);
+  // The error a kernel left (sticky until reset()); Success when none.
+  Error sticky() const { return sticky_; }
+  // cudaDeviceReset: frees every allocation, clears the sticky error.
+  void reset();
+  // Host seconds of simulated work so far (launches and copies): what
+  // events measure.
+  double work_seconds() const { return work_seconds_; }
+
+  struct Stats {
+    uint64_t launches = 0, failed_launches = 0;
+    uint64_t thread_steps = 0, warp_steps = 0;
+    double seconds = 0;
+    uint64_t errors = 0, warnings = 0;
+  };
+  const Stats &stats() const { return stats_; }
+  // "bcusim: 3 launches, 1.2M thread-instructions, 0.12 s simulated; no
+  // findings" (and the checker's summary line when checks ran).
+  std::string summary() const;
+  // Writes --report FILE (when given); false on an I/O error.
+  bool write_report() const;
+
+private:
+  struct Kernel {
+    int module = -1;
+    std::string name;
+    int max_dynamic_shared = -1;
+  };
+  struct Var {
+    int module = -1;
+    std::string name;
+    uint64_t size = 0;
+    bool constant = false;
+    void **managed = nullptr; // managed variables: where the address goes
+  };
+  struct ModuleSlot {
+    std::string name;
+    std::string ptx;
+    std::unique_ptr<engine::Module> module;
+    bool failed = false;
+    bool released = false;
+    std::vector<void *> managed_blocks;
+  };
+  engine::Module *module(int index, Error &err);
+  Error resolve_symbol(const void *symbol, uint64_t offset, uint64_t bytes,
+                       uint8_t **where);
+  uint8_t *resolve(const void *p, uint64_t bytes, bool &device);
+
+  RunOptions opts_;
+  DeviceModel model_;
+  std::unique_ptr<engine::Device> dev_;
+  std::unique_ptr<check::Checker> checker_;
+  engine::Schedule schedule_;
+  std::vector<ModuleSlot> modules_;
+  std::map<const void *, Kernel> kernels_;
+  std::map<const void *, Var> vars_;
+  std::map<uint64_t, uint64_t> host_blocks_; // base -> size
+  Error last_ = Error::Success;
+  Error sticky_ = Error::Success;
+  double work_seconds_ = 0;
+  Stats stats_;
+  bool options_ok_ = true;
+};
+
+} // namespace bcusim::runtime

@@ -1,0 +1,67 @@
+// Module queries for host runtimes (docs/api.md "Module"): symbols, the
+// constant bank, kernel attributes.
+#include <algorithm>
+#include <cstring>
+
+#include "compile.h"
+
+namespace bcusim::engine {
+
+using namespace detail;
+
+std::optional<Module::Symbol> Module::symbol(const std::string &name) const {
+  for (const auto &v : program_->global_vars)
+    if (v.name == name)
+      return Symbol{false, v.addr, v.size};
+  for (const auto &v : program_->const_vars)
+    if (v.name == name)
+      return Symbol{true, v.addr, v.size};
+  return std::nullopt;
+}
+
+bool Module::write_const(uint64_t offset, const void *src, uint64_t bytes) {
+  auto &img = program_->const_image;
+  if (offset > img.size() || bytes > img.size() - offset)
+    return false;
+  if (bytes)
+    std::memcpy(img.data() + offset, src, bytes);
+  return true;
+}
+
+bool Module::read_const(uint64_t offset, void *dst, uint64_t bytes) const {
+  const auto &img = program_->const_image;
+  if (offset > img.size() || bytes > img.size() - offset)
+    return false;
+  if (bytes)
+    std::memcpy(dst, img.data() + offset, bytes);
+  return true;
+}
+
+std::optional<Module::KernelInfo>
+Module::kernel_info(const std::string &kernel) const {
+  for (const auto &f : program_->funcs) {
+    if (!f.is_entry || f.name != kernel)
+      continue;
+    KernelInfo k;
+    k.static_shared = program_->static_shared;
+    k.local_bytes = program_->frame_bytes;
+    k.param_bytes = f.kparam_bytes;
+    const auto &a = *f.ast;
+    auto dims = [](const std::array<uint32_t, 3> &d) {
+      return Dim3{d[0], std::max(1u, d[1]), std::max(1u, d[2])};
+    };
+    if (a.reqntid[0]) {
+      k.reqntid = dims(a.reqntid);
+      k.max_threads = uint32_t(k.reqntid.count());
+    } else if (a.maxntid[0]) {
+      k.max_threads =
+          uint32_t(std::min<uint64_t>(1024, dims(a.maxntid).count()));
+    }
+    if (a.reqnctapercluster[0])
+      k.cluster = dims(a.reqnctapercluster);
+    return k;
+  }
+  return std::nullopt;
+}
+
+} // namespace bcusim::engine

@@ -1,0 +1,1241 @@
+// libcudart.so.13 stand-in: the CUDA runtime API as a thin layer over
+// bcusim::runtime::Runtime (docs/exec.md). Built with the toolkit's headers
+// so that every struct (cudaDeviceProp, cudaLaunchConfig_t, ...) has
+// CUDA 13's layout; no NVIDIA code is linked or copied. APIs not listed here
+// are stubs (stubs.cpp, generated) that print their name once and return
+// cudaErrorNotSupported.
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bcusim/runtime/options.h"
+#include "bcusim/runtime/runtime.h"
+
+using bcusim::runtime::Error;
+using bcusim::runtime::Runtime;
+namespace brt = bcusim::runtime;
+namespace eng = bcusim::engine;
+
+// The numbers of runtime::Error are CUDA's.
+#define BCUSIM_SAME(a, b) static_assert(int(Error::a) == int(cudaError##b))
+BCUSIM_SAME(InvalidValue, InvalidValue);
+BCUSIM_SAME(MemoryAllocation, MemoryAllocation);
+BCUSIM_SAME(InitializationError, InitializationError);
+BCUSIM_SAME(InvalidConfiguration, InvalidConfiguration);
+BCUSIM_SAME(InvalidSymbol, InvalidSymbol);
+BCUSIM_SAME(InvalidDevicePointer, InvalidDevicePointer);
+BCUSIM_SAME(InvalidMemcpyDirection, InvalidMemcpyDirection);
+BCUSIM_SAME(InvalidDeviceFunction, InvalidDeviceFunction);
+BCUSIM_SAME(NoDevice, NoDevice);
+BCUSIM_SAME(InvalidDevice, InvalidDevice);
+BCUSIM_SAME(NoKernelImageForDevice, NoKernelImageForDevice);
+BCUSIM_SAME(InvalidPtx, InvalidPtx);
+BCUSIM_SAME(InvalidResourceHandle, InvalidResourceHandle);
+BCUSIM_SAME(NotReady, NotReady);
+BCUSIM_SAME(IllegalAddress, IllegalAddress);
+BCUSIM_SAME(LaunchOutOfResources, LaunchOutOfResources);
+BCUSIM_SAME(LaunchTimeout, LaunchTimeout);
+BCUSIM_SAME(Assert, Assert);
+BCUSIM_SAME(IllegalInstruction, IllegalInstruction);
+BCUSIM_SAME(MisalignedAddress, MisalignedAddress);
+BCUSIM_SAME(LaunchFailure, LaunchFailure);
+BCUSIM_SAME(CooperativeLaunchTooLarge, CooperativeLaunchTooLarge);
+BCUSIM_SAME(NotSupported, NotSupported);
+BCUSIM_SAME(StreamCaptureUnsupported, StreamCaptureUnsupported);
+BCUSIM_SAME(StreamCaptureInvalidated, StreamCaptureInvalidated);
+BCUSIM_SAME(Unknown, Unknown);
+#undef BCUSIM_SAME
+
+namespace {
+
+std::recursive_mutex g_mutex;
+Runtime *g_rt = nullptr;
+
+void at_exit() {
+  std::lock_guard lock(g_mutex);
+  if (!g_rt)
+    return;
+  std::fflush(stdout);
+  std::fputs((g_rt->summary() + "\n").c_str(), stderr);
+  if (!g_rt->write_report())
+    std::fputs(fmt::format("bcusim: error: --report: cannot write '{}'\n",
+                           g_rt->options().report)
+                   .c_str(),
+               stderr);
+}
+
+// The process's runtime, made at the first call with the options of
+// BCUSIM_OPTIONS. Never destroyed: programs call the API from static
+// destructors and atexit handlers.
+Runtime &rt() {
+  if (!g_rt) {
+    brt::RunOptions o;
+    if (const char *env = std::getenv(brt::kOptionsEnv)) {
+      std::string err;
+      auto parsed = brt::from_env(env, err);
+      if (parsed)
+        o = *parsed;
+      else
+        std::fputs(fmt::format("bcusim: error: {}: {}\n", brt::kOptionsEnv, err)
+                       .c_str(),
+                   stderr);
+    }
+    g_rt = new Runtime(o);
+    std::atexit(at_exit);
+  }
+  return *g_rt;
+}
+
+cudaError_t ret(Error e) { return cudaError_t(int(e)); }
+cudaError_t rec(Error e) { return ret(rt().record(e)); }
+
+// Calls that synchronize report a kernel's sticky error.
+cudaError_t sticky() { return ret(rt().sticky()); }
+
+eng::Dim3 dim(dim3 d) { return eng::Dim3{d.x, d.y, d.z}; }
+
+// ---- streams, events, graphs --------------------------------------------
+// Work runs in order at once; a capturing stream records it instead.
+struct Graph {
+  std::vector<std::function<cudaError_t()>> work;
+};
+struct Stream {
+  Graph *capture = nullptr;
+};
+struct Event {
+  double t = 0;
+  bool recorded = false;
+};
+struct GraphExec {
+  std::vector<std::function<cudaError_t()>> work;
+};
+
+Stream *stream_of(cudaStream_t s) {
+  // 0, cudaStreamLegacy (1) and cudaStreamPerThread (2) are the default
+  // stream, which never captures.
+  if (reinterpret_cast<uintptr_t>(s) <= 2)
+    return nullptr;
+  return reinterpret_cast<Stream *>(s);
+}
+
+// Runs `work` now, or records it when `s` is capturing.
+cudaError_t submit(cudaStream_t s, std::function<cudaError_t()> work) {
+  Stream *st = stream_of(s);
+  if (st && st->capture) {
+    st->capture->work.push_back(std::move(work));
+    return cudaSuccess;
+  }
+  return work();
+}
+
+// ---- launches -------------------------------------------------------------
+struct CallConfig {
+  dim3 grid, block;
+  size_t shared;
+  void *stream;
+};
+thread_local std::vector<CallConfig> t_configs;
+
+cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
+                   void **args, cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  Stream *st = stream_of(stream);
+  if (st && st->capture) {
+    // The arguments are copied now: a graph replays them later.
+    Error err = Error::Success;
+    auto fn = rt().function(func, err);
+    if (!fn)
+      return rec(err);
+    auto bytes = std::make_shared<std::vector<std::vector<uint8_t>>>();
+    for (size_t i = 0; i < fn->param_sizes.size(); ++i) {
+      auto *a = static_cast<const uint8_t *>(args[i]);
+      bytes->emplace_back(a, a + fn->param_sizes[i]);
+    }
+    st->capture->work.push_back([func, p, bytes] {
+      std::vector<void *> ptrs;
+      for (auto &b : *bytes)
+        ptrs.push_back(b.data());
+      return ret(rt().launch(func, p, ptrs.data()));
+    });
+    return cudaSuccess;
+  }
+  return ret(rt().launch(func, p, args));
+}
+
+bool g_warned_kind = false;
+cudaError_t check_kind(cudaMemcpyKind kind) {
+  if (int(kind) < 0 || int(kind) > 4)
+    return rec(Error::InvalidMemcpyDirection);
+  (void)g_warned_kind;
+  return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+// Stubs call this (stubs.cpp): the name once, then cudaErrorNotSupported.
+int bcusim_cudart_unsupported(const char *name) {
+  static std::mutex m;
+  static std::vector<std::string> seen;
+  std::lock_guard lock(m);
+  std::string n(name);
+  bool first = true;
+  for (auto &s : seen)
+    first &= s != n;
+  if (first) {
+    seen.push_back(n);
+    std::fputs(fmt::format("bcusim: {} is not supported; it returns "
+                           "cudaErrorNotSupported\n",
+                           n)
+                   .c_str(),
+               stderr);
+  }
+  if (g_rt)
+    g_rt->record(Error::NotSupported);
+  return cudaErrorNotSupported;
+}
+
+// ---- registration -------------------------------------------------------
+// A fat binary handle is the module's index + 1 stored in a small block.
+void **__cudaRegisterFatBinary(void *fatCubin) {
+  std::lock_guard lock(g_mutex);
+  int m = rt().add_fatbin(fatCubin);
+  auto *h = new intptr_t[1]{m};
+  return reinterpret_cast<void **>(h);
+}
+
+void __cudaRegisterFatBinaryEnd(void **) {}
+
+void __cudaUnregisterFatBinary(void **handle) {
+  std::lock_guard lock(g_mutex);
+  if (handle && g_rt)
+    g_rt->unregister_module(int(*reinterpret_cast<intptr_t *>(handle)));
+}
+
+char __cudaInitModule(void **) { return 1; }
+
+static int module_of(void **handle) {
+  return handle ? int(*reinterpret_cast<intptr_t *>(handle)) : -1;
+}
+
+void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+                            const char *, int, uint3 *, uint3 *, dim3 *, dim3 *,
+                            int *) {
+  std::lock_guard lock(g_mutex);
+  rt().register_function(module_of(handle), hostFun, deviceFun);
+}
+
+void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+                       const char *, int, size_t size, int constant, int) {
+  std::lock_guard lock(g_mutex);
+  rt().register_var(module_of(handle), hostVar, deviceAddress, size,
+                    constant != 0);
+}
+
+void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
+                              char *deviceAddress, const char *, int,
+                              size_t size, int, int) {
+  std::lock_guard lock(g_mutex);
+  rt().register_managed_var(module_of(handle), hostVarPtrAddress, deviceAddress,
+                            size);
+}
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
+                                     size_t sharedMem, void *stream) {
+  t_configs.push_back({gridDim, blockDim, sharedMem, stream});
+  return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+                                       size_t *sharedMem, void *stream) {
+  if (t_configs.empty())
+    return cudaErrorInvalidConfiguration;
+  CallConfig c = t_configs.back();
+  t_configs.pop_back();
+  *gridDim = c.grid;
+  *blockDim = c.block;
+  *sharedMem = c.shared;
+  *static_cast<void **>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func) {
+  *kernel = reinterpret_cast<cudaKernel_t>(const_cast<void *>(func));
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *func) {
+  return __cudaGetKernel(kernel, func);
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                             void **args, size_t sharedMem,
+                             cudaStream_t stream) {
+  Runtime::LaunchParams p;
+  p.grid = dim(gridDim);
+  p.block = dim(blockDim);
+  p.shared = sharedMem;
+  return launch(func, p, args, stream);
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                               void **args, size_t sharedMem,
+                               cudaStream_t stream) {
+  return cudaLaunchKernel(reinterpret_cast<const void *>(kernel), gridDim,
+                          blockDim, args, sharedMem, stream);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
+                                    dim3 blockDim, void **args,
+                                    size_t sharedMem, cudaStream_t stream) {
+  return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
+
+cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                  void **args, size_t sharedMem,
+                                  cudaStream_t stream) {
+  return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
+                                        dim3 blockDim, void **args,
+                                        size_t sharedMem, cudaStream_t stream) {
+  Runtime::LaunchParams p;
+  p.grid = dim(gridDim);
+  p.block = dim(blockDim);
+  p.shared = sharedMem;
+  p.cooperative = true;
+  return launch(func, p, args, stream);
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
+                                const void *func, void **args) {
+  if (!config)
+    return rec(Error::InvalidValue);
+  Runtime::LaunchParams p;
+  p.grid = dim(config->gridDim);
+  p.block = dim(config->blockDim);
+  p.shared = config->dynamicSmemBytes;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute &a = config->attrs[i];
+    switch (a.id) {
+    case cudaLaunchAttributeClusterDimension:
+      p.cluster = {a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
+      break;
+    case cudaLaunchAttributeCooperative:
+      p.cooperative = a.val.cooperative != 0;
+      break;
+    case cudaLaunchAttributeProgrammaticStreamSerialization:
+      p.programmatic = a.val.programmaticStreamSerializationAllowed != 0;
+      break;
+    default:
+      break; // priorities, policies, ...: no effect on a serial device
+    }
+  }
+  return launch(func, p, args, config->stream);
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
+                               void *userData) {
+  return submit(stream, [fn, userData] {
+    fn(userData);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
+  std::lock_guard lock(g_mutex);
+  if (!attr)
+    return rec(Error::InvalidValue);
+  Error err = Error::Success;
+  auto fn = rt().function(func, err);
+  if (!fn)
+    return rec(err);
+  std::memset(attr, 0, sizeof(*attr));
+  attr->sharedSizeBytes = fn->info.static_shared;
+  attr->constSizeBytes = 0;
+  attr->localSizeBytes = fn->info.local_bytes;
+  attr->maxThreadsPerBlock = int(fn->info.max_threads);
+  attr->numRegs = int(rt().model().regs_per_thread);
+  attr->ptxVersion = 90;
+  attr->binaryVersion = 90;
+  attr->maxDynamicSharedSizeBytes =
+      int(rt().model().shared_per_block - fn->info.static_shared);
+  attr->requiredClusterWidth = int(fn->info.cluster.x);
+  attr->requiredClusterHeight = int(fn->info.cluster.y);
+  attr->requiredClusterDepth = int(fn->info.cluster.z);
+  attr->clusterDimMustBeSet = fn->info.cluster.x != 0;
+  attr->nonPortableClusterSizeAllowed = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr,
+                                 int value) {
+  std::lock_guard lock(g_mutex);
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize)
+    return rec(rt().set_max_dynamic_shared(func, value));
+  Error err = Error::Success;
+  if (!rt().function(func, err))
+    return rec(err);
+  return cudaSuccess; // carveout, cluster scheduling: no effect
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize,
+    unsigned int) {
+  std::lock_guard lock(g_mutex);
+  if (!numBlocks || blockSize <= 0)
+    return rec(Error::InvalidValue);
+  Error err = Error::Success;
+  auto fn = rt().function(func, err);
+  if (!fn)
+    return rec(err);
+  *numBlocks = int(rt().model().blocks_per_sm(
+      uint32_t(blockSize), fn->info.static_shared + dynamicSMemSize));
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                      const void *func,
+                                                      int numBlocks,
+                                                      int blockSize) {
+  std::lock_guard lock(g_mutex);
+  if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
+    return rec(Error::InvalidValue);
+  Error err = Error::Success;
+  auto fn = rt().function(func, err);
+  if (!fn)
+    return rec(err);
+  const auto &m = rt().model();
+  uint64_t per = m.shared_per_sm / uint64_t(numBlocks);
+  per =
+      per > m.reserved_shared_per_block ? per - m.reserved_shared_per_block : 0;
+  per = std::min<uint64_t>(per, m.shared_per_block_optin);
+  *dynamicSmemSize =
+      per > fn->info.static_shared ? per - fn->info.static_shared : 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize,
+                                                 const void *func,
+                                                 const cudaLaunchConfig_t *) {
+  std::lock_guard lock(g_mutex);
+  Error err = Error::Success;
+  if (!clusterSize)
+    return rec(Error::InvalidValue);
+  if (!rt().function(func, err))
+    return rec(err);
+  *clusterSize = int(rt().model().max_cluster);
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                           const cudaLaunchConfig_t *config) {
+  std::lock_guard lock(g_mutex);
+  if (!numClusters || !config)
+    return rec(Error::InvalidValue);
+  Error err = Error::Success;
+  auto fn = rt().function(func, err);
+  if (!fn)
+    return rec(err);
+  uint64_t csize = 1;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      const auto &c = config->attrs[i].val.clusterDim;
+      csize = uint64_t(c.x) * c.y * c.z;
+    }
+  if (fn->info.cluster.x)
+    csize = fn->info.cluster.count();
+  const auto &m = rt().model();
+  uint64_t per_sm = m.blocks_per_sm(
+      config->blockDim.x * config->blockDim.y * config->blockDim.z,
+      fn->info.static_shared + config->dynamicSmemBytes);
+  *numClusters = csize ? int(per_sm * m.sm_count / csize) : 0;
+  return cudaSuccess;
+}
+
+// ---- memory -------------------------------------------------------------
+cudaError_t cudaMalloc(void **devPtr, size_t size) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  return ret(rt().malloc(devPtr, size));
+}
+
+cudaError_t cudaFree(void *devPtr) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  return ret(rt().free(devPtr));
+}
+
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t) {
+  return cudaMalloc(devPtr, size);
+}
+
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t) {
+  return cudaFree(devPtr);
+}
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+                            size_t height) {
+  if (!pitch)
+    return rec(Error::InvalidValue);
+  *pitch = (width + 511) / 512 * 512;
+  return cudaMalloc(devPtr, *pitch * height);
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size) {
+  std::lock_guard lock(g_mutex);
+  return ret(rt().malloc_host(ptr, size, "cudaMallocHost memory"));
+}
+
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int) {
+  std::lock_guard lock(g_mutex);
+  return ret(rt().malloc_host(pHost, size, "cudaHostAlloc memory"));
+}
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int) {
+  std::lock_guard lock(g_mutex);
+  return ret(rt().malloc_host(devPtr, size, "managed memory"));
+}
+
+cudaError_t cudaFreeHost(void *ptr) {
+  std::lock_guard lock(g_mutex);
+  return ret(rt().free_host(ptr));
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+                                     unsigned int) {
+  std::lock_guard lock(g_mutex);
+  if (!pDevice || !rt().is_host_mapped(pHost))
+    return rec(Error::InvalidValue);
+  *pDevice = pHost; // the same address on both sides
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
+  std::lock_guard lock(g_mutex);
+  if (!pFlags || !rt().is_host_mapped(pHost))
+    return rec(Error::InvalidValue);
+  *pFlags = cudaHostAllocMapped;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int) {
+  std::lock_guard lock(g_mutex);
+  if (!rt().device().map_host(ptr, size, "cudaHostRegister memory"))
+    return rec(Error::InvalidValue);
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *ptr) {
+  std::lock_guard lock(g_mutex);
+  if (!rt().device().unmap_host(ptr))
+    return rec(Error::InvalidValue);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+                       cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return ret(rt().memcpy(dst, src, count));
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                            cudaMemcpyKind kind, cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return submit(stream, [=] { return ret(rt().memcpy(dst, src, count)); });
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height));
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return submit(stream, [=] {
+    return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height));
+  });
+}
+
+cudaError_t cudaMemcpyPeer(void *dst, int, const void *src, int, size_t count) {
+  return cudaMemcpy(dst, src, count, cudaMemcpyDefault);
+}
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  return ret(rt().memset(devPtr, value, count));
+}
+
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
+                            cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  return submit(stream, [=] { return ret(rt().memset(devPtr, value, count)); });
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+                         size_t height) {
+  std::lock_guard lock(g_mutex);
+  return ret(rt().memset2d(devPtr, pitch, value, width, height));
+}
+
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
+                              size_t width, size_t height,
+                              cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  return submit(stream, [=] {
+    return ret(rt().memset2d(devPtr, pitch, value, width, height));
+  });
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
+                               size_t count, size_t offset,
+                               cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return ret(rt().copy_to_symbol(symbol, src, count, offset));
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                 size_t offset, cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return ret(rt().copy_from_symbol(dst, symbol, count, offset));
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
+                                    size_t count, size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return submit(stream, [=] {
+    return ret(rt().copy_to_symbol(symbol, src, count, offset));
+  });
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
+                                      size_t count, size_t offset,
+                                      cudaMemcpyKind kind,
+                                      cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  return submit(stream, [=] {
+    return ret(rt().copy_from_symbol(dst, symbol, count, offset));
+  });
+}
+
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+  std::lock_guard lock(g_mutex);
+  if (!devPtr)
+    return rec(Error::InvalidValue);
+  return ret(rt().symbol_address(symbol, devPtr));
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+  std::lock_guard lock(g_mutex);
+  if (!size)
+    return rec(Error::InvalidValue);
+  uint64_t s = 0;
+  Error e = rt().symbol_size(symbol, &s);
+  *size = s;
+  return ret(e);
+}
+
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+  std::lock_guard lock(g_mutex);
+  // The modelled device's memory; allocations are not subtracted (they
+  // live in host memory).
+  if (free)
+    *free = rt().model().global_mem - (1ull << 30);
+  if (total)
+    *total = rt().model().global_mem;
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes,
+                                     const void *ptr) {
+  std::lock_guard lock(g_mutex);
+  if (!attributes)
+    return rec(Error::InvalidValue);
+  std::memset(attributes, 0, sizeof(*attributes));
+  attributes->device = 0;
+  if (rt().is_host_mapped(ptr)) {
+    attributes->type = cudaMemoryTypeManaged;
+    attributes->devicePointer = const_cast<void *>(ptr);
+    attributes->hostPointer = const_cast<void *>(ptr);
+  } else if (Runtime::is_device_address(ptr) &&
+             rt().device().allocation(reinterpret_cast<uint64_t>(ptr))) {
+    attributes->type = cudaMemoryTypeDevice;
+    attributes->devicePointer = const_cast<void *>(ptr);
+  } else {
+    attributes->type = cudaMemoryTypeUnregistered;
+    attributes->device = -2;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *, size_t, cudaMemLocation,
+                                 unsigned int, cudaStream_t) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise,
+                          cudaMemLocation) {
+  return cudaSuccess;
+}
+
+// ---- device -------------------------------------------------------------
+cudaError_t cudaGetDeviceCount(int *count) {
+  if (!count)
+    return rec(Error::InvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device) {
+  if (!device)
+    return rec(Error::InvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : rec(Error::InvalidDevice);
+}
+
+cudaError_t cudaInitDevice(int device, unsigned int, unsigned int) {
+  return cudaSetDevice(device);
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+
+cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+  if (!flags)
+    return rec(Error::InvalidValue);
+  *flags = cudaDeviceMapHost;
+  return cudaSuccess;
+}
+
+cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *) {
+  if (!device)
+    return rec(Error::InvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
+  std::lock_guard lock(g_mutex);
+  if (!prop)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  const auto &m = rt().model();
+  std::memset(prop, 0, sizeof(*prop));
+  std::snprintf(prop->name, sizeof(prop->name), "%s", m.name);
+  prop->totalGlobalMem = m.global_mem;
+  prop->sharedMemPerBlock = m.shared_per_block;
+  prop->regsPerBlock = int(m.regs_per_block);
+  prop->warpSize = int(m.warp_size);
+  prop->memPitch = 2147483647;
+  prop->maxThreadsPerBlock = int(m.max_threads_per_block);
+  prop->maxThreadsDim[0] = 1024;
+  prop->maxThreadsDim[1] = 1024;
+  prop->maxThreadsDim[2] = 64;
+  prop->maxGridSize[0] = 2147483647;
+  prop->maxGridSize[1] = 65535;
+  prop->maxGridSize[2] = 65535;
+  prop->totalConstMem = m.const_mem;
+  prop->major = m.major;
+  prop->minor = m.minor;
+  prop->textureAlignment = 512;
+  prop->texturePitchAlignment = 32;
+  prop->multiProcessorCount = m.sm_count;
+  prop->integrated = 0;
+  prop->canMapHostMemory = 1;
+  prop->maxTexture1D = 131072;
+  prop->maxTexture2D[0] = 131072;
+  prop->maxTexture2D[1] = 65536;
+  prop->surfaceAlignment = 512;
+  prop->concurrentKernels = 1;
+  prop->ECCEnabled = 1;
+  prop->pciBusID = 1;
+  prop->asyncEngineCount = 2;
+  prop->unifiedAddressing = 1;
+  prop->memoryBusWidth = m.bus_width;
+  prop->l2CacheSize = int(m.l2_bytes);
+  prop->persistingL2CacheMaxSize = int(m.l2_bytes / 4 * 3);
+  prop->maxThreadsPerMultiProcessor = int(m.max_threads_per_sm);
+  prop->streamPrioritiesSupported = 1;
+  prop->globalL1CacheSupported = 1;
+  prop->localL1CacheSupported = 1;
+  prop->sharedMemPerMultiprocessor = m.shared_per_sm;
+  prop->regsPerMultiprocessor = int(m.regs_per_sm);
+  prop->managedMemory = 1;
+  prop->isMultiGpuBoard = 0;
+  prop->hostNativeAtomicSupported = 0;
+  prop->pageableMemoryAccess = 0;
+  prop->concurrentManagedAccess = 1;
+  prop->computePreemptionSupported = 1;
+  prop->canUseHostPointerForRegisteredMem = 1;
+  prop->cooperativeLaunch = 1;
+  prop->sharedMemPerBlockOptin = m.shared_per_block_optin;
+  prop->maxBlocksPerMultiProcessor = int(m.max_blocks_per_sm);
+  prop->reservedSharedMemPerBlock = m.reserved_shared_per_block;
+  prop->accessPolicyMaxWindowSize = 134213632;
+  prop->hostRegisterSupported = 1;
+  prop->memoryPoolsSupported = 1;
+  prop->clusterLaunch = 1;
+  prop->unifiedFunctionPointers = 1;
+  prop->deviceNumaId = -1;
+  prop->hostNumaId = -1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
+                                   int device) {
+  std::lock_guard lock(g_mutex);
+  if (!value)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  const auto &m = rt().model();
+  int v = 0;
+  switch (attr) {
+  case cudaDevAttrMaxThreadsPerBlock:
+    v = int(m.max_threads_per_block);
+    break;
+  case cudaDevAttrMaxBlockDimX:
+  case cudaDevAttrMaxBlockDimY:
+    v = 1024;
+    break;
+  case cudaDevAttrMaxBlockDimZ:
+    v = 64;
+    break;
+  case cudaDevAttrMaxGridDimX:
+    v = 2147483647;
+    break;
+  case cudaDevAttrMaxGridDimY:
+  case cudaDevAttrMaxGridDimZ:
+    v = 65535;
+    break;
+  case cudaDevAttrMaxSharedMemoryPerBlock:
+    v = int(m.shared_per_block);
+    break;
+  case cudaDevAttrTotalConstantMemory:
+    v = int(m.const_mem);
+    break;
+  case cudaDevAttrWarpSize:
+    v = int(m.warp_size);
+    break;
+  case cudaDevAttrMaxPitch:
+    v = 2147483647;
+    break;
+  case cudaDevAttrMaxRegistersPerBlock:
+    v = int(m.regs_per_block);
+    break;
+  case cudaDevAttrClockRate:
+    v = m.clock_khz;
+    break;
+  case cudaDevAttrMemoryClockRate:
+    v = m.memory_clock_khz;
+    break;
+  case cudaDevAttrGlobalMemoryBusWidth:
+    v = m.bus_width;
+    break;
+  case cudaDevAttrMultiProcessorCount:
+    v = m.sm_count;
+    break;
+  case cudaDevAttrComputeCapabilityMajor:
+    v = m.major;
+    break;
+  case cudaDevAttrComputeCapabilityMinor:
+    v = m.minor;
+    break;
+  case cudaDevAttrL2CacheSize:
+    v = int(m.l2_bytes);
+    break;
+  case cudaDevAttrMaxThreadsPerMultiProcessor:
+    v = int(m.max_threads_per_sm);
+    break;
+  case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+    v = int(m.shared_per_sm);
+    break;
+  case cudaDevAttrMaxRegistersPerMultiprocessor:
+    v = int(m.regs_per_sm);
+    break;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+    v = int(m.shared_per_block_optin);
+    break;
+  case cudaDevAttrMaxBlocksPerMultiprocessor:
+    v = int(m.max_blocks_per_sm);
+    break;
+  case cudaDevAttrReservedSharedMemoryPerBlock:
+    v = int(m.reserved_shared_per_block);
+    break;
+  case cudaDevAttrAsyncEngineCount:
+    v = 2;
+    break;
+  case cudaDevAttrPciBusId:
+    v = 1;
+    break;
+  case cudaDevAttrTextureAlignment:
+  case cudaDevAttrSurfaceAlignment:
+    v = 512;
+    break;
+  case cudaDevAttrComputeMode:
+    v = cudaComputeModeDefault;
+    break;
+  case cudaDevAttrIntegrated:
+  case cudaDevAttrKernelExecTimeout:
+  case cudaDevAttrTccDriver:
+  case cudaDevAttrIsMultiGpuBoard:
+  case cudaDevAttrPageableMemoryAccess:
+  case cudaDevAttrHostNativeAtomicSupported:
+  case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+  case cudaDevAttrDirectManagedMemAccessFromHost:
+    v = 0;
+    break;
+  case cudaDevAttrCanMapHostMemory:
+  case cudaDevAttrConcurrentKernels:
+  case cudaDevAttrEccEnabled:
+  case cudaDevAttrUnifiedAddressing:
+  case cudaDevAttrManagedMemory:
+  case cudaDevAttrConcurrentManagedAccess:
+  case cudaDevAttrCooperativeLaunch:
+  case cudaDevAttrComputePreemptionSupported:
+  case cudaDevAttrCanUseHostPointerForRegisteredMem:
+  case cudaDevAttrGlobalL1CacheSupported:
+  case cudaDevAttrLocalL1CacheSupported:
+  case cudaDevAttrStreamPrioritiesSupported:
+  case cudaDevAttrHostRegisterSupported:
+  case cudaDevAttrMemoryPoolsSupported:
+  case cudaDevAttrClusterLaunch:
+    v = 1;
+    break;
+  default:
+    v = 0;
+    break;
+  }
+  *value = v;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *pValue, cudaLimit limit) {
+  if (!pValue)
+    return rec(Error::InvalidValue);
+  switch (limit) {
+  case cudaLimitStackSize:
+    *pValue = 1024;
+    break;
+  case cudaLimitPrintfFifoSize:
+  case cudaLimitMallocHeapSize:
+    *pValue = 8 << 20;
+    break;
+  default:
+    *pValue = 0;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetLimit(cudaLimit, size_t) { return cudaSuccess; }
+
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *c) {
+  if (c)
+    *c = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int, int) {
+  if (canAccessPeer)
+    *canAccessPeer = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
+                                             int *greatestPriority) {
+  if (leastPriority)
+    *leastPriority = 0;
+  if (greatestPriority)
+    *greatestPriority = -5;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *driverVersion) {
+  if (!driverVersion)
+    return rec(Error::InvalidValue);
+  *driverVersion = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
+  if (!runtimeVersion)
+    return rec(Error::InvalidValue);
+  *runtimeVersion = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  std::lock_guard lock(g_mutex);
+  return sticky();
+}
+
+cudaError_t cudaDeviceReset(void) {
+  std::lock_guard lock(g_mutex);
+  rt().reset();
+  return cudaSuccess;
+}
+
+cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+
+// ---- errors -------------------------------------------------------------
+cudaError_t cudaGetLastError(void) {
+  std::lock_guard lock(g_mutex);
+  return ret(rt().last_error(true));
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+  std::lock_guard lock(g_mutex);
+  return ret(rt().last_error(false));
+}
+
+const char *cudaGetErrorString(cudaError_t error) {
+  return brt::error_string(Error(int(error)));
+}
+
+const char *cudaGetErrorName(cudaError_t error) {
+  return brt::error_name(Error(int(error)));
+}
+
+// ---- streams and events -------------------------------------------------
+cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+  if (!pStream)
+    return rec(Error::InvalidValue);
+  *pStream = reinterpret_cast<cudaStream_t>(new Stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int) {
+  return cudaStreamCreate(pStream);
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int,
+                                         int) {
+  return cudaStreamCreate(pStream);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  delete stream_of(stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  std::lock_guard lock(g_mutex);
+  return sticky();
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t) {
+  std::lock_guard lock(g_mutex);
+  return sticky();
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) {
+  if (!event)
+    return rec(Error::InvalidValue);
+  *event = reinterpret_cast<cudaEvent_t>(new Event);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) {
+  return cudaEventCreate(event);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete reinterpret_cast<Event *>(event);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!event)
+    return rec(Error::InvalidResourceHandle);
+  std::lock_guard lock(g_mutex);
+  auto *e = reinterpret_cast<Event *>(event);
+  return submit(stream, [e] {
+    e->t = rt().work_seconds();
+    e->recorded = true;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+                                     unsigned int) {
+  return cudaEventRecord(event, stream);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  std::lock_guard lock(g_mutex);
+  return sticky();
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (!event)
+    return rec(Error::InvalidResourceHandle);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
+                                 cudaEvent_t end) {
+  if (!ms || !start || !end)
+    return rec(Error::InvalidValue);
+  auto *a = reinterpret_cast<Event *>(start);
+  auto *b = reinterpret_cast<Event *>(end);
+  if (!a->recorded || !b->recorded)
+    return rec(Error::InvalidResourceHandle);
+  *ms = float((b->t - a->t) * 1000.0);
+  return cudaSuccess;
+}
+
+// ---- graphs (stream capture and replay) ---------------------------------
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
+  Stream *st = stream_of(stream);
+  if (!st)
+    return rec(Error::StreamCaptureUnsupported);
+  if (st->capture)
+    return rec(Error::InvalidValue);
+  st->capture = new Graph;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
+  Stream *st = stream_of(stream);
+  if (!st || !st->capture || !pGraph)
+    return rec(Error::InvalidValue);
+  *pGraph = reinterpret_cast<cudaGraph_t>(st->capture);
+  st->capture = nullptr;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                  cudaStreamCaptureStatus *status) {
+  if (!status)
+    return rec(Error::InvalidValue);
+  Stream *st = stream_of(stream);
+  *status = st && st->capture ? cudaStreamCaptureStatusActive
+                              : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int) {
+  if (!pGraph)
+    return rec(Error::InvalidValue);
+  *pGraph = reinterpret_cast<cudaGraph_t>(new Graph);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  delete reinterpret_cast<Graph *>(graph);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                 unsigned long long) {
+  if (!pGraphExec || !graph)
+    return rec(Error::InvalidValue);
+  auto *x = new GraphExec;
+  x->work = reinterpret_cast<Graph *>(graph)->work;
+  *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                          cudaGraph_t graph,
+                                          unsigned long long flags) {
+  return cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!graphExec)
+    return rec(Error::InvalidResourceHandle);
+  auto *x = reinterpret_cast<GraphExec *>(graphExec);
+  std::lock_guard lock(g_mutex);
+  for (auto &w : x->work) {
+    cudaError_t e = submit(stream, w);
+    if (e != cudaSuccess)
+      return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  delete reinterpret_cast<GraphExec *>(graphExec);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) {
+  return cudaSuccess;
+}
+
+// ---- channel descriptors (value helpers) --------------------------------
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                            cudaChannelFormatKind f) {
+  cudaChannelFormatDesc d;
+  d.x = x;
+  d.y = y;
+  d.z = z;
+  d.w = w;
+  d.f = f;
+  return d;
+}
+
+} // extern "C"

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Regenerates the committed PTX of the tests/exec programs (their kernels,
+# as nvcc embeds them with -arch=sm_90) for tests/unit/runtime.
+set -e
+cd "$(dirname "$0")"
+for f in memory launch fault reduce_scan sync_samples; do
+  /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
+done

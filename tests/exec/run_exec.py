@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Builds one CUDA host program of tests/exec with nvcc (-cudart shared) and
+runs it under `bcusim exec`; the program checks itself and prints PASS.
+Exit 77 (skipped) when nvcc or the libcudart.so.13 stand-in is missing.
+
+  run_exec.py --bcusim B --nvcc NVCC --out DIR PROGRAM.cu [--expect-stderr S]...
+  run_exec.py ... --mode static|no-ptx PROGRAM.cu   (the errors bcusim gives)
+"""
+import argparse, os, subprocess, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--bcusim", required=True)
+ap.add_argument("--nvcc", required=True)
+ap.add_argument("--out", required=True)
+ap.add_argument("--mode", default="run", choices=["run", "static", "no-ptx"])
+ap.add_argument("--expect-stderr", action="append", default=[])
+ap.add_argument("--option", action="append", default=[],
+                help="a run option for bcusim exec (before the program)")
+ap.add_argument("source")
+a = ap.parse_args()
+
+if not os.path.exists(a.nvcc):
+    print(f"skipped: {a.nvcc} is not present (the program's PTX is still "
+          "tested through the runtime's C++ API in tests/unit/runtime)")
+    sys.exit(77)
+lib = os.path.join(os.path.dirname(os.path.abspath(a.bcusim)), "lib",
+                   "libcudart.so.13")
+if not os.path.exists(lib):
+    print("skipped: libcudart.so.13 stand-in not built (no CUDA headers)")
+    sys.exit(77)
+
+os.makedirs(a.out, exist_ok=True)
+name = os.path.splitext(os.path.basename(a.source))[0]
+# Tests that share a source with other run options get their own build.
+exe = os.path.join(a.out, f"{name}.{a.mode}" + (".opt" if a.option else ""))
+flags = {"run": ["-cudart", "shared", "-arch=sm_90"],
+         "static": ["-arch=sm_90"],
+         "no-ptx": ["-cudart", "shared",
+                    "-gencode", "arch=compute_90,code=sm_90"]}[a.mode]
+if (not os.path.exists(exe) or
+        os.path.getmtime(exe) < os.path.getmtime(a.source) or
+        os.path.getmtime(exe) < os.path.getmtime(
+            os.path.join(os.path.dirname(a.source), "common.h"))):
+    cmd = [a.nvcc, *flags, "-I", os.path.dirname(os.path.abspath(a.source)),
+           "-o", exe, a.source]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        print(" ".join(cmd))
+        print(r.stdout, r.stderr)
+        sys.exit(1)
+
+r = subprocess.run([a.bcusim, "exec", *a.option, exe, "--program-arg"],
+                   capture_output=True, text=True, timeout=600)
+print(r.stdout)
+print(r.stderr, file=sys.stderr)
+ok = True
+if a.mode == "run":
+    ok = r.returncode == 0 and f"{name}: PASS" in r.stdout
+    ok = ok and "bcusim: " in r.stderr and "launch" in r.stderr  # summary
+elif a.mode == "static":
+    ok = r.returncode == 127 and "nvcc -cudart shared" in r.stderr
+else:
+    ok = "arch=compute_90,code=compute_90" in r.stderr
+for s in a.expect_stderr:
+    if s not in r.stderr:
+        print(f"expected on stderr: {s}")
+        ok = False
+sys.exit(0 if ok else 1)

@@ -1,0 +1,205 @@
+// The runtime through its C++ API, without nvcc: the committed PTX of the
+// tests/exec programs, registered as __cudaRegister* would register it.
+#include <cstring>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <vector>
+
+#include "bcusim/runtime/runtime.h"
+
+using namespace bcusim;
+using runtime::Error;
+using runtime::Runtime;
+
+namespace {
+
+std::string read(const std::string &name) {
+  std::ifstream in(std::string(BCUSIM_SOURCE_DIR) + "/tests/exec/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Host-side identities of kernels and variables (what the program's stub
+// addresses are to the runtime).
+char axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn, block_sum_fn,
+    grid_total_fn, scale_var, counter_var;
+
+Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
+  Runtime::LaunchParams p;
+  p.grid = {g};
+  p.block = {b};
+  p.shared = shared;
+  return p;
+}
+
+} // namespace
+
+TEST(Runtime, LaunchWithSymbolsAndAnOffsetPointer) {
+  Runtime rt;
+  int m = rt.add_ptx("memory.ptx", read("memory.ptx"));
+  rt.register_function(m, &axpb_fn, "_Z4axpbPKfPfi");
+  rt.register_var(m, &scale_var, "scale", 8, true);
+  rt.register_var(m, &counter_var, "counter", 4, false);
+  const int n = 100;
+  std::vector<float> hx(n);
+  for (int i = 0; i < n; ++i)
+    hx[i] = float(i);
+  void *dx = nullptr, *dy = nullptr;
+  ASSERT_EQ(rt.malloc(&dx, n * 4), Error::Success);
+  ASSERT_EQ(rt.malloc(&dy, n * 4), Error::Success);
+  EXPECT_TRUE(Runtime::is_device_address(dx));
+  ASSERT_EQ(rt.memcpy(dx, hx.data(), n * 4), Error::Success);
+  const float s[2] = {3.0f, 0.5f};
+  ASSERT_EQ(rt.copy_to_symbol(&scale_var, s, 8, 0), Error::Success);
+  void *x10 = static_cast<float *>(dx) + 10;
+  int count = n - 10;
+  void *args[] = {&x10, &dy, &count};
+  ASSERT_EQ(rt.launch(&axpb_fn, dims(1, 128), args), Error::Success);
+  std::vector<float> hy(n);
+  ASSERT_EQ(rt.memcpy(hy.data(), dy, n * 4), Error::Success);
+  EXPECT_EQ(hy[0], 30.5f);
+  EXPECT_EQ(hy[89], 3.0f * 99 + 0.5f);
+  int c = 0;
+  ASSERT_EQ(rt.copy_from_symbol(&c, &counter_var, 4, 0), Error::Success);
+  EXPECT_EQ(c, n - 10);
+  float back[2];
+  ASSERT_EQ(rt.copy_from_symbol(back, &scale_var, 8, 0), Error::Success);
+  EXPECT_EQ(back[0], 3.0f);
+  void *addr = nullptr;
+  ASSERT_EQ(rt.symbol_address(&counter_var, &addr), Error::Success);
+  EXPECT_TRUE(Runtime::is_device_address(addr));
+  EXPECT_EQ(rt.copy_to_symbol(&scale_var, s, 8, 4), Error::InvalidValue);
+  EXPECT_EQ(rt.copy_to_symbol(&fill2d_fn, s, 4, 0), Error::InvalidSymbol);
+  EXPECT_EQ(rt.stats().launches, 1u);
+  EXPECT_GT(rt.stats().thread_steps, 0u);
+}
+
+TEST(Runtime, HostMappedMemoryIsOnePointerOnBothSides) {
+  Runtime rt;
+  int m = rt.add_ptx("memory.ptx", read("memory.ptx"));
+  rt.register_function(m, &axpb_fn, "_Z4axpbPKfPfi");
+  rt.register_var(m, &scale_var, "scale", 8, true);
+  const float s[2] = {2.0f, 1.0f};
+  rt.copy_to_symbol(&scale_var, s, 8, 0);
+  void *p = nullptr;
+  ASSERT_EQ(rt.malloc_host(&p, 64 * 4, "managed memory"), Error::Success);
+  auto *f = static_cast<float *>(p);
+  for (int i = 0; i < 64; ++i)
+    f[i] = float(i);
+  int n = 64;
+  void *args[] = {&p, &p, &n};
+  ASSERT_EQ(rt.launch(&axpb_fn, dims(1, 64), args), Error::Success);
+  EXPECT_EQ(f[10], 21.0f);
+  EXPECT_TRUE(rt.is_host_mapped(f + 63));
+  // An overrun of host-mapped memory is still caught by the engine.
+  int more = 65;
+  void *args2[] = {&p, &p, &more};
+  EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 128), args2), Error::IllegalAddress);
+  rt.reset();
+  EXPECT_FALSE(rt.is_host_mapped(p));
+}
+
+TEST(Runtime, FaultsAreStickyUntilReset) {
+  Runtime rt;
+  int m = rt.add_ptx("fault.ptx", read("fault.ptx"));
+  rt.register_function(m, &overrun_fn, "_Z7overrunPii");
+  rt.register_function(m, &trapper_fn, "_Z7trapperPi");
+  rt.register_function(m, &ok_fn, "_Z2okPi");
+  void *d = nullptr;
+  rt.malloc(&d, 64 * 4);
+  int n = 64;
+  void *args[] = {&d, &n};
+  EXPECT_EQ(rt.launch(&overrun_fn, dims(2, 32), args), Error::IllegalAddress);
+  EXPECT_EQ(rt.sticky(), Error::IllegalAddress);
+  void *okargs[] = {&d};
+  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 64), okargs), Error::IllegalAddress);
+  EXPECT_EQ(rt.last_error(true), Error::IllegalAddress);
+  EXPECT_EQ(rt.last_error(true), Error::IllegalAddress); // sticky
+  rt.reset();
+  EXPECT_EQ(rt.last_error(true), Error::Success);
+  rt.malloc(&d, 64 * 4);
+  void *targs[] = {&d};
+  EXPECT_EQ(rt.launch(&trapper_fn, dims(1, 32), targs), Error::LaunchFailure);
+  rt.reset();
+  rt.malloc(&d, 64 * 4);
+  void *okargs2[] = {&d};
+  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 2048), okargs2),
+            Error::InvalidConfiguration);
+  EXPECT_EQ(rt.sticky(), Error::Success); // not sticky
+  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 64), okargs2), Error::Success);
+  EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 1), okargs2),
+            Error::InvalidDeviceFunction);
+  EXPECT_STREQ(runtime::error_name(Error::IllegalAddress),
+               "cudaErrorIllegalAddress");
+}
+
+TEST(Runtime, DynamicSharedMemoryAndTheOptInLimit) {
+  Runtime rt;
+  int m = rt.add_ptx("launch.ptx", read("launch.ptx"));
+  rt.register_function(m, &block_sum_fn, "_Z9block_sumPKiPi");
+  void *in = nullptr, *out = nullptr;
+  rt.malloc(&in, 256 * 4);
+  rt.malloc(&out, 4);
+  std::vector<int> h(256, 3);
+  rt.memcpy(in, h.data(), 256 * 4);
+  void *args[] = {&in, &out};
+  ASSERT_EQ(rt.launch(&block_sum_fn, dims(1, 256, 256 * 4), args),
+            Error::Success);
+  int sum = 0;
+  rt.memcpy(&sum, out, 4);
+  EXPECT_EQ(sum, 768);
+  EXPECT_EQ(rt.launch(&block_sum_fn, dims(1, 256, 64 * 1024), args),
+            Error::InvalidValue);
+  EXPECT_EQ(rt.set_max_dynamic_shared(&block_sum_fn, 64 * 1024),
+            Error::Success);
+  EXPECT_EQ(rt.launch(&block_sum_fn, dims(1, 256, 64 * 1024), args),
+            Error::Success);
+}
+
+TEST(Runtime, CooperativeLaunchSyncsTheGridAndMustFit) {
+  Runtime rt;
+  int m = rt.add_ptx("launch.ptx", read("launch.ptx"));
+  rt.register_function(m, &grid_total_fn, "_Z10grid_totalPiS_");
+  void *data = nullptr, *total = nullptr;
+  rt.malloc(&data, 256 * 4);
+  rt.malloc(&total, 4);
+  std::vector<int> h(256, 1);
+  rt.memcpy(data, h.data(), 256 * 4);
+  void *args[] = {&data, &total};
+  auto p = dims(4, 64);
+  p.cooperative = true;
+  ASSERT_EQ(rt.launch(&grid_total_fn, p, args), Error::Success);
+  rt.memcpy(h.data(), data, 256 * 4);
+  EXPECT_EQ(h[0], 256);
+  EXPECT_EQ(h[255], 256);
+  p.grid = {132 * 2 + 1};
+  p.block = {1024};
+  EXPECT_EQ(rt.launch(&grid_total_fn, p, args),
+            Error::CooperativeLaunchTooLarge);
+}
+
+TEST(Runtime, OccupancyOfTheModelledH100) {
+  runtime::DeviceModel m;
+  EXPECT_EQ(m.blocks_per_sm(256, 0), 8u); // 2048 threads per SM
+  EXPECT_EQ(m.blocks_per_sm(1024, 0), 2u);
+  EXPECT_EQ(m.blocks_per_sm(32, 0), 32u);          // 32 CTAs per SM
+  EXPECT_EQ(m.blocks_per_sm(128, 100 * 1024), 2u); // shared memory bound
+  EXPECT_EQ(m.blocks_per_sm(128, 300 * 1024), 0u);
+  EXPECT_EQ(m.blocks_per_sm(2048, 0), 0u);
+}
+
+TEST(Runtime, PtxThatDoesNotCompileIsInvalidPtx) {
+  Runtime rt;
+  int m = rt.add_ptx("bad.ptx", ".version 9.0\n.target sm_90\nbogus;\n");
+  rt.register_function(m, &ok_fn, "k");
+  void *args[] = {nullptr};
+  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 1), args), Error::InvalidPtx);
+}
+
+TEST(Runtime, SummaryCountsLaunches) {
+  Runtime rt;
+  EXPECT_NE(rt.summary().find("0 launches (0 failed)"), std::string::npos)
+      << rt.summary();
+}
