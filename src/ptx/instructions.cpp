@@ -68,7 +68,7 @@ constexpr Feature kFeatures[] = {
     {K::SpecialRegister, "%is_explicit_cluster", "", F::Cluster, req(90, 78), ""},
     {K::SpecialRegister, "%dynamic_smem_size", "", F::Other, req(0, 41), ""},
     {K::SpecialRegister, "%total_smem_size", "", F::Other, req(0, 41), ""},
-    {K::SpecialRegister, "%aggr_smem_size", "", F::Other, req(0, 81), ""},
+    {K::SpecialRegister, "%aggr_smem_size", "", F::Other, req(90, 81), ""},
     {K::SpecialRegister, "%reserved_smem_offset_*", "", F::Other, req(0, 76), ""},
     {K::SpecialRegister, "%current_graph_exec", "", F::Other, req(50, 80), ""},
     // ---- kernel directives ----
