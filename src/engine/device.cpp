@@ -363,6 +363,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
         fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
                     "dynamic); at most 232448 are available",
                     shared, P.static_shared, config.shared_bytes));
+  L.total_smem = uint32_t(shared);
   if (P.uses_reserved_smem) {
     // The reserved region follows the CTA's static and dynamic shared
     // memory (docs/engine.md "Special registers").

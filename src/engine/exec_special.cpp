@@ -193,7 +193,7 @@ void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
   case DynamicSmem:
     return uniform(L.dyn_shared);
   case TotalSmem:
-    return uniform(L.shared_bytes - L.reserved_smem);
+    return uniform(L.total_smem);
   case AggrSmem:
     return uniform(L.shared_bytes);
   case ReservedBegin:

@@ -328,6 +328,7 @@ struct Launch {
   // The reserved shared-memory region [reserved_smem_off, +kReservedSmem)
   // when the program reads %reserved_smem_offset_*; 0 bytes otherwise.
   uint32_t reserved_smem_off = 0, reserved_smem = 0;
+  uint32_t total_smem = 0; // static + dynamic (%total_smem_size)
   std::string kernel_name;
   // The cooperative-groups grid workspace (docs/clusters.md) read
   // through %envreg1 (high half) / %envreg2 (low half); 0 = none.

@@ -68,7 +68,7 @@ constexpr Feature kFeatures[] = {
     {K::SpecialRegister, "%is_explicit_cluster", "", F::Cluster, req(90, 78), ""},
     {K::SpecialRegister, "%dynamic_smem_size", "", F::Other, req(0, 41), ""},
     {K::SpecialRegister, "%total_smem_size", "", F::Other, req(0, 41), ""},
-    {K::SpecialRegister, "%aggr_smem_size", "", F::Other, req(0, 81), ""},
+    {K::SpecialRegister, "%aggr_smem_size", "", F::Other, req(90, 81), ""},
     {K::SpecialRegister, "%reserved_smem_offset_*", "", F::Other, req(0, 76), ""},
     {K::SpecialRegister, "%current_graph_exec", "", F::Other, req(50, 80), ""},
     // ---- kernel directives ----
@@ -381,6 +381,84 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                "a {}-bit one",
                                what, name, w));
   };
+  // Register operands of the simple ALU instructions, mov, setp and selp
+  // must be compatible with the instruction type (PTX "Operand Type
+  // Information"): same size; a .bN register or instruction matches any
+  // type of that size; signed and unsigned integers match each other; a
+  // float matches a float; .pred only .pred.
+  static const std::string_view same_typed[] = {
+      "add", "sub", "mul", "mad", "min", "max", "and", "or",   "xor",
+      "not", "neg", "abs", "div", "rem", "fma", "mov", "setp", "selp"};
+  if (std::find(std::begin(same_typed), std::end(same_typed), op) !=
+          std::end(same_typed) &&
+      !has(in, "wide")) {
+    std::string t;
+    int types = 0;
+    for (const auto &m : in.modifiers)
+      if (is_type(m)) {
+        t = m;
+        ++types;
+      }
+    static const std::string_view checked[] = {"b16", "b32", "b64", "u16",
+                                               "u32", "u64", "s16", "s32",
+                                               "s64", "f32", "f64", "pred"};
+    if (types == 1 && std::find(std::begin(checked), std::end(checked), t) !=
+                          std::end(checked)) {
+      auto klass = [](std::string_view x) { return x.empty() ? ' ' : x[0]; };
+      auto bits = [](std::string_view x) {
+        return x == "pred" ? 1 : std::atoi(std::string(x.substr(1)).c_str());
+      };
+      auto compatible = [&](const std::string &r) {
+        if (r == "pred" || t == "pred")
+          return r == t;
+        if (bits(r) != bits(t))
+          return false;
+        char a = klass(r), b = klass(t);
+        if (a == 'b' || b == 'b')
+          return true;
+        if ((a == 'u' || a == 's') && (b == 'u' || b == 's'))
+          return true;
+        return a == b;
+      };
+      for (size_t i = 0; i < o.size(); ++i) {
+        if (o[i].kind != OK::Reg || fn.regs[o[i].reg].vec)
+          continue;
+        // setp writes a predicate; selp's last operand is one.
+        if ((op == "setp" && i == 0) || (op == "selp" && i == 3)) {
+          if (fn.regs[o[i].reg].type != "pred")
+            error(o[i].loc, fmt::format("operand {} of '{}' must be a "
+                                        "predicate register",
+                                        i, name));
+          continue;
+        }
+        if (op == "setp" && i > 2)
+          continue; // the optional combining predicate
+        const std::string &r = fn.regs[o[i].reg].type;
+        if (!compatible(r))
+          error(o[i].loc, fmt::format("register '{}' (.{}) does not match the "
+                                      "type .{} of '{}'",
+                                      fn.regs[o[i].reg].name, r, t, name));
+      }
+    }
+  }
+  // mul.wide / mad.wide: the destination (and mad's addend) twice as wide.
+  if ((op == "mul" || op == "mad") && has(in, "wide")) {
+    int tb = 0;
+    for (const auto &m : in.modifiers)
+      if (is_type(m) && m != "pred")
+        tb = std::atoi(m.substr(1).c_str());
+    for (size_t i = 0; tb && i < o.size(); ++i) {
+      if (o[i].kind != OK::Reg || fn.regs[o[i].reg].vec)
+        continue;
+      const std::string &r = fn.regs[o[i].reg].type;
+      int rb = r == "pred" ? 1 : std::atoi(r.substr(1).c_str());
+      int want = (i == 0 || i == 3) ? 2 * tb : tb;
+      if (rb != want)
+        error(o[i].loc, fmt::format("register '{}' of '{}' must have {} "
+                                    "bits, not {}",
+                                    fn.regs[o[i].reg].name, name, want, rb));
+    }
+  }
   if ((op == "match" || op == "activemask" || op == "redux" ||
        (op == "vote" && has(in, "ballot")) || op == "shfl") &&
       !o.empty())

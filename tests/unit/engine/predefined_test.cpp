@@ -1,0 +1,151 @@
+// Predefined identifiers and special registers the front end added (WARP_SZ,
+// the reserved shared-memory registers, shared-memory sizes, %pmN_64), and
+// indirect calls: values and faults as docs/engine.md decides them.
+#include "test_util.h"
+
+namespace bcusim::engine::test {
+namespace {
+
+// Thread 0 stores the u32 values of `regs` (each `mov.u32 %v, REG`) to out.
+std::vector<uint32_t> read_u32(const std::vector<std::string> &regs,
+                               uint32_t dyn_shared = 0,
+                               const std::string &globals = "") {
+  std::string body = ".reg .b32 %v;\n.reg .b64 %out;\n"
+                     "ld.param.u64 %out, [k_param_0];\n";
+  for (size_t i = 0; i < regs.size(); ++i)
+    body += "mov.u32 %v, " + regs[i] + ";\nst.global.u32 [%out+" +
+            std::to_string(4 * i) + "], %v;\n";
+  body += "ret;";
+  auto m = load_text(ptx_module(".param .u64 k_param_0", body, globals));
+  if (!m)
+    return {};
+  Device d;
+  DevicePtr p = d.alloc(4 * regs.size());
+  LaunchConfig c = config({1, 1, 1}, {1, 1, 1});
+  c.shared_bytes = dyn_shared;
+  auto r = d.launch(*m, "k", c, {KernelArg::ptr(p)});
+  EXPECT_TRUE(r.ok()) << r.diagnostics_text();
+  return download<uint32_t>(d, p, regs.size());
+}
+
+TEST(Predefined, WarpSizeIs32) {
+  EXPECT_EQ(read_u32({"WARP_SZ"}), (std::vector<uint32_t>{32}));
+}
+
+// A 1 KiB reserved region after static (100 bytes) and dynamic (40 bytes)
+// shared memory, 16-byte aligned: 100 -> dynamic at 112, ends at 152, the
+// region at 160.
+TEST(Predefined, ReservedSharedMemoryFollowsTheCtasSharedMemory) {
+  auto v = read_u32({"%reserved_smem_offset_begin", "%reserved_smem_offset_end",
+                     "%reserved_smem_offset_cap", "%reserved_smem_offset_0",
+                     "%reserved_smem_offset_1", "%dynamic_smem_size",
+                     "%total_smem_size", "%aggr_smem_size"},
+                    40,
+                    ".shared .align 4 .b8 s[100];\n"
+                    ".extern .shared .align 16 .b8 dyn[];\n");
+  EXPECT_EQ(v,
+            (std::vector<uint32_t>{160, 1184, 1024, 160, 672, 40, 152, 1184}));
+}
+
+TEST(Predefined, NoReservedRegionUnlessItIsRead) {
+  auto v = read_u32({"%total_smem_size", "%aggr_smem_size"}, 0,
+                    ".shared .align 4 .b8 s[100];\n");
+  EXPECT_EQ(v, (std::vector<uint32_t>{100, 100}));
+}
+
+TEST(Predefined, PerformanceCountersReadZero) {
+  EXPECT_EQ(read_u32({"%pm0", "%pm7"}), (std::vector<uint32_t>{0, 0}));
+  auto m = load_text(ptx_module(".param .u64 k_param_0", R"(
+  .reg .b64 %v, %out;
+  ld.param.u64 %out, [k_param_0];
+  mov.u64 %v, %pm3_64;
+  st.global.u64 [%out], %v;
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(8);
+  d.write(p, std::vector<uint64_t>{7}.data(), 8);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(p)});
+  EXPECT_TRUE(r.ok()) << r.diagnostics_text();
+  EXPECT_EQ(download<uint64_t>(d, p, 1)[0], 0u);
+}
+
+// A module whose kernel calls through the function pointer in %rd2.
+std::string indirect_module(const std::string &target) {
+  return R"(.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 r) twice(.param .b32 a)
+{
+  .reg .b32 %x;
+  ld.param.b32 %x, [a];
+  add.s32 %x, %x, %x;
+  st.param.b32 [r], %x;
+  ret;
+}
+.func (.param .b32 r) pair(.param .b32 a, .param .b32 b)
+{
+  st.param.b32 [r], 0;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %v;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  )" + target +
+         R"(
+  {
+  .param .b32 p;
+  .param .b32 q;
+  st.param.b32 [p], 21;
+  proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+  call (q), %rd2, (p), proto;
+  ld.param.b32 %v, [q];
+  }
+  st.global.u32 [%rd1], %v;
+  ret;
+}
+)";
+}
+
+TEST(IndirectCall, CallsTheFunctionWhoseAddressTheRegisterHolds) {
+  auto m = load_text(indirect_module("mov.u64 %rd2, twice;"));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(4);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(p)});
+  EXPECT_TRUE(r.ok()) << r.diagnostics_text();
+  EXPECT_EQ(download<uint32_t>(d, p, 1)[0], 42u);
+}
+
+TEST(IndirectCall, ThroughANonFunctionAddressFaults) {
+  auto m = load_text(indirect_module("mov.u64 %rd2, 0;"));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(4);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(p)});
+  EXPECT_FALSE(r.ok());
+  std::string t = r.diagnostics_text();
+  EXPECT_NE(t.find("test.ptx:28:3: error: indirect call to 0x0, which is not "
+                   "the address of a function"),
+            std::string::npos)
+      << t;
+}
+
+TEST(IndirectCall, PrototypeMustMatchTheCallee) {
+  auto m = load_text(indirect_module("mov.u64 %rd2, pair;"));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(4);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(p)});
+  EXPECT_FALSE(r.ok());
+  std::string t = r.diagnostics_text();
+  EXPECT_NE(t.find("indirect call with 1 argument(s) and 1 result(s) to "
+                   "function 'pair', which takes 2 and 1"),
+            std::string::npos)
+      << t;
+}
+
+} // namespace
+} // namespace bcusim::engine::test
