@@ -178,6 +178,7 @@ void Checker::on_launch_begin(const engine::LaunchView &v) {
   L.tpc = uint32_t(L.block.count());
   L.wpc = (L.tpc + 31) / 32;
   L.shared_bytes = v.shared_bytes();
+  L.reserved = v.reserved_shared();
   L.local_bytes = v.local_bytes();
   // Thread ids have 30 bits (vc.h).
   L.race_on = L.grid.count() * L.wpc * 32 < (1ull << 30);

@@ -210,6 +210,32 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       prev = l;
     }
   }
+  // Lanes of one instruction that store to the same address: the outcome
+  // is defined (one of the writes is performed last, which one is
+  // unspecified: CUDA Programming Guide, "Shared Memory"/"Global Memory"
+  // accesses by a warp), so they do not race with each other; the first
+  // such lane stands for the others (docs/checker.md "Decisions").
+  if (write && !atomic && !is_async && std::popcount(lanes) > 1) {
+    bool increasing = true;
+    uint64_t prev = 0;
+    for (uint32_t m = lanes, first = 1; m; m &= m - 1, first = 0) {
+      const uint64_t a = e.addr[std::countr_zero(m)];
+      if (!first && a < prev + e.size) {
+        increasing = false;
+        break;
+      }
+      prev = a;
+    }
+    if (!increasing)
+      for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        for (uint32_t k = lanes & ((1u << l) - 1); k; k &= k - 1)
+          if (e.addr[std::countr_zero(k)] == e.addr[l]) {
+            lanes &= ~(1u << l);
+            break;
+          }
+      }
+  }
   for (uint32_t m = lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     Accessor who;

@@ -186,6 +186,7 @@ struct LaunchSt {
   Dim3 grid, block, cluster_dims;
   uint32_t tpc = 0, wpc = 0; // threads and warps per CTA
   uint32_t shared_bytes = 0, local_bytes = 0;
+  std::pair<uint32_t, uint32_t> reserved{0, 0}; // LaunchView::reserved_shared
   bool race_on = true; // off when the launch is too large
   std::unordered_map<uint64_t, std::unique_ptr<CtaSt>> ctas;
   std::vector<std::unique_ptr<CtaSt>> pool; // retired, for reuse

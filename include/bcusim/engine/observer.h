@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "bcusim/engine/dim3.h"
 #include "bcusim/support/diagnostics.h"
@@ -226,6 +227,12 @@ public:
   virtual Dim3 cta_id(uint64_t linear) const = 0;
   // The cooperative-groups grid workspace (0: none).
   virtual uint64_t grid_workspace() const = 0;
+  // The reserved shared-memory region (%reserved_smem_offset_*) of each
+  // CTA as {offset, bytes}; the launch initializes it (zeros), like the
+  // driver. {0, 0} when the kernel has none.
+  virtual std::pair<uint32_t, uint32_t> reserved_shared() const {
+    return {0, 0};
+  }
 };
 
 class Observer {

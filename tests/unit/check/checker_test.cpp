@@ -259,6 +259,25 @@ TEST(Race, BroadcastReadsThenAWriteByAnyLane) {
   EXPECT_EQ(other.end().size(), 1u);
 }
 
+// Lanes of one store to one address: one of the writes is performed last
+// (CUDA), no race among them; a later read by another warp without a
+// barrier still races, and a read-modify-write by lanes does too.
+TEST(Race, LanesOfOneStoreToOneAddressDoNotRace) {
+  Launch r("race");
+  r.access(AccessType::Write, 0, ~0u, 0, 10, true); // every lane writes s[0]
+  EXPECT_TRUE(r.end().empty());
+  Launch other("race");
+  other.access(AccessType::Write, 0, ~0u, 0, 10, true);
+  other.access(AccessType::Read, 1, 1, 0, 20, true); // warp 1, no barrier
+  EXPECT_EQ(other.end().size(), 1u);
+  Launch rmw("race");
+  rmw.access(AccessType::Read, 0, 0b11, 0, 10, true);  // lanes 0, 1 load
+  rmw.access(AccessType::Write, 0, 0b11, 0, 11, true); // and both store
+  auto &f = rmw.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::IntraWarpRace);
+}
+
 TEST(Race, ByteGranularity) {
   Launch r;
   // Lane 0 writes bytes 0-4 (5 bytes), lane 1 writes bytes 4-7.
