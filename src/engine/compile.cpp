@@ -56,6 +56,17 @@ void write_init(
 
 std::atomic<uint64_t> next_module_segment{0};
 
+// Why a well-known external function is undefined in a module.
+std::string external_function_hint(const std::string &name) {
+  if (name.rfind("__cudaCDP", 0) == 0 ||
+      name.rfind("cudaLaunchDevice", 0) == 0 ||
+      name.rfind("cudaGetParameterBuffer", 0) == 0)
+    return " (device-side kernel launch is not supported)";
+  if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0)
+    return " (the device runtime is not supported)";
+  return " (the module does not define it)";
+}
+
 } // namespace
 
 // ---- types and modifiers ---------------------------------------------------
@@ -289,7 +300,7 @@ uint64_t Compiler::symbol_value(const Sym &s, bool generic) const {
   case Sym::Where::Const:
     return generic ? kConstWindow + s.addr : s.addr;
   case Sym::Where::Func:
-    return s.func;
+    return kFuncWindow + 16ull * s.func;
   }
   return 0;
 }
@@ -489,11 +500,24 @@ std::string_view name_of(MemSpace s) {
 // ---- module layout and compilation ----------------------------------------
 namespace {
 
+bool reads_reserved_smem(const ptx::Operand &o) {
+  if (o.kind == ptx::Operand::Kind::Special)
+    return o.name.rfind("%reserved_smem_offset_", 0) == 0;
+  return std::any_of(o.elems.begin(), o.elems.end(), reads_reserved_smem);
+}
+
 bool build_program(const ptx::Module &mod, Program &prog,
                    DiagnosticSink &sink) {
   prog.source = mod.source;
   prog.cuda_files = mod.files;
-  Compiler c(prog, mod, sink);
+  Compiler c(prog, mod);
+  // Diagnostics collected since the last call go to function `f`.
+  auto move_errors_to = [&](FuncInfo &f) {
+    for (const auto &d : c.sink.all())
+      f.errors.push_back(d);
+    c.sink.clear();
+    c.failed = false;
+  };
   prog.global_base =
       kModuleGlobalBase + next_module_segment.fetch_add(1) * (1ull << 36);
 
@@ -558,6 +582,12 @@ bool build_program(const ptx::Module &mod, Program &prog,
     }
     s.size = size;
     c.gsyms[v.name] = s;
+  }
+  // A module-scope declaration the engine cannot lay out fails the module.
+  if (c.sink.has_errors()) {
+    for (const auto &d : c.sink.all())
+      sink.error(d.loc, d.message);
+    return false;
   }
 
   // Functions: registers, frames, parameters.
@@ -643,6 +673,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
         c.error(v.loc, "unsupported function-scope variable state space");
       }
     }
+    move_errors_to(fi);
     prog.funcs.push_back(std::move(fi));
     Sym fs;
     fs.where = Sym::Where::Func;
@@ -681,6 +712,11 @@ bool build_program(const ptx::Module &mod, Program &prog,
     };
     write_init(*v, is_const ? prog.const_image : prog.global_image, o, resolve);
   }
+  if (c.sink.has_errors()) {
+    for (const auto &d : c.sink.all())
+      sink.error(d.loc, d.message);
+    return false;
+  }
 
   // Instructions.
   using FamilyFn = bool (*)(Compiler &, const ptx::Instruction &);
@@ -703,6 +739,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
     for (size_t b = 0; b < fa.body.size(); ++b) {
       bpc[b] = static_cast<uint32_t>(prog.code.size());
       const auto &in = fa.body[b];
+      for (const auto &o : in.operands)
+        if (reads_reserved_smem(o))
+          prog.uses_reserved_smem = true;
       c.cur = &in;
       c.scratch_used = 0;
       c.scratch_pred_used = 0;
@@ -732,41 +771,77 @@ bool build_program(const ptx::Module &mod, Program &prog,
     }
     fi.end_pc = static_cast<uint32_t>(prog.code.size());
     fi.compiled = true;
+    move_errors_to(fi);
   }
   // Call targets, and no recursion (frames are static, docs/engine.md).
   std::vector<std::set<uint32_t>> callees(mod.functions.size());
   for (auto pc : c.call_fixups) {
     auto &site = prog.calls[prog.code[pc].aux];
     const auto &callee = prog.funcs[site.callee];
+    auto &caller = prog.funcs[prog.code_func[pc]];
     if (!callee.compiled && !callee.is_vprintf) {
-      c.error(prog.locs[pc],
-              fmt::format("unsupported call to external function '{}'",
-                          callee.name));
+      Diagnostic d;
+      d.loc = prog.locs[pc];
+      d.message = fmt::format("call to undefined external function '{}'{}",
+                              callee.name, external_function_hint(callee.name));
+      caller.errors.push_back(std::move(d));
       continue;
     }
     prog.code[pc].target = callee.entry_pc;
     callees[prog.code_func[pc]].insert(site.callee);
   }
   std::vector<int> color(mod.functions.size(), 0);
-  std::function<bool(uint32_t)> cyclic = [&](uint32_t f) {
+  std::vector<uint32_t> stack;
+  std::function<void(uint32_t)> visit = [&](uint32_t f) {
     color[f] = 1;
+    stack.push_back(f);
     for (auto g : callees[f]) {
-      if (color[g] == 1 || (color[g] == 0 && cyclic(g)))
-        return true;
+      if (color[g] == 1) {
+        // Every function of the cycle g -> ... -> f -> g recurses.
+        auto from = std::find(stack.begin(), stack.end(), g);
+        for (auto it = from; it != stack.end(); ++it) {
+          Diagnostic d;
+          d.loc = mod.functions[*it].loc;
+          d.message = fmt::format("unsupported recursion through function '{}'",
+                                  mod.functions[*it].name);
+          prog.funcs[*it].errors.push_back(std::move(d));
+        }
+      } else if (color[g] == 0) {
+        visit(g);
+      }
     }
+    stack.pop_back();
     color[f] = 2;
-    return false;
   };
   for (uint32_t f = 0; f < mod.functions.size(); ++f)
-    if (color[f] == 0 && cyclic(f)) {
-      c.error(mod.functions[f].loc,
-              fmt::format("unsupported recursion through function '{}'",
-                          mod.functions[f].name));
-      break;
-    }
-  if (prog.cc_pred != kNone)
-    (void)0;
-  return !c.failed && !sink.has_errors();
+    if (color[f] == 0)
+      visit(f);
+  // A kernel (or a function called indirectly) cannot run when it or a
+  // function it calls cannot.
+  for (uint32_t k = 0; k < prog.funcs.size(); ++k) {
+    auto &ki = prog.funcs[k];
+    if (!ki.compiled)
+      continue;
+    std::vector<uint32_t> order{k};
+    std::set<uint32_t> seen{k};
+    for (size_t i = 0; i < order.size(); ++i)
+      for (auto g : callees[order[i]])
+        if (seen.insert(g).second)
+          order.push_back(g);
+    for (auto f : order)
+      for (const auto &e : prog.funcs[f].errors) {
+        Diagnostic d = e;
+        const char *what = ki.is_entry ? "kernel" : "function";
+        d.message =
+            f == k ? fmt::format("{} '{}' cannot run: {}", what, ki.name,
+                                 e.message)
+                   : fmt::format("{} '{}' cannot run: function '{}' it "
+                                 "calls: {}",
+                                 what, ki.name, prog.funcs[f].name, e.message);
+        ki.blocked_by.push_back(std::move(d));
+      }
+  }
+  return true;
 }
 
 } // namespace
@@ -864,6 +939,13 @@ std::vector<std::string> Module::kernel_names() const {
     if (f.is_entry)
       r.push_back(f.name);
   return r;
+}
+
+std::vector<Diagnostic> Module::kernel_errors(const std::string &kernel) const {
+  for (const auto &f : program_->funcs)
+    if (f.is_entry && f.name == kernel)
+      return f.blocked_by;
+  return {};
 }
 
 std::optional<std::vector<uint32_t>>

@@ -89,12 +89,14 @@ struct Sym {
 
 class Compiler {
 public:
-  Compiler(Program &prog, const ptx::Module &mod, DiagnosticSink &sink)
-      : prog(prog), mod(mod), sink(sink) {}
+  Compiler(Program &prog, const ptx::Module &mod) : prog(prog), mod(mod) {}
 
   Program &prog;
   const ptx::Module &mod;
-  DiagnosticSink &sink;
+  // The diagnostics of what is being compiled: build_program moves them to
+  // the function they belong to (which then cannot run) or, for module-scope
+  // declarations, to the caller's sink.
+  DiagnosticSink sink;
   uint32_t fidx = 0;
   const ptx::Instruction *cur = nullptr;
   bool failed = false;
@@ -141,13 +143,16 @@ public:
 bool compile_integer(Compiler &c, const ptx::Instruction &in);
 bool compile_float(Compiler &c, const ptx::Instruction &in);
 bool compile_compare(Compiler &c, const ptx::Instruction &in);
+// f16/f16x2/bf16/bf16x2 arithmetic (exec_half.cpp), called by compile_float.
+bool compile_half(Compiler &c, const ptx::Instruction &in);
+bool is_half_type(Ty t);
 bool compile_convert(Compiler &c, const ptx::Instruction &in);
 bool compile_memory(Compiler &c, const ptx::Instruction &in);
 bool compile_control(Compiler &c, const ptx::Instruction &in);
 bool compile_warp(Compiler &c, const ptx::Instruction &in);
 bool compile_special(Compiler &c, const ptx::Instruction &in);
 bool compile_sync(Compiler &c, const ptx::Instruction &in);
-// Issue 6: barrier.cluster, mapa, getctarank, griddepcontrol
+// barrier.cluster, mapa, getctarank, griddepcontrol
 // (exec_cluster.cpp); runs before compile_sync.
 bool compile_cluster(Compiler &c, const ptx::Instruction &in);
 bool compile_mbarrier(Compiler &c, const ptx::Instruction &in); // mbarrier.*

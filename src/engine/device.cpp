@@ -279,6 +279,10 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
       k = &f;
   if (!k)
     return fail({}, fmt::format("no kernel named '{}' in the module", kernel));
+  if (!k->blocked_by.empty()) {
+    bad.diagnostics = k->blocked_by;
+    return bad;
+  }
   const ptx::Function &fa = *k->ast;
   const Dim3 &b = config.block, &g = config.grid;
   if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
@@ -359,6 +363,13 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
         fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
                     "dynamic); at most 232448 are available",
                     shared, P.static_shared, config.shared_bytes));
+  if (P.uses_reserved_smem) {
+    // The reserved region follows the CTA's static and dynamic shared
+    // memory (docs/engine.md "Special registers").
+    L.reserved_smem_off = uint32_t((shared + 15) / 16 * 16);
+    L.reserved_smem = kReservedSmemBytes;
+    shared = uint64_t(L.reserved_smem_off) + kReservedSmemBytes;
+  }
   L.shared_bytes = uint32_t(shared);
   // Kernel parameters.
   if (args.size() != k->param_size.size())

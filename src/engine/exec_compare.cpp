@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compile.h"
+#include "float_format.h"
 
 namespace bcusim::engine::detail {
 
@@ -184,6 +185,57 @@ template <class T> void exec_set(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
+// setp/set on .f16 .f16x2 .bf16 .bf16x2: flags bit0 ftz, bit2 bf16, bit3
+// x2. setp x2: p = the lower halves' comparison, q = the upper halves'.
+// set: imm = the "true" value of one result element (its "false" is 0);
+// an x2 set writes one element per half.
+uint32_t half_compare(const Inst &in, uint64_t a, uint64_t b) {
+  const FloatFormat &f = (in.flags & 4) ? kBF16 : kF16;
+  double va = decode(f, a & 0xffff), vb = decode(f, b & 0xffff);
+  if (in.flags & 1) {
+    if (va != 0 && std::fabs(va) < ((in.flags & 4) ? 0x1p-126 : 0x1p-14))
+      va = 0;
+    if (vb != 0 && std::fabs(vb) < ((in.flags & 4) ? 0x1p-126 : 0x1p-14))
+      vb = 0;
+  }
+  return compare<double>(in.aux & 0xff, va, vb) ? 1u : 0u;
+}
+void exec_setp_half(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
+  uint32_t boolop = in.aux >> 8;
+  uint32_t lo = 0, hi = 0;
+  for_lanes(m, [&](uint32_t l) {
+    lo |= half_compare(in, a[l], b[l]) << l;
+    if (in.flags & 8)
+      hi |= half_compare(in, a[l] >> 16, b[l] >> 16) << l;
+  });
+  uint32_t cp = in.a[4] != kNone ? x.p[in.a[4]] : 0;
+  uint32_t p = combine(boolop, lo, cp);
+  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (p & m);
+  if (in.a[1] != kNone) {
+    uint32_t q = combine(boolop, (in.flags & 8) ? hi : ~lo, cp);
+    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | (q & m);
+  }
+}
+void exec_set_half(Exec &x, const Inst &in, uint32_t m) {
+  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
+  uint64_t *d = x.s(in.a[0]);
+  uint32_t boolop = in.aux >> 8;
+  uint32_t cp = in.a[4] != kNone ? x.p[in.a[4]] : 0;
+  const uint64_t yes = uint64_t(in.imm);
+  for_lanes(m, [&](uint32_t l) {
+    uint32_t c = (cp >> l) & 1;
+    uint32_t r = combine(boolop, half_compare(in, a[l], b[l]), c) & 1;
+    if (in.flags & 8) {
+      uint32_t h =
+          combine(boolop, half_compare(in, a[l] >> 16, b[l] >> 16), c) & 1;
+      d[l] = (h ? yes << 16 : 0) | (r ? yes : 0);
+    } else {
+      d[l] = r ? yes : 0;
+    }
+  });
+}
+
 void exec_selp(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
@@ -328,12 +380,21 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
               fmt::format("'{}' needs a comparison and a type", c.text_of(in)));
       return true;
     }
-    if (op == "set" && (!dt || (dt->code != Ty::U32 && dt->code != Ty::S32 &&
-                                dt->code != Ty::B32 && dt->code != Ty::F32))) {
+    const bool half = is_half_type(*t);
+    if (half && (t->code == Ty::F16X2 || t->code == Ty::BF16X2) &&
+        op == "setp" && o[0].kind != ptx::Operand::Kind::Pair) {
+      c.error(in.loc, "'setp' on an x2 type needs two predicates 'p|q'");
+      return true;
+    }
+    if (op == "set" && !half &&
+        (!dt || (dt->code != Ty::U32 && dt->code != Ty::S32 &&
+                 dt->code != Ty::B32 && dt->code != Ty::F32))) {
       c.unsupported("destination type of set");
       return true;
     }
-    ExecFn f = op == "setp" ? by_type<SetpH>(*t) : by_type<SetH>(*t);
+    ExecFn f = half ? (op == "setp" ? &exec_setp_half : &exec_set_half)
+               : op == "setp" ? by_type<SetpH>(*t)
+                              : by_type<SetH>(*t);
     if (!f) {
       c.unsupported("type");
       return true;
@@ -366,6 +427,29 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
                                     : 0;
     i.aux = uint32_t(cmp) | (bo << 8);
     i.flags = (ftz ? 1 : 0) | (dt && dt->code == Ty::F32 ? 2 : 0);
+    if (half) {
+      bool x2 = t->code == Ty::F16X2 || t->code == Ty::BF16X2;
+      i.flags = uint8_t((ftz ? 1 : 0) |
+                        (t->code == Ty::BF16 || t->code == Ty::BF16X2 ? 4 : 0) |
+                        (x2 ? 8 : 0));
+      if (dt) {
+        switch (dt->code) {
+        case Ty::F16:
+        case Ty::F16X2:
+          i.imm = 0x3c00;
+          break;
+        case Ty::BF16:
+        case Ty::BF16X2:
+          i.imm = 0x3f80;
+          break;
+        case Ty::F32:
+          i.imm = 0x3f800000;
+          break;
+        default:
+          i.imm = x2 || dt->bits() == 16 ? 0xffff : 0xffffffff;
+        }
+      }
+    }
     return true;
   }
   if (op == "selp") {

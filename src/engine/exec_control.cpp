@@ -17,6 +17,60 @@ namespace {
 void exec_nop(Exec &, const Inst &, uint32_t) {}
 } // namespace
 
+namespace {
+// `call (rets), %rd, (args), prototype;`: the function is found at run time
+// from the register's value (docs/engine.md "Calls"); the prototype gives
+// the parameters, which must match the callee's.
+bool compile_indirect_call(Compiler &c, const ptx::Instruction &in,
+                           const ptx::Operand &callee, const ptx::Operand *rets,
+                           const ptx::Operand *args,
+                           const ptx::Operand *proto) {
+  using K = ptx::Operand::Kind;
+  if (!proto || proto->sym_kind != ptx::Operand::SymbolKind::Prototype) {
+    c.error(proto ? proto->loc : in.loc,
+            "an indirect call needs a .callprototype (call targets lists "
+            "are not supported)");
+    return true;
+  }
+  const ptx::CallPrototype &pt = c.ast().prototypes[proto->sym_index];
+  size_t nargs = args ? args->elems.size() : 0;
+  size_t nrets = rets ? rets->elems.size() : 0;
+  if (nargs != pt.params.size() || nrets != pt.returns.size()) {
+    c.error(in.loc,
+            fmt::format("indirect call with {} argument(s) and {} result(s) "
+                        "through prototype '{}', which has {} and {}",
+                        nargs, nrets, pt.name, pt.params.size(),
+                        pt.returns.size()));
+    return true;
+  }
+  CallSite site;
+  site.indirect = true;
+  auto var_of = [&](const ptx::Operand &e,
+                    std::vector<std::pair<uint32_t, uint32_t>> &out) {
+    const Sym *s = e.kind == K::Symbol ? c.lookup(e.name) : nullptr;
+    if (!s || s->where != Sym::Where::Local) {
+      c.error(e.loc, fmt::format("'{}' is not a .param variable of this "
+                                 "function",
+                                 e.name));
+      return false;
+    }
+    out.push_back({uint32_t(s->addr), uint32_t(s->size)});
+    return true;
+  };
+  for (size_t k = 0; k < nargs; ++k)
+    if (!var_of(args->elems[k], site.arg_vars))
+      return true;
+  for (size_t k = 0; k < nrets; ++k)
+    if (!var_of(rets->elems[k], site.ret_vars))
+      return true;
+  site.target_slot = c.src(callee, Ty{Ty::U64});
+  c.prog.calls.push_back(std::move(site));
+  Inst &i = c.emit(nullptr, Kind::Call);
+  i.aux = uint32_t(c.prog.calls.size() - 1);
+  return true;
+}
+} // namespace
+
 bool compile_control(Compiler &c, const ptx::Instruction &in) {
   const std::string &op = in.opcode;
   const auto &o = in.operands;
@@ -73,23 +127,29 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
     mods.take("uni");
     if (!c.finish(mods))
       return true;
-    const ptx::Operand *rets = nullptr, *callee = nullptr, *args = nullptr;
+    const ptx::Operand *rets = nullptr, *callee = nullptr, *args = nullptr,
+                       *proto = nullptr;
     for (const auto &x : o) {
       if (x.kind == K::List && !callee)
         rets = &x;
-      else if (x.kind == K::Symbol && !callee)
+      else if ((x.kind == K::Symbol || x.kind == K::Reg) && !callee)
         callee = &x;
       else if (x.kind == K::List && callee && !args)
         args = &x;
+      else if (x.kind == K::Symbol && callee && callee->kind == K::Reg &&
+               !proto)
+        proto = &x;
       else {
-        c.unsupported("call form (indirect call or prototype)");
+        c.unsupported("call form");
         return true;
       }
     }
     if (!callee) {
-      c.unsupported("indirect call");
+      c.error(in.loc, "call needs a function");
       return true;
     }
+    if (callee->kind == K::Reg)
+      return compile_indirect_call(c, in, *callee, rets, args, proto);
     const Sym *fs = c.lookup(callee->name);
     if (!fs || fs->where != Sym::Where::Func) {
       c.error(callee->loc, fmt::format("unknown function '{}'", callee->name));
@@ -206,7 +266,7 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
     // Every CTA barrier form: lowered onto the BCU (exec_barrier.cpp).
     if (is_cta_barrier(in))
       return compile_cta_barrier(c, in);
-    c.unsupported("barrier form (issue 6)");
+    c.unsupported("barrier form");
     return true;
   }
   // mbarrier, cp.async*, fence and membar: exec_mbarrier.cpp and
@@ -214,8 +274,7 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
   static const char *const later[] = {"setmaxnreg"};
   for (auto l : later)
     if (op == l) {
-      c.unsupported(
-          fmt::format("synchronization instruction '{}' (issue 5/6)", op));
+      c.unsupported(fmt::format("synchronization instruction '{}'", op));
       return true;
     }
   return false;

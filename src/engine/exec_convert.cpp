@@ -3,12 +3,12 @@
 // floating-point pair incl. f16/bf16, rounding .rn/.rz/.rm/.rp and
 // .rni/.rzi/.rmi/.rpi, .sat, .ftz), cvta and cvta.to, isspacep.
 #include <algorithm>
-#include <cfenv>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
 
 #include "compile.h"
+#include "float_format.h"
 
 namespace bcusim::engine::detail {
 
@@ -20,72 +20,48 @@ void exec_mov(Exec &x, const Inst &in, uint32_t m) {
 
 namespace {
 
-// ---- half precision --------------------------------------------------------
-float half_to_float(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f,
-           man = h & 0x3ff;
-  uint32_t f;
-  if (exp == 0) {
-    if (man == 0) {
-      f = sign;
-    } else { // subnormal
-      float v = std::ldexp(float(man), -24);
-      return sign ? -v : v;
-    }
-  } else if (exp == 31) {
-    f = sign | 0x7f800000u | (man << 13);
-  } else {
-    f = sign | ((exp + 112) << 23) | (man << 13);
-  }
-  return std::bit_cast<float>(f);
-}
-// Round-to-nearest-even float -> half (other modes via the double path).
-uint16_t float_to_half(float v) {
-  uint32_t f = std::bit_cast<uint32_t>(v);
-  uint16_t sign = uint16_t((f >> 16) & 0x8000);
-  if (std::isnan(v))
-    return uint16_t(sign | 0x7e00);
-  float a = std::fabs(v);
-  if (a >= 65520.0f)
-    return uint16_t(sign | 0x7c00);
-  if (a < std::ldexp(1.0f, -14)) { // subnormal half
-    float q = std::nearbyint(a * std::ldexp(1.0f, 24));
-    return uint16_t(sign | uint16_t(q));
-  }
-  int e;
-  std::frexp(a, &e); // a = m * 2^e, m in [0.5, 1)
-  float scale = std::ldexp(1.0f, 11 - e);
-  uint32_t q = uint32_t(std::nearbyint(a * scale)); // 11 significant bits
-  int exp = e - 1 + 15;
-  if (q == 2048) {
-    q = 1024;
-    ++exp;
-  }
-  if (exp >= 31)
-    return uint16_t(sign | 0x7c00);
-  return uint16_t(sign | (exp << 10) | (q & 0x3ff));
-}
-float bf16_to_float(uint16_t h) {
-  return std::bit_cast<float>(uint32_t(h) << 16);
-}
-uint16_t float_to_bf16(float v) {
-  uint32_t f = std::bit_cast<uint32_t>(v);
-  if (std::isnan(v))
-    return uint16_t((f >> 16) | 0x40);
-  uint32_t round = 0x7fff + ((f >> 16) & 1);
-  return uint16_t((f + round) >> 16);
-}
-
 // ---- cvt -------------------------------------------------------------------
 // Inst fields: aux = source type code, flags = destination type code,
-// n = rounding (0 none/rn, 1 rz, 2 rm, 3 rp; +4 for the integer forms
-// .rni/.rzi/.rmi/.rpi), imm bit0 = sat, bit1 = ftz.
+// n = rounding (0 rn, 1 rz, 2 rm, 3 rp, 4..7 the integer forms
+// .rni/.rzi/.rmi/.rpi, 8 rna), imm bit0 = sat, bit1 = ftz, bit2 = relu,
+// bit3 = satfinite. The rules are in docs/engine.md "Conversions".
+constexpr int kRna = 8;
+constexpr int kCvtSat = 1, kCvtFtz = 2, kCvtRelu = 4, kCvtSatfinite = 8;
+
+Round round_of(int rnd) {
+  if (rnd == kRna)
+    return Round::RNA;
+  switch (rnd & 3) {
+  case 0:
+    return Round::RN;
+  case 1:
+    return Round::RZ;
+  case 2:
+    return Round::RM;
+  default:
+    return Round::RP;
+  }
+}
+
+const FloatFormat &format_of(Ty::Code t) {
+  switch (t) {
+  case Ty::F16:
+    return kF16;
+  case Ty::BF16:
+    return kBF16;
+  case Ty::F32:
+    return kF32;
+  default:
+    return kF64;
+  }
+}
+
 double read_float(uint64_t v, Ty::Code t) {
   switch (t) {
   case Ty::F16:
-    return half_to_float(uint16_t(v));
+    return decode(kF16, v & 0xffff);
   case Ty::BF16:
-    return bf16_to_float(uint16_t(v));
+    return decode(kBF16, v & 0xffff);
   case Ty::F32:
     return as<float>(v);
   default:
@@ -96,7 +72,7 @@ double read_float(uint64_t v, Ty::Code t) {
 double round_integral(double v, int mode) {
   switch (mode & 3) {
   case 0:
-    return std::nearbyint(v); // ties to even (default mode)
+    return std::nearbyint(v); // ties to even (the default mode)
   case 1:
     return std::trunc(v);
   case 2:
@@ -106,11 +82,17 @@ double round_integral(double v, int mode) {
   }
 }
 
-template <class D> uint64_t float_to_int(double v, int rnd) {
-  if (std::isnan(v))
+// Float -> integer: round to an integral value, then clamp to the
+// destination range (PTX: .sat is implied). NaN gives 0, except from .f64
+// or into a 64-bit integer, where it gives 1 << (bits - 1).
+template <class D> uint64_t float_to_int(double v, int rnd, bool from_f64) {
+  if (std::isnan(v)) {
+    constexpr int kBits = int(sizeof(D)) * 8;
+    if (from_f64 || kBits == 64)
+      return uint64_t(1) << (kBits - 1);
     return 0;
+  }
   v = round_integral(v, rnd);
-  // PTX: float-to-integer conversions saturate to the destination range.
   if (v <= double(std::numeric_limits<D>::min()))
     return bits(std::numeric_limits<D>::min());
   if (v >= double(std::numeric_limits<D>::max()))
@@ -140,12 +122,59 @@ uint64_t int_to_int(int64_t sv, uint64_t uv, bool src_signed, bool sat) {
   return bits(static_cast<D>(uv));
 }
 
-uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat,
-                 bool ftz) {
+uint64_t flush_f32(uint64_t r) {
+  if ((r & 0x7f800000u) == 0 && (r & 0x7fffffu) != 0)
+    return r & 0x80000000u;
+  return r;
+}
+
+// .sat on a floating-point result: clamp to [+0, 1]; NaN and -0 give +0.
+uint64_t saturate(const FloatFormat &f, uint64_t r) {
+  double v = decode(f, r);
+  if (!(v > 0.0))
+    return 0;
+  if (v > 1.0)
+    return encode_double(f, 1.0, {});
+  return r;
+}
+
+// A NaN converted into f32 or f64 keeps its sign and the high bits of its
+// payload, quieted (IEEE 754's recommendation; the f16/bf16 payload moves to
+// the top of the wider fraction).
+uint64_t nan_into(uint64_t v, Ty::Code s, Ty::Code d) {
+  uint32_t f32;
+  switch (s) {
+  case Ty::F16:
+    f32 = (uint32_t(v & 0x8000) << 16) | 0x7f800000u |
+          (uint32_t(v & 0x3ff) << 13);
+    break;
+  case Ty::BF16:
+    f32 = uint32_t(v & 0xffff) << 16;
+    break;
+  case Ty::F32:
+    f32 = uint32_t(v);
+    break;
+  default: {
+    uint64_t q = v | (uint64_t(1) << 51);
+    if (d == Ty::F64)
+      return q;
+    f32 = uint32_t(q >> 32 & 0x80000000u) | 0x7f800000u |
+          uint32_t((q >> 29) & 0x7fffffu);
+    break;
+  }
+  }
+  f32 |= 0x400000u;
+  if (d == Ty::F32)
+    return f32;
+  return (uint64_t(f32 & 0x80000000u) << 32) | 0x7ff0000000000000ull |
+         (uint64_t(f32 & 0x7fffffu) << 29);
+}
+
+uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
   Ty st{s}, dt{d};
-  int64_t sv = 0;
-  uint64_t uv = 0;
+  const bool sat = flags & kCvtSat, ftz = flags & kCvtFtz;
   if (!st.is_float()) {
+    int64_t sv = 0;
     switch (st.bits()) {
     case 8:
       sv = st.is_signed() ? int8_t(v) : int64_t(uint8_t(v));
@@ -160,7 +189,7 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat,
       sv = int64_t(v);
       break;
     }
-    uv = uint64_t(sv);
+    uint64_t uv = uint64_t(sv);
     if (!dt.is_float()) {
       switch (d) {
       case Ty::U8:
@@ -183,90 +212,159 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, bool sat,
         return int_to_int<uint64_t>(sv, uv, st.is_signed(), sat);
       }
     }
-    // integer -> float, rounding mode rnd (0 = rn)
-    int old = std::fegetround();
-    if (rnd & 3)
-      std::fesetround((rnd & 3) == 1   ? FE_TOWARDZERO
-                      : (rnd & 3) == 2 ? FE_DOWNWARD
-                                       : FE_UPWARD);
-    uint64_t r;
-    if (d == Ty::F64) {
-      volatile double t = st.is_signed() ? double(sv) : double(uint64_t(uv));
-      r = bits(double(t));
-    } else {
-      volatile float t = st.is_signed() ? float(sv) : float(uint64_t(uv));
-      float f = t;
-      if (sat)
-        f = std::isnan(f) ? 0.f : std::clamp(f, 0.f, 1.f);
-      r = d == Ty::F32   ? bits(f)
-          : d == Ty::F16 ? float_to_half(f)
-                         : float_to_bf16(f);
-    }
-    std::fesetround(old);
-    return r;
+    // Integer -> float: one exact rounding of the integer's value.
+    const bool neg = st.is_signed() && sv < 0;
+    const uint64_t mag = neg ? 0 - uv : uv;
+    const FloatFormat &f = format_of(d);
+    uint64_t r = encode(f, neg, mag, 0, {round_of(rnd), false, false});
+    return sat ? saturate(f, r) : r;
   }
   double fv = read_float(v, s);
-  if (ftz && s == Ty::F32 && std::fpclassify(float(fv)) == FP_SUBNORMAL)
+  if (ftz && s == Ty::F32 && std::fpclassify(fv) != FP_ZERO &&
+      std::fabs(fv) < double(std::numeric_limits<float>::min()))
     fv = std::copysign(0.0, fv);
   if (!dt.is_float()) {
+    const bool f64 = s == Ty::F64;
     switch (d) {
     case Ty::U8:
-      return float_to_int<uint8_t>(fv, rnd);
+      return float_to_int<uint8_t>(fv, rnd, f64);
     case Ty::S8:
-      return float_to_int<int8_t>(fv, rnd);
+      return float_to_int<int8_t>(fv, rnd, f64);
     case Ty::U16:
-      return float_to_int<uint16_t>(fv, rnd);
+    case Ty::B16:
+      return float_to_int<uint16_t>(fv, rnd, f64);
     case Ty::S16:
-      return float_to_int<int16_t>(fv, rnd);
+      return float_to_int<int16_t>(fv, rnd, f64);
     case Ty::U32:
-      return float_to_int<uint32_t>(fv, rnd);
+    case Ty::B32:
+      return float_to_int<uint32_t>(fv, rnd, f64);
     case Ty::S32:
-      return float_to_int<int32_t>(fv, rnd);
+      return float_to_int<int32_t>(fv, rnd, f64);
     case Ty::S64:
-      return float_to_int<int64_t>(fv, rnd);
+      return float_to_int<int64_t>(fv, rnd, f64);
     default:
-      return float_to_int<uint64_t>(fv, rnd);
+      return float_to_int<uint64_t>(fv, rnd, f64);
     }
   }
-  if (rnd & 4)
-    fv = round_integral(fv, rnd);
-  auto finish = [&](double r) -> double {
-    if (sat)
-      r = std::isnan(r) ? 0.0 : std::clamp(r, 0.0, 1.0);
-    return r;
-  };
-  if (d == Ty::F64)
-    return bits(finish(fv));
-  float f;
-  if ((rnd & 4) == 0 && (rnd & 3) && s == Ty::F64) {
-    int old = std::fegetround();
-    std::fesetround((rnd & 3) == 1   ? FE_TOWARDZERO
-                    : (rnd & 3) == 2 ? FE_DOWNWARD
-                                     : FE_UPWARD);
-    volatile double src = fv;
-    volatile float t = float(src);
-    f = t;
-    std::fesetround(old);
+  const FloatFormat &f = format_of(d);
+  uint64_t r;
+  if (std::isnan(fv) && (d == Ty::F32 || d == Ty::F64)) {
+    r = nan_into(v, s, d);
   } else {
-    f = float(fv);
+    if ((rnd & 4) && rnd != kRna) // .rni etc.: same type, integral value
+      fv = round_integral(fv, rnd);
+    r = encode_double(
+        f, fv,
+        {round_of(rnd), (flags & kCvtSatfinite) != 0, (flags & kCvtRelu) != 0});
   }
-  f = float(finish(f));
-  if (ftz && std::fpclassify(f) == FP_SUBNORMAL)
-    f = std::copysign(0.0f, f);
-  if (d == Ty::F32)
-    return bits(f);
-  if (d == Ty::F16)
-    return float_to_half(f);
-  return float_to_bf16(f);
+  if (sat)
+    r = saturate(f, r);
+  if (ftz && d == Ty::F32)
+    r = flush_f32(r);
+  return r;
 }
 
 void exec_cvt(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]);
   auto s = Ty::Code(in.aux), dt = Ty::Code(in.flags);
-  bool sat = in.imm & 1, ftz = in.imm & 2;
-  for_lanes(m,
-            [&](uint32_t l) { d[l] = convert(a[l], s, dt, in.n, sat, ftz); });
+  int flags = int(in.imm);
+  for_lanes(m, [&](uint32_t l) { d[l] = convert(a[l], s, dt, in.n, flags); });
+}
+
+// Conversions into the narrow and packed formats: aux = the destination
+// element format; flags = the source: 0 f32 (a[1] the upper element's, the
+// only one for tf32; a[2] the lower element's), 1 one f16x2 register,
+// 2 one bf16x2 register (a[1]); the upper source element goes to the upper
+// destination element.
+enum : uint32_t {
+  kNarrowF16,
+  kNarrowBF16,
+  kNarrowTF32,
+  kNarrowE4M3,
+  kNarrowE5M2,
+  kNarrowE2M1,
+  kNarrowE2M3,
+  kNarrowE3M2,
+  kNarrowUE8M0,
+};
+const FloatFormat &narrow_format(uint32_t kind) {
+  static const FloatFormat *const f[] = {&kF16,  &kBF16, &kTF32, &kE4M3, &kE5M2,
+                                         &kE2M1, &kE2M3, &kE3M2, &kUE8M0};
+  return *f[kind];
+}
+// Bits per destination element.
+uint32_t narrow_width(uint32_t kind) {
+  switch (kind) {
+  case kNarrowF16:
+  case kNarrowBF16:
+    return 16;
+  case kNarrowTF32:
+    return 32;
+  case kNarrowE2M1:
+    return 4;
+  default:
+    return 8; // the FP6 formats use the low 6 bits of a byte
+  }
+}
+
+uint64_t to_narrow(uint32_t kind, double v, int rnd, int flags) {
+  EncodeOpts o{round_of(rnd), (flags & kCvtSatfinite) != 0,
+               (flags & kCvtRelu) != 0};
+  if (kind == kNarrowTF32) {
+    // tf32: an f32 bit pattern whose 13 low fraction bits are zero; NaN is
+    // the canonical f32 NaN.
+    if (std::isnan(v))
+      return 0x7fffffffu;
+    return encode_double(kTF32, v, o) << 13;
+  }
+  return encode_double(narrow_format(kind), v, o);
+}
+
+void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *hi = x.s(in.a[1]);
+  const int flags = int(in.imm);
+  const uint32_t w = narrow_width(in.aux);
+  if (in.flags != 0) { // one packed f16x2 / bf16x2 source
+    const FloatFormat &sf = in.flags == 1 ? kF16 : kBF16;
+    for_lanes(m, [&](uint32_t l) {
+      double vh = decode(sf, hi[l] >> 16 & 0xffff);
+      double vl = decode(sf, hi[l] & 0xffff);
+      d[l] = to_narrow(in.aux, vh, in.n, flags) << w |
+             to_narrow(in.aux, vl, in.n, flags);
+    });
+    return;
+  }
+  if (in.a[2] == kNone) {
+    for_lanes(m, [&](uint32_t l) {
+      d[l] = to_narrow(in.aux, as<float>(hi[l]), in.n, flags);
+    });
+    return;
+  }
+  const uint64_t *lo = x.s(in.a[2]);
+  for_lanes(m, [&](uint32_t l) {
+    d[l] = to_narrow(in.aux, as<float>(hi[l]), in.n, flags) << w |
+           to_narrow(in.aux, as<float>(lo[l]), in.n, flags);
+  });
+}
+
+// cvt.f16x2.<narrow>x2 / cvt.bf16x2.ue8m0x2: aux = the source element
+// format; flags = 1 for a bf16x2 destination; imm bit2 = .relu. Every
+// narrow value is exact in the destination.
+void exec_cvt_widen(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  const uint32_t w = narrow_width(in.aux);
+  const uint64_t mask = (uint64_t(1) << w) - 1;
+  const FloatFormat &sf = narrow_format(in.aux);
+  const FloatFormat &df = in.flags ? kBF16 : kF16;
+  EncodeOpts o{Round::RN, false, (in.imm & kCvtRelu) != 0};
+  for_lanes(m, [&](uint32_t l) {
+    uint64_t h = encode_double(df, decode(sf, a[l] >> w & mask), o);
+    uint64_t lo = encode_double(df, decode(sf, a[l] & mask), o);
+    d[l] = h << 16 | lo;
+  });
 }
 
 // Fast paths for the conversions nvcc emits in address arithmetic.
@@ -432,23 +530,102 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == "cvt") {
     Mods mods(in.modifiers);
-    static const char *const rnames[] = {"rn",  "rz",  "rm",  "rp",
-                                         "rni", "rzi", "rmi", "rpi"};
+    static const char *const rnames[] = {"rn",  "rz",  "rm",  "rp", "rni",
+                                         "rzi", "rmi", "rpi", "rna"};
     int rnd = 0;
     bool have_rnd = false;
-    for (int k = 0; k < 8; ++k)
+    for (int k = 0; k < 9; ++k)
       if (mods.take(rnames[k])) {
         rnd = k;
         have_rnd = true;
       }
-    bool sat = mods.take("sat");
-    bool ftz = mods.take("ftz");
-    mods.take(
-        "relu"); // only meaningful for f16 packs; not emitted by nvcc here
+    int flags = (mods.take("sat") ? kCvtSat : 0) |
+                (mods.take("ftz") ? kCvtFtz : 0) |
+                (mods.take("relu") ? kCvtRelu : 0) |
+                (mods.take("satfinite") ? kCvtSatfinite : 0);
+    // The narrow packed types are cvt's own (in written order).
+    static const char *const narrow[] = {"e4m3x2", "e5m2x2", "e2m1x2",
+                                         "e2m3x2", "e3m2x2", "ue8m0x2"};
+    int narrow_dst = -1, narrow_src = -1;
+    for (const auto &md : in.modifiers)
+      for (int k = 0; k < 6; ++k)
+        if (md == narrow[k]) {
+          bool dst_first =
+              narrow_dst < 0 && narrow_src < 0 &&
+              !std::any_of(in.modifiers.begin(),
+                           in.modifiers.begin() + (&md - in.modifiers.data()),
+                           [](const std::string &t) {
+                             return parse_type(t).has_value();
+                           });
+          (dst_first ? narrow_dst : narrow_src) = k;
+          mods.take(md);
+        }
+    if (narrow_dst >= 0 || narrow_src >= 0) {
+      auto other = mods.take_type();
+      if (!c.finish(mods))
+        return true;
+      if (narrow_dst >= 0 && other &&
+          (other->code == Ty::F32 || other->code == Ty::F16X2 ||
+           other->code == Ty::BF16X2)) {
+        bool pair = other->code == Ty::F32;
+        if (!c.expect_operands(pair ? 3 : 2))
+          return true;
+        uint32_t hi = c.src(o[1], *other);
+        uint32_t lo = pair ? c.src(o[2], *other) : kNone;
+        uint32_t d = c.dst(o[0]);
+        Inst &i = c.emit(&exec_cvt_narrow);
+        i.a[0] = d;
+        i.a[1] = hi;
+        i.a[2] = lo;
+        i.aux = kNarrowE4M3 + uint32_t(narrow_dst);
+        i.flags = other->code == Ty::F32 ? 0 : other->code == Ty::F16X2 ? 1 : 2;
+        i.n = uint8_t(rnd);
+        i.imm = flags;
+        return true;
+      }
+      if (narrow_src >= 0 && other &&
+          (other->code == Ty::F16X2 || other->code == Ty::BF16X2)) {
+        if (!c.expect_operands(2))
+          return true;
+        uint32_t s = c.src(o[1], Ty{Ty::B16});
+        uint32_t d = c.dst(o[0]);
+        Inst &i = c.emit(&exec_cvt_widen);
+        i.a[0] = d;
+        i.a[1] = s;
+        i.aux = kNarrowE4M3 + uint32_t(narrow_src);
+        i.flags = other->code == Ty::BF16X2 ? 1 : 0;
+        i.imm = flags;
+        return true;
+      }
+      c.unsupported("conversion type");
+      return true;
+    }
     auto dt = mods.take_type();
     auto st = mods.take_type();
     if (!dt || !st) {
       c.error(in.loc, "'cvt' needs a destination and a source type");
+      return true;
+    }
+    // Packed and tf32 destinations from f32: cvt.f16x2.f32 d, a, b (a in
+    // the upper half), cvt.bf16x2.f32, cvt.tf32.f32.
+    if ((dt->code == Ty::F16X2 || dt->code == Ty::BF16X2 ||
+         dt->code == Ty::TF32) &&
+        st->code == Ty::F32) {
+      bool pair = dt->code != Ty::TF32;
+      if (!c.expect_operands(pair ? 3 : 2) || !c.finish(mods))
+        return true;
+      uint32_t hi = c.src(o[1], *st);
+      uint32_t lo = pair ? c.src(o[2], *st) : kNone;
+      uint32_t d = c.dst(o[0]);
+      Inst &i = c.emit(&exec_cvt_narrow);
+      i.a[0] = d;
+      i.a[1] = hi;
+      i.a[2] = lo;
+      i.aux = dt->code == Ty::F16X2    ? kNarrowF16
+              : dt->code == Ty::BF16X2 ? kNarrowBF16
+                                       : kNarrowTF32;
+      i.n = uint8_t(rnd);
+      i.imm = flags;
       return true;
     }
     auto ok_type = [](Ty t) {
@@ -459,23 +636,22 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
       c.unsupported("conversion type");
       return true;
     }
-    // float -> integer needs an integer rounding mode; default to .rzi when
-    // absent would hide a malformed program, but ptxas accepts none for
-    // f16 moves; follow PTX: required only for float -> int.
+    // Float -> integer without a rounding modifier (ptxas requires one):
+    // .rzi, what C's conversion does.
     if (st->is_float() && !dt->is_float() && !have_rnd)
       rnd = 5;
     if (!c.expect_operands(2) || !c.finish(mods))
       return true;
     uint32_t s = c.src(o[1], *st);
     uint32_t d = c.dst(o[0]);
-    ExecFn fast = (!sat && !ftz) ? fast_cvt(*dt, *st) : nullptr;
+    ExecFn fast = flags == 0 ? fast_cvt(*dt, *st) : nullptr;
     Inst &i = c.emit(fast ? fast : &exec_cvt);
     i.a[0] = d;
     i.a[1] = s;
     i.aux = st->code;
     i.flags = dt->code;
     i.n = uint8_t(rnd);
-    i.imm = (sat ? 1 : 0) | (ftz ? 2 : 0);
+    i.imm = flags;
     return true;
   }
   if (op == "cvta") {

@@ -30,9 +30,10 @@ template <class T, int FS> inline T post(T v) {
   if constexpr ((FS & kFtz) != 0)
     v = flush(v);
   if constexpr ((FS & kSat) != 0) {
-    if (std::isnan(v))
+    // [+0, 1]: NaN, -0 and negative results give +0.
+    if (!(v > T(0)))
       return T(0);
-    v = v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+    v = v > T(1) ? T(1) : v;
   }
   return v;
 }
@@ -307,6 +308,9 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     mine |= in.opcode == o;
   if (!mine)
     return false;
+  for (const auto &m : in.modifiers)
+    if (auto ht = parse_type(m); ht && is_half_type(*ht))
+      return compile_half(c, in);
   Mods mods(in.modifiers);
   const std::string &op = in.opcode;
   if (op == "testp") {

@@ -63,6 +63,13 @@ enum Sreg : uint32_t {
   DynamicSmem,
   TotalSmem,
   AggrSmem,
+  ReservedBegin,
+  ReservedEnd,
+  ReservedCap,
+  ReservedN,
+  Pm64,
+  CurrentGraphExec,
+  WarpSz,
 };
 
 // Deterministic clock: warp-instructions the CTA has executed so far
@@ -186,8 +193,24 @@ void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
   case DynamicSmem:
     return uniform(L.dyn_shared);
   case TotalSmem:
+    return uniform(L.shared_bytes - L.reserved_smem);
   case AggrSmem:
     return uniform(L.shared_bytes);
+  case ReservedBegin:
+    return uniform(L.reserved_smem_off);
+  case ReservedEnd:
+    return uniform(L.reserved_smem_off + L.reserved_smem);
+  case ReservedCap:
+    return uniform(L.reserved_smem);
+  case ReservedN:
+    // %reserved_smem_offset_0 / _1: the two halves of the region.
+    return uniform(L.reserved_smem_off +
+                   (in.aux >> 16) * (kReservedSmemBytes / 2));
+  case Pm64:
+  case CurrentGraphExec:
+    return uniform(0);
+  case WarpSz:
+    return uniform(kWarpSize);
   }
 }
 
@@ -242,6 +265,19 @@ ExecFn special_reader(const std::string &name, uint32_t &aux) {
       {"%dynamic_smem_size", DynamicSmem},
       {"%total_smem_size", TotalSmem},
       {"%aggr_smem_size", AggrSmem},
+      {"%reserved_smem_offset_begin", ReservedBegin},
+      {"%reserved_smem_offset_end", ReservedEnd},
+      {"%reserved_smem_offset_cap", ReservedCap},
+      {"%pm0_64", Pm64},
+      {"%pm1_64", Pm64},
+      {"%pm2_64", Pm64},
+      {"%pm3_64", Pm64},
+      {"%pm4_64", Pm64},
+      {"%pm5_64", Pm64},
+      {"%pm6_64", Pm64},
+      {"%pm7_64", Pm64},
+      {"%current_graph_exec", CurrentGraphExec},
+      {"WARP_SZ", WarpSz},
   };
   for (auto &[n, id] : table)
     if (name == n) {
@@ -262,7 +298,8 @@ ExecFn special_reader(const std::string &name, uint32_t &aux) {
     aux = id | (n << 16);
     return true;
   };
-  if (numbered("%envreg", 32, EnvReg) || numbered("%pm", 8, Pm))
+  if (numbered("%envreg", 32, EnvReg) || numbered("%pm", 8, Pm) ||
+      numbered("%reserved_smem_offset_", 2, ReservedN))
     return &exec_sreg;
   return nullptr;
 }

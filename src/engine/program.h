@@ -29,6 +29,9 @@
 namespace bcusim::engine::detail {
 
 constexpr uint32_t kWarpSize = 32;
+// Bytes of the reserved shared-memory region (%reserved_smem_offset_*), as
+// on sm_90 (1 KiB per CTA).
+constexpr uint32_t kReservedSmemBytes = 1024;
 constexpr uint32_t kFullMask = 0xffffffffu;
 constexpr uint32_t kNone = 0xffffffffu;
 
@@ -39,6 +42,9 @@ constexpr uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
 constexpr uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
 constexpr uint64_t kParamWindow = 0x0000'0300'0000'0000ull;
 constexpr uint64_t kConstWindow = 0x0000'0400'0000'0000ull;
+// Functions have addresses (`mov.u64 %rd1, f`, vtables, indirect calls):
+// kFuncWindow + 16 x the function's index. Memory there cannot be accessed.
+constexpr uint64_t kFuncWindow = 0x0000'0500'0000'0000ull;
 constexpr uint64_t kWindowSize = 1ull << 32;
 // Shared memory of the executing CTA is [0, kSharedCtaWindow) of the shared
 // window; the rest is reserved for `.shared::cluster` (peer CTAs).
@@ -111,6 +117,12 @@ struct CallSite {
   std::vector<Copy> rets; // callee return -> caller retval var
   // vprintf: frame offsets of the caller's two .param arguments.
   uint32_t printf_fmt = 0, printf_args = 0, printf_ret = kNone;
+  // Indirect call (through a register, with a .callprototype): the slot of
+  // the function address, and the caller's argument and result variables
+  // (offset, size); the copies are made for the callee found at run time.
+  bool indirect = false;
+  uint32_t target_slot = kNone;
+  std::vector<std::pair<uint32_t, uint32_t>> arg_vars, ret_vars;
 };
 
 struct FuncInfo {
@@ -119,6 +131,12 @@ struct FuncInfo {
   bool is_entry = false;
   bool is_vprintf = false;
   bool compiled = false;
+  // Why this function cannot run (unsupported instructions, calls to
+  // undefined functions, recursion), each at its location; kernels that call
+  // it, directly or not, cannot run either (docs/engine.md "Loading").
+  std::vector<Diagnostic> errors;
+  // The errors of this function and of every function it calls.
+  std::vector<Diagnostic> blocked_by;
   uint32_t entry_pc = 0;
   uint32_t end_pc = 0;
   std::vector<uint32_t> reg_slot; // ast reg index -> slot or pred index
@@ -158,6 +176,9 @@ struct Program {
   uint32_t frame_bytes = 0;    // per-thread local memory (all frames)
   uint32_t static_shared = 0;  // bytes of declared .shared
   uint32_t dyn_shared_off = 0; // where extern .shared starts
+  // Some instruction reads %reserved_smem_offset_*: launches give each CTA
+  // the reserved shared-memory region (docs/engine.md "Special registers").
+  bool uses_reserved_smem = false;
   // Module .global variables (mutable by kernels) and .const variables.
   std::vector<uint8_t> global_image;
   std::vector<GlobalVar> global_vars;
@@ -299,10 +320,13 @@ struct Launch {
   Dim3 grid, block, cluster{1, 1, 1};
   bool has_cluster = false;
   std::vector<uint8_t> kparams;
-  uint32_t shared_bytes = 0; // per CTA, static + dynamic
+  uint32_t shared_bytes = 0; // per CTA, static + dynamic (+ reserved)
   uint32_t dyn_shared = 0;
+  // The reserved shared-memory region [reserved_smem_off, +kReservedSmem)
+  // when the program reads %reserved_smem_offset_*; 0 bytes otherwise.
+  uint32_t reserved_smem_off = 0, reserved_smem = 0;
   std::string kernel_name;
-  // Issue 6 (docs/clusters.md): the cooperative-groups grid workspace read
+  // The cooperative-groups grid workspace (docs/clusters.md) read
   // through %envreg1 (high half) / %envreg2 (low half); 0 = none.
   uint64_t grid_workspace = 0;
   // The launch has a prerequisite grid (programmatic dependent launch).
@@ -328,7 +352,7 @@ struct Cta {
   // cluster placement
   Dim3 cluster_id, cluster_ctaid;
   uint32_t cluster_rank = 0;
-  // Issue 6: the cluster this CTA belongs to (every CTA is in one; without
+  // The cluster this CTA belongs to (every CTA is in one; without
   // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
   ClusterState *cluster = nullptr;
   MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
@@ -398,7 +422,7 @@ struct Exec {
   uint8_t *translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                      uint32_t lane);
   uint8_t *global_slow(uint64_t addr, uint32_t size, bool write, uint32_t lane);
-  // .shared::cluster addresses of peer CTAs (exec_memory.cpp, issue 6).
+  // .shared::cluster addresses of peer CTAs (exec_memory.cpp).
   uint8_t *shared_cluster(uint64_t addr, uint32_t size, bool write,
                           uint32_t lane);
   inline uint8_t *global(uint64_t addr, uint32_t size, bool write,

@@ -24,6 +24,65 @@ void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc) {
 // call / ret of a .func: copies the parameters between the frames (they
 // are the caller's and callee's .param areas, docs/engine.md "Calls").
 bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
+  // An indirect call: the lanes calling the first lane's function go now,
+  // the others stay at the call and go later.
+  std::vector<CallSite::Copy> indirect_args;
+  uint32_t indirect_pc = kNone;
+  if (in.kind == Kind::Call && P.calls[in.aux].indirect) {
+    const CallSite &cs = P.calls[in.aux];
+    const uint64_t *t = x.s(cs.target_slot);
+    const uint32_t first = uint32_t(std::countr_zero(m));
+    const uint64_t addr = t[first];
+    uint32_t same = 0;
+    for_lanes(m, [&](uint32_t l) {
+      if (t[l] == addr)
+        same |= 1u << l;
+    });
+    const uint64_t idx = (addr - kFuncWindow) / 16;
+    const FuncInfo *f = addr >= kFuncWindow && (addr - kFuncWindow) % 16 == 0 &&
+                                idx < P.funcs.size()
+                            ? &P.funcs[idx]
+                            : nullptr;
+    std::string why;
+    if (!f || !f->compiled)
+      why = f ? fmt::format("indirect call to '{}', which has no body", f->name)
+              : fmt::format("indirect call to 0x{:x}, which is not the "
+                            "address of a function",
+                            addr);
+    else if (f->is_entry)
+      why = fmt::format("indirect call to kernel '{}'", f->name);
+    else if (!f->blocked_by.empty())
+      why = fmt::format("indirect call: {}", f->blocked_by[0].message);
+    else if (f->param_off.size() != cs.arg_vars.size() ||
+             f->ret_off.size() != cs.ret_vars.size())
+      why = fmt::format("indirect call with {} argument(s) and {} result(s) "
+                        "to function '{}', which takes {} and {}",
+                        cs.arg_vars.size(), cs.ret_vars.size(), f->name,
+                        f->param_off.size(), f->ret_off.size());
+    if (!why.empty()) {
+      x.set_error(FaultKind::Unsupported, first, std::move(why));
+      report_fault(c, w, p->pc, m);
+      return false;
+    }
+    if (m != p->mask)
+      p = split_guarded(w, m);
+    if (same != m) {
+      Path np;
+      np.pc = p->pc; // the other lanes call their functions later
+      np.mask = p->mask & ~same;
+      np.calls = p->calls;
+      p->mask = same;
+      const uint32_t cur = w.cur;
+      w.paths.push_back(std::move(np));
+      p = &w.paths[cur];
+      m = same;
+    }
+    for (size_t k = 0; k < cs.arg_vars.size(); ++k)
+      indirect_args.push_back(
+          {cs.arg_vars[k].first, f->param_off[k],
+           std::min(cs.arg_vars[k].second, f->param_size[k])});
+    indirect_pc = f->entry_pc;
+  }
   if (m != p->mask)
     p = split_guarded(w, m);
   auto copy = [&](const std::vector<CallSite::Copy> &copies) {
@@ -63,14 +122,25 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
       report_fault(c, w, p->pc, m);
       return false;
     }
-    copy(cs.args);
+    copy(cs.indirect ? indirect_args : cs.args);
     p->calls.push_back(p->pc);
-    p->pc = in.target;
+    p->pc = cs.indirect ? indirect_pc : in.target;
     return true;
   }
   uint32_t call_pc = p->calls.back();
   p->calls.pop_back();
-  copy(P.calls[P.code[call_pc].aux].rets);
+  const CallSite &cs = P.calls[P.code[call_pc].aux];
+  if (cs.indirect) {
+    // Results of the function being left (the one holding this ret).
+    const FuncInfo &f = P.funcs[P.code_func[p->pc]];
+    std::vector<CallSite::Copy> rets;
+    for (size_t k = 0; k < cs.ret_vars.size(); ++k)
+      rets.push_back({f.ret_off[k], cs.ret_vars[k].first,
+                      std::min(cs.ret_vars[k].second, f.ret_size[k])});
+    copy(rets);
+  } else {
+    copy(cs.rets);
+  }
   p->pc = call_pc + 1;
   return true;
 }

@@ -644,7 +644,9 @@ bool Parser::parse_param_list(std::vector<Param> &out, bool allow_unnamed) {
     Param p;
     if (!parse_param(p, allow_unnamed))
       return false;
-    if (!p.name.empty())
+    // In a .callprototype, parameters may all be named `_` (as nvcc writes
+    // them): `_` names no parameter.
+    if (!p.name.empty() && !(allow_unnamed && p.name == "_"))
       for (const Param &q : out)
         if (q.name == p.name) {
           Diagnostic &d = error(
@@ -1357,6 +1359,14 @@ bool Parser::parse_ident_operand(Function &f, Operand &out, uint16_t op,
     error(loc(tok_), fmt::format("use of undeclared register '{}'", n));
     advance();
     return false;
+  }
+  if (n == "WARP_SZ") {
+    // The predefined identifier (the warp size, what `warpSize` compiles
+    // to) reads like a special register.
+    out.kind = Operand::Kind::Special;
+    out.name = std::string(n);
+    advance();
+    return true;
   }
   out.kind = Operand::Kind::Symbol;
   out.name = std::string(n);

@@ -87,9 +87,8 @@ int exec_program(const RunOptions &o, const std::vector<std::string> &argv,
     return 2;
   }
   if (!engine::Schedule::parse(o.schedule)) {
-    error(fmt::format(
-        "--schedule: '{}' is not rr, reverse, delay:W or random:SEED",
-        o.schedule));
+    error(fmt::format("--schedule: '{}' is not {}", o.schedule,
+                      engine::Schedule::kForms));
     return 2;
   }
   if (argv.empty()) {

@@ -149,12 +149,10 @@ Runtime::Runtime(RunOptions options)
     checker_ = std::make_unique<check::Checker>(checks);
   auto s = engine::Schedule::parse(opts_.schedule);
   if (!s) {
-    std::fputs(
-        fmt::format("bcusim: error: --schedule: '{}' is not rr, reverse, "
-                    "delay:W or random:SEED\n",
-                    opts_.schedule)
-            .c_str(),
-        stderr);
+    std::fputs(fmt::format("bcusim: error: --schedule: '{}' is not {}\n",
+                           opts_.schedule, engine::Schedule::kForms)
+                   .c_str(),
+               stderr);
     options_ok_ = false;
   } else {
     schedule_ = *s;

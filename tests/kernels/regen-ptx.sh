@@ -1,9 +1,10 @@
 #!/bin/sh
 # Regenerates the committed PTX of every conformance kernel:
 #   nvcc -ptx -arch=<arch> -o <name>.ptx <name>.cu
-# and checks each result with ptxas for sm_90. <arch> is sm_80 unless the
-# .cu file has a line `// arch: sm_XX` (clusters, elect.sync, bulk copies and
-# mbarrier tx-counts need sm_90). The tests themselves never need nvcc.
+# and checks each result with ptxas for sm_90 (for <arch> itself when it is
+# newer). <arch> is sm_80 unless the .cu file has a line `// arch: sm_XX`
+# (clusters, elect.sync, bulk copies and mbarrier tx-counts need sm_90; the
+# FP6/FP4 conversions sm_100a). The tests themselves never need nvcc.
 # The checker's test kernels in check/ have their own script
 # (check/regen-ptx.sh: -lineinfo, file names in .file).
 #
@@ -20,6 +21,8 @@ for cu in "$@"; do
   arch=${arch:-sm_80}
   ptx=${cu%.cu}.ptx
   "$cuda/bin/nvcc" -ptx -arch="$arch" -o "$ptx" "$cu"
-  "$cuda/bin/ptxas" -arch=sm_90 "$ptx" -o /dev/null
+  check=sm_90
+  case $arch in sm_1[0-9][0-9]*) check=$arch ;; esac
+  "$cuda/bin/ptxas" -arch="$check" "$ptx" -o /dev/null
   echo "$ptx ($arch)"
 done

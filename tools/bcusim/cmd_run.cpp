@@ -464,10 +464,8 @@ int run_command(const RunOptions &o) {
   }
   auto sched = Schedule::parse(o.schedule);
   if (!sched) {
-    usage_error(
-        fmt::format("--schedule: '{}' is not rr, reverse, delay:W (W < 32) "
-                    "or random:SEED",
-                    o.schedule));
+    usage_error(fmt::format("--schedule: '{}' is not {}", o.schedule,
+                            Schedule::kForms));
     return 2;
   }
   // Arguments. Every `-a TYPE:VALUE` / `-a TYPE[N]...` gets the next

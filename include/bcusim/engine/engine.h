@@ -91,6 +91,9 @@ struct Schedule {
   // Parses "rr" / "round-robin" / "default" / "reverse" / "delay:W" /
   // "random:SEED"; nullopt on bad input.
   static std::optional<Schedule> parse(std::string_view text);
+  // The accepted forms, for messages.
+  static constexpr const char *kForms =
+      "rr, reverse, delay:W (W < 32) or random:SEED";
   // The text that parse() turns back into this schedule ("rr", "delay:3").
   std::string str() const;
   // The schedules of an exploration of `n` runs (docs/checker.md "Schedule
@@ -164,7 +167,10 @@ class GlobalMemory;
 } // namespace detail
 
 // A parsed and compiled PTX module. Compilation checks every instruction
-// (unsupported ones are reported with their location) before anything runs.
+// before anything runs; a module loads when it parses, and a kernel that
+// uses something unsupported (itself or through a function it calls) is
+// refused at launch with those errors and their locations, while the other
+// kernels run (kernel_errors).
 // Module-scope .global/.const variables live in the module (like a CUmodule)
 // at fixed device addresses; kernels may modify .global variables.
 class Module {
@@ -179,6 +185,10 @@ public:
   ~Module();
 
   std::vector<std::string> kernel_names() const;
+  // Why a kernel cannot run, each error at its location (an unsupported
+  // instruction of the kernel or of a function it calls, a call to an
+  // undefined function, recursion); empty when it can run or does not exist.
+  std::vector<Diagnostic> kernel_errors(const std::string &kernel) const;
   // The CUDA source position (.loc, observer.h CudaLoc) of the instruction
   // at a PTX location of this module; invalid when there is none.
   CudaLoc cuda_loc(const SourceLoc &ptx) const;

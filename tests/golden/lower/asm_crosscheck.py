@@ -3,7 +3,7 @@
 
 For every barrier of the given PTX files, the BCU text `bcusim lower`
 prints is assembled again by `bcusim asm --format hex`; the words must be
-the ones `bcusim lower` printed (issue 5: encodings cross-checked with the
+the ones `bcusim lower` printed (encodings cross-checked with the
 assembler). Usage: asm_crosscheck.py BCUSIM FILE.ptx...
 """
 import json

@@ -138,6 +138,42 @@ void file_input(int argc, char **argv) {
 
 } // namespace
 
+// fn_pointers GRID BLOCK N SIZE: a = iota, b = fill:5; out and area have
+// SIZE elements, those at i >= N stay 0.
+void fn_pointers(int argc, char **argv) {
+  const int grid = static_cast<int>(kref::arg_int(argc, argv, 2));
+  const int block = static_cast<int>(kref::arg_int(argc, argv, 3));
+  const int n = static_cast<int>(kref::arg_int(argc, argv, 4));
+  const int size = static_cast<int>(kref::arg_int(argc, argv, 5));
+  std::vector<int> out(static_cast<size_t>(size), 0);
+  std::vector<int> area(static_cast<size_t>(size), 0);
+  for (int c = 0; c < grid; ++c)
+    for (int t = 0; t < block; ++t) {
+      const int i = c * block + t;
+      if (i >= n)
+        continue;
+      const int a = i, b = 5;
+      const int ops[4] = {a + b, a * b, a - b, (a ^ b) * 3};
+      out[static_cast<size_t>(i)] = ops[(t + c) % 4];
+      area[static_cast<size_t>(i)] = (i & 1) ? a * a / 2 + 3 : a * a + 4;
+    }
+  kref::print_buffer(out);
+  kref::print_buffer(area);
+}
+
+// warp_size BLOCK: warps of 32 lanes.
+void warp_size(int argc, char **argv) {
+  const int block = static_cast<int>(kref::arg_int(argc, argv, 2));
+  std::vector<int> out;
+  for (int t = 0; t < block; ++t) {
+    const int base = t / 32 * 32;
+    out.push_back(32 * base + 31 * 32 / 2);
+    out.push_back(t % 32);
+    out.push_back(32);
+  }
+  kref::print_buffer(out);
+}
+
 int main(int argc, char **argv) {
   const std::string_view name = argc > 1 ? argv[1] : "";
   if (name == "printf_one")
@@ -148,6 +184,10 @@ int main(int argc, char **argv) {
     local_array(argc, argv);
   else if (name == "dyn_shared")
     dyn_shared(argc, argv);
+  else if (name == "fn_pointers")
+    fn_pointers(argc, argv);
+  else if (name == "warp_size")
+    warp_size(argc, argv);
   else if (name == "const_init")
     const_init();
   else if (name == "params")

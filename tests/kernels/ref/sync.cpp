@@ -1,6 +1,6 @@
 // References for tests/kernels/sync/*.cu: mbarrier-based cuda::barrier,
 // memcpy_async, __syncwarp, elect.sync, clusters, grid sync, fences and
-// bulk copies (issue 6). Each kernel's synchronization makes its result
+// bulk copies. Each kernel's synchronization makes its result
 // unique; these loops compute that result sequentially. in = iota.
 #include "ref_common.h"
 

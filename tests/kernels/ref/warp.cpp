@@ -138,6 +138,22 @@ void cg_partitions(int argc, char **argv) {
   kref::print_buffer(out);
 }
 
+// big_tiles BLOCK: in = iota; tiles of 64 (sum) and 128 (max) threads.
+void big_tiles(int argc, char **argv) {
+  const int block = static_cast<int>(kref::arg_int(argc, argv, 2));
+  std::vector<int> out64, out128;
+  for (int k = 0; k < block / 64; ++k) {
+    int s = 0;
+    for (int t = 64 * k; t < 64 * k + 64; ++t)
+      s += t;
+    out64.push_back(s);
+  }
+  for (int k = 0; k < block / 128; ++k)
+    out128.push_back(128 * k + 127);
+  kref::print_buffer(out64);
+  kref::print_buffer(out128);
+}
+
 int main(int argc, char **argv) {
   const std::string_view name = argc > 1 ? argv[1] : "";
   if (name == "shfl")
@@ -146,6 +162,8 @@ int main(int argc, char **argv) {
     cg_partitions(argc, argv);
   else if (name == "vote_match_reduce")
     vote_match_reduce();
+  else if (name == "big_tiles")
+    big_tiles(argc, argv);
   else if (name == "activemask")
     activemask(argc, argv);
   else

@@ -1,7 +1,7 @@
 // arch: sm_90
 // diag_cluster_arrive_twice (expect-fail: arriv): every thread of a 2-CTA
 // cluster executes barrier.cluster.arrive twice before waiting. PTX: each
-// thread arrives exactly once per phase (issue 6 reports a second arrival).
+// thread arrives exactly once per phase (bcusim reports a second arrival).
 extern "C" __global__ void __cluster_dims__(2, 1, 1)
     diag_cluster_arrive_twice(int *out) {
   asm volatile("barrier.cluster.arrive.aligned;" ::: "memory");

@@ -3,7 +3,7 @@
 // stores a flag into rank 0's shared memory and exits; rank 0 waits for
 // the flag and then keeps reading rank 1's shared memory through
 // distributed shared memory (1000 reads with a nanosleep between them, so
-// rank 1 has exited by then under any fair schedule). Issue 6: an access
+// rank 1 has exited by then under any fair schedule). an access
 // to a CTA of the cluster that has exited is reported.
 #include <cooperative_groups.h>
 

@@ -2,7 +2,7 @@
 // mbarrier expects blockDim.x + 1 arrivals, but only blockDim.x threads
 // arrive; every thread then waits with try_wait in a loop. The phase can
 // never complete: bcusim must report a deadlock naming the mbarrier instead
-// of running until --max-steps (issue 6, point 4: "never a hang").
+// of running until --max-steps ("never a hang").
 // arch: sm_90
 extern "C" __global__ void diag_mbar_deadlock(int *out) {
   __shared__ alignas(8) unsigned long long mbar;

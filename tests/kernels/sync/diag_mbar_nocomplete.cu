@@ -1,7 +1,7 @@
 // diag_mbar_nocomplete (expect-fail: nocomplete): mbarrier.init count 1,
 // then mbarrier.arrive.noComplete with count 1, which completes the phase.
 // PTX: a .noComplete arrival must not cause the phase to complete
-// (undefined behaviour); issue 6 reports it.
+// (undefined behaviour); bcusim reports it.
 extern "C" __global__ void diag_mbar_nocomplete(int *out) {
   __shared__ alignas(8) unsigned long long mbar;
   const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&mbar));

@@ -1,7 +1,7 @@
 // diag_mbar_over_arrival (expect-fail: over-arrival): an mbarrier expects 32
 // arrivals per phase; the warp's 32 arrivals complete phase 0, then thread 0
 // arrives with count 40 on phase 1, which has only 32 arrivals pending. PTX:
-// the arrival count must not exceed the pending count (issue 6: "arrival with
+// the arrival count must not exceed the pending count ("arrival with
 // nothing pending (over-arrival)" is a diagnosed misuse).
 //
 // arch: sm_90

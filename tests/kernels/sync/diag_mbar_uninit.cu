@@ -1,6 +1,6 @@
 // diag_mbar_uninit (expect-fail: init): thread 0 arrives on an mbarrier
 // object that was never initialized with mbarrier.init (its 8 bytes are
-// plain zeroed shared memory). Issue 6: "mbarrier used before init" is a
+// plain zeroed shared memory). "mbarrier used before init" is a
 // diagnosed misuse.
 extern "C" __global__ void diag_mbar_uninit(int *out) {
   __shared__ alignas(8) unsigned long long mbar;

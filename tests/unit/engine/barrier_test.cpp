@@ -1,4 +1,4 @@
-// Issue 5: CTA barriers lowered onto the BCU (docs/barriers.md). The
+// CTA barriers lowered onto the BCU (docs/barriers.md). The
 // lowering of single forms, and small kernels whose results follow from
 // the PTX rules (expected values reasoned out in each test's comment).
 #include <gtest/gtest.h>

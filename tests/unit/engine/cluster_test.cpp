@@ -1,4 +1,4 @@
-// Issue 6, part B: elect.sync, bar.warp.sync membership, clusters
+// elect.sync, bar.warp.sync membership, clusters
 // (special registers, barrier.cluster phases, the DSMEM address map of
 // docs/clusters.md), the grid.sync workspace and griddepcontrol notes.
 #include <cstring>

@@ -188,30 +188,106 @@ TEST(Faults, TimeLimit) {
   EXPECT_LT(r.seconds, 5.0);
 }
 
+// The errors that keep kernel `k` of `m` from running, rendered, and a
+// launch of it, which must be refused with the same errors.
+std::string refused_launch(const Module &m, const std::string &k) {
+  Device d;
+  auto r = d.launch(m, k, config({1, 1, 1}, {32, 1, 1}), {});
+  EXPECT_EQ(r.status, RunStatus::BadLaunch);
+  std::string errors;
+  for (const auto &e : m.kernel_errors(k))
+    errors += render(e);
+  EXPECT_EQ(r.diagnostics_text(), errors);
+  return errors;
+}
+
 TEST(Faults, UnsupportedInstructionsAreRejectedBeforeRunning) {
-  std::string err;
   auto m = load_text(ptx_module("", R"(
   .shared .align 8 .b64 bar0;
   setmaxnreg.inc.sync.aligned.u32 64;
-  ret;)"),
-                     &err);
-  EXPECT_FALSE(m);
-  EXPECT_NE(err.find("test.ptx:9:3: error: unsupported synchronization "
-                     "instruction 'setmaxnreg' "
-                     "(issue 5/6)"),
+  ret;)"));
+  ASSERT_TRUE(m);
+  std::string err = refused_launch(*m, "k");
+  EXPECT_NE(err.find("test.ptx:9:3: error: kernel 'k' cannot run: "
+                     "unsupported synchronization instruction 'setmaxnreg' "
+                     "in 'setmaxnreg.inc.sync.aligned.u32'"),
             std::string::npos)
       << err;
 }
 
 TEST(Faults, UnsupportedModifierIsNamed) {
-  std::string err;
   auto m = load_text(ptx_module("", R"(
   .reg .b32 %r<4>;
   add.foo.u32 %r1, %r2, %r3;
-  ret;)"),
-                     &err);
-  EXPECT_FALSE(m);
+  ret;)"));
+  ASSERT_TRUE(m);
+  std::string err = refused_launch(*m, "k");
   EXPECT_NE(err.find("unsupported modifier .foo in 'add.foo.u32'"),
+            std::string::npos)
+      << err;
+}
+
+// A module loads when it parses: only the kernels that use something
+// unsupported, themselves or through the functions they call, are refused.
+TEST(Faults, OnlyKernelsThatUseSomethingUnsupportedAreRefused) {
+  auto m = load_text(R"(.version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 r) ext_fn (.param .b32 a);
+.func (.param .b32 r) bad_leaf (.param .b32 a)
+{
+  .reg .b32 %r<3>;
+  add.foo.u32 %r1, %r2, %r2;
+  st.param.b32 [r], %r1;
+  ret;
+}
+.func (.param .b32 r) middle (.param .b32 a)
+{
+  .reg .b32 %r<3>;
+  { .param .b32 p; .param .b32 q; st.param.b32 [p], 1;
+    call (q), bad_leaf, (p); }
+  st.param.b32 [r], 0;
+  ret;
+}
+.visible .entry good(.param .u64 out)
+{
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], 7;
+  ret;
+}
+.visible .entry through_call()
+{
+  { .param .b32 p; .param .b32 q; st.param.b32 [p], 1;
+    call (q), middle, (p); }
+  ret;
+}
+.visible .entry external()
+{
+  { .param .b32 p; .param .b32 q; st.param.b32 [p], 1;
+    call (q), ext_fn, (p); }
+  ret;
+}
+)");
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->kernel_errors("good").empty());
+  Device d;
+  DevicePtr out = d.alloc(4);
+  auto r =
+      d.launch(*m, "good", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(out)});
+  EXPECT_TRUE(r.ok()) << r.diagnostics_text();
+  EXPECT_EQ(download<uint32_t>(d, out, 1)[0], 7u);
+
+  std::string err = refused_launch(*m, "through_call");
+  EXPECT_NE(err.find("test.ptx:8:3: error: kernel 'through_call' cannot run: "
+                     "function 'bad_leaf' it calls: unsupported modifier .foo "
+                     "in 'add.foo.u32'"),
+            std::string::npos)
+      << err;
+  err = refused_launch(*m, "external");
+  EXPECT_NE(err.find("test.ptx:36:5: error: kernel 'external' cannot run: "
+                     "call to undefined external function 'ext_fn' (the "
+                     "module does not define it)"),
             std::string::npos)
       << err;
 }

@@ -513,6 +513,40 @@ TEST(PtxParser, SpecialRegisters) {
   EXPECT_EQ(b[0].operands[1].loc.length, 6u);
 }
 
+// WARP_SZ (what `warpSize` compiles to) and the reserved shared-memory
+// registers read like special registers.
+TEST(PtxParser, PredefinedIdentifiers) {
+  auto p = parse_body(".reg .b32 %r;\n.reg .b64 %rd;\n"
+                      "mov.u32 %r, WARP_SZ;\nadd.s32 %r, %r, WARP_SZ;\n"
+                      "mov.u32 %r, %reserved_smem_offset_1;\n"
+                      "mov.u32 %r, %reserved_smem_offset_cap;\n"
+                      "mov.u64 %rd, %pm3_64;\nmov.u32 %r, %aggr_smem_size;");
+  const auto &b = kernel(*p).body;
+  ASSERT_EQ(b.size(), 6u);
+  EXPECT_EQ(b[0].operands[1].kind, K::Special);
+  EXPECT_EQ(b[0].operands[1].name, "WARP_SZ");
+  EXPECT_EQ(b[0].operands[1].loc.length, 7u);
+  EXPECT_EQ(b[1].operands[2].kind, K::Special);
+  for (size_t i = 2; i < b.size(); ++i)
+    EXPECT_EQ(b[i].operands[1].kind, K::Special) << i;
+}
+
+// nvcc names every parameter of a .callprototype `_`.
+TEST(PtxParser, CallPrototypeParametersNamedUnderscore) {
+  auto p = parse_body(".reg .b64 %rd;\n{\n.param .b32 a;\n.param .b64 b;\n"
+                      ".param .b32 r;\n"
+                      "proto : .callprototype (.param .b32 _) _ (.param .b64 "
+                      "_, .param .b32 _);\n"
+                      "call (r), %rd, (b, a), proto;\n}");
+  const Function &f = kernel(*p);
+  ASSERT_EQ(f.prototypes.size(), 1u);
+  EXPECT_EQ(f.prototypes[0].params.size(), 2u);
+  EXPECT_EQ(f.prototypes[0].returns.size(), 1u);
+  const Instruction &call = f.body.back();
+  EXPECT_EQ(call.operands[1].kind, K::Reg);
+  EXPECT_EQ(call.operands[3].sym_kind, S::Prototype);
+}
+
 TEST(PtxParser, UnknownPercentNameIsAnUndeclaredRegister) {
   auto p = parse_text(
       kHeader + ".entry k()\n{\n.reg .b32 %r;\nmov.u32 %r, %envreg32;\n}\n");

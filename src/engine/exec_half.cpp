@@ -1,0 +1,244 @@
+// Half-precision arithmetic: .f16, .f16x2, .bf16, .bf16x2 forms of add sub
+// mul fma neg abs min max ex2.approx tanh.approx, with .rn .rz .rm .rp,
+// .ftz (f16), .sat, .relu, .NaN, .xorsign.abs. Every result is the exact
+// value rounded once into the format (docs/engine.md "Half precision").
+// The x2 forms work on both 16-bit halves independently.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "compile.h"
+#include "float_format.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+enum HalfOp : uint32_t {
+  kAdd,
+  kSub,
+  kMul,
+  kFma,
+  kNeg,
+  kAbs,
+  kMin,
+  kMax,
+  kEx2,
+  kTanh
+};
+// Inst.flags bits.
+constexpr uint8_t kPacked = 1, kBF = 2, kFtz = 4, kSat = 8, kRelu = 16,
+                  kNaN = 32, kXorsign = 64, kOob = 128;
+
+bool is_subnormal16(uint32_t h, bool bf) {
+  uint32_t e = bf ? (h >> 7) & 0xff : (h >> 10) & 0x1f;
+  uint32_t f = bf ? h & 0x7f : h & 0x3ff;
+  return e == 0 && f != 0;
+}
+bool is_nan16(uint32_t h, bool bf) {
+  return bf ? (h & 0x7fff) > 0x7f80 : (h & 0x7fff) > 0x7c00;
+}
+
+// The exact sum x + y (x, y doubles) as one double that rounds like it into
+// any format of at most 51 significand bits: the rounded sum nudged by one
+// ulp toward the rounding error, so that a sum on a rounding boundary of
+// the narrow format falls on the side the exact value lies on.
+double exact_sum(double x, double y, Round mode) {
+  double s = x + y;
+  if (!std::isfinite(s))
+    return s;
+  if (s == 0) {
+    // IEEE: exact zero sums of opposite signs are +0, -0 under .rm.
+    if (std::signbit(x) != std::signbit(y))
+      return mode == Round::RM ? -0.0 : 0.0;
+    return s;
+  }
+  double bb = s - x;
+  double err = (x - (s - bb)) + (y - bb); // TwoSum: s + err == x + y
+  if (err == 0)
+    return s;
+  return std::nextafter(s, err > 0 ? INFINITY : -INFINITY);
+}
+
+uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
+  const bool bf = in.flags & kBF;
+  const FloatFormat &f = bf ? kBF16 : kF16;
+  const Round mode = Round(in.n);
+  const uint32_t op = in.aux;
+  if (in.flags & kFtz) {
+    if (is_subnormal16(a, bf))
+      a &= 0x8000;
+    if (is_subnormal16(b, bf))
+      b &= 0x8000;
+    if (is_subnormal16(c, bf))
+      c &= 0x8000;
+  }
+  // .oob: an operand holding the out-of-bounds NaN 0x7fff gives +0.
+  if ((in.flags & kOob) && (a == 0x7fff || b == 0x7fff || c == 0x7fff))
+    return 0;
+  uint32_t r;
+  switch (op) {
+  case kNeg:
+    r = a ^ 0x8000;
+    break;
+  case kAbs:
+    r = a & 0x7fff;
+    break;
+  case kMin:
+  case kMax: {
+    bool na = is_nan16(a, bf), nb = is_nan16(b, bf);
+    if ((na && nb) || ((in.flags & kNaN) && (na || nb))) {
+      r = kCanonicalNaN16;
+      break;
+    }
+    uint32_t sign = (a ^ b) & 0x8000;
+    if (in.flags & kXorsign) {
+      a &= 0x7fff;
+      b &= 0x7fff;
+    }
+    if (na || nb) {
+      r = na ? b : a;
+    } else {
+      double x = decode(f, a), y = decode(f, b);
+      bool take_a;
+      if (x == y) // -0 < +0
+        take_a = op == kMin ? (a & 0x8000) != 0 : (a & 0x8000) == 0;
+      else
+        take_a = op == kMin ? x < y : x > y;
+      r = take_a ? a : b;
+    }
+    if (in.flags & kXorsign)
+      r = (r & 0x7fff) | sign;
+    break;
+  }
+  default: {
+    double x = decode(f, a), y = decode(f, b), v;
+    switch (op) {
+    case kAdd:
+      v = exact_sum(x, y, mode);
+      break;
+    case kSub:
+      v = exact_sum(x, -y, mode);
+      break;
+    case kMul:
+      v = x * y; // exact: at most 22 significand bits, no underflow
+      break;
+    case kFma:
+      v = exact_sum(x * y, decode(f, c), mode);
+      break;
+    case kEx2:
+      v = std::exp2(x);
+      break;
+    default:
+      v = std::tanh(x);
+      break;
+    }
+    r = uint32_t(encode_double(f, v, {mode, false, (in.flags & kRelu) != 0}));
+    break;
+  }
+  }
+  if ((in.flags & kFtz) && is_subnormal16(r, bf))
+    r &= 0x8000;
+  if (in.flags & kSat) {
+    // [+0, 1]: NaN, -0 and negative results give +0.
+    if (is_nan16(r, bf) || (r & 0x8000) || r == 0)
+      r = 0;
+    else if (decode(f, r) > 1.0)
+      r = bf ? 0x3f80 : 0x3c00;
+  }
+  return r;
+}
+
+void exec_half(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  const uint64_t *b = in.a[2] == kNone ? a : x.s(in.a[2]);
+  const uint64_t *c = in.a[3] == kNone ? a : x.s(in.a[3]);
+  if (in.flags & kPacked) {
+    for_lanes(m, [&](uint32_t l) {
+      uint32_t lo = half_op(in, uint32_t(a[l] & 0xffff),
+                            uint32_t(b[l] & 0xffff), uint32_t(c[l] & 0xffff));
+      uint32_t hi =
+          half_op(in, uint32_t(a[l] >> 16 & 0xffff),
+                  uint32_t(b[l] >> 16 & 0xffff), uint32_t(c[l] >> 16 & 0xffff));
+      d[l] = uint64_t(hi) << 16 | lo;
+    });
+  } else {
+    for_lanes(m, [&](uint32_t l) {
+      d[l] = half_op(in, uint32_t(a[l] & 0xffff), uint32_t(b[l] & 0xffff),
+                     uint32_t(c[l] & 0xffff));
+    });
+  }
+}
+
+} // namespace
+
+bool is_half_type(Ty t) {
+  return t.code == Ty::F16 || t.code == Ty::F16X2 || t.code == Ty::BF16 ||
+         t.code == Ty::BF16X2;
+}
+
+bool compile_half(Compiler &c, const ptx::Instruction &in) {
+  static const char *const names[] = {"add", "sub", "mul", "fma", "neg",
+                                      "abs", "min", "max", "ex2", "tanh"};
+  uint32_t op = kNone;
+  for (uint32_t k = 0; k < 10; ++k)
+    if (in.opcode == names[k])
+      op = k;
+  if (op == kNone) {
+    c.unsupported(fmt::format("half-precision '{}'", in.opcode));
+    return true;
+  }
+  Mods mods(in.modifiers);
+  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
+  bool approx = mods.take("approx");
+  uint8_t flags = 0;
+  flags |= mods.take("ftz") ? kFtz : 0;
+  flags |= mods.take("sat") ? kSat : 0;
+  flags |= mods.take("relu") ? kRelu : 0;
+  flags |= mods.take("NaN") ? kNaN : 0;
+  flags |= mods.take("oob") ? kOob : 0;
+  if (mods.take("xorsign")) {
+    if (!mods.take("abs")) {
+      c.error(in.loc, "'.xorsign' needs '.abs'");
+      return true;
+    }
+    flags |= kXorsign;
+  }
+  auto t = mods.take_type();
+  if (!t || !is_half_type(*t)) {
+    c.unsupported("type");
+    return true;
+  }
+  if (t->code == Ty::F16X2 || t->code == Ty::BF16X2)
+    flags |= kPacked;
+  if (t->code == Ty::BF16 || t->code == Ty::BF16X2)
+    flags |= kBF;
+  if ((op == kEx2 || op == kTanh) && !approx) {
+    c.error(in.loc,
+            fmt::format("'{}' on half precision needs '.approx'", in.opcode));
+    return true;
+  }
+  size_t nsrc = op == kFma                                                ? 3
+                : (op == kNeg || op == kAbs || op == kEx2 || op == kTanh) ? 1
+                                                                          : 2;
+  if (!c.expect_operands(nsrc + 1) || !c.finish(mods))
+    return true;
+  // Operands are 16- or 32-bit registers holding the halves.
+  uint32_t s[3] = {kNone, kNone, kNone};
+  for (size_t k = 0; k < nsrc; ++k)
+    s[k] = c.src(in.operands[k + 1], *t);
+  uint32_t d = c.dst(in.operands[0]);
+  Inst &i = c.emit(&exec_half);
+  i.a[0] = d;
+  for (size_t k = 0; k < nsrc; ++k)
+    i.a[k + 1] = s[k];
+  i.aux = op;
+  i.flags = flags;
+  i.n = uint8_t(rnd == "rz"   ? Round::RZ
+                : rnd == "rm" ? Round::RM
+                : rnd == "rp" ? Round::RP
+                              : Round::RN);
+  return true;
+}
+
+} // namespace bcusim::engine::detail
