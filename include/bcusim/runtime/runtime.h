@@ -104,9 +104,11 @@ public:
   const DeviceModel &model() const { return model_; }
   engine::Device &device() { return *dev_; }
 
-  // ---- registration (the module is compiled at its first use) ----------
+  // ---- registration (a module is compiled at its first use) ------------
   // A fat binary (or its __cudaRegisterFatBinary wrapper); the index of its
-  // module, or -1 (and the reason on stderr once) when it has no PTX.
+  // image (its modules: one, or one per translation unit of relocatable
+  // device code), or -1 (and the reason on stderr) when it has no PTX.
+  // The other registration calls take that image index.
   int add_fatbin(const void *fatbin);
   int add_ptx(std::string name, std::string ptx);
   void register_function(int module, const void *host_fn,
@@ -215,6 +217,7 @@ private:
     bool released = false;
   };
   engine::Module *module(int index, Error &err);
+  int module_of(int image, const std::string &name, bool kernel) const;
   void map_managed(int index);
   Error resolve_symbol(const void *symbol, uint64_t offset, uint64_t bytes,
                        uint8_t **where);
@@ -226,6 +229,7 @@ private:
   std::unique_ptr<check::Checker> checker_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
+  std::vector<std::vector<int>> images_; // image -> module indices
   std::map<const void *, Kernel> kernels_;
   std::map<const void *, Var> vars_;
   std::map<uint64_t, uint64_t> host_blocks_; // base -> size

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bcusim/runtime/runtime.h"
+#include "fatbin_util.h"
 
 using namespace bcusim;
 using runtime::Error;
@@ -239,6 +240,41 @@ TEST(Runtime, PtxThatDoesNotCompileIsInvalidPtx) {
   rt.register_function(m, &ok_fn, "k");
   void *args[] = {nullptr};
   EXPECT_EQ(rt.launch(&ok_fn, dims(1, 1), args), Error::InvalidPtx);
+}
+
+TEST(Runtime, RelocatableImageFindsEachNamesModule) {
+  // What nvcc -rdc registers: one wrapper (version 2) listing a fat binary
+  // per translation unit; registration names the image, the runtime finds
+  // the module that defines each kernel and variable.
+  auto tu1 =
+      runtime::testing::make_fatbin({{1, 90, 0x8000, read("memory.ptx")}});
+  auto tu2 =
+      runtime::testing::make_fatbin({{1, 90, 0x2000, read("fault.ptx")}});
+  auto linked = runtime::testing::make_fatbin({{2, 90, 0,
+                                                "\x7f"
+                                                "ELF"}});
+  const void *list[] = {tu1.data(), tu2.data(), nullptr};
+  struct {
+    uint32_t magic, version;
+    const void *data, *fatbins;
+  } w{runtime::kFatbinWrapperMagic, 2, linked.data(), list};
+  Runtime rt;
+  int image = rt.add_fatbin(&w);
+  ASSERT_GE(image, 0);
+  rt.register_function(image, &ok_fn, "_Z2okPi");
+  rt.register_function(image, &axpb_fn, "_Z4axpbPKfPfi");
+  rt.register_var(image, &counter_var, "counter", 4, false);
+  ASSERT_TRUE(rt.init_module(image));
+  void *d = nullptr;
+  rt.malloc(&d, 64 * 4);
+  void *args[] = {&d};
+  ASSERT_EQ(rt.launch(&ok_fn, dims(1, 64), args), Error::Success);
+  int n = 64;
+  void *args2[] = {&d, &d, &n};
+  ASSERT_EQ(rt.launch(&axpb_fn, dims(1, 64), args2), Error::Success);
+  int c = 0;
+  ASSERT_EQ(rt.copy_from_symbol(&c, &counter_var, 4, 0), Error::Success);
+  EXPECT_EQ(c, 64);
 }
 
 TEST(Runtime, SummaryCountsLaunches) {
