@@ -357,6 +357,11 @@ std::optional<Runtime::FuncInfo> Runtime::function(const void *host_fn,
   return FuncInfo{it->second.name, *info, *sizes};
 }
 
+const std::string *Runtime::kernel_name(const void *host_fn) const {
+  auto it = kernels_.find(host_fn);
+  return it == kernels_.end() ? nullptr : &it->second.name;
+}
+
 Error Runtime::set_max_dynamic_shared(const void *host_fn, int bytes) {
   auto it = kernels_.find(host_fn);
   if (it == kernels_.end())

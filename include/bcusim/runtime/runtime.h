@@ -142,6 +142,9 @@ public:
     std::vector<uint32_t> param_sizes;
   };
   std::optional<FuncInfo> function(const void *host_fn, Error &err);
+  // The kernel's PTX name (lives as long as the runtime); nullptr when
+  // host_fn is unknown.
+  const std::string *kernel_name(const void *host_fn) const;
   // cudaFuncSetAttribute: the opt-in dynamic shared memory limit.
   Error set_max_dynamic_shared(const void *host_fn, int bytes);
 

@@ -1093,6 +1093,54 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) {
   return cudaSuccess;
 }
 
+cudaError_t cudaStreamAddCallback(cudaStream_t stream,
+                                  cudaStreamCallback_t callback, void *userData,
+                                  unsigned int) {
+  if (!callback)
+    return rec(Error::InvalidValue);
+  return submit(stream, [stream, callback, userData] {
+    callback(stream, sticky(), userData);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t,
+                                     unsigned int) {
+  return cudaSuccess; // managed memory is always reachable from both sides
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t, unsigned int *flags) {
+  if (!flags)
+    return rec(Error::InvalidValue);
+  *flags = cudaStreamDefault;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t, int *priority) {
+  if (!priority)
+    return rec(Error::InvalidValue);
+  *priority = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+
+cudaError_t cudaFuncGetName(const char **name, const void *func) {
+  std::lock_guard lock(g_mutex);
+  if (!name)
+    return rec(Error::InvalidValue);
+  const std::string *n = rt().kernel_name(func);
+  if (!n)
+    return rec(Error::InvalidDeviceFunction);
+  *name = n->c_str();
+  return cudaSuccess;
+}
+
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
   if (!event)
     return rec(Error::InvalidValue);
