@@ -723,7 +723,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
   static const FamilyFn families[] = {
       compile_integer, compile_float,    compile_compare, compile_convert,
       compile_memory,  compile_control,  compile_warp,    compile_special,
-      compile_cluster, compile_mbarrier, compile_async,   compile_sync};
+      compile_cluster, compile_mbarrier, compile_async,   compile_sync,
+      compile_texture};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];

@@ -24,8 +24,9 @@ std::string read(const std::string &name) {
 
 // Host-side identities of kernels and variables (what the program's stub
 // addresses are to the runtime).
-char asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
-    block_sum_fn, grid_total_fn, scale_var, counter_var;
+char sample2d_fn, fetch1d_fn, asserting_fn, spin_fn, axpb_fn, fill2d_fn,
+    overrun_fn, trapper_fn, ok_fn, block_sum_fn, grid_total_fn, scale_var,
+    counter_var;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
   Runtime::LaunchParams p;
@@ -275,6 +276,71 @@ TEST(Runtime, RelocatableImageFindsEachNamesModule) {
   int c = 0;
   ASSERT_EQ(rt.copy_from_symbol(&c, &counter_var, 4, 0), Error::Success);
   EXPECT_EQ(c, 64);
+}
+
+TEST(Runtime, TextureObjectsFilterAndAddress) {
+  Runtime rt;
+  int m = rt.add_ptx("texture.ptx", read("texture.ptx"));
+  rt.register_function(m, &sample2d_fn, "_Z8sample2dyPK6float2Pfi");
+  rt.register_function(m, &fetch1d_fn, "_Z7fetch1dyPfi");
+  // A 4 x 2 float image, value 10*x + 100*y, pitched 32 bytes per row.
+  void *img = nullptr;
+  rt.malloc(&img, 64);
+  const float px[16] = {0, 10, 20, 30, 0, 0, 0, 0, 100, 110, 120, 130};
+  rt.memcpy(img, px, sizeof(px));
+  engine::Texture t;
+  t.base = reinterpret_cast<uint64_t>(img);
+  t.width = 4;
+  t.height = 2;
+  t.pitch = 32;
+  const uint64_t point = rt.device().create_texture(t);
+  t.linear = true;
+  const uint64_t linear = rt.device().create_texture(t);
+  t.linear = false;
+  t.address[0] = engine::Texture::Address::Border;
+  t.border[0] = -1;
+  const uint64_t border = rt.device().create_texture(t);
+  void *at = nullptr, *out = nullptr;
+  rt.malloc(&at, 4 * 8);
+  rt.malloc(&out, 4 * 4);
+  const float coords[8] = {2.5f, 1.5f, 1.0f, 0.5f, -3.0f, 0.5f, 9.0f, 9.0f};
+  rt.memcpy(at, coords, sizeof(coords));
+  int n = 4;
+  float r[4];
+  for (uint64_t tex : {point, linear, border}) {
+    uint64_t handle = tex;
+    void *args[] = {&handle, &at, &out, &n};
+    ASSERT_EQ(rt.launch(&sample2d_fn, dims(1, 4), args), Error::Success);
+    rt.memcpy(r, out, sizeof(r));
+    if (tex == point) {
+      EXPECT_EQ(r[0], 120.0f);
+      EXPECT_EQ(r[2], 0.0f);   // clamped to x = 0
+      EXPECT_EQ(r[3], 130.0f); // clamped to (3, 1)
+    } else if (tex == linear) {
+      EXPECT_NEAR(r[1], 5.0f, 1e-5); // halfway between x = 0 and 1
+    } else {
+      EXPECT_EQ(r[2], -1.0f); // the border colour
+      EXPECT_EQ(r[0], 120.0f);
+    }
+  }
+  // A handle that is not a texture faults the launch.
+  uint64_t bogus = 77;
+  void *args[] = {&bogus, &at, &out, &n};
+  EXPECT_EQ(rt.launch(&sample2d_fn, dims(1, 4), args), Error::LaunchFailure);
+  rt.reset();
+  // Reading freed memory through a texture is an illegal address.
+  void *lin = nullptr;
+  rt.malloc(&lin, 64 * 4);
+  engine::Texture l;
+  l.base = reinterpret_cast<uint64_t>(lin);
+  l.width = 64;
+  uint64_t h = rt.device().create_texture(l);
+  rt.free(lin);
+  void *o = nullptr;
+  rt.malloc(&o, 64 * 4);
+  int n64 = 64;
+  void *fargs[] = {&h, &o, &n64};
+  EXPECT_EQ(rt.launch(&fetch1d_fn, dims(1, 64), fargs), Error::IllegalAddress);
 }
 
 TEST(Runtime, SummaryCountsLaunches) {
