@@ -1,7 +1,9 @@
 # The two set-up commands of the README:
 #   make run   - install what is missing, build, run the bundled example
 #   make test  - install what is missing, build, run every test
-# Extra: make asan (tests under ASan+UBSan), make bench, make fuzz, make rebase, make format
+# Extra: make asan (tests under ASan+UBSan), make bench, make fuzz (build the
+# libFuzzer targets), make fuzz-smoke (run each over its corpus, FUZZ_RUNS
+# inputs; docs/fuzzing.md), make rebase, make format
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
@@ -10,9 +12,11 @@ CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 DEB_PACKAGES := cmake g++ make python3 libfmt-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev googletest libbenchmark-dev ninja-build ccache \
                 libzstd-dev liblz4-dev
-FUZZ_PACKAGES := clang libclang-rt-14-dev
+# libFuzzer's runtime is in the compiler-rt package of the installed clang's
+# own version (libclang-rt-N-dev), so N is read from `clang --version`.
+FUZZ_RUNS  ?= 3000
 
-.PHONY: all deps build run test asan bench fuzz rebase format clean
+.PHONY: all deps build run test asan bench fuzz fuzz-smoke rebase format clean
 
 all: build
 
@@ -49,9 +53,24 @@ bench: build
 	@for b in $(BUILD)/bench/bench_*; do echo "== $$b"; $$b --benchmark_min_time=0.2; done
 
 fuzz: deps
-	@for p in $(FUZZ_PACKAGES); do dpkg-query -W $$p >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $(FUZZ_PACKAGES); break; }; done
-	CXX=clang++ cmake -S . -B build-fuzz $(CMAKE_GEN) -DBCUSIM_FUZZ=ON -DBCUSIM_TESTS=OFF -DBCUSIM_BENCH=OFF
-	cmake --build build-fuzz -j $(JOBS)
+	@SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	installed() { dpkg-query -W -f='$${Status}' $$1 2>/dev/null | grep -q "ok installed"; }; \
+	if ! command -v clang++ >/dev/null 2>&1; then \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq clang; \
+	fi; \
+	v=$$(clang++ --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1); \
+	if [ -z "$$v" ]; then echo "cannot read the version of clang++"; exit 1; fi; \
+	if ! installed libclang-rt-$$v-dev; then \
+	  echo "installing: libclang-rt-$$v-dev (libFuzzer for clang $$v)"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libclang-rt-$$v-dev; \
+	fi
+	CXX=clang++ cmake -S . -B build-fuzz $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBCUSIM_FUZZ=ON -DBCUSIM_TESTS=OFF -DBCUSIM_BENCH=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzzers
+
+# Each fuzz target for FUZZ_RUNS inputs, starting from fuzz/corpus/<target>/
+# (new inputs go to a scratch directory, the committed corpus is not changed).
+fuzz-smoke: fuzz
+	fuzz/run-corpus.sh build-fuzz $(FUZZ_RUNS)
 
 # Regenerate the expected output of the golden tests on purpose (review the diff!).
 rebase: build

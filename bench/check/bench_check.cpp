@@ -124,6 +124,32 @@ void BM_TiledMatmul(benchmark::State &state) {
   // One CTA is resident at a time (one host thread): 2 KiB of tiles.
   w.covered = 3ull * n * n * 4 + 2 * 16 * 16 * 4;
   run(state, dev, w);
+  state.counters["flop_per_s"] = benchmark::Counter(
+      2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The same 128x128 product on tensor cores (f16 inputs, f32 result):
+// mma_matmul, ldmatrix + mma.sync.m16n8k16; the counter flop_per_s is the
+// simulated 2 n^3 per second, for both matmuls.
+void BM_MmaMatmul(benchmark::State &state) {
+  Device dev;
+  constexpr uint32_t n = 128;
+  std::vector<uint16_t> host(n * n);
+  for (uint32_t i = 0; i < n * n; ++i)
+    host[i] = uint16_t(0x3c00 + (i % 64)); // f16 values in [1, 1.0625)
+  DevicePtr a = dev.alloc(n * n * 2), b = dev.alloc(n * n * 2),
+            c = dev.alloc(n * n * 4);
+  dev.write(a, host.data(), n * n * 2);
+  dev.write(b, host.data(), n * n * 2);
+  Workload w{&check_module(), "mma_matmul", {}, {}, 0};
+  w.cfg.grid = {n / 16, n / 16};
+  w.cfg.block = {64};
+  w.args = {KernelArg::ptr(a), KernelArg::ptr(b), KernelArg::ptr(c),
+            KernelArg::s32(int(n))};
+  w.covered = 2ull * n * n * 2 + n * n * 4 + 2 * 16 * 16 * 2;
+  run(state, dev, w);
+  state.counters["flop_per_s"] = benchmark::Counter(
+      2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_BlockReduce(benchmark::State &state) {
@@ -146,6 +172,7 @@ void BM_BlockReduce(benchmark::State &state) {
 BENCHMARK(BM_Compute) MODES;
 BENCHMARK(BM_Stream) MODES;
 BENCHMARK(BM_TiledMatmul) MODES;
+BENCHMARK(BM_MmaMatmul) MODES;
 BENCHMARK(BM_BlockReduce) MODES;
 
 } // namespace

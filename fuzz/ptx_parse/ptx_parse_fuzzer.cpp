@@ -1,11 +1,12 @@
-// libFuzzer target: the PTX parser never crashes, hangs or asserts, every
-// rejected input gets at least one diagnostic, and every accepted module
-// prints to text that parses again and prints identically.
+// libFuzzer target: the PTX parser and validator never crash, hang or
+// assert, every rejected input gets at least one diagnostic, and every
+// accepted module prints to text that parses again and prints identically.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "bcusim/ptx/ast.h"
+#include "bcusim/ptx/instructions.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace bcusim;
@@ -19,6 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)sink.render_all();
     return 0;
   }
+  // Validation reports with locations and never fails silently.
+  DiagnosticSink vsink;
+  if (!ptx::validate(*mod, vsink) && !vsink.has_errors())
+    std::abort();
+  (void)vsink.render_all();
   std::string once = ptx::print(*mod);
   auto src2 = SourceFile::from_string("fuzz2.ptx", once);
   DiagnosticSink sink2;

@@ -102,6 +102,10 @@ nlohmann::json site_json(const Site &s) {
   if (s.cuda_line) {
     j["cuda_file"] = s.cuda_file;
     j["cuda_line"] = s.cuda_line;
+    if (s.cuda_inlined_line) {
+      j["cuda_inlined_file"] = s.cuda_inlined_file;
+      j["cuda_inlined_line"] = s.cuda_inlined_line;
+    }
   }
   const ThreadRef &t = s.thread;
   j["thread"] = {{"cta", {t.cta.x, t.cta.y, t.cta.z}},

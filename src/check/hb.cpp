@@ -1,7 +1,8 @@
 // Happens-before from synchronization (docs/checker.md "Ordering rules"):
 // each synchronization event of the engine becomes releases (what a thread
 // publishes, after which its clock advances) and acquires (what it learns).
-//   CTA barrier        arrive releases into the phase; completion makes the
+//   CTA barrier        arrive releases into the phase (and is an acquire
+//                      fence of the arriving thread); completion makes the
 //                      phase's knowledge available; a waiting thread that
 //                      resumes acquires it. Only the warps that took part.
 //   warp-level sync    bar.warp.sync and *.sync collectives: all-to-all
@@ -232,6 +233,18 @@ void on_sync(LaunchSt &L, const SyncEvent &e) {
     return;
   switch (e.kind) {
   case K::BarrierArrive: {
+    // A CTA barrier is also an acquire fence of each arriving thread: what
+    // its earlier strong reads observed (a relaxed atomic on a flag that
+    // another CTA released with a fence) becomes its knowledge and travels
+    // through the barrier (docs/checker.md "Ordering rules": the
+    // __threadfence() "last block" reduction).
+    each_lane(e.lanes, [&](uint32_t l) {
+      ThreadSt &t = thread_at(c, e.warp, l);
+      if (t.pending) {
+        t.vc = join(t.vc, t.pending);
+        t.pending = nullptr;
+      }
+    });
     BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
     b.acc = join(b.acc, release_warp(L, c, e.warp, e.lanes));
     return;

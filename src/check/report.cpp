@@ -19,7 +19,12 @@ std::string access_text(const RaceSide &s) {
 }
 
 std::string cuda_text(const Site &s) {
-  return s.cuda_line ? fmt::format("{}:{}", s.cuda_file, s.cuda_line) : "";
+  if (!s.cuda_line)
+    return "";
+  if (s.cuda_inlined_line)
+    return fmt::format("{}:{}, inlined from {}:{}", s.cuda_file, s.cuda_line,
+                       s.cuda_inlined_file, s.cuda_inlined_line);
+  return fmt::format("{}:{}", s.cuda_file, s.cuda_line);
 }
 
 // What ordering is missing between the two sides (docs/checker.md
@@ -136,6 +141,10 @@ Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
     if (c.valid()) {
       s.cuda_file = std::string(c.file);
       s.cuda_line = c.line;
+      if (c.inner_line) {
+        s.cuda_inlined_file = std::string(c.inner_file);
+        s.cuda_inlined_line = c.inner_line;
+      }
     }
   }
   if (t != kNoTid)

@@ -177,7 +177,10 @@ bool visible_to_others(const ptx::Instruction &in) {
       "fence",   "membar",    "ldu",   "multimem", "cp.async", "griddepcontrol",
       "barrier", "bar",       "elect", "vote",     "shfl",     "match",
       "redux",   "activemask"};
-  if (ops.count(in.opcode) == 0)
+  // Matrix loads and stores (exec_mma.cpp).
+  static const std::set<std::string, std::less<>> matrix{"wmma", "ldmatrix",
+                                                         "stmatrix"};
+  if (ops.count(in.opcode) == 0 && matrix.count(in.opcode) == 0)
     return false;
   for (const auto &m : in.modifiers)
     if (m == "param" || m == "const" || m == "local")
@@ -500,6 +503,28 @@ std::string_view name_of(MemSpace s) {
 // ---- module layout and compilation ----------------------------------------
 namespace {
 
+// Names of the module's .extern variables outside .shared (extern .shared is
+// dynamic shared memory): no module defines them here.
+std::set<std::string> undefined_variables(const ptx::Module &mod) {
+  std::set<std::string> r;
+  for (const auto &v : mod.globals)
+    if (v.is_extern && v.space != ptx::Space::Shared)
+      r.insert(v.name);
+  return r;
+}
+
+// The first use in `o` of one of `names` (a module-scope symbol).
+const ptx::Operand *uses_variable(const ptx::Operand &o,
+                                  const std::set<std::string> &names) {
+  if (o.kind == ptx::Operand::Kind::Symbol &&
+      o.sym_kind == ptx::Operand::SymbolKind::Global && names.count(o.name))
+    return &o;
+  for (const auto &e : o.elems)
+    if (const ptx::Operand *u = uses_variable(e, names))
+      return u;
+  return nullptr;
+}
+
 bool reads_reserved_smem(const ptx::Operand &o) {
   if (o.kind == ptx::Operand::Kind::Special)
     return o.name.rfind("%reserved_smem_offset_", 0) == 0;
@@ -724,8 +749,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
       compile_integer, compile_float,    compile_compare, compile_convert,
       compile_memory,  compile_control,  compile_warp,    compile_special,
       compile_cluster, compile_mbarrier, compile_async,   compile_sync,
-      compile_texture};
+      compile_texture, compile_mma};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
+  const std::set<std::string> undefined = undefined_variables(mod);
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];
     if (fa.is_extern)
@@ -740,9 +766,16 @@ bool build_program(const ptx::Module &mod, Program &prog,
     for (size_t b = 0; b < fa.body.size(); ++b) {
       bpc[b] = static_cast<uint32_t>(prog.code.size());
       const auto &in = fa.body[b];
-      for (const auto &o : in.operands)
+      for (const auto &o : in.operands) {
         if (reads_reserved_smem(o))
           prog.uses_reserved_smem = true;
+        if (const ptx::Operand *u =
+                undefined.empty() ? nullptr : uses_variable(o, undefined))
+          c.error(u->loc, fmt::format("use of undefined external variable "
+                                      "'{}' (declared .extern, defined in no "
+                                      "module bcusim loaded)",
+                                      u->name));
+      }
       c.cur = &in;
       c.scratch_used = 0;
       c.scratch_pred_used = 0;

@@ -160,6 +160,8 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in); // mbarrier.*
 bool compile_async(Compiler &c, const ptx::Instruction &in);
 // tex, tld4 (exec_texture.cpp)
 bool compile_texture(Compiler &c, const ptx::Instruction &in);
+// wmma, mma, ldmatrix, stmatrix, movmatrix (exec_mma.cpp)
+bool compile_mma(Compiler &c, const ptx::Instruction &in);
 // CTA barriers (exec_barrier.cpp), called by compile_sync.
 bool compile_cta_barrier(Compiler &c, const ptx::Instruction &in);
 

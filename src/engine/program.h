@@ -195,6 +195,9 @@ struct Program {
   };
   std::vector<SharedVar> shared_vars;
   std::vector<BarrierCode> barriers; // CTA barriers (Kind::CtaBarrier aux)
+  // Operand lists longer than Inst::a (matrix instructions, exec_mma.cpp):
+  // an instruction's Inst::aux indexes its descriptor here.
+  std::vector<uint32_t> operand_lists;
 };
 
 // ---- lane values -----------------------------------------------------------

@@ -143,6 +143,10 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     if (!lanes || !(g.lanes[i] & ready))
       continue;
     in.fn(x, in, lanes);
+    if (x.faulted) { // reported at the instruction (matrix instructions)
+      report_fault(c, w, pc, lanes);
+      return false;
+    }
     if (S.obs) {
       uint32_t part = g.mask[i] & lanes;
       SyncEvent e = event(in.kind == Kind::WarpSyncMember && in.aux == 1

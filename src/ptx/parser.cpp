@@ -513,6 +513,7 @@ bool Parser::parse_version() {
   if (tok_.kind != Tok::Float && tok_.kind != Tok::Int)
     return expected("a version number such as 9.0");
   mod_.version = std::string(tok_.text);
+  mod_.version_loc = loc(tok_);
   advance();
   return true;
 }
@@ -524,8 +525,10 @@ bool Parser::parse_target() {
   while (true) {
     if (tok_.kind != Tok::Ident || tok_.line != start.line)
       return expected("a target name such as sm_90");
-    if (first)
+    if (first) {
       mod_.target = std::string(tok_.text);
+      mod_.target_loc = loc(tok_);
+    }
     mod_.targets.emplace_back(tok_.text);
     first = false;
     advance();
@@ -666,6 +669,7 @@ bool Parser::parse_param_list(std::vector<Param> &out, bool allow_unnamed) {
 bool Parser::parse_kernel_directive(Function &f, bool &handled) {
   handled = true;
   std::string_view d = tok_.text;
+  f.directive_locs.emplace_back(std::string(d), loc(tok_));
   auto dims = [&](std::array<uint32_t, 3> &out) {
     Token at = tok_;
     advance();
@@ -838,15 +842,40 @@ bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
       advance();
       continue;
     }
-    if (a == "attribute") { // `.global .attribute(.managed) .u32 x;`
+    if (a == "attribute") {
+      // .attribute(.managed) or .attribute(.unified(hi, lo)): memory the
+      // host reaches too; for the engine it is ordinary .global memory.
       advance();
       if (!expect_punct('('))
         return false;
-      if (tok_.kind != Tok::DotName ||
-          (tok_.text != "managed" && tok_.text != "unified"))
-        return expected(".managed or .unified");
-      proto.is_managed = tok_.text == "managed";
-      advance();
+      while (true) {
+        if (tok_.kind != Tok::DotName ||
+            (tok_.text != "managed" && tok_.text != "unified")) {
+          return expected("'.managed' or '.unified'");
+        }
+        std::string attr(tok_.text);
+        advance();
+        if (attr == "unified" && is_punct('(')) {
+          advance();
+          attr += "(";
+          while (tok_.kind == Tok::Int) {
+            attr += std::string(tok_.text);
+            advance();
+            if (!is_punct(','))
+              break;
+            attr += ", ";
+            advance();
+          }
+          if (!expect_punct(')'))
+            return false;
+          attr += ")";
+        }
+        proto.is_managed = proto.is_managed || attr == "managed";
+        proto.attributes.push_back(std::move(attr));
+        if (!is_punct(','))
+          break;
+        advance();
+      }
       if (!expect_punct(')'))
         return false;
       continue;

@@ -180,6 +180,8 @@ void print_var(std::string &out, const VarDecl &v, const std::string &name) {
   if (v.is_common)
     out += ".common ";
   out += fmt::format(".{}", space_name(v.space));
+  for (const auto &a : v.attributes)
+    out += fmt::format(" .attribute(.{})", a);
   if (v.align)
     out += fmt::format(" .align {}", v.align);
   if (v.vec)
@@ -365,7 +367,12 @@ std::string print(const Module &m) {
       decl.noreturn = f.noreturn;
       std::string text;
       print_function(text, decl);
-      // `.extern` is not wanted for a forward declaration.
+      // `.extern` is not wanted for a forward declaration, but its linkage
+      // must be the definition's (ptxas: "inconsistent redefinition").
+      if (f.is_visible)
+        out += ".visible ";
+      if (f.is_weak)
+        out += ".weak ";
       out += text.substr(text.find(".func"));
     }
   }

@@ -7,6 +7,7 @@
 
 #include "bcusim/engine/lower.h"
 #include "bcusim/ptx/ast.h"
+#include "bcusim/ptx/instructions.h"
 #include "commands.h"
 
 namespace bcusim::cli {
@@ -30,7 +31,7 @@ int lower_command(const LowerOptions &o) {
   auto module = ptx::parse(src, sink);
   std::string out;
   bool ok =
-      module && !sink.has_errors() &&
+      module && !sink.has_errors() && ptx::validate(*module, sink) &&
       engine::lower_listing(*module, o.kernel, o.format == "json", out, sink);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "bcusim/ptx/ast.h"
+#include "bcusim/ptx/instructions.h"
 #include "commands.h"
 
 namespace bcusim::cli {
@@ -40,7 +41,8 @@ void add_ptx_commands(CLI::App &app, Context &ctx) {
 
   auto files = std::make_shared<std::vector<std::string>>();
   auto *check = ptx_cmd->add_subcommand(
-      "check", "parse PTX files; print a summary or diagnostics");
+      "check", "parse and validate PTX files (targets, versions, "
+               "operands, as ptxas does); print a summary or diagnostics");
   check->add_option("files", *files, "PTX files")->required();
   check->callback([files, &ctx] {
     int status = 0;
@@ -48,8 +50,10 @@ void add_ptx_commands(CLI::App &app, Context &ctx) {
       DiagnosticSink sink;
       std::shared_ptr<const SourceFile> src;
       auto mod = load(path, sink, src);
+      // Validation as ptxas does it (docs/ptx-validation.md).
+      bool valid = mod && ptx::validate(*mod, sink);
       std::fputs(sink.render_all().c_str(), stderr);
-      if (!mod) {
+      if (!valid) {
         status = 1;
         continue;
       }

@@ -28,6 +28,7 @@
 #include "bcusim/check/checker.h"
 #include "bcusim/engine/args.h"
 #include "bcusim/engine/engine.h"
+#include "bcusim/ptx/instructions.h"
 #include "bcusim/runtime/options.h"
 #include "commands.h"
 
@@ -130,6 +131,10 @@ check::Finding from_run(const Diagnostic &d, engine::RunStatus st,
     if (c.valid()) {
       s.cuda_file = std::string(c.file);
       s.cuda_line = c.line;
+      if (c.inner_line) {
+        s.cuda_inlined_file = std::string(c.inner_file);
+        s.cuda_inlined_line = c.inner_line;
+      }
     }
     f.sites.push_back(std::move(s));
   };
@@ -187,7 +192,19 @@ Outcome Session::execute(const engine::Schedule &sched,
     auto it = modules.find(lp.file);
     if (it == modules.end()) {
       DiagnosticSink sink;
-      auto module = Module::load_file(lp.file, sink);
+      // Parsed and validated as ptxas does (docs/ptx-validation.md), then
+      // compiled; `src` keeps the diagnostics' source alive.
+      std::unique_ptr<Module> module;
+      std::string read_error;
+      auto src = SourceFile::read(lp.file, read_error);
+      if (!src)
+        sink.error(SourceLoc{},
+                   read_error.empty() ? "cannot read " + lp.file : read_error);
+      std::optional<ptx::Module> ast;
+      if (src)
+        ast = ptx::parse(src, sink);
+      if (ast && ptx::validate(*ast, sink))
+        module = Module::compile(std::move(*ast), sink);
       say(sink.render_all());
       if (!module) {
         out.exit = 1;

@@ -79,6 +79,11 @@ struct Site {
   std::string ptx_file;
   std::string cuda_file; // from .loc; empty when the PTX has none
   uint32_t cuda_line = 0;
+  // Inlined code: cuda_file:cuda_line is the call in the kernel's own
+  // source, cuda_inlined_file:cuda_inlined_line the inlined line (0: not
+  // inlined).
+  std::string cuda_inlined_file;
+  uint32_t cuda_inlined_line = 0;
   ThreadRef thread;
   std::string access; // "write of 4 bytes", "read", "atomic add", ...
 };

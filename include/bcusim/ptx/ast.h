@@ -143,6 +143,9 @@ struct VarDecl {
   uint8_t vec = 0;        // 2 or 4 for `.v2/.v4 .T` variables (0 = scalar)
   uint32_t scope = 0;     // for Function::locals: the declaring scope
   bool is_common = false; // `.common`
+  // Extension: `.attribute(.managed)` / `.attribute(.unified(a, b))` as
+  // written inside the parentheses, e.g. "managed", "unified(1, 2)".
+  std::vector<std::string> attributes;
   // `.attribute(.managed)`: a __managed__ variable (one address on host and
   // device under bcusim exec, docs/exec.md).
   bool is_managed = false;
@@ -205,8 +208,11 @@ struct Function {
   // Extensions.
   bool is_visible = false;
   bool is_weak = false;
-  bool noreturn = false;            // .noreturn
-  uint32_t maxclusterrank = 0;      // .maxclusterrank
+  bool noreturn = false;       // .noreturn
+  uint32_t maxclusterrank = 0; // .maxclusterrank
+  // Extension: each performance-tuning / kernel directive as written
+  // ("reqnctapercluster", ...) with its location.
+  std::vector<std::pair<std::string, SourceLoc>> directive_locs;
   std::vector<std::string> pragmas; // .pragma strings before the body
   // `.pragma "nounroll";` inside the body: (index of the next instruction,
   // string). Optimization hints only; kept so print() loses nothing.
@@ -220,8 +226,9 @@ struct Function {
 
 struct Module {
   std::shared_ptr<const SourceFile> source;
-  std::string version; // "9.0"
-  std::string target;  // "sm_90a" (the first target name)
+  std::string version;               // "9.0"
+  std::string target;                // "sm_90a" (the first target name)
+  SourceLoc version_loc, target_loc; // extension: where they are written
   uint32_t address_size = 64;
   std::vector<std::string> targets; // extension: every .target entry
   std::vector<std::string> pragmas; // extension: module-scope .pragma

@@ -41,7 +41,7 @@ Commands:
                                              expected ones
 
 `check` reads the --report JSON as {"findings": [{"kind", "severity",
-"space", "sites": [{"cuda_line"}, ...]}, ...]} (the names of
+"space", "sites": [{"cuda_line", "cuda_inlined_line"}, ...]}, ...]} (the names of
 check::Finding / check::Site). A finding matches an item when kind,
 severity and (for races) space agree and its sites' CUDA lines are the
 item's lines; while reports carry no sites, it matches by kind and severity
@@ -410,13 +410,24 @@ def cmd_smoke(args):
 # --- check: findings against the expected ones ------------------------------
 
 
+def site_line(x):
+    """The CUDA line of a site in the kernel's .cu file: the inlined line
+    when the inlined code is in the same file (a device function of the
+    case), else the call in the kernel (headers: cooperative groups, ...)."""
+    inl = x.get("cuda_inlined_line")
+    if inl and os.path.basename(str(x.get("cuda_inlined_file", ""))) == \
+            os.path.basename(str(x.get("cuda_file", ""))):
+        return int(inl)
+    return int(x["cuda_line"])
+
+
 def finding_key(f):
     """(kind, warning, space, lines or None) of one JSON finding."""
     sites = f.get("sites")
     lines = None
     if isinstance(sites, list) and sites and all(
             isinstance(x, dict) and x.get("cuda_line") for x in sites):
-        lines = tuple(sorted({int(x["cuda_line"]) for x in sites}))
+        lines = tuple(sorted({site_line(x) for x in sites}))
     return (f.get("kind"), f.get("severity") == "warning", f.get("space"),
             lines)
 

@@ -57,10 +57,16 @@ def main():
                                check=True)
             orig_bin = os.path.join(tmp, "a.cubin")
             dump_bin = os.path.join(tmp, "b.cubin")
-            subprocess.run([a.ptxas, "-arch=" + arch, f, "-o", orig_bin],
+            # Modules made with -rdc=true refer to .extern functions and
+            # variables: assemble them as relocatable code (-c).
+            with open(f, encoding="utf-8") as src:
+                rdc = [".extern .global", ".extern .func  (.param .b64 func_retval0) __cudaCDP"]
+                text = src.read()
+                reloc = ["-c"] if any(r in text for r in rdc) else []
+            subprocess.run([a.ptxas, "-arch=" + arch, *reloc, f, "-o", orig_bin],
                            check=True)
-            subprocess.run([a.ptxas, "-arch=" + arch, dumped, "-o", dump_bin],
-                           check=True)
+            subprocess.run([a.ptxas, "-arch=" + arch, *reloc, dumped, "-o",
+                            dump_bin], check=True)
             x, y = text_sections(orig_bin), text_sections(dump_bin)
             bad = sorted(k for k in x if x[k] != y.get(k)) + sorted(
                 k for k in y if k not in x)

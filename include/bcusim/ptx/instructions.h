@@ -1,0 +1,80 @@
+// The facts of PTX instructions, modifiers, special registers, kernel
+// directives and targets: which target architecture and PTX ISA version
+// each needs, its family, and (for the synchronization instructions) the
+// modifiers it takes. One table (src/ptx/instructions.cpp) holds them; the
+// validator (`validate`, what `bcusim ptx check`, `run` and `lower` apply)
+// reads it, and docs/ptx-validation.md lists it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "bcusim/ptx/ast.h"
+#include "bcusim/support/diagnostics.h"
+
+namespace bcusim::ptx {
+
+enum class Family : uint8_t {
+  Other,
+  Warp,       // vote, shfl, match, redux, activemask, bar.warp.sync, elect
+  CtaBarrier, // bar, barrier
+  Cluster,    // barrier.cluster, mapa, getctarank, griddepcontrol
+  Mbarrier,   // mbarrier.*
+  AsyncCopy,  // cp.async*, cp.reduce.async.bulk
+  Fence,      // fence, membar
+  Memory,     // ld, st, atom, red (their modifiers)
+  Control,    // nanosleep, setmaxnreg
+};
+
+// What a feature needs. `sm` is the target number (90 for sm_90), `ptx` the
+// version times ten (78 for 7.8); 0 means no requirement.
+struct Requirement {
+  uint16_t sm = 0;
+  uint16_t ptx = 0;
+  bool arch_specific = false; // only on an `a` target (sm_90a)
+};
+
+struct Feature {
+  enum class Kind : uint8_t {
+    Instruction,     // `name` = opcode and the modifiers naming the form
+    Modifier,        // `name` = a modifier of instructions under `scope`
+    SpecialRegister, // `name` = a register, or a prefix ending in '*'
+    Directive,       // `name` = a kernel directive without its '.'
+    Target,          // `name` = a target; `req.ptx` = the version it needs
+  };
+  Kind kind;
+  std::string_view name;
+  // Modifier: the instruction (dotted prefix, e.g. "mbarrier") it belongs
+  // to, "*" for any instruction.
+  std::string_view scope;
+  Family family;
+  Requirement req;
+  // Instruction: the modifiers the form takes after its name, separated by
+  // spaces; "" = not checked. Types are checked by the rules, not here.
+  std::string_view modifiers;
+};
+
+// The table, in the order of docs/ptx-validation.md.
+std::span<const Feature> features();
+
+// `.target sm_90a` -> {90, arch_specific}; nullopt when not an sm_ target.
+struct TargetInfo {
+  uint16_t sm = 0;
+  bool arch_specific = false;
+};
+std::optional<TargetInfo> parse_target(std::string_view target);
+// `.version 7.8` -> 78; nullopt when malformed.
+std::optional<uint16_t> parse_version(std::string_view version);
+
+// Checks a parsed module as ptxas does: the target and PTX version each
+// instruction, modifier, special register and kernel directive needs (the
+// table), and the rules of docs/ptx-validation.md (required and unknown
+// modifiers, state spaces, operand types, immediate-only operands, value
+// ranges). Reports `file:line:col: error:` diagnostics naming the
+// instruction and what it requires; returns false when there was any.
+bool validate(const Module &module, DiagnosticSink &sink);
+
+} // namespace bcusim::ptx

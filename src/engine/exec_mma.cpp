@@ -1,0 +1,796 @@
+// Warp-level matrix instructions (docs/tensor-cores.md): wmma.load,
+// wmma.store, wmma.mma, mma.sync, ldmatrix, stmatrix, movmatrix. Each is
+// .sync.aligned: it runs once the whole warp has converged on it (a
+// warp-synchronous instruction over all 32 lanes), and a lane missing from
+// it is a located error. The matrices are gathered from (and scattered to)
+// the 32 lanes' registers by the fragment layouts; loads and stores report
+// every lane's accesses to the observer like ld/st.
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "compile.h"
+#include "float_format.h"
+#include "observe.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+// Element types of matrix operands.
+enum class El : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32 };
+
+uint32_t el_bits(El e) {
+  switch (e) {
+  case El::F16:
+  case El::BF16:
+    return 16;
+  case El::S8:
+  case El::U8:
+    return 8;
+  case El::F64:
+    return 64;
+  default:
+    return 32;
+  }
+}
+// Elements per register (f64 registers are 64-bit and hold one).
+uint32_t per_reg(El e) { return e == El::F64 ? 1 : 32 / el_bits(e); }
+
+bool parse_el(const std::string &s, El &e) {
+  static const std::pair<const char *, El> t[] = {
+      {"f16", El::F16}, {"bf16", El::BF16}, {"tf32", El::TF32},
+      {"f32", El::F32}, {"f64", El::F64},   {"s8", El::S8},
+      {"u8", El::U8},   {"s32", El::S32}};
+  for (auto &[n, v] : t)
+    if (s == n) {
+      e = v;
+      return true;
+    }
+  return false;
+}
+
+// Every f16 value, decoded once (matrix operands are read many times).
+const float *f16_values() {
+  static const std::vector<float> t = [] {
+    std::vector<float> v(65536);
+    for (uint32_t h = 0; h < 65536; ++h)
+      v[h] = float(decode(kF16, h));
+    return v;
+  }();
+  return t.data();
+}
+
+// An element's value: floating-point types as double, integers exactly.
+double el_value(El e, uint64_t bits) {
+  switch (e) {
+  case El::F16:
+    return f16_values()[bits & 0xffff];
+  case El::BF16:
+    return std::bit_cast<float>(uint32_t(bits & 0xffff) << 16);
+  case El::TF32: // the 13 low fraction bits are not part of a tf32 operand
+    return std::bit_cast<float>(uint32_t(bits) & 0xffffe000u);
+  case El::F32:
+    return std::bit_cast<float>(uint32_t(bits));
+  case El::F64:
+    return std::bit_cast<double>(bits);
+  case El::S8:
+    return int8_t(bits);
+  case El::U8:
+    return uint8_t(bits);
+  default:
+    return int32_t(bits);
+  }
+}
+
+// One matrix operand of a warp: `nregs` register slots per lane holding
+// elements of type `el`. Element j of a lane is in register j / per_reg.
+struct Frag {
+  El el = El::F32;
+  uint32_t nregs = 0;
+  const uint32_t *slots = nullptr;
+  uint32_t count() const { return nregs * per_reg(el); }
+  uint64_t get(Exec &x, uint32_t lane, uint32_t j) const {
+    uint32_t pr = per_reg(el), w = el_bits(el);
+    uint64_t r = x.s(slots[j / pr])[lane];
+    if (pr == 1)
+      return r;
+    return (r >> ((j % pr) * w)) & ((uint64_t(1) << w) - 1);
+  }
+  void set(Exec &x, uint32_t lane, uint32_t j, uint64_t v) const {
+    uint32_t pr = per_reg(el), w = el_bits(el);
+    uint64_t &r = x.s(slots[j / pr])[lane];
+    if (pr == 1) {
+      r = w == 32 ? v & 0xffffffffu : v;
+      return;
+    }
+    uint64_t mask = ((uint64_t(1) << w) - 1) << ((j % pr) * w);
+    r = (r & ~mask & 0xffffffffu) | ((v << ((j % pr) * w)) & mask);
+  }
+};
+
+// ---- the arithmetic (docs/tensor-cores.md "Arithmetic") ---------------------
+// D = A (m x k) * B (k x n) + C, all row-major in `a`, `b`, `c`.
+// Floating point: the products are exact, the sum runs in double precision
+// in k order starting from C, and the result is rounded once into D's type.
+// f64: a chain of IEEE fma in k order (rounding mode `rnd`). Integers:
+// exact, wrapping to 32 bits, or clamped with .satfinite.
+struct MmaShape {
+  uint32_t m, n, k;
+};
+
+enum : uint8_t { kSatfinite = 1 };
+
+void multiply(MmaShape s, El ab, El cd_in, El cd_out, Round rnd, bool satf,
+              const std::vector<double> &a, const std::vector<double> &b,
+              const std::vector<double> &c, std::vector<uint64_t> &d) {
+  d.assign(size_t(s.m) * s.n, 0);
+  for (uint32_t i = 0; i < s.m; ++i)
+    for (uint32_t j = 0; j < s.n; ++j) {
+      double cv = c[i * s.n + j];
+      if (ab == El::S8 || ab == El::U8) {
+        int64_t acc = int64_t(cv);
+        for (uint32_t q = 0; q < s.k; ++q)
+          acc += int64_t(a[i * s.k + q]) * int64_t(b[q * s.n + j]);
+        if (satf)
+          acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        d[i * s.n + j] = uint32_t(int32_t(uint32_t(acc)));
+        continue;
+      }
+      if (ab == El::F64) {
+        int old = std::fegetround();
+        std::fesetround(rnd == Round::RZ   ? FE_TOWARDZERO
+                        : rnd == Round::RM ? FE_DOWNWARD
+                        : rnd == Round::RP ? FE_UPWARD
+                                           : FE_TONEAREST);
+        volatile double acc = cv;
+        for (uint32_t q = 0; q < s.k; ++q)
+          acc = std::fma(a[i * s.k + q], b[q * s.n + j], acc);
+        std::fesetround(old);
+        d[i * s.n + j] = std::bit_cast<uint64_t>(double(acc));
+        continue;
+      }
+      double acc = cv;
+      for (uint32_t q = 0; q < s.k; ++q)
+        acc += a[i * s.k + q] * b[q * s.n + j];
+      if (cd_out == El::F16) {
+        d[i * s.n + j] = encode_double(kF16, acc, {Round::RN, satf, false});
+      } else if (std::isnan(acc)) {
+        d[i * s.n + j] = 0x7fffffffu;
+      } else { // the host converts to nearest even (its default mode)
+        d[i * s.n + j] = std::bit_cast<uint32_t>(float(acc));
+      }
+      (void)cd_in;
+    }
+}
+
+// ---- operand lists
+// -----------------------------------------------------------
+// Program::operand_lists holds, at Inst::aux, the instruction's descriptor:
+// words [kind, m, n, k, a el, b el, c el, d el, flags, layout, na, nb, nc,
+// nd] followed by the register slots of d, a, b, c (in that order).
+enum MmaKind : uint32_t { kMma, kWmmaMma, kWmmaLoad, kWmmaStore };
+enum Which : uint32_t { kA, kB, kC, kD };
+struct Desc {
+  uint32_t kind, m, n, k;
+  El a, b, c, d;
+  uint32_t flags, layout, na, nb, nc, nd;
+  const uint32_t *slots;
+  Frag frag(Which w) const {
+    switch (w) {
+    case kD:
+      return {d, nd, slots};
+    case kA:
+      return {a, na, slots + nd};
+    case kB:
+      return {b, nb, slots + nd + na};
+    default:
+      return {c, nc, slots + nd + na + nb};
+    }
+  }
+};
+constexpr uint32_t kDescWords = 14;
+Desc desc_of(const Exec &x, const Inst &in) {
+  const uint32_t *w = x.prog->operand_lists.data() + in.aux;
+  return Desc{w[0],     w[1],     w[2],     w[3],  El(w[4]),
+              El(w[5]), El(w[6]), El(w[7]), w[8],  w[9],
+              w[10],    w[11],    w[12],    w[13], w + kDescWords};
+}
+
+// .aligned: every lane of the warp executes the instruction together.
+bool whole_warp(Exec &x, uint32_t m) {
+  if (m == kFullMask)
+    return true;
+  const uint32_t exited = x.warp->exited & ~m, absent = ~x.warp->valid;
+  const uint32_t off = ~m & ~exited & ~absent;
+  std::string why;
+  if (exited)
+    why += fmt::format(", lanes {:#010x} have exited", exited);
+  if (absent)
+    why += fmt::format(", lanes {:#010x} do not exist", absent);
+  if (off)
+    why += fmt::format(", lanes {:#010x} are guarded off", off);
+  x.set_error(FaultKind::WarpSync, uint32_t(std::countr_zero(m)),
+              fmt::format("'{}' executed by lanes {:#010x} only{}: a "
+                          ".sync.aligned matrix instruction needs all 32 "
+                          "lanes of the warp",
+                          x.prog->code_text[x.pc], m, why));
+  return false;
+}
+
+// ---- mma.sync fragment layouts (PTX ISA "Matrix fragments for mma")
+// ---------- Row and column of element i of lane `lane` of operand `w`.
+void mma_pos(const Desc &d, Which w, uint32_t lane, uint32_t i, uint32_t &row,
+             uint32_t &col) {
+  const uint32_t g = lane >> 2, t = lane & 3;
+  const bool int8 = d.a == El::S8 || d.a == El::U8;
+  if (w == kC || w == kD) {
+    if (d.m == 8) { // m8n8k4 f64, m8n8k16 s8
+      row = g;
+      col = 2 * t + i;
+    } else {
+      row = g + 8 * (i >> 1);
+      col = 2 * t + (i & 1);
+    }
+    return;
+  }
+  if (d.m == 8) {
+    uint32_t per = int8 ? 4 : 1;
+    if (w == kA) {
+      row = g;
+      col = per * t + i;
+    } else {
+      row = per * t + i;
+      col = g;
+    }
+    return;
+  }
+  if (d.a == El::TF32) {
+    if (w == kA) {
+      row = g + 8 * (i & 1);
+      col = t + 4 * (i >> 1);
+    } else {
+      row = t + 4 * i;
+      col = g;
+    }
+    return;
+  }
+  if (int8) {
+    if (w == kA) {
+      row = g + 8 * ((i >> 2) & 1);
+      col = 4 * t + (i & 3) + 16 * (i >> 3);
+    } else {
+      row = 4 * t + (i & 3) + 16 * (i >> 2);
+      col = g;
+    }
+    return;
+  }
+  // f16 / bf16: m16n8k8, m16n8k16
+  if (w == kA) {
+    row = g + 8 * ((i >> 1) & 1);
+    col = 2 * t + (i & 1) + 8 * (i >> 2);
+  } else {
+    row = 2 * t + (i & 1) + 8 * (i >> 1);
+    col = g;
+  }
+}
+
+// wmma fragments: the distribution is unspecified by PTX; bcusim's is
+// element j of lane l = matrix element (l * E + j) mod (rows * cols) in
+// row-major order (E elements per lane; copies where E * 32 exceeds the
+// matrix). docs/tensor-cores.md "wmma fragments".
+void wmma_dims(const Desc &d, Which w, uint32_t &rows, uint32_t &cols) {
+  rows = w == kB ? d.k : d.m;
+  cols = w == kA ? d.k : d.n;
+}
+
+void gather(Exec &x, const Desc &d, Which w, std::vector<double> &out) {
+  uint32_t rows, cols;
+  wmma_dims(d, w, rows, cols);
+  out.assign(size_t(rows) * cols, 0.0);
+  Frag f = d.frag(w);
+  const uint32_t E = f.count();
+  for (uint32_t l = 0; l < kWarpSize; ++l)
+    for (uint32_t j = 0; j < E; ++j) {
+      uint32_t r, c;
+      if (d.kind == kMma) {
+        mma_pos(d, w, l, j, r, c);
+      } else {
+        uint32_t idx = l * E + j;
+        if (idx >= rows * cols)
+          continue; // a copy
+        r = idx / cols;
+        c = idx % cols;
+      }
+      out[r * cols + c] = el_value(f.el, f.get(x, l, j));
+    }
+}
+
+void scatter(Exec &x, const Desc &d, const std::vector<uint64_t> &v) {
+  Frag f = d.frag(kD);
+  const uint32_t E = f.count(), rows = d.m, cols = d.n;
+  for (uint32_t l = 0; l < kWarpSize; ++l)
+    for (uint32_t j = 0; j < E; ++j) {
+      uint32_t r, c;
+      if (d.kind == kMma) {
+        mma_pos(d, kD, l, j, r, c);
+      } else {
+        uint32_t idx = (l * E + j) % (rows * cols);
+        r = idx / cols;
+        c = idx % cols;
+      }
+      f.set(x, l, j, v[r * cols + c]);
+    }
+}
+
+void exec_mma(Exec &x, const Inst &in, uint32_t m) {
+  if (!whole_warp(x, m))
+    return;
+  Desc d = desc_of(x, in);
+  thread_local std::vector<double> a, b, c;
+  thread_local std::vector<uint64_t> out;
+  gather(x, d, kA, a);
+  gather(x, d, kB, b);
+  gather(x, d, kC, c);
+  multiply({d.m, d.n, d.k}, d.a, d.c, d.d, Round(d.layout >> 8),
+           d.flags & kSatfinite, a, b, c, out);
+  scatter(x, d, out);
+}
+
+// ---- wmma.load / wmma.store
+// -------------------------------------------------- a[0] = the address base
+// slot (kNone: absolute), imm = offset, a[1] = the stride slot (kNone: the
+// default), flags = MemSpace; layout bit0 = col.
+uint64_t lane_addr(Exec &x, const Inst &in, uint32_t l) {
+  return (in.a[0] == kNone ? 0 : x.s(in.a[0])[l]) + uint64_t(in.imm);
+}
+
+bool uniform_operands(Exec &x, const Inst &in) {
+  for (uint32_t k : {0u, 1u}) {
+    if (in.a[k] == kNone)
+      continue;
+    const uint64_t *v = x.s(in.a[k]);
+    for (uint32_t l = 1; l < kWarpSize; ++l)
+      if (v[l] != v[0]) {
+        x.set_error(FaultKind::WarpSync, l,
+                    fmt::format("'{}': lane {} gives {} {:#x}, lane 0 gives "
+                                "{:#x} (every lane must give the same {})",
+                                x.prog->code_text[x.pc], l,
+                                k == 0 ? "address" : "stride", v[l], v[0],
+                                k == 0 ? "address" : "stride"));
+        return false;
+      }
+  }
+  return true;
+}
+
+void exec_wmma_ldst(Exec &x, const Inst &in, uint32_t m) {
+  if (!whole_warp(x, m) || !uniform_operands(x, in))
+    return;
+  Desc d = desc_of(x, in);
+  const bool store = d.kind == kWmmaStore;
+  const Which w = Which(d.flags >> 1);
+  const Frag f = d.frag(kD); // the loaded or stored fragment
+  uint32_t rows, cols;
+  wmma_dims(d, w, rows, cols);
+  const bool col_major = d.layout & 1;
+  const uint64_t stride =
+      in.a[1] != kNone ? x.s(in.a[1])[0] : (col_major ? rows : cols);
+  const uint32_t esize = el_bits(f.el) / 8;
+  const MemSpace sp = MemSpace(in.flags);
+  const uint32_t E = f.count();
+  if (store)
+    ++x.progress;
+  for (uint32_t j = 0; j < E && !x.faulted; ++j) {
+    AccessBatch batch(x, in, store ? AccessType::Write : AccessType::Read,
+                      esize);
+    for (uint32_t l = 0; l < kWarpSize && !x.faulted; ++l) {
+      uint32_t idx = l * E + j;
+      if (store && idx >= rows * cols)
+        continue; // copies are stored once
+      idx %= rows * cols;
+      uint32_t r = idx / cols, c = idx % cols;
+      uint64_t addr = lane_addr(x, in, l) +
+                      (col_major ? c * stride + r : r * stride + c) * esize;
+      if (addr % esize) {
+        x.set_fault(FaultKind::Misaligned, sp, addr, esize, l, store);
+        break;
+      }
+      uint8_t *p = x.translate(sp, addr, esize, store, l);
+      if (!p)
+        break;
+      uint64_t v = 0;
+      if (store) {
+        v = f.get(x, l, j);
+        std::memcpy(p, &v, esize);
+      } else {
+        std::memcpy(&v, p, esize);
+        f.set(x, l, j, v);
+      }
+      batch.add(l, sp, addr);
+    }
+    batch.emit();
+  }
+}
+
+// ---- ldmatrix / stmatrix / movmatrix ----------------------------------------
+// 8x8 matrices of 16-bit elements; lane l holds, of each matrix, row l / 4,
+// elements 2 (l % 4) and 2 (l % 4) + 1 (.trans: column l / 4, rows 2 (l %
+// 4) and 2 (l % 4) + 1). Lanes 8i..8i+7 give the row addresses of matrix
+// i. a[1..4] = the registers, a[0] = address base slot, imm = offset,
+// n = matrices, flags = MemSpace, aux bit0 = .trans, bit1 = store.
+void exec_ldstmatrix(Exec &x, const Inst &in, uint32_t m) {
+  if (!whole_warp(x, m))
+    return;
+  const bool trans = in.aux & 1, store = in.aux & 2;
+  const MemSpace sp = MemSpace(in.flags);
+  uint16_t mat[4][8][8];
+  if (store) {
+    ++x.progress;
+    for (uint32_t i = 0; i < in.n; ++i)
+      for (uint32_t l = 0; l < kWarpSize; ++l) {
+        uint64_t v = x.s(in.a[1 + i])[l];
+        uint32_t r = l / 4, c = 2 * (l % 4);
+        for (uint32_t h = 0; h < 2; ++h) {
+          uint16_t e = uint16_t(v >> (16 * h));
+          if (trans)
+            mat[i][c + h][r] = e;
+          else
+            mat[i][r][c + h] = e;
+        }
+      }
+  }
+  AccessBatch batch(x, in, store ? AccessType::Write : AccessType::Read, 16);
+  for (uint32_t l = 0; l < 8 * in.n && !x.faulted; ++l) {
+    uint64_t addr = (in.a[0] == kNone ? 0 : x.s(in.a[0])[l]) + uint64_t(in.imm);
+    if (addr % 16) {
+      x.set_fault(FaultKind::Misaligned, sp, addr, 16, l, store);
+      break;
+    }
+    uint8_t *p = x.translate(sp, addr, 16, store, l);
+    if (!p)
+      break;
+    if (store)
+      std::memcpy(p, mat[l / 8][l % 8], 16);
+    else
+      std::memcpy(mat[l / 8][l % 8], p, 16);
+    batch.add(l, sp, addr);
+  }
+  batch.emit();
+  if (store || x.faulted)
+    return;
+  for (uint32_t i = 0; i < in.n; ++i)
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
+      uint32_t r = l / 4, c = 2 * (l % 4);
+      uint64_t lo = trans ? mat[i][c][r] : mat[i][r][c];
+      uint64_t hi = trans ? mat[i][c + 1][r] : mat[i][r][c + 1];
+      x.s(in.a[1 + i])[l] = lo | hi << 16;
+    }
+}
+
+void exec_movmatrix(Exec &x, const Inst &in, uint32_t m) {
+  if (!whole_warp(x, m))
+    return;
+  uint16_t mat[8][8];
+  const uint64_t *a = x.s(in.a[1]);
+  for (uint32_t l = 0; l < kWarpSize; ++l) {
+    mat[l / 4][2 * (l % 4)] = uint16_t(a[l]);
+    mat[l / 4][2 * (l % 4) + 1] = uint16_t(a[l] >> 16);
+  }
+  uint64_t *d = x.s(in.a[0]);
+  for (uint32_t l = 0; l < kWarpSize; ++l) {
+    uint32_t r = l / 4, c = 2 * (l % 4);
+    d[l] = uint64_t(mat[c][r]) | uint64_t(mat[c + 1][r]) << 16;
+  }
+}
+
+// ---- compilation
+// -------------------------------------------------------------
+bool parse_shape(const std::string &s, uint32_t &m, uint32_t &n, uint32_t &k) {
+  return std::sscanf(s.c_str(), "m%un%uk%u", &m, &n, &k) == 3;
+}
+
+bool wmma_shape(uint32_t m, uint32_t n, uint32_t k) {
+  return (m == 16 && n == 16 && k == 16) || (m == 32 && n == 8 && k == 16) ||
+         (m == 8 && n == 32 && k == 16) || (m == 16 && n == 16 && k == 8) ||
+         (m == 8 && n == 8 && k == 4);
+}
+
+// Register counts per lane (PTX ISA "Matrix fragments"), 0 = unsupported.
+uint32_t wmma_regs(uint32_t m, uint32_t n, uint32_t k, Which w, El e) {
+  const uint32_t rows = w == kB ? k : m, cols = w == kA ? k : n;
+  const uint32_t elems = rows * cols;
+  if (e == El::F16 && (w == kA || w == kB))
+    return 8; // 16 halves per lane, every shape (copies)
+  if (e == El::F16)
+    return 4; // 256 accumulators in f16x2 pairs
+  return std::max<uint32_t>(1, elems / (kWarpSize * per_reg(e)));
+}
+
+uint32_t mma_regs(uint32_t m, uint32_t n, uint32_t k, Which w, El e) {
+  const uint32_t rows = w == kB ? k : m, cols = w == kA ? k : n;
+  return rows * cols / (kWarpSize * per_reg(e));
+}
+
+bool slots_of(Compiler &c, const ptx::Operand &o, Ty t, bool dst, uint32_t want,
+              std::vector<uint32_t> &out) {
+  using K = ptx::Operand::Kind;
+  std::vector<const ptx::Operand *> regs;
+  if (o.kind == K::Vector)
+    for (const auto &e : o.elems)
+      regs.push_back(&e);
+  else
+    regs.push_back(&o);
+  if (regs.size() != want) {
+    c.error(o.loc, fmt::format("expected {} register{} here, got {}", want,
+                               want == 1 ? "" : "s", regs.size()));
+    return false;
+  }
+  for (const auto *r : regs)
+    out.push_back(dst ? c.dst(*r) : c.src(*r, t));
+  return true;
+}
+
+Ty reg_ty(El e) {
+  return Ty{e == El::F64 ? Ty::F64 : e == El::F32 ? Ty::F32 : Ty::B32};
+}
+
+MemSpace space_of(Mods &mods) {
+  std::string sp = mods.take_any({"global", "shared", "shared::cta"});
+  return sp.empty()       ? MemSpace::Generic
+         : sp == "global" ? MemSpace::Global
+                          : MemSpace::Shared;
+}
+
+Inst &emit_sync(Compiler &c, ExecFn f) {
+  uint32_t all = c.const_slot(kFullMask);
+  Inst &i = c.emit(f, Kind::WarpSync);
+  i.member = all;
+  return i;
+}
+
+} // namespace
+
+bool compile_mma(Compiler &c, const ptx::Instruction &in) {
+  const std::string &op = in.opcode;
+  if (op != "mma" && op != "wmma" && op != "ldmatrix" && op != "stmatrix" &&
+      op != "movmatrix")
+    return false;
+  const auto &o = in.operands;
+  Mods mods(in.modifiers);
+  if (!mods.take("sync") || !mods.take("aligned")) {
+    c.error(in.loc, fmt::format("'{}' needs '.sync.aligned'", op));
+    return true;
+  }
+  if (op == "ldmatrix" || op == "stmatrix") {
+    const bool store = op == "stmatrix";
+    std::string num = mods.take_any({"x1", "x2", "x4"});
+    bool trans = mods.take("trans");
+    MemSpace sp = space_of(mods);
+    if (!mods.take("m8n8") || num.empty() || !mods.take("b16")) {
+      c.unsupported(fmt::format("form of {}", op));
+      return true;
+    }
+    if (!c.expect_operands(2) || !c.finish(mods))
+      return true;
+    const uint32_t n = uint32_t(num[1] - '0');
+    Addr addr;
+    if (!c.address(o[store ? 0 : 1], sp, addr))
+      return true;
+    std::vector<uint32_t> regs;
+    if (!slots_of(c, o[store ? 1 : 0], Ty{Ty::B32}, !store, n, regs))
+      return true;
+    Inst &i = emit_sync(c, &exec_ldstmatrix);
+    i.a[0] = addr.base;
+    i.imm = addr.off;
+    for (uint32_t k = 0; k < n; ++k)
+      i.a[1 + k] = regs[k];
+    i.n = uint8_t(n);
+    i.flags = uint8_t(sp);
+    i.aux = (trans ? 1 : 0) | (store ? 2 : 0);
+    return true;
+  }
+  if (op == "movmatrix") {
+    if (!mods.take("m8n8") || !mods.take("trans") || !mods.take("b16")) {
+      c.unsupported("form of movmatrix");
+      return true;
+    }
+    if (!c.expect_operands(2) || !c.finish(mods))
+      return true;
+    uint32_t s = c.src(o[1], Ty{Ty::B32});
+    uint32_t d = c.dst(o[0]);
+    Inst &i = emit_sync(c, &exec_movmatrix);
+    i.a[0] = d;
+    i.a[1] = s;
+    return true;
+  }
+  // wmma.load / wmma.store / wmma.mma / mma
+  std::string shape;
+  for (const auto &md : in.modifiers)
+    if (md.size() > 1 && md[0] == 'm' && std::isdigit(uint8_t(md[1])))
+      shape = md;
+  uint32_t m = 0, n = 0, k = 0;
+  if (shape.empty() || !parse_shape(shape, m, n, k)) {
+    c.error(in.loc, fmt::format("'{}' needs a shape (.mMnNkK)", op));
+    return true;
+  }
+  mods.take(shape);
+  std::vector<uint32_t> w(kDescWords, 0);
+  w[1] = m;
+  w[2] = n;
+  w[3] = k;
+  std::vector<El> types;
+  auto take_types = [&] {
+    for (const auto &md : in.modifiers) {
+      El e;
+      if (parse_el(md, e) && mods.take(md))
+        types.push_back(e);
+    }
+  };
+  auto known_shape = [&](bool wmma_form, El a) {
+    if (wmma_form) {
+      if (a == El::F16 || a == El::BF16 || a == El::S8 || a == El::U8)
+        return wmma_shape(m, n, k) && k == 16;
+      if (a == El::TF32)
+        return m == 16 && n == 16 && k == 8;
+      if (a == El::F64)
+        return m == 8 && n == 8 && k == 4;
+      return false;
+    }
+    if (a == El::F16 || a == El::BF16)
+      return m == 16 && n == 8 && (k == 8 || k == 16);
+    if (a == El::TF32)
+      return m == 16 && n == 8 && (k == 4 || k == 8);
+    if (a == El::F64)
+      return m == 8 && n == 8 && k == 4;
+    if (a == El::S8 || a == El::U8)
+      return (m == 16 && n == 8 && (k == 16 || k == 32)) ||
+             (m == 8 && n == 8 && k == 16);
+    return false;
+  };
+  if (op == "wmma" && (mods.take("load") || mods.take("store"))) {
+    const bool store = std::find(in.modifiers.begin(), in.modifiers.end(),
+                                 "store") != in.modifiers.end();
+    Which which = store            ? kD
+                  : mods.take("a") ? kA
+                  : mods.take("b") ? kB
+                  : mods.take("c") ? kC
+                                   : kD;
+    if (store && !mods.take("d")) {
+      c.error(in.loc, "'wmma.store' stores the '.d' matrix");
+      return true;
+    }
+    if (!store && which == kD) {
+      c.error(in.loc, "'wmma.load' needs '.a', '.b' or '.c'");
+      return true;
+    }
+    std::string lay = mods.take_any({"row", "col"});
+    MemSpace sp = space_of(mods);
+    take_types();
+    if (lay.empty() || types.size() != 1) {
+      c.error(in.loc, fmt::format("'{}' needs '.row' or '.col' and one type",
+                                  c.text_of(in)));
+      return true;
+    }
+    El e = types[0];
+    if (!wmma_shape(m, n, k)) {
+      c.unsupported(fmt::format("wmma shape .{}", shape));
+      return true;
+    }
+    if (o.size() != 2 && o.size() != 3) {
+      c.error(in.loc, fmt::format("'{}' takes a fragment, an address and an "
+                                  "optional stride",
+                                  c.text_of(in)));
+      return true;
+    }
+    if (!c.finish(mods))
+      return true;
+    const auto &frag_op = o[store ? 1 : 0];
+    const auto &addr_op = o[store ? 0 : 1];
+    Addr addr;
+    if (!c.address(addr_op, sp, addr))
+      return true;
+    uint32_t stride = o.size() > 2 ? c.src(o[2], Ty{Ty::U32}) : kNone;
+    uint32_t nregs = wmma_regs(m, n, k, which, e);
+    std::vector<uint32_t> regs;
+    if (!slots_of(c, frag_op, reg_ty(e), !store, nregs, regs))
+      return true;
+    w[0] = store ? kWmmaStore : kWmmaLoad;
+    w[4] = w[5] = w[6] = w[7] = uint32_t(e);
+    w[8] = uint32_t(which) << 1;
+    w[9] = lay == "col" ? 1 : 0;
+    w[13] = nregs; // the fragment's registers take d's place
+    auto &L = c.prog.operand_lists;
+    uint32_t at = uint32_t(L.size());
+    L.insert(L.end(), w.begin(), w.end());
+    L.insert(L.end(), regs.begin(), regs.end());
+    Inst &i = emit_sync(c, &exec_wmma_ldst);
+    i.a[0] = addr.base;
+    i.a[1] = stride;
+    i.imm = addr.off;
+    i.flags = uint8_t(sp);
+    i.aux = at;
+    return true;
+  }
+  // wmma.mma / mma.sync: d, a, b, c
+  const bool is_wmma = op == "wmma";
+  if (is_wmma && !mods.take("mma")) {
+    c.unsupported("wmma operation");
+    return true;
+  }
+  std::string la = mods.take_any({"row", "col"});
+  std::string lb = mods.take_any({"row", "col"});
+  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
+  bool satf = mods.take("satfinite");
+  take_types();
+  El ta, tb, tc, td;
+  // Types as written: mma: .dtype.atype.btype.ctype; wmma: .dtype.ctype
+  // (f16 family), .atype (bf16/tf32: .dtype.atype.btype.ctype), integer
+  // .s32.atype.btype.s32, f64 .f64.f64.f64.f64.
+  if (types.size() == 4) {
+    td = types[0];
+    ta = types[1];
+    tb = types[2];
+    tc = types[3];
+  } else if (types.size() == 2 && is_wmma) {
+    td = types[0];
+    tc = types[1];
+    ta = tb = El::F16;
+  } else {
+    c.error(in.loc,
+            fmt::format("'{}': cannot tell the operand types", c.text_of(in)));
+    return true;
+  }
+  const bool int8 =
+      (ta == El::S8 || ta == El::U8) && (tb == El::S8 || tb == El::U8);
+  if (!known_shape(is_wmma, ta) || (ta != tb && !int8)) {
+    c.unsupported(fmt::format("{} shape .{} with these types", op, shape));
+    return true;
+  }
+  if (!is_wmma && (la != "row" || lb != "col") && ta != El::F64) {
+    c.unsupported(fmt::format("mma layout .{}.{}", la, lb));
+    return true;
+  }
+  if (!c.expect_operands(4) || !c.finish(mods))
+    return true;
+  auto count = [&](Which wh, El e) {
+    return is_wmma ? wmma_regs(m, n, k, wh, e) : mma_regs(m, n, k, wh, e);
+  };
+  std::vector<uint32_t> regs;
+  uint32_t nd = count(kD, td), na = count(kA, ta), nb = count(kB, tb),
+           nc = count(kC, tc);
+  std::vector<uint32_t> sa, sb, sc, sd;
+  if (!slots_of(c, o[1], reg_ty(ta), false, na, sa) ||
+      !slots_of(c, o[2], reg_ty(tb), false, nb, sb) ||
+      !slots_of(c, o[3], reg_ty(tc), false, nc, sc) ||
+      !slots_of(c, o[0], reg_ty(td), true, nd, sd))
+    return true;
+  w[0] = is_wmma ? kWmmaMma : kMma;
+  w[4] = uint32_t(ta);
+  w[5] = uint32_t(tb);
+  w[6] = uint32_t(tc);
+  w[7] = uint32_t(td);
+  w[8] = satf ? kSatfinite : 0;
+  w[9] = uint32_t(rnd == "rz"   ? Round::RZ
+                  : rnd == "rm" ? Round::RM
+                  : rnd == "rp" ? Round::RP
+                                : Round::RN)
+         << 8;
+  w[10] = na;
+  w[11] = nb;
+  w[12] = nc;
+  w[13] = nd;
+  auto &L = c.prog.operand_lists;
+  uint32_t at = uint32_t(L.size());
+  L.insert(L.end(), w.begin(), w.end());
+  for (auto *v : {&sd, &sa, &sb, &sc})
+    L.insert(L.end(), v->begin(), v->end());
+  Inst &i = emit_sync(c, &exec_mma);
+  i.aux = at;
+  return true;
+}
+
+} // namespace bcusim::engine::detail

@@ -1,0 +1,592 @@
+// The PTX facts table and the validator that applies it
+// (docs/ptx-validation.md). Requirements are those ptxas 13 enforces; the
+// probes in tests/ptx-probes check every rule against it.
+#include <algorithm>
+#include <fmt/format.h>
+#include <string>
+#include <vector>
+
+#include "bcusim/ptx/instructions.h"
+
+namespace bcusim::ptx {
+
+namespace {
+
+using K = Feature::Kind;
+using F = Family;
+
+constexpr Requirement req(uint16_t sm, uint16_t ptx, bool a = false) {
+  return Requirement{sm, ptx, a};
+}
+
+// clang-format off
+constexpr Feature kFeatures[] = {
+    // ---- instructions (opcode and the modifiers that name the form) ----
+    {K::Instruction, "barrier.cluster", "", F::Cluster, req(90, 78), "arrive wait aligned release relaxed acquire"},
+    {K::Instruction, "barrier.cluster.arrive", "", F::Cluster, req(90, 78), "aligned release relaxed"},
+    {K::Instruction, "barrier.cluster.wait", "", F::Cluster, req(90, 78), "aligned acquire"},
+    {K::Instruction, "elect", "", F::Warp, req(90, 80), "sync"},
+    {K::Instruction, "griddepcontrol", "", F::Cluster, req(90, 78), "launch_dependents wait"},
+    {K::Instruction, "mapa", "", F::Cluster, req(90, 78), "-"},
+    {K::Instruction, "getctarank", "", F::Cluster, req(90, 78), "-"},
+    {K::Instruction, "mbarrier", "", F::Mbarrier, req(80, 70), "init inval arrive arrive_drop expect_tx complete_tx test_wait try_wait parity pending_count noComplete release acquire relaxed cta cluster"},
+    {K::Instruction, "mbarrier.test_wait.parity", "", F::Mbarrier, req(80, 71), ""},
+    {K::Instruction, "mbarrier.try_wait", "", F::Mbarrier, req(90, 78), ""},
+    {K::Instruction, "mbarrier.expect_tx", "", F::Mbarrier, req(90, 80), ""},
+    {K::Instruction, "mbarrier.complete_tx", "", F::Mbarrier, req(90, 80), ""},
+    {K::Instruction, "cp.async", "", F::AsyncCopy, req(80, 70), ""},
+    {K::Instruction, "cp.async.bulk", "", F::AsyncCopy, req(90, 80), ""},
+    {K::Instruction, "cp.reduce.async.bulk", "", F::AsyncCopy, req(90, 80), ""},
+    {K::Instruction, "redux", "", F::Warp, req(80, 70), "sync add min max and or xor abs NaN"},
+    {K::Instruction, "match", "", F::Warp, req(70, 60), "any all sync"},
+    {K::Instruction, "activemask", "", F::Warp, req(30, 62), "-"},
+    {K::Instruction, "vote", "", F::Warp, req(0, 0), "sync any all uni ballot"},
+    {K::Instruction, "shfl", "", F::Warp, req(0, 0), "sync up down bfly idx"},
+    {K::Instruction, "bar.warp.sync", "", F::Warp, req(0, 60), "-"},
+    {K::Instruction, "bar", "", F::CtaBarrier, req(0, 0), "cta sync arrive red popc and or"},
+    {K::Instruction, "barrier", "", F::CtaBarrier, req(0, 0), "cta sync arrive red popc and or aligned"},
+    {K::Instruction, "fence", "", F::Fence, req(70, 60), "sc acq_rel acquire release cta cluster gpu sys proxy alias async tensormap mbarrier_init shared::cta shared::cluster global generic async::generic async::global async::shared::cta async::shared::cluster tensormap::generic sync_restrict::shared::cta sync_restrict::shared::cluster"},
+    {K::Instruction, "membar", "", F::Fence, req(0, 0), "cta gl sys proxy alias"},
+    {K::Instruction, "nanosleep", "", F::Control, req(70, 63), ""},
+    {K::Instruction, "setmaxnreg", "", F::Control, req(90, 80, true), ""},
+    // ---- modifiers (of the instructions under `scope`) ----
+    {K::Modifier, "expect_tx", "mbarrier", F::Mbarrier, req(90, 80), ""},
+    {K::Modifier, "release", "mbarrier", F::Mbarrier, req(0, 80), ""},
+    {K::Modifier, "acquire", "mbarrier", F::Mbarrier, req(0, 80), ""},
+    {K::Modifier, "relaxed", "mbarrier.arrive", F::Mbarrier, req(0, 86), ""},
+    {K::Modifier, "relaxed", "barrier.cluster", F::Cluster, req(90, 80), ""},
+    {K::Modifier, "cluster", "*", F::Memory, req(90, 78), ""},
+    {K::Modifier, "shared::cluster", "*", F::Memory, req(90, 78), ""},
+    {K::Modifier, "async", "fence", F::Fence, req(90, 80), ""},
+    {K::Modifier, "mbarrier_init", "fence", F::Fence, req(90, 80), ""},
+    {K::Modifier, "mbarrier::complete_tx::bytes", "*", F::AsyncCopy, req(90, 80), ""},
+    {K::Modifier, "f32", "redux", F::Warp, req(100, 86, true), ""},
+    // ---- special registers ----
+    {K::SpecialRegister, "%cluster_*", "", F::Cluster, req(90, 78), ""},
+    {K::SpecialRegister, "%clusterid*", "", F::Cluster, req(90, 78), ""},
+    {K::SpecialRegister, "%nclusterid*", "", F::Cluster, req(90, 78), ""},
+    {K::SpecialRegister, "%is_explicit_cluster", "", F::Cluster, req(90, 78), ""},
+    {K::SpecialRegister, "%dynamic_smem_size", "", F::Other, req(0, 41), ""},
+    {K::SpecialRegister, "%total_smem_size", "", F::Other, req(0, 41), ""},
+    {K::SpecialRegister, "%aggr_smem_size", "", F::Other, req(0, 81), ""},
+    {K::SpecialRegister, "%reserved_smem_offset_*", "", F::Other, req(0, 76), ""},
+    {K::SpecialRegister, "%current_graph_exec", "", F::Other, req(50, 80), ""},
+    // ---- kernel directives ----
+    {K::Directive, "reqnctapercluster", "", F::Cluster, req(90, 78), ""},
+    {K::Directive, "maxclusterrank", "", F::Cluster, req(90, 78), ""},
+    {K::Directive, "explicitcluster", "", F::Cluster, req(90, 78), ""},
+    // ---- targets: the PTX version each needs ----
+    {K::Target, "sm_50", "", F::Other, req(0, 40), ""},
+    {K::Target, "sm_52", "", F::Other, req(0, 41), ""},
+    {K::Target, "sm_53", "", F::Other, req(0, 42), ""},
+    {K::Target, "sm_60", "", F::Other, req(0, 50), ""},
+    {K::Target, "sm_61", "", F::Other, req(0, 50), ""},
+    {K::Target, "sm_62", "", F::Other, req(0, 50), ""},
+    {K::Target, "sm_70", "", F::Other, req(0, 60), ""},
+    {K::Target, "sm_72", "", F::Other, req(0, 61), ""},
+    {K::Target, "sm_75", "", F::Other, req(0, 63), ""},
+    {K::Target, "sm_80", "", F::Other, req(0, 70), ""},
+    {K::Target, "sm_86", "", F::Other, req(0, 71), ""},
+    {K::Target, "sm_87", "", F::Other, req(0, 74), ""},
+    {K::Target, "sm_89", "", F::Other, req(0, 78), ""},
+    {K::Target, "sm_90", "", F::Other, req(0, 78), ""},
+    {K::Target, "sm_90a", "", F::Other, req(0, 80), ""},
+    {K::Target, "sm_100", "", F::Other, req(0, 86), ""},
+    {K::Target, "sm_100a", "", F::Other, req(0, 86), ""},
+    {K::Target, "sm_101", "", F::Other, req(0, 86), ""},
+    {K::Target, "sm_101a", "", F::Other, req(0, 86), ""},
+    {K::Target, "sm_120", "", F::Other, req(0, 87), ""},
+    {K::Target, "sm_120a", "", F::Other, req(0, 87), ""},
+};
+// clang-format on
+
+std::string version_text(uint16_t v) {
+  return fmt::format("{}.{}", v / 10, v % 10);
+}
+
+// The dotted name of an instruction with its first `n` modifiers.
+std::string name_with(const Instruction &in, size_t n) {
+  std::string s = in.opcode;
+  for (size_t i = 0; i < n && i < in.modifiers.size(); ++i)
+    s += "." + in.modifiers[i];
+  return s;
+}
+
+std::string full_name(const Instruction &in) {
+  return name_with(in, in.modifiers.size());
+}
+
+bool has(const Instruction &in, std::string_view m) {
+  return std::find(in.modifiers.begin(), in.modifiers.end(), m) !=
+         in.modifiers.end();
+}
+
+bool is_space(std::string_view m) {
+  return m == "global" || m == "shared" || m == "shared::cta" ||
+         m == "shared::cluster" || m == "local" || m == "const" ||
+         m == "param" || m == "param::entry" || m == "param::func";
+}
+
+bool is_type(std::string_view m) {
+  static const std::string_view types[] = {
+      "b8",    "b16",  "b32",    "b64", "b128", "u8",   "u16",
+      "u32",   "u64",  "s8",     "s16", "s32",  "s64",  "f16",
+      "f16x2", "bf16", "bf16x2", "f32", "f64",  "tf32", "pred"};
+  return std::find(std::begin(types), std::end(types), m) != std::end(types);
+}
+
+class Validator {
+public:
+  Validator(const Module &m, DiagnosticSink &sink) : m_(m), sink_(sink) {}
+
+  bool run();
+
+private:
+  const Module &m_;
+  DiagnosticSink &sink_;
+  TargetInfo target_{};
+  uint16_t version_ = 0;
+  bool known_target_ = false, known_version_ = false;
+  bool failed_ = false;
+
+  void error(SourceLoc loc, std::string msg) {
+    failed_ = true;
+    sink_.error(loc, std::move(msg));
+  }
+  // Reports what `what` needs and the module lacks.
+  void require(const Requirement &r, const std::string &what, SourceLoc loc);
+  void instruction(const Function &f, const Instruction &in);
+  void rules(const Function &f, const Instruction &in);
+  void operand_features(const Operand &o);
+};
+
+void Validator::require(const Requirement &r, const std::string &what,
+                        SourceLoc loc) {
+  if (known_target_ && r.arch_specific && !target_.arch_specific) {
+    error(loc, fmt::format("{} requires the architecture-specific target "
+                           "sm_{}a (the module's .target is {})",
+                           what, r.sm, m_.target));
+    return;
+  }
+  if (known_target_ && r.sm && target_.sm < r.sm)
+    error(loc, fmt::format("{} requires .target sm_{} or higher (the "
+                           "module's .target is {})",
+                           what, r.sm, m_.target));
+  if (known_version_ && r.ptx && version_ < r.ptx)
+    error(loc, fmt::format("{} requires PTX ISA .version {} or later (the "
+                           "module's .version is {})",
+                           what, version_text(r.ptx), m_.version));
+}
+
+bool Validator::run() {
+  if (auto t = parse_target(m_.target)) {
+    target_ = *t;
+    known_target_ = true;
+  }
+  if (auto v = parse_version(m_.version)) {
+    version_ = *v;
+    known_version_ = true;
+  }
+  for (const auto &f : features())
+    if (f.kind == K::Target && f.name == m_.target && known_version_ &&
+        version_ < f.req.ptx)
+      error(m_.target_loc.valid() ? m_.target_loc : m_.version_loc,
+            fmt::format("PTX .version {} does not support .target {} (it "
+                        "needs .version {} or later)",
+                        m_.version, m_.target, version_text(f.req.ptx)));
+  for (const auto &fn : m_.functions) {
+    bool cluster_dims = false;
+    for (const auto &[name, loc] : fn.directive_locs) {
+      for (const auto &f : features())
+        if (f.kind == K::Directive && f.name == name)
+          require(f.req, fmt::format("'.{}'", name), loc);
+      if (name == "reqnctapercluster")
+        cluster_dims = true;
+      if (name == "maxclusterrank" && cluster_dims)
+        error(loc, "'.reqnctapercluster' and '.maxclusterrank' cannot both "
+                   "be given");
+    }
+    for (const auto &in : fn.body)
+      instruction(fn, in);
+  }
+  return !failed_;
+}
+
+void Validator::operand_features(const Operand &o) {
+  if (o.kind == Operand::Kind::Special) {
+    for (const auto &f : features()) {
+      if (f.kind != K::SpecialRegister)
+        continue;
+      bool match =
+          f.name.back() == '*'
+              ? o.name.rfind(f.name.substr(0, f.name.size() - 1), 0) == 0
+              : o.name == f.name;
+      if (match) {
+        std::string n = o.name.substr(0, o.name.find('.'));
+        require(f.req, fmt::format("special register '{}'", n), o.loc);
+        return;
+      }
+    }
+  }
+  for (const auto &e : o.elems)
+    operand_features(e);
+}
+
+void Validator::instruction(const Function &fn, const Instruction &in) {
+  // The forms the instruction's name matches, most specific last.
+  // One report per instruction for its forms is enough.
+  const Feature *form = nullptr; // the most specific with a modifier set
+  size_t form_len = 0;
+  bool reported = false;
+  for (size_t n = 0; n <= in.modifiers.size(); ++n) {
+    const std::string name = name_with(in, n);
+    for (const auto &f : features())
+      if (f.kind == K::Instruction && f.name == name) {
+        if (!f.modifiers.empty()) {
+          form = &f;
+          form_len = n;
+        }
+        if (reported)
+          continue;
+        size_t before = sink_.error_count();
+        require(f.req, fmt::format("'{}'", name), in.loc);
+        reported = sink_.error_count() != before;
+      }
+  }
+  for (const auto &m : in.modifiers)
+    for (const auto &f : features()) {
+      if (f.kind != K::Modifier || f.name != m)
+        continue;
+      const std::string full = full_name(in);
+      bool applies =
+          f.scope == "*" ||
+          (full.rfind(f.scope, 0) == 0 &&
+           (full.size() == f.scope.size() || full[f.scope.size()] == '.'));
+      if (applies)
+        require(f.req, fmt::format("modifier '.{}' of '{}'", m, in.opcode),
+                in.loc);
+    }
+  // Unknown modifiers of the forms whose modifier set the table gives ("-":
+  // none); types and state spaces are the rules' business.
+  if (form && !form->modifiers.empty()) {
+    for (size_t i = form_len; i < in.modifiers.size(); ++i) {
+      const std::string &m = in.modifiers[i];
+      if (is_type(m) || is_space(m))
+        continue;
+      bool ok = false;
+      std::string_view set = form->modifiers;
+      while (!set.empty() && !ok) {
+        size_t sp = set.find(' ');
+        ok = set.substr(0, sp) == m;
+        set = sp == std::string_view::npos ? "" : set.substr(sp + 1);
+      }
+      if (!ok)
+        error(in.loc, fmt::format("unknown modifier '.{}' for '{}' ({})", m,
+                                  name_with(in, form_len), [&] {
+                                    std::string s;
+                                    std::string_view set = form->modifiers;
+                                    if (set == "-")
+                                      return std::string("it takes none");
+                                    while (!set.empty()) {
+                                      size_t sp = set.find(' ');
+                                      s += (s.empty() ? "." : ", .") +
+                                           std::string(set.substr(0, sp));
+                                      set = sp == std::string_view::npos
+                                                ? ""
+                                                : set.substr(sp + 1);
+                                    }
+                                    return "it takes " + s;
+                                  }()));
+    }
+  }
+  for (const auto &o : in.operands)
+    operand_features(o);
+  rules(fn, in);
+}
+
+// The rules beyond target and version, one block per instruction.
+void Validator::rules(const Function &fn, const Instruction &in) {
+  using OK = Operand::Kind;
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  const std::string name = full_name(in);
+  auto operands = [&](size_t n) {
+    if (o.size() == n)
+      return true;
+    error(in.loc, fmt::format("'{}' takes {} operand{}, {} given", name, n,
+                              n == 1 ? "" : "s", o.size()));
+    return false;
+  };
+  auto immediate = [&](size_t i, const char *what) {
+    if (i < o.size() && o[i].kind != OK::Imm) {
+      error(o[i].loc,
+            fmt::format("{} of '{}' must be an immediate value", what, name));
+      return false;
+    }
+    return i < o.size();
+  };
+  auto first_of = [&](std::initializer_list<std::string_view> ms) {
+    for (const auto &m : in.modifiers)
+      for (auto x : ms)
+        if (m == x)
+          return std::string(m);
+    return std::string();
+  };
+  auto needs_sync = [&]() {
+    if (!has(in, "sync"))
+      error(in.loc, fmt::format("'{}' requires the .sync modifier", op));
+  };
+
+  // Warp collectives without .sync do not exist on sm_70+ from PTX 6.4.
+  if ((op == "vote" || op == "shfl") && !has(in, "sync") && known_target_ &&
+      target_.sm >= 70 && known_version_ && version_ >= 64)
+    error(in.loc, fmt::format("'{}' without '.sync' is not supported on "
+                              ".target sm_70 and higher from PTX ISA version "
+                              "6.4 (use '{}.sync' with a member mask)",
+                              op, op));
+  if (op == "vote") {
+    std::string t;
+    for (const auto &m : in.modifiers)
+      if (is_type(m))
+        t = m;
+    bool ballot = has(in, "ballot");
+    if (!t.empty() && ((ballot && t != "b32") || (!ballot && t != "pred")))
+      error(in.loc, fmt::format("'vote.{}' takes type .{}, not .{}",
+                                ballot ? "ballot" : "any/all/uni",
+                                ballot ? "b32" : "pred", t));
+  }
+  if (op == "shfl") {
+    for (const auto &m : in.modifiers)
+      if (is_type(m) && m != "b32")
+        error(in.loc, fmt::format("'shfl' takes type .b32, not .{}", m));
+  }
+  // Warp collectives: their 32-bit operands must be 32-bit registers.
+  auto width = [&](const Operand &x) -> int {
+    if (x.kind != OK::Reg)
+      return 0;
+    const std::string &t = fn.regs[x.reg].type;
+    if (t == "pred")
+      return 1;
+    std::string digits;
+    for (char ch : t)
+      if (ch >= '0' && ch <= '9')
+        digits += ch;
+    return digits.empty() ? 0 : std::stoi(digits);
+  };
+  auto needs_32 = [&](const Operand &x, const char *what) {
+    const Operand &r = x.kind == OK::Pair && !x.elems.empty() ? x.elems[0] : x;
+    int w = width(r);
+    if (w && w != 32)
+      error(r.loc, fmt::format("{} of '{}' must be a 32-bit register, not "
+                               "a {}-bit one",
+                               what, name, w));
+  };
+  if ((op == "match" || op == "activemask" || op == "redux" ||
+       (op == "vote" && has(in, "ballot")) || op == "shfl") &&
+      !o.empty())
+    needs_32(o[0], "the destination");
+  if (op == "elect") {
+    needs_sync();
+    operands(2);
+  }
+  if (op == "redux") {
+    needs_sync();
+    std::string red = first_of({"add", "min", "max", "and", "or", "xor"});
+    std::string t;
+    for (const auto &m : in.modifiers)
+      if (is_type(m))
+        t = m;
+    bool bitwise = red == "and" || red == "or" || red == "xor";
+    if (!t.empty() && !red.empty() && t != "f32") {
+      if (bitwise && t != "b32")
+        error(in.loc,
+              fmt::format("'redux.{}' takes type .b32, not .{}", red, t));
+      else if (!bitwise && t != "u32" && t != "s32")
+        error(in.loc, fmt::format("'redux.{}' takes type .u32 or .s32, not "
+                                  ".{}",
+                                  red, t));
+    }
+  }
+  if (op == "griddepcontrol") {
+    if (first_of({"launch_dependents", "wait"}).empty())
+      error(in.loc, "'griddepcontrol' requires '.launch_dependents' or "
+                    "'.wait'");
+    operands(0);
+  }
+  if (op == "barrier" && !in.modifiers.empty() &&
+      in.modifiers[0] == "cluster") {
+    if (in.modifiers.size() < 2 ||
+        (in.modifiers[1] != "arrive" && in.modifiers[1] != "wait"))
+      error(in.loc, fmt::format("'{}' is not an instruction: "
+                                "'barrier.cluster' requires '.arrive' or "
+                                "'.wait'",
+                                name));
+    operands(0);
+    return;
+  }
+  if (op == "bar" || op == "barrier") {
+    if (has(in, "warp"))
+      return; // bar.warp.sync
+    // The CTA barriers: .cta only right after the opcode.
+    for (size_t i = 1; i < in.modifiers.size(); ++i)
+      if (in.modifiers[i] == "cta")
+        error(in.loc, fmt::format("'.cta' must follow '{}' directly "
+                                  "('{}.cta.{}')",
+                                  op, op, in.modifiers[0]));
+    const bool red = has(in, "red");
+    const size_t id = red ? 1 : 0;
+    if (id < o.size() && o[id].kind == OK::Imm &&
+        (o[id].ival < 0 || o[id].ival > 15))
+      error(o[id].loc, fmt::format("barrier number {} is out of range [0, 15]",
+                                   static_cast<uint64_t>(o[id].ival)));
+    const size_t count = id + 1;
+    if (!red && count < o.size() && o[count].kind == OK::Imm &&
+        o[count].ival % 32 != 0)
+      error(o[count].loc,
+            fmt::format("the thread count of '{}' must be a multiple of the "
+                        "warp size (32), not {}",
+                        name, o[count].ival));
+    if (has(in, "arrive") && o.size() != 2)
+      error(in.loc,
+            fmt::format("'{}' takes a barrier and a thread count", name));
+    if (red) {
+      std::string r = first_of({"popc", "and", "or"});
+      std::string t;
+      for (const auto &m : in.modifiers)
+        if (is_type(m))
+          t = m;
+      if (r == "popc" && !t.empty() && t != "u32")
+        error(in.loc, "'bar.red.popc' takes type .u32");
+      if ((r == "and" || r == "or") && !t.empty() && t != "pred")
+        error(in.loc,
+              fmt::format("'bar.red.{}' takes type .pred, not .{}", r, t));
+      // The last operand is the predicate reduced over the CTA.
+      if (!o.empty() && o.back().kind == OK::Reg &&
+          fn.regs[o.back().reg].type != "pred")
+        error(o.back().loc,
+              fmt::format("the operand reduced by '{}' must be a predicate",
+                          name));
+    }
+    return;
+  }
+  if (op == "membar") {
+    if (first_of({"cta", "gl", "sys", "proxy"}).empty())
+      error(in.loc, "'membar' requires a level (.cta, .gl or .sys)");
+  }
+  if (op == "fence") {
+    bool sem = !first_of({"sc", "acq_rel", "acquire", "release"}).empty();
+    bool proxy = has(in, "proxy");
+    if (sem && !proxy && first_of({"cta", "cluster", "gpu", "sys"}).empty())
+      error(in.loc, fmt::format("'{}' requires a scope (.cta, .cluster, .gpu "
+                                "or .sys)",
+                                name));
+  }
+  if (op == "setmaxnreg")
+    immediate(0, "the register count");
+  if (op == "cp" && in.modifiers.size() >= 2 && in.modifiers[0] == "async") {
+    const std::string &what = in.modifiers[1];
+    if (what == "wait_group")
+      immediate(0, "the group count");
+    else if (what == "bulk" && in.modifiers.size() >= 3 &&
+             in.modifiers[2] == "wait_group")
+      immediate(0, "the group count");
+    else if (what == "ca" || what == "cg") {
+      // cp.async.ca/.cg.shared{::cta}.global [dst], [src], size
+      std::vector<std::string> spaces;
+      for (const auto &m : in.modifiers)
+        if (is_space(m))
+          spaces.push_back(m);
+      if (spaces.size() != 2 ||
+          (spaces[0] != "shared" && spaces[0] != "shared::cta") ||
+          spaces[1] != "global")
+        error(in.loc, fmt::format("'{}' copies .shared{{::cta}}.global "
+                                  "(destination .shared, source .global)",
+                                  name));
+      if (immediate(2, "the copy size")) {
+        int64_t n = o[2].ival;
+        if (what == "cg" && n != 16)
+          error(o[2].loc, fmt::format("the copy size of 'cp.async.cg' must "
+                                      "be 16, not {}",
+                                      n));
+        else if (what == "ca" && n != 4 && n != 8 && n != 16)
+          error(o[2].loc, fmt::format("the copy size of 'cp.async.ca' must "
+                                      "be 4, 8 or 16, not {}",
+                                      n));
+      }
+    }
+  }
+  if (op == "mbarrier" && !in.modifiers.empty()) {
+    const std::string &what = in.modifiers[0];
+    for (const auto &m : in.modifiers) {
+      if (!is_space(m))
+        continue;
+      bool remote_ok = what == "arrive" || what == "arrive_drop" ||
+                       what == "expect_tx" || what == "complete_tx" ||
+                       what == "try_wait" || what == "test_wait";
+      if (m == "shared::cluster" && !remote_ok)
+        error(in.loc, fmt::format("'mbarrier.{}' does not take "
+                                  "'.shared::cluster'",
+                                  what));
+      else if (m != "shared" && m != "shared::cta" && m != "shared::cluster")
+        error(in.loc, fmt::format("state space .{} is not allowed for "
+                                  "'mbarrier.{}' (an mbarrier is in .shared "
+                                  "memory)",
+                                  m, what));
+    }
+    for (const auto &m : in.modifiers)
+      if (is_type(m) && m != "b64")
+        error(in.loc,
+              fmt::format("'mbarrier.{}' takes type .b64, not .{}", what, m));
+    if ((what == "arrive" || what == "arrive_drop") &&
+        has(in, "shared::cluster") && !o.empty() && o[0].kind != OK::Sink)
+      error(o[0].loc, fmt::format("'mbarrier.{}' on a .shared::cluster "
+                                  "barrier returns no state: its destination "
+                                  "must be the sink '_'",
+                                  what));
+  }
+}
+
+} // namespace
+
+std::span<const Feature> features() { return kFeatures; }
+
+std::optional<TargetInfo> parse_target(std::string_view t) {
+  if (t.rfind("sm_", 0) != 0 || t.size() < 5)
+    return std::nullopt;
+  TargetInfo r;
+  size_t i = 3;
+  uint32_t v = 0;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+    v = v * 10 + uint32_t(t[i++] - '0');
+  if (i == 3 || v > 1000)
+    return std::nullopt;
+  r.sm = static_cast<uint16_t>(v);
+  if (i < t.size()) {
+    if (i + 1 != t.size() || (t[i] != 'a' && t[i] != 'f'))
+      return std::nullopt;
+    r.arch_specific = t[i] == 'a';
+  }
+  return r;
+}
+
+std::optional<uint16_t> parse_version(std::string_view v) {
+  size_t dot = v.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 2 != v.size())
+    return std::nullopt;
+  uint32_t major = 0;
+  for (size_t i = 0; i < dot; ++i) {
+    if (v[i] < '0' || v[i] > '9')
+      return std::nullopt;
+    major = major * 10 + uint32_t(v[i] - '0');
+  }
+  char minor = v[dot + 1];
+  if (minor < '0' || minor > '9' || major > 100)
+    return std::nullopt;
+  return static_cast<uint16_t>(major * 10 + uint32_t(minor - '0'));
+}
+
+bool validate(const Module &module, DiagnosticSink &sink) {
+  return Validator(module, sink).run();
+}
+
+} // namespace bcusim::ptx
