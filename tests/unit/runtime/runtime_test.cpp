@@ -24,9 +24,9 @@ std::string read(const std::string &name) {
 
 // Host-side identities of kernels and variables (what the program's stub
 // addresses are to the runtime).
-char sample2d_fn, fetch1d_fn, asserting_fn, spin_fn, axpb_fn, fill2d_fn,
-    overrun_fn, trapper_fn, ok_fn, block_sum_fn, grid_total_fn, scale_var,
-    counter_var;
+char reduce_fn, scan_fn, add_fn, staged_fn, sample2d_fn, fetch1d_fn,
+    asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
+    block_sum_fn, grid_total_fn, scale_var, counter_var;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
   Runtime::LaunchParams p;
@@ -341,6 +341,84 @@ TEST(Runtime, TextureObjectsFilterAndAddress) {
   int n64 = 64;
   void *fargs[] = {&h, &o, &n64};
   EXPECT_EQ(rt.launch(&fetch1d_fn, dims(1, 64), fargs), Error::IllegalAddress);
+}
+
+TEST(Runtime, EveryTestProgramsPtxCompiles) {
+  for (const char *f :
+       {"memory.ptx", "launch.ptx", "fault.ptx", "reduce_scan.ptx",
+        "sync_samples.ptx", "texture.ptx", "pipeline_tiles.ptx"}) {
+    Runtime rt;
+    int m = rt.add_ptx(f, read(f));
+    EXPECT_TRUE(rt.init_module(m)) << f;
+  }
+}
+
+TEST(Runtime, ReductionAndScanAsTheSampleRunsThem) {
+  Runtime rt;
+  int m = rt.add_ptx("reduce_scan.ptx", read("reduce_scan.ptx"));
+  rt.register_function(m, &reduce_fn, "_Z6reducePKiPii");
+  rt.register_function(m, &scan_fn, "_Z10block_scanPiS_i");
+  rt.register_function(m, &add_fn, "_Z11uniform_addPiPKii");
+  const int n = 4096, nb = n / 256;
+  std::vector<int> h(n);
+  long long total = 0;
+  for (int i = 0; i < n; ++i)
+    total += h[i] = (i * 7919) % 13 - 6;
+  void *d = nullptr, *part = nullptr, *sums = nullptr;
+  rt.malloc(&d, n * 4);
+  rt.malloc(&part, 64 * 4);
+  rt.malloc(&sums, nb * 4);
+  rt.memcpy(d, h.data(), n * 4);
+  int count = n, blocks = 8;
+  void *r1[] = {&d, &part, &count};
+  ASSERT_EQ(rt.launch(&reduce_fn, dims(8, 256), r1), Error::Success);
+  void *r2[] = {&part, &part, &blocks};
+  ASSERT_EQ(rt.launch(&reduce_fn, dims(1, 256), r2), Error::Success);
+  int sum = 0;
+  rt.memcpy(&sum, part, 4);
+  EXPECT_EQ(sum, total);
+  void *null = nullptr;
+  int nbs = nb;
+  void *s1[] = {&d, &sums, &count};
+  void *s2[] = {&sums, &null, &nbs};
+  void *s3[] = {&d, &sums, &count};
+  ASSERT_EQ(rt.launch(&scan_fn, dims(nb, 256), s1), Error::Success);
+  ASSERT_EQ(rt.launch(&scan_fn, dims(1, 256), s2), Error::Success);
+  ASSERT_EQ(rt.launch(&add_fn, dims(nb, 256), s3), Error::Success);
+  std::vector<int> out(n);
+  rt.memcpy(out.data(), d, n * 4);
+  long long run = 0;
+  int bad = 0;
+  for (int i = 0; i < n; ++i)
+    bad += out[i] != (run += h[i]);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Runtime, PipelineStagedCopies) {
+  runtime::RunOptions o;
+  o.check = "all";
+  Runtime rt(o);
+  int m = rt.add_ptx("pipeline_tiles.ptx", read("pipeline_tiles.ptx"));
+  rt.register_function(m, &staged_fn, "_Z6stagedPKiPii");
+  std::vector<int> h(1024);
+  for (int i = 0; i < 1024; ++i)
+    h[i] = i % 101;
+  void *in = nullptr, *out = nullptr;
+  rt.malloc(&in, 1024 * 4);
+  rt.malloc(&out, 128 * 4);
+  rt.memcpy(in, h.data(), 1024 * 4);
+  int tiles = 8;
+  void *args[] = {&in, &out, &tiles};
+  ASSERT_EQ(rt.launch(&staged_fn, dims(1, 128), args), Error::Success);
+  std::vector<int> r(128);
+  rt.memcpy(r.data(), out, 128 * 4);
+  for (int t = 0; t < 128; t += 31) {
+    int want = 0;
+    for (int k = 0; k < 8; ++k)
+      want += h[k * 128 + t];
+    EXPECT_EQ(r[t], want) << t;
+  }
+  EXPECT_EQ(rt.stats().errors, 0u);
 }
 
 TEST(Runtime, SummaryCountsLaunches) {
