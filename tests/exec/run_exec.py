@@ -19,6 +19,8 @@ ap.add_argument("--option", action="append", default=[],
 ap.add_argument("--extra-source", action="append", default=[],
                 help="another translation unit of the program")
 ap.add_argument("--nvcc-flag", action="append", default=[])
+ap.add_argument("--expect-report", help="a --report JSON file to check: "
+                "it counts the launches and lists the findings")
 ap.add_argument("source")
 a = ap.parse_args()
 
@@ -54,6 +56,8 @@ if (not os.path.exists(exe) or
         print(r.stdout, r.stderr)
         sys.exit(1)
 
+if a.expect_report and os.path.exists(a.expect_report):
+    os.remove(a.expect_report)
 r = subprocess.run([a.bcusim, "exec", *a.option, exe, "--program-arg"],
                    capture_output=True, text=True, timeout=600)
 print(r.stdout)
@@ -66,6 +70,17 @@ elif a.mode == "static":
     ok = r.returncode == 127 and "nvcc -cudart shared" in r.stderr
 else:
     ok = "arch=compute_90,code=compute_90" in r.stderr
+if a.expect_report:
+    import json
+    try:
+        with open(a.expect_report) as f:
+            rep = json.load(f)
+        if rep["launches"] < 1 or not rep["findings"] or rep["errors"] < 1:
+            print(f"report {a.expect_report}: {rep}")
+            ok = False
+    except (OSError, ValueError, KeyError) as e:
+        print(f"report {a.expect_report}: {e}")
+        ok = False
 for s in a.expect_stderr:
     if s not in r.stderr:
         print(f"expected on stderr: {s}")
