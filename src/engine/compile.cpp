@@ -749,7 +749,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
       compile_integer, compile_float,    compile_compare, compile_convert,
       compile_memory,  compile_control,  compile_warp,    compile_special,
       compile_cluster, compile_mbarrier, compile_async,   compile_sync,
-      compile_mma};
+      compile_texture, compile_mma};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
   const std::set<std::string> undefined = undefined_variables(mod);
   for (size_t f = 0; f < mod.functions.size(); ++f) {

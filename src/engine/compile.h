@@ -161,6 +161,8 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in);
 bool compile_mbarrier(Compiler &c, const ptx::Instruction &in); // mbarrier.*
 // cp.async*, fence, membar (exec_async.cpp)
 bool compile_async(Compiler &c, const ptx::Instruction &in);
+// tex, tld4 (exec_texture.cpp)
+bool compile_texture(Compiler &c, const ptx::Instruction &in);
 // wmma, mma, ldmatrix, stmatrix, movmatrix (exec_mma.cpp)
 bool compile_mma(Compiler &c, const ptx::Instruction &in);
 // CTA barriers (exec_barrier.cpp), called by compile_sync.

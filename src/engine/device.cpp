@@ -229,6 +229,14 @@ bool Device::unmap_host(void *host) {
   return memory_->unmap_host(reinterpret_cast<uint64_t>(host));
 }
 
+uint64_t Device::create_texture(const Texture &t) {
+  return memory_->add_texture(t);
+}
+
+bool Device::destroy_texture(uint64_t handle) {
+  return memory_->remove_texture(handle);
+}
+
 bool Device::is_device_address(DevicePtr addr) {
   // Module variables from kModuleGlobalBase, allocations from
   // kUserGlobalBase; 8 TiB of room above it.

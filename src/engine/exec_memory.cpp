@@ -86,6 +86,18 @@ bool GlobalMemory::unmap_host(uint64_t base) {
   return false;
 }
 
+uint64_t GlobalMemory::add_texture(const Texture &t) {
+  textures_.emplace_back(true, t);
+  return textures_.size();
+}
+
+bool GlobalMemory::remove_texture(uint64_t handle) {
+  if (!texture(handle))
+    return false;
+  textures_[handle - 1].first = false;
+  return true;
+}
+
 const Allocation *GlobalMemory::find(uint64_t addr) const {
   auto it =
       std::upper_bound(allocs_.begin(), allocs_.end(), addr,

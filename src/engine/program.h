@@ -302,6 +302,7 @@ enum class FaultKind : uint8_t {
   WarpSync,
   Cluster,  // barrier.cluster / DSMEM misuse (detail holds the message)
   Mbarrier, // mbarrier / async-copy misuse (detail = the message)
+  Texture,  // tex / tld4 with an invalid texture object (detail)
 };
 
 struct Fault {
@@ -462,6 +463,14 @@ public:
   // Host memory at its own address (Device::map_host); false on overlap.
   bool map_host(uint8_t *host, uint64_t bytes, std::string name);
   bool unmap_host(uint64_t base);
+  // Texture objects (Device::create_texture): handle = index + 1.
+  uint64_t add_texture(const Texture &t);
+  bool remove_texture(uint64_t handle);
+  const Texture *texture(uint64_t handle) const {
+    return handle && handle <= textures_.size() && textures_[handle - 1].first
+               ? &textures_[handle - 1].second
+               : nullptr;
+  }
   const Allocation *find(uint64_t addr) const;
   // Registers a module's .global variables (once per program).
   void map_program(Program &prog);
@@ -471,6 +480,7 @@ public:
 private:
   std::vector<std::unique_ptr<Allocation>> allocs_; // sorted by base
   std::vector<const Program *> mapped_;
+  std::vector<std::pair<bool, Texture>> textures_; // (live, texture)
   uint64_t next_ = kUserGlobalBase;
 };
 

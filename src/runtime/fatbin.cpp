@@ -116,6 +116,24 @@ const uint8_t *fatbin_of_wrapper(const void *wrapper, std::string &error) {
   return nullptr;
 }
 
+std::vector<const uint8_t *> fatbins_of_wrapper(const void *wrapper,
+                                                std::string &error) {
+  const uint8_t *own = fatbin_of_wrapper(wrapper, error);
+  if (!own)
+    return {};
+  const auto *w = static_cast<const uint8_t *>(wrapper);
+  if (load<uint32_t>(w) == kFatbinWrapperMagic && load<uint32_t>(w + 4) == 2) {
+    const auto *list = load<const uint8_t *const *>(w + 16);
+    std::vector<const uint8_t *> out;
+    for (size_t i = 0; list && list[i] && i < 4096; ++i)
+      if (load<uint32_t>(list[i]) == kFatbinMagic)
+        out.push_back(list[i]);
+    if (!out.empty())
+      return out;
+  }
+  return {own};
+}
+
 std::optional<std::string> select_ptx(const std::vector<FatbinEntry> &entries,
                                       uint32_t arch, std::string &error) {
   const FatbinEntry *best = nullptr;

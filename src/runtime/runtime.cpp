@@ -8,6 +8,7 @@
 #include <cstring>
 #include <cxxabi.h>
 #include <fstream>
+#include <string_view>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -168,16 +169,19 @@ Runtime::~Runtime() {
 
 int Runtime::add_fatbin(const void *fatbin) {
   std::string err;
-  const uint8_t *data = fatbin_of_wrapper(fatbin, err);
-  std::optional<std::string> ptx;
-  if (data) {
+  std::vector<std::string> ptxs;
+  for (const uint8_t *data : fatbins_of_wrapper(fatbin, err)) {
     // The header bounds the entries; 1 GiB caps a corrupt size field.
     auto entries = parse_fatbin(data, size_t(1) << 30, err);
+    std::optional<std::string> ptx;
     if (entries)
       ptx =
           select_ptx(*entries, uint32_t(model_.major * 10 + model_.minor), err);
+    if (!ptx)
+      break;
+    ptxs.push_back(std::move(*ptx));
   }
-  if (!ptx) {
+  if (ptxs.empty() || !err.empty()) {
     std::fputs(fmt::format("bcusim: error: {}\n", err).c_str(), stderr);
     return -1;
   }
@@ -189,10 +193,16 @@ int Runtime::add_fatbin(const void *fatbin) {
     exe.assign(self, size_t(n));
     exe = exe.substr(exe.rfind('/') + 1);
   }
-  return add_ptx(modules_.empty()
-                     ? exe + ".ptx"
-                     : fmt::format("{}.{}.ptx", exe, modules_.size()),
-                 std::move(*ptx));
+  images_.emplace_back();
+  for (auto &ptx : ptxs) {
+    ModuleSlot m;
+    m.name = modules_.empty() ? exe + ".ptx"
+                              : fmt::format("{}.{}.ptx", exe, modules_.size());
+    m.ptx = std::move(ptx);
+    modules_.push_back(std::move(m));
+    images_.back().push_back(int(modules_.size() - 1));
+  }
+  return int(images_.size() - 1);
 }
 
 int Runtime::add_ptx(std::string name, std::string ptx) {
@@ -200,35 +210,78 @@ int Runtime::add_ptx(std::string name, std::string ptx) {
   m.name = std::move(name);
   m.ptx = std::move(ptx);
   modules_.push_back(std::move(m));
-  return int(modules_.size() - 1);
+  images_.push_back({int(modules_.size() - 1)});
+  return int(images_.size() - 1);
 }
 
-void Runtime::register_function(int module, const void *host_fn,
+// The module of an image that defines `name` (a kernel, or a variable that
+// is not extern): the only one, or the one whose PTX declares it.
+int Runtime::module_of(int image, const std::string &name, bool kernel) const {
+  if (image < 0 || size_t(image) >= images_.size() || images_[image].empty())
+    return -1;
+  const auto &group = images_[size_t(image)];
+  if (group.size() == 1)
+    return group[0];
+  for (int m : group) {
+    const std::string &ptx = modules_[size_t(m)].ptx;
+    if (kernel) {
+      if (ptx.find(".entry " + name + "(") != std::string::npos)
+        return m;
+      continue;
+    }
+    for (size_t pos = ptx.find(name); pos != std::string::npos;
+         pos = ptx.find(name, pos + 1)) {
+      size_t bol = ptx.rfind('\n', pos);
+      bol = bol == std::string::npos ? 0 : bol + 1;
+      std::string_view line(ptx.data() + bol, pos - bol);
+      const char after =
+          pos + name.size() < ptx.size() ? ptx[pos + name.size()] : ';';
+      if ((line.rfind(".global", 0) == 0 || line.rfind(".const", 0) == 0 ||
+           line.rfind(".visible", 0) == 0) &&
+          line.find(".extern") == std::string_view::npos &&
+          (after == ';' || after == '[' || after == ' ' || after == '=') &&
+          pos > 0 && (ptx[pos - 1] == ' ' || ptx[pos - 1] == '\t'))
+        return m;
+    }
+  }
+  return group[0];
+}
+
+void Runtime::register_function(int image, const void *host_fn,
                                 std::string device_name) {
-  kernels_[host_fn] = Kernel{module, std::move(device_name), -1};
+  int m = module_of(image, device_name, true);
+  kernels_[host_fn] = Kernel{m, std::move(device_name), -1};
 }
 
-void Runtime::register_var(int module, const void *host_var,
+void Runtime::register_var(int image, const void *host_var,
                            std::string device_name, uint64_t size,
                            bool constant) {
-  vars_[host_var] = Var{module, std::move(device_name), size, constant, {}};
+  int m = module_of(image, device_name, false);
+  vars_[host_var] = Var{m, std::move(device_name), size, constant, {}};
 }
 
-void Runtime::register_managed_var(int module, void **host_ptr,
+void Runtime::register_managed_var(int image, void **host_ptr,
                                    std::string device_name, uint64_t size) {
-  vars_[host_ptr] = Var{module, std::move(device_name), size, false, host_ptr};
+  int m = module_of(image, device_name, false);
+  vars_[host_ptr] = Var{m, std::move(device_name), size, false, host_ptr};
 }
 
-void Runtime::unregister_module(int module) {
-  if (module < 0 || size_t(module) >= modules_.size())
+void Runtime::unregister_module(int image) {
+  if (image < 0 || size_t(image) >= images_.size())
     return;
-  // The compiled module stays: findings of its launches point into it.
-  modules_[size_t(module)].released = true;
+  // The compiled modules stay: findings of their launches point into them.
+  for (int m : images_[size_t(image)])
+    modules_[size_t(m)].released = true;
 }
 
-bool Runtime::init_module(int index) {
+bool Runtime::init_module(int image) {
+  if (image < 0 || size_t(image) >= images_.size())
+    return false;
   Error err = Error::Success;
-  return module(index, err) != nullptr;
+  bool ok = true;
+  for (int m : images_[size_t(image)])
+    ok &= module(m, err) != nullptr;
+  return ok;
 }
 
 engine::Module *Runtime::module(int index, Error &err) {
@@ -302,6 +355,11 @@ std::optional<Runtime::FuncInfo> Runtime::function(const void *host_fn,
     return std::nullopt;
   }
   return FuncInfo{it->second.name, *info, *sizes};
+}
+
+const std::string *Runtime::kernel_name(const void *host_fn) const {
+  auto it = kernels_.find(host_fn);
+  return it == kernels_.end() ? nullptr : &it->second.name;
 }
 
 Error Runtime::set_max_dynamic_shared(const void *host_fn, int bytes) {

@@ -77,7 +77,8 @@ int main() {
   // An API bcusim does not provide.
   cudaArray_t arr;
   cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
-  EXPECT(cudaMallocArray(&arr, &desc, 16, 16) == cudaErrorNotSupported);
+  EXPECT(cudaMalloc3DArray(&arr, &desc, make_cudaExtent(4, 4, 4)) ==
+         cudaErrorNotSupported);
   CHECK(cudaFree(d));
   return finish("fault");
 }

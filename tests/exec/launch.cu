@@ -173,6 +173,21 @@ int main() {
     CHECK(cudaGraphLaunch(exec, s));
   CHECK(cudaStreamSynchronize(s));
   EXPECT(in[0] == 6 && in[31] == 6);
+  // Host callbacks run in stream order.
+  int calls = 0;
+  CHECK(cudaLaunchHostFunc(s, [](void *p) { *static_cast<int *>(p) += 1; },
+                           &calls));
+  CHECK(cudaStreamAddCallback(
+      s,
+      [](cudaStream_t, cudaError_t status, void *p) {
+        *static_cast<int *>(p) += status == cudaSuccess ? 10 : 100;
+      },
+      &calls, 0));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(calls == 11);
+  const char *name = nullptr;
+  CHECK(cudaFuncGetName(&name, add_one));
+  EXPECT(name && std::strcmp(name, "_Z7add_onePi") == 0);
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
   CHECK(cudaStreamDestroy(s));

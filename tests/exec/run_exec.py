@@ -16,6 +16,11 @@ ap.add_argument("--mode", default="run", choices=["run", "static", "no-ptx"])
 ap.add_argument("--expect-stderr", action="append", default=[])
 ap.add_argument("--option", action="append", default=[],
                 help="a run option for bcusim exec (before the program)")
+ap.add_argument("--extra-source", action="append", default=[],
+                help="another translation unit of the program")
+ap.add_argument("--nvcc-flag", action="append", default=[])
+ap.add_argument("--expect-report", help="a --report JSON file to check: "
+                "it counts the launches and lists the findings")
 ap.add_argument("source")
 a = ap.parse_args()
 
@@ -32,23 +37,27 @@ if not os.path.exists(lib):
 os.makedirs(a.out, exist_ok=True)
 name = os.path.splitext(os.path.basename(a.source))[0]
 # Tests that share a source with other run options get their own build.
-exe = os.path.join(a.out, f"{name}.{a.mode}" + (".opt" if a.option else ""))
+exe = os.path.join(a.out, f"{name}.{a.mode}" + (".opt" if a.option else "")
+                   + "".join(f.replace("=", "") for f in a.nvcc_flag))
 flags = {"run": ["-cudart", "shared", "-arch=sm_90"],
          "static": ["-arch=sm_90"],
          "no-ptx": ["-cudart", "shared",
                     "-gencode", "arch=compute_90,code=sm_90"]}[a.mode]
+inputs = [a.source, *a.extra_source,
+          os.path.join(os.path.dirname(a.source), "common.h")]
 if (not os.path.exists(exe) or
-        os.path.getmtime(exe) < os.path.getmtime(a.source) or
-        os.path.getmtime(exe) < os.path.getmtime(
-            os.path.join(os.path.dirname(a.source), "common.h"))):
-    cmd = [a.nvcc, *flags, "-I", os.path.dirname(os.path.abspath(a.source)),
-           "-o", exe, a.source]
+        any(os.path.getmtime(exe) < os.path.getmtime(f) for f in inputs)):
+    cmd = [a.nvcc, *flags, *a.nvcc_flag, "-I",
+           os.path.dirname(os.path.abspath(a.source)), "-o", exe, a.source,
+           *a.extra_source]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         print(" ".join(cmd))
         print(r.stdout, r.stderr)
         sys.exit(1)
 
+if a.expect_report and os.path.exists(a.expect_report):
+    os.remove(a.expect_report)
 r = subprocess.run([a.bcusim, "exec", *a.option, exe, "--program-arg"],
                    capture_output=True, text=True, timeout=600)
 print(r.stdout)
@@ -61,6 +70,17 @@ elif a.mode == "static":
     ok = r.returncode == 127 and "nvcc -cudart shared" in r.stderr
 else:
     ok = "arch=compute_90,code=compute_90" in r.stderr
+if a.expect_report:
+    import json
+    try:
+        with open(a.expect_report) as f:
+            rep = json.load(f)
+        if rep["launches"] < 1 or not rep["findings"] or rep["errors"] < 1:
+            print(f"report {a.expect_report}: {rep}")
+            ok = False
+    except (OSError, ValueError, KeyError) as e:
+        print(f"report {a.expect_report}: {e}")
+        ok = False
 for s in a.expect_stderr:
     if s not in r.stderr:
         print(f"expected on stderr: {s}")

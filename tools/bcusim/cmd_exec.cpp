@@ -18,7 +18,8 @@ void add_exec_command(CLI::App &app, Context &ctx) {
       "exec", "run a CUDA program (built with nvcc -cudart shared) with its "
               "kernels in bcusim");
   exec->prefix_command(); // PROGRAM and what follows are the program's
-  exec->footer("PROGRAM [ARGS...] follow the options; the program's own "
+  exec->footer("Usage: bcusim exec [RUN-OPTIONS] PROGRAM [ARGS...]\n"
+               "PROGRAM [ARGS...] follow the options; the program's own "
                "arguments are passed on untouched.");
   runtime::add_run_options(*exec, *o);
   exec->callback([o, &ctx, exec] {

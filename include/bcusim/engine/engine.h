@@ -228,6 +228,23 @@ private:
   std::unique_ptr<detail::Program> program_;
 };
 
+// A texture object over device memory (cudaTextureObject_t; docs/engine.md
+// "Textures"): `tex` and `tld4` read it through its handle.
+struct Texture {
+  enum class Format : uint8_t { U8, S8, U16, S16, U32, S32, F32 };
+  enum class Address : uint8_t { Wrap, Clamp, Mirror, Border };
+  DevicePtr base = 0;
+  uint64_t pitch = 0; // bytes from one row to the next (2-D)
+  uint32_t width = 1, height = 1;
+  uint32_t channels = 1; // 1..4 elements of `format` per texel
+  Format format = Format::F32;
+  bool normalized_float = false;  // 8/16-bit integers read as [0,1]/[-1,1]
+  bool linear = false;            // linear filtering (else point)
+  bool normalized_coords = false; // coordinates in [0,1)
+  Address address[2] = {Address::Clamp, Address::Clamp};
+  float border[4] = {0, 0, 0, 0};
+};
+
 // Device memory and launches. Not thread-safe across concurrent calls.
 class Device {
 public:
@@ -256,6 +273,10 @@ public:
   // range overlaps device memory or is not outside the engine's windows.
   bool map_host(void *host, uint64_t bytes, std::string name = {});
   bool unmap_host(void *host);
+  // Texture objects: a non-zero handle for kernels' tex/tld4; the texture
+  // reads its memory at each fetch (bounds-checked).
+  uint64_t create_texture(const Texture &t);
+  bool destroy_texture(uint64_t handle);
   // Whether addr lies in the ranges where device memory and module
   // variables are placed (host addresses never do).
   static bool is_device_address(DevicePtr addr);

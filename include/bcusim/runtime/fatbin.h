@@ -34,6 +34,12 @@ parse_fatbin(const uint8_t *data, size_t max_size, std::string &error);
 // The fat binary of a __cudaRegisterFatBinary wrapper (or a fat binary
 // itself); nullptr and `error` when neither magic matches.
 const uint8_t *fatbin_of_wrapper(const void *wrapper, std::string &error);
+// The fat binaries holding a wrapper's PTX: its own, or for relocatable
+// device code (nvcc -rdc, wrapper version 2) the null-terminated list of
+// the translation units' prelinked fat binaries (their PTX; the wrapper's
+// own fat binary then holds only the linked machine code).
+std::vector<const uint8_t *> fatbins_of_wrapper(const void *wrapper,
+                                                std::string &error);
 
 // The PTX to run on an sm_`arch` device: the entry with the highest
 // architecture <= arch, else the lowest one. nullopt and `error` naming the

@@ -104,9 +104,11 @@ public:
   const DeviceModel &model() const { return model_; }
   engine::Device &device() { return *dev_; }
 
-  // ---- registration (the module is compiled at its first use) ----------
+  // ---- registration (a module is compiled at its first use) ------------
   // A fat binary (or its __cudaRegisterFatBinary wrapper); the index of its
-  // module, or -1 (and the reason on stderr once) when it has no PTX.
+  // image (its modules: one, or one per translation unit of relocatable
+  // device code), or -1 (and the reason on stderr) when it has no PTX.
+  // The other registration calls take that image index.
   int add_fatbin(const void *fatbin);
   int add_ptx(std::string name, std::string ptx);
   void register_function(int module, const void *host_fn,
@@ -140,6 +142,9 @@ public:
     std::vector<uint32_t> param_sizes;
   };
   std::optional<FuncInfo> function(const void *host_fn, Error &err);
+  // The kernel's PTX name (lives as long as the runtime); nullptr when
+  // host_fn is unknown.
+  const std::string *kernel_name(const void *host_fn) const;
   // cudaFuncSetAttribute: the opt-in dynamic shared memory limit.
   Error set_max_dynamic_shared(const void *host_fn, int bytes);
 
@@ -215,6 +220,7 @@ private:
     bool released = false;
   };
   engine::Module *module(int index, Error &err);
+  int module_of(int image, const std::string &name, bool kernel) const;
   void map_managed(int index);
   Error resolve_symbol(const void *symbol, uint64_t offset, uint64_t bytes,
                        uint8_t **where);
@@ -226,6 +232,7 @@ private:
   std::unique_ptr<check::Checker> checker_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
+  std::vector<std::vector<int>> images_; // image -> module indices
   std::map<const void *, Kernel> kernels_;
   std::map<const void *, Var> vars_;
   std::map<uint64_t, uint64_t> host_blocks_; // base -> size

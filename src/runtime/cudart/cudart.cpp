@@ -1093,6 +1093,54 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) {
   return cudaSuccess;
 }
 
+cudaError_t cudaStreamAddCallback(cudaStream_t stream,
+                                  cudaStreamCallback_t callback, void *userData,
+                                  unsigned int) {
+  if (!callback)
+    return rec(Error::InvalidValue);
+  return submit(stream, [stream, callback, userData] {
+    callback(stream, sticky(), userData);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t,
+                                     unsigned int) {
+  return cudaSuccess; // managed memory is always reachable from both sides
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t, unsigned int *flags) {
+  if (!flags)
+    return rec(Error::InvalidValue);
+  *flags = cudaStreamDefault;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t, int *priority) {
+  if (!priority)
+    return rec(Error::InvalidValue);
+  *priority = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+
+cudaError_t cudaFuncGetName(const char **name, const void *func) {
+  std::lock_guard lock(g_mutex);
+  if (!name)
+    return rec(Error::InvalidValue);
+  const std::string *n = rt().kernel_name(func);
+  if (!n)
+    return rec(Error::InvalidDeviceFunction);
+  *name = n->c_str();
+  return cudaSuccess;
+}
+
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
   if (!event)
     return rec(Error::InvalidValue);
@@ -1226,6 +1274,228 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
 }
 
 cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) {
+  return cudaSuccess;
+}
+
+// ---- CUDA arrays and texture objects ------------------------------------
+// A CUDA array is row-major device memory (pitch = width x element size);
+// texture objects become engine textures (docs/exec.md "Textures").
+}
+
+namespace {
+struct Array {
+  void *base = nullptr;
+  cudaChannelFormatDesc desc{};
+  size_t width = 0, height = 0, elem = 0;
+  size_t pitch() const { return width * elem; }
+};
+
+size_t elem_bytes(const cudaChannelFormatDesc &d) {
+  return size_t(d.x + d.y + d.z + d.w) / 8;
+}
+
+// The engine format of a channel description; false when it has none.
+bool format_of(const cudaChannelFormatDesc &d, eng::Texture &t) {
+  const int bits = d.x;
+  t.channels = uint32_t((d.x > 0) + (d.y > 0) + (d.z > 0) + (d.w > 0));
+  if (t.channels == 0 || (d.y && d.y != bits) || (d.z && d.z != bits) ||
+      (d.w && d.w != bits))
+    return false;
+  using F = eng::Texture::Format;
+  switch (d.f) {
+  case cudaChannelFormatKindFloat:
+    t.format = F::F32;
+    return bits == 32;
+  case cudaChannelFormatKindSigned:
+    t.format = bits == 8 ? F::S8 : bits == 16 ? F::S16 : F::S32;
+    return bits == 8 || bits == 16 || bits == 32;
+  case cudaChannelFormatKindUnsigned:
+    t.format = bits == 8 ? F::U8 : bits == 16 ? F::U16 : F::U32;
+    return bits == 8 || bits == 16 || bits == 32;
+  default:
+    return false;
+  }
+}
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaMallocArray(cudaArray_t *array,
+                            const cudaChannelFormatDesc *desc, size_t width,
+                            size_t height, unsigned int) {
+  std::lock_guard lock(g_mutex);
+  if (!array || !desc || width == 0 || elem_bytes(*desc) == 0)
+    return rec(Error::InvalidValue);
+  auto *a = new Array;
+  a->desc = *desc;
+  a->width = width;
+  a->height = height ? height : 1;
+  a->elem = elem_bytes(*desc);
+  Error e = rt().malloc(&a->base, a->pitch() * a->height);
+  if (e != Error::Success) {
+    delete a;
+    return ret(e);
+  }
+  *array = reinterpret_cast<cudaArray_t>(a);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array) {
+  std::lock_guard lock(g_mutex);
+  if (!array)
+    return cudaSuccess;
+  auto *a = reinterpret_cast<Array *>(array);
+  Error e = rt().free(a->base);
+  delete a;
+  return ret(e);
+}
+
+cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc,
+                               cudaArray_const_t array) {
+  if (!desc || !array)
+    return rec(Error::InvalidValue);
+  *desc = reinterpret_cast<const Array *>(array)->desc;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                const void *src, size_t spitch, size_t width,
+                                size_t height, cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  auto *a = reinterpret_cast<Array *>(dst);
+  if (!a || wOffset + width > a->pitch() || hOffset + height > a->height)
+    return rec(Error::InvalidValue);
+  return ret(rt().memcpy2d(static_cast<uint8_t *>(a->base) +
+                               hOffset * a->pitch() + wOffset,
+                           a->pitch(), src, spitch, width, height));
+}
+
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset,
+                                     size_t hOffset, const void *src,
+                                     size_t spitch, size_t width, size_t height,
+                                     cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height,
+                             kind);
+}
+
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch,
+                                  cudaArray_const_t src, size_t wOffset,
+                                  size_t hOffset, size_t width, size_t height,
+                                  cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  auto *a = reinterpret_cast<const Array *>(src);
+  if (!a || wOffset + width > a->pitch() || hOffset + height > a->height)
+    return rec(Error::InvalidValue);
+  return ret(rt().memcpy2d(dst, dpitch,
+                           static_cast<const uint8_t *>(a->base) +
+                               hOffset * a->pitch() + wOffset,
+                           a->pitch(), width, height));
+}
+
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                              const void *src, size_t count,
+                              cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  auto *a = reinterpret_cast<Array *>(dst);
+  const size_t start = a ? hOffset * a->pitch() + wOffset : 0;
+  if (!a || start + count > a->pitch() * a->height)
+    return rec(Error::InvalidValue);
+  return ret(rt().memcpy(static_cast<uint8_t *>(a->base) + start, src, count));
+}
+
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src,
+                                size_t wOffset, size_t hOffset, size_t count,
+                                cudaMemcpyKind kind) {
+  std::lock_guard lock(g_mutex);
+  if (cudaError_t e = check_kind(kind))
+    return e;
+  auto *a = reinterpret_cast<const Array *>(src);
+  const size_t start = a ? hOffset * a->pitch() + wOffset : 0;
+  if (!a || start + count > a->pitch() * a->height)
+    return rec(Error::InvalidValue);
+  return ret(
+      rt().memcpy(dst, static_cast<const uint8_t *>(a->base) + start, count));
+}
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
+                                    const cudaResourceDesc *pResDesc,
+                                    const cudaTextureDesc *pTexDesc,
+                                    const cudaResourceViewDesc *) {
+  std::lock_guard lock(g_mutex);
+  if (!pTexObject || !pResDesc || !pTexDesc)
+    return rec(Error::InvalidValue);
+  eng::Texture t;
+  cudaChannelFormatDesc desc{};
+  switch (pResDesc->resType) {
+  case cudaResourceTypeArray: {
+    auto *a = reinterpret_cast<const Array *>(pResDesc->res.array.array);
+    if (!a)
+      return rec(Error::InvalidValue);
+    desc = a->desc;
+    t.base = reinterpret_cast<uint64_t>(a->base);
+    t.width = uint32_t(a->width);
+    t.height = uint32_t(a->height);
+    t.pitch = a->pitch();
+    break;
+  }
+  case cudaResourceTypeLinear:
+    desc = pResDesc->res.linear.desc;
+    t.base = reinterpret_cast<uint64_t>(pResDesc->res.linear.devPtr);
+    if (elem_bytes(desc) == 0)
+      return rec(Error::InvalidValue);
+    t.width = uint32_t(pResDesc->res.linear.sizeInBytes / elem_bytes(desc));
+    t.pitch = pResDesc->res.linear.sizeInBytes;
+    break;
+  case cudaResourceTypePitch2D:
+    desc = pResDesc->res.pitch2D.desc;
+    t.base = reinterpret_cast<uint64_t>(pResDesc->res.pitch2D.devPtr);
+    t.width = uint32_t(pResDesc->res.pitch2D.width);
+    t.height = uint32_t(pResDesc->res.pitch2D.height);
+    t.pitch = pResDesc->res.pitch2D.pitchInBytes;
+    break;
+  default:
+    return rec(Error::NotSupported); // mipmapped arrays
+  }
+  if (t.width == 0 || t.height == 0 || !format_of(desc, t))
+    return rec(Error::InvalidValue);
+  const cudaTextureDesc &d = *pTexDesc;
+  t.linear = d.filterMode == cudaFilterModeLinear;
+  t.normalized_coords = d.normalizedCoords != 0;
+  using F = eng::Texture::Format;
+  t.normalized_float = d.readMode == cudaReadModeNormalizedFloat &&
+                       t.format != F::F32 && t.format != F::U32 &&
+                       t.format != F::S32;
+  for (int k = 0; k < 2; ++k) {
+    switch (d.addressMode[k]) {
+    case cudaAddressModeWrap:
+      t.address[k] = eng::Texture::Address::Wrap;
+      break;
+    case cudaAddressModeMirror:
+      t.address[k] = eng::Texture::Address::Mirror;
+      break;
+    case cudaAddressModeBorder:
+      t.address[k] = eng::Texture::Address::Border;
+      break;
+    default:
+      t.address[k] = eng::Texture::Address::Clamp;
+    }
+  }
+  for (int k = 0; k < 4; ++k)
+    t.border[k] = d.borderColor[k];
+  *pTexObject = rt().device().create_texture(t);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  std::lock_guard lock(g_mutex);
+  if (texObject && !rt().device().destroy_texture(texObject))
+    return rec(Error::InvalidValue);
   return cudaSuccess;
 }
 

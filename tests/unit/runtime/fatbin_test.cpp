@@ -7,68 +7,12 @@
 
 #include "bcusim/runtime/fatbin.h"
 #include "bcusim/runtime/options.h"
+#include "fatbin_util.h"
 
 using namespace bcusim::runtime;
+using namespace bcusim::runtime::testing;
 
 namespace {
-
-struct Entry {
-  uint16_t kind;
-  uint32_t arch;
-  uint64_t flags;
-  std::string text;
-};
-
-// A fat binary laid out as nvcc 13 writes it (fatbin.h).
-std::vector<uint8_t> make_fatbin(const std::vector<Entry> &entries) {
-  std::vector<uint8_t> body;
-  for (const auto &e : entries) {
-    std::string payload = e.text;
-    uint32_t compressed = 0;
-    uint64_t uncompressed = 0;
-    if (e.flags & 0x8000) {
-      std::string out(ZSTD_compressBound(e.text.size()), '\0');
-      size_t n = ZSTD_compress(out.data(), out.size(), e.text.data(),
-                               e.text.size(), 3);
-      out.resize(n);
-      payload = out;
-    } else if (e.flags & 0x2000) {
-      std::string out(size_t(LZ4_compressBound(int(e.text.size()))), '\0');
-      int n = LZ4_compress_default(e.text.data(), out.data(),
-                                   int(e.text.size()), int(out.size()));
-      out.resize(size_t(n));
-      payload = out;
-    }
-    if (e.flags & 0xa000) {
-      compressed = uint32_t(payload.size());
-      uncompressed = e.text.size();
-    }
-    while (payload.size() % 8)
-      payload.push_back('\0');
-    uint8_t h[80] = {};
-    auto put = [&](size_t off, auto v) { std::memcpy(h + off, &v, sizeof v); };
-    put(0, e.kind);
-    put(2, uint16_t(0x101));
-    put(4, uint32_t(80));
-    put(8, uint64_t(payload.size()));
-    put(16, compressed);
-    put(28, e.arch);
-    put(40, e.flags | 0x11);
-    put(56, uncompressed);
-    body.insert(body.end(), h, h + 80);
-    body.insert(body.end(), payload.begin(), payload.end());
-  }
-  std::vector<uint8_t> fb(16 + body.size());
-  uint32_t magic = kFatbinMagic;
-  uint16_t version = 1, hs = 16;
-  uint64_t size = body.size();
-  std::memcpy(fb.data(), &magic, 4);
-  std::memcpy(fb.data() + 4, &version, 2);
-  std::memcpy(fb.data() + 6, &hs, 2);
-  std::memcpy(fb.data() + 8, &size, 8);
-  std::memcpy(fb.data() + 16, body.data(), body.size());
-  return fb;
-}
 
 const std::string kPtx = ".version 9.0\n.target sm_90\n.address_size 64\n"
                          "// a comment long enough to compress well, well\n";
@@ -146,6 +90,29 @@ TEST(Fatbin, WrapperLeadsToTheFatbin) {
   EXPECT_EQ(fatbin_of_wrapper(&w, err), fb.data());
   w.magic = 0;
   EXPECT_EQ(fatbin_of_wrapper(&w, err), nullptr);
+}
+
+TEST(Fatbin, RelocatableDeviceCodeListsItsPrelinkedFatbins) {
+  auto linked = make_fatbin({{2, 90, 0,
+                              "\x7f"
+                              "ELF"}});
+  auto tu1 = make_fatbin({{1, 90, 0x8000, "one"}});
+  auto tu2 = make_fatbin({{1, 90, 0, "two"}});
+  const void *list[] = {tu1.data(), tu2.data(), nullptr};
+  struct {
+    uint32_t magic, version;
+    const void *data;
+    const void *fatbins;
+  } w{kFatbinWrapperMagic, 2, linked.data(), list};
+  std::string err;
+  auto all = fatbins_of_wrapper(&w, err);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0], tu1.data());
+  EXPECT_EQ(all[1], tu2.data());
+  w.version = 1; // version 1: the second field is a file name
+  all = fatbins_of_wrapper(&w, err);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0], linked.data());
 }
 
 TEST(Options, RoundTripThroughTheEnvironment) {

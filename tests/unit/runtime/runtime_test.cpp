@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bcusim/runtime/runtime.h"
+#include "fatbin_util.h"
 
 using namespace bcusim;
 using runtime::Error;
@@ -23,7 +24,8 @@ std::string read(const std::string &name) {
 
 // Host-side identities of kernels and variables (what the program's stub
 // addresses are to the runtime).
-char asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
+char reduce_fn, scan_fn, add_fn, staged_fn, sample2d_fn, fetch1d_fn,
+    asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
     block_sum_fn, grid_total_fn, scale_var, counter_var;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
@@ -239,6 +241,184 @@ TEST(Runtime, PtxThatDoesNotCompileIsInvalidPtx) {
   rt.register_function(m, &ok_fn, "k");
   void *args[] = {nullptr};
   EXPECT_EQ(rt.launch(&ok_fn, dims(1, 1), args), Error::InvalidPtx);
+}
+
+TEST(Runtime, RelocatableImageFindsEachNamesModule) {
+  // What nvcc -rdc registers: one wrapper (version 2) listing a fat binary
+  // per translation unit; registration names the image, the runtime finds
+  // the module that defines each kernel and variable.
+  auto tu1 =
+      runtime::testing::make_fatbin({{1, 90, 0x8000, read("memory.ptx")}});
+  auto tu2 =
+      runtime::testing::make_fatbin({{1, 90, 0x2000, read("fault.ptx")}});
+  auto linked = runtime::testing::make_fatbin({{2, 90, 0,
+                                                "\x7f"
+                                                "ELF"}});
+  const void *list[] = {tu1.data(), tu2.data(), nullptr};
+  struct {
+    uint32_t magic, version;
+    const void *data, *fatbins;
+  } w{runtime::kFatbinWrapperMagic, 2, linked.data(), list};
+  Runtime rt;
+  int image = rt.add_fatbin(&w);
+  ASSERT_GE(image, 0);
+  rt.register_function(image, &ok_fn, "_Z2okPi");
+  rt.register_function(image, &axpb_fn, "_Z4axpbPKfPfi");
+  rt.register_var(image, &counter_var, "counter", 4, false);
+  ASSERT_TRUE(rt.init_module(image));
+  void *d = nullptr;
+  rt.malloc(&d, 64 * 4);
+  void *args[] = {&d};
+  ASSERT_EQ(rt.launch(&ok_fn, dims(1, 64), args), Error::Success);
+  int n = 64;
+  void *args2[] = {&d, &d, &n};
+  ASSERT_EQ(rt.launch(&axpb_fn, dims(1, 64), args2), Error::Success);
+  int c = 0;
+  ASSERT_EQ(rt.copy_from_symbol(&c, &counter_var, 4, 0), Error::Success);
+  EXPECT_EQ(c, 64);
+}
+
+TEST(Runtime, TextureObjectsFilterAndAddress) {
+  Runtime rt;
+  int m = rt.add_ptx("texture.ptx", read("texture.ptx"));
+  rt.register_function(m, &sample2d_fn, "_Z8sample2dyPK6float2Pfi");
+  rt.register_function(m, &fetch1d_fn, "_Z7fetch1dyPfi");
+  // A 4 x 2 float image, value 10*x + 100*y, pitched 32 bytes per row.
+  void *img = nullptr;
+  rt.malloc(&img, 64);
+  const float px[16] = {0, 10, 20, 30, 0, 0, 0, 0, 100, 110, 120, 130};
+  rt.memcpy(img, px, sizeof(px));
+  engine::Texture t;
+  t.base = reinterpret_cast<uint64_t>(img);
+  t.width = 4;
+  t.height = 2;
+  t.pitch = 32;
+  const uint64_t point = rt.device().create_texture(t);
+  t.linear = true;
+  const uint64_t linear = rt.device().create_texture(t);
+  t.linear = false;
+  t.address[0] = engine::Texture::Address::Border;
+  t.border[0] = -1;
+  const uint64_t border = rt.device().create_texture(t);
+  void *at = nullptr, *out = nullptr;
+  rt.malloc(&at, 4 * 8);
+  rt.malloc(&out, 4 * 4);
+  const float coords[8] = {2.5f, 1.5f, 1.0f, 0.5f, -3.0f, 0.5f, 9.0f, 9.0f};
+  rt.memcpy(at, coords, sizeof(coords));
+  int n = 4;
+  float r[4];
+  for (uint64_t tex : {point, linear, border}) {
+    uint64_t handle = tex;
+    void *args[] = {&handle, &at, &out, &n};
+    ASSERT_EQ(rt.launch(&sample2d_fn, dims(1, 4), args), Error::Success);
+    rt.memcpy(r, out, sizeof(r));
+    if (tex == point) {
+      EXPECT_EQ(r[0], 120.0f);
+      EXPECT_EQ(r[2], 0.0f);   // clamped to x = 0
+      EXPECT_EQ(r[3], 130.0f); // clamped to (3, 1)
+    } else if (tex == linear) {
+      EXPECT_NEAR(r[1], 5.0f, 1e-5); // halfway between x = 0 and 1
+    } else {
+      EXPECT_EQ(r[2], -1.0f); // the border colour
+      EXPECT_EQ(r[0], 120.0f);
+    }
+  }
+  // A handle that is not a texture faults the launch.
+  uint64_t bogus = 77;
+  void *args[] = {&bogus, &at, &out, &n};
+  EXPECT_EQ(rt.launch(&sample2d_fn, dims(1, 4), args), Error::LaunchFailure);
+  rt.reset();
+  // Reading freed memory through a texture is an illegal address.
+  void *lin = nullptr;
+  rt.malloc(&lin, 64 * 4);
+  engine::Texture l;
+  l.base = reinterpret_cast<uint64_t>(lin);
+  l.width = 64;
+  uint64_t h = rt.device().create_texture(l);
+  rt.free(lin);
+  void *o = nullptr;
+  rt.malloc(&o, 64 * 4);
+  int n64 = 64;
+  void *fargs[] = {&h, &o, &n64};
+  EXPECT_EQ(rt.launch(&fetch1d_fn, dims(1, 64), fargs), Error::IllegalAddress);
+}
+
+TEST(Runtime, EveryTestProgramsPtxCompiles) {
+  for (const char *f :
+       {"memory.ptx", "launch.ptx", "fault.ptx", "reduce_scan.ptx",
+        "sync_samples.ptx", "texture.ptx", "pipeline_tiles.ptx"}) {
+    Runtime rt;
+    int m = rt.add_ptx(f, read(f));
+    EXPECT_TRUE(rt.init_module(m)) << f;
+  }
+}
+
+TEST(Runtime, ReductionAndScanAsTheSampleRunsThem) {
+  Runtime rt;
+  int m = rt.add_ptx("reduce_scan.ptx", read("reduce_scan.ptx"));
+  rt.register_function(m, &reduce_fn, "_Z6reducePKiPii");
+  rt.register_function(m, &scan_fn, "_Z10block_scanPiS_i");
+  rt.register_function(m, &add_fn, "_Z11uniform_addPiPKii");
+  const int n = 4096, nb = n / 256;
+  std::vector<int> h(n);
+  long long total = 0;
+  for (int i = 0; i < n; ++i)
+    total += h[i] = (i * 7919) % 13 - 6;
+  void *d = nullptr, *part = nullptr, *sums = nullptr;
+  rt.malloc(&d, n * 4);
+  rt.malloc(&part, 64 * 4);
+  rt.malloc(&sums, nb * 4);
+  rt.memcpy(d, h.data(), n * 4);
+  int count = n, blocks = 8;
+  void *r1[] = {&d, &part, &count};
+  ASSERT_EQ(rt.launch(&reduce_fn, dims(8, 256), r1), Error::Success);
+  void *r2[] = {&part, &part, &blocks};
+  ASSERT_EQ(rt.launch(&reduce_fn, dims(1, 256), r2), Error::Success);
+  int sum = 0;
+  rt.memcpy(&sum, part, 4);
+  EXPECT_EQ(sum, total);
+  void *null = nullptr;
+  int nbs = nb;
+  void *s1[] = {&d, &sums, &count};
+  void *s2[] = {&sums, &null, &nbs};
+  void *s3[] = {&d, &sums, &count};
+  ASSERT_EQ(rt.launch(&scan_fn, dims(nb, 256), s1), Error::Success);
+  ASSERT_EQ(rt.launch(&scan_fn, dims(1, 256), s2), Error::Success);
+  ASSERT_EQ(rt.launch(&add_fn, dims(nb, 256), s3), Error::Success);
+  std::vector<int> out(n);
+  rt.memcpy(out.data(), d, n * 4);
+  long long run = 0;
+  int bad = 0;
+  for (int i = 0; i < n; ++i)
+    bad += out[i] != (run += h[i]);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Runtime, PipelineStagedCopies) {
+  runtime::RunOptions o;
+  o.check = "all";
+  Runtime rt(o);
+  int m = rt.add_ptx("pipeline_tiles.ptx", read("pipeline_tiles.ptx"));
+  rt.register_function(m, &staged_fn, "_Z6stagedPKiPii");
+  std::vector<int> h(1024);
+  for (int i = 0; i < 1024; ++i)
+    h[i] = i % 101;
+  void *in = nullptr, *out = nullptr;
+  rt.malloc(&in, 1024 * 4);
+  rt.malloc(&out, 128 * 4);
+  rt.memcpy(in, h.data(), 1024 * 4);
+  int tiles = 8;
+  void *args[] = {&in, &out, &tiles};
+  ASSERT_EQ(rt.launch(&staged_fn, dims(1, 128), args), Error::Success);
+  std::vector<int> r(128);
+  rt.memcpy(r.data(), out, 128 * 4);
+  for (int t = 0; t < 128; t += 31) {
+    int want = 0;
+    for (int k = 0; k < 8; ++k)
+      want += h[k * 128 + t];
+    EXPECT_EQ(r[t], want) << t;
+  }
+  EXPECT_EQ(rt.stats().errors, 0u);
 }
 
 TEST(Runtime, SummaryCountsLaunches) {

@@ -1,0 +1,303 @@
+// Texture fetches through texture objects (docs/engine.md "Textures"):
+//   tex.{1d,2d}.v4.{f32,s32,u32}.{f32,s32} d, [tex, {x[, y]}];
+//   tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 d, [tex, {x, y}];
+// The texture object (engine::Texture, made by Device::create_texture) is
+// the 64-bit handle in `tex`. Every texel read is a global read that the
+// observer sees and that is bounds-checked like a load.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "compile.h"
+#include "observe.h"
+
+namespace bcusim::engine::detail {
+
+namespace {
+
+// Inst layout: a[0..3] destinations, a[4] the handle, a[5] x, aux y (kNone
+// in 1-D); n = dimensions; flags bit 0: integer coordinates, bits 1-2: the
+// destination type (0 f32, 1 s32, 2 u32), bits 3-5: 0 for tex, 1 + the
+// component for tld4.
+enum : uint8_t { kIntCoords = 1 };
+uint32_t out_type(const Inst &in) { return (in.flags >> 1) & 3; }
+uint32_t gather_comp(const Inst &in) { return (in.flags >> 3) & 7; }
+
+uint32_t format_bytes(Texture::Format f) {
+  switch (f) {
+  case Texture::Format::U8:
+  case Texture::Format::S8:
+    return 1;
+  case Texture::Format::U16:
+  case Texture::Format::S16:
+    return 2;
+  default:
+    return 4;
+  }
+}
+
+// One index after the address mode; false for a border texel.
+bool address(int64_t &i, uint32_t n, Texture::Address m) {
+  const int64_t size = n;
+  switch (m) {
+  case Texture::Address::Wrap:
+    i %= size;
+    if (i < 0)
+      i += size;
+    return true;
+  case Texture::Address::Mirror: {
+    int64_t p = 2 * size;
+    i %= p;
+    if (i < 0)
+      i += p;
+    if (i >= size)
+      i = p - 1 - i;
+    return true;
+  }
+  case Texture::Address::Clamp:
+    i = std::clamp<int64_t>(i, 0, size - 1);
+    return true;
+  case Texture::Address::Border:
+    return i >= 0 && i < size;
+  }
+  return true;
+}
+
+// A texel's channels: as floats (converted or normalized) and as raw
+// integers. False when the read faulted.
+struct Texel {
+  float f[4] = {0, 0, 0, 0};
+  uint32_t u[4] = {0, 0, 0, 0};
+};
+
+bool fetch(Exec &x, const Texture &t, int64_t i, int64_t j, uint32_t lane,
+           Texel &out) {
+  bool inside = address(i, t.width, t.address[0]);
+  inside &= address(j, t.height, t.address[1]);
+  if (!inside) {
+    for (int c = 0; c < 4; ++c) {
+      out.f[c] = t.border[c];
+      out.u[c] = std::bit_cast<uint32_t>(t.border[c]);
+    }
+    return true;
+  }
+  const uint32_t eb = format_bytes(t.format);
+  const uint32_t texel = eb * t.channels;
+  const uint64_t addr = t.base + uint64_t(j) * t.pitch + uint64_t(i) * texel;
+  const uint8_t *p = x.global(addr, texel, false, lane);
+  if (!p)
+    return false;
+  if (x.obs)
+    observe_one(x, x.pc, x.cta->linear, x.warp->index, lane, AccessType::Read,
+                texel, resolve_access(x, MemSpace::Global, addr));
+  for (uint32_t c = 0; c < t.channels && c < 4; ++c) {
+    const uint8_t *e = p + c * eb;
+    float f = 0;
+    uint32_t u = 0;
+    switch (t.format) {
+    case Texture::Format::U8:
+      u = e[0];
+      f = t.normalized_float ? float(u) / 255.0f : float(u);
+      break;
+    case Texture::Format::S8: {
+      int8_t v = int8_t(e[0]);
+      u = uint32_t(int32_t(v));
+      f = t.normalized_float ? std::max(float(v) / 127.0f, -1.0f) : float(v);
+      break;
+    }
+    case Texture::Format::U16: {
+      uint16_t v;
+      std::memcpy(&v, e, 2);
+      u = v;
+      f = t.normalized_float ? float(v) / 65535.0f : float(v);
+      break;
+    }
+    case Texture::Format::S16: {
+      int16_t v;
+      std::memcpy(&v, e, 2);
+      u = uint32_t(int32_t(v));
+      f = t.normalized_float ? std::max(float(v) / 32767.0f, -1.0f) : float(v);
+      break;
+    }
+    case Texture::Format::U32:
+      std::memcpy(&u, e, 4);
+      f = float(u);
+      break;
+    case Texture::Format::S32:
+      std::memcpy(&u, e, 4);
+      f = float(int32_t(u));
+      break;
+    case Texture::Format::F32:
+      std::memcpy(&f, e, 4);
+      u = std::bit_cast<uint32_t>(f);
+      break;
+    }
+    out.f[c] = f;
+    out.u[c] = u;
+  }
+  return true;
+}
+
+// The value a destination register receives from channel c.
+uint64_t result(const Inst &in, const Texel &t, int c) {
+  return out_type(in) == 0 ? bits(t.f[c]) : uint64_t(t.u[c]);
+}
+
+void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
+  for_lanes(mask, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    const uint64_t handle = x.s(in.a[4])[l];
+    const Texture *t = x.gmem->texture(handle);
+    if (!t) {
+      x.set_error(FaultKind::Texture, l,
+                  fmt::format("{:#x} is not a texture object (create it "
+                              "with cudaCreateTextureObject)",
+                              handle));
+      return;
+    }
+    const uint64_t xs = x.s(in.a[5])[l];
+    const uint64_t ys = in.aux == kNone ? 0 : x.s(in.aux)[l];
+    Texel out;
+    if (in.flags & kIntCoords) {
+      if (!fetch(x, *t, int64_t(int32_t(xs)), int64_t(int32_t(ys)), l, out))
+        return;
+    } else {
+      float u = as<float>(xs), v = in.n > 1 ? as<float>(ys) : 0.5f;
+      if (t->normalized_coords) {
+        u *= float(t->width);
+        if (in.n > 1)
+          v *= float(t->height);
+      }
+      const bool gather = gather_comp(in) != 0;
+      if (!t->linear && !gather) {
+        if (!fetch(x, *t, int64_t(std::floor(u)), int64_t(std::floor(v)), l,
+                   out))
+          return;
+      } else {
+        // The 2x2 footprint around (u - 0.5, v - 0.5); weights with 8
+        // fractional bits as the hardware's filter.
+        const float ub = u - 0.5f, vb = in.n > 1 ? v - 0.5f : 0.0f;
+        const int64_t i0 = int64_t(std::floor(ub));
+        const int64_t j0 = int64_t(std::floor(vb));
+        const float a = std::round((ub - std::floor(ub)) * 256.0f) / 256.0f;
+        const float b =
+            in.n > 1 ? std::round((vb - std::floor(vb)) * 256.0f) / 256.0f
+                     : 0.0f;
+        Texel t00, t10, t01, t11;
+        if (!fetch(x, *t, i0, j0, l, t00) || !fetch(x, *t, i0 + 1, j0, l, t10))
+          return;
+        if (in.n > 1 && (!fetch(x, *t, i0, j0 + 1, l, t01) ||
+                         !fetch(x, *t, i0 + 1, j0 + 1, l, t11)))
+          return;
+        if (gather) {
+          // Counter-clockwise from the lower left: (i0,j1) (i1,j1) (i1,j0)
+          // (i0,j0) of the component.
+          const int c = int(gather_comp(in)) - 1;
+          const Texel *order[4] = {&t01, &t11, &t10, &t00};
+          for (int k = 0; k < 4; ++k) {
+            out.f[k] = order[k]->f[c];
+            out.u[k] = order[k]->u[c];
+          }
+        } else {
+          for (int c = 0; c < 4; ++c) {
+            out.f[c] = in.n > 1 ? (1 - a) * (1 - b) * t00.f[c] +
+                                      a * (1 - b) * t10.f[c] +
+                                      (1 - a) * b * t01.f[c] + a * b * t11.f[c]
+                                : (1 - a) * t00.f[c] + a * t10.f[c];
+            out.u[c] = std::bit_cast<uint32_t>(out.f[c]);
+          }
+        }
+      }
+    }
+    for (int c = 0; c < 4; ++c)
+      x.s(in.a[c])[l] = result(in, out, c);
+  });
+}
+
+} // namespace
+
+bool compile_texture(Compiler &c, const ptx::Instruction &in) {
+  const bool is_tex = in.opcode == "tex";
+  if (!is_tex && in.opcode != "tld4")
+    return false;
+  Mods mods(in.modifiers);
+  uint32_t comp = 0;
+  if (!is_tex) {
+    std::string k = mods.take_any({"r", "g", "b", "a"});
+    if (k.empty()) {
+      c.unsupported("tld4 without .r/.g/.b/.a");
+      return true;
+    }
+    comp = 1 + uint32_t(std::string_view("rgba").find(k[0]));
+  }
+  std::string geom = mods.take_any({"1d", "2d"});
+  if (geom.empty()) {
+    c.unsupported(fmt::format("{} geometry (only .1d and .2d)", in.opcode));
+    return true;
+  }
+  if (!is_tex && geom != "2d") {
+    c.unsupported("tld4 geometry (only .2d)");
+    return true;
+  }
+  if (!mods.take("v4")) {
+    c.unsupported(fmt::format("{} without .v4", in.opcode));
+    return true;
+  }
+  auto dty = mods.take_type();
+  auto cty = mods.take_type();
+  if (!dty || !cty ||
+      !(dty->code == Ty::F32 || dty->code == Ty::S32 || dty->code == Ty::U32) ||
+      !(cty->code == Ty::F32 || cty->code == Ty::S32) ||
+      (!is_tex && cty->code != Ty::F32)) {
+    c.unsupported(
+        fmt::format("{} types (.v4.{{f32,s32,u32}}.{{f32,s32}})", in.opcode));
+    return true;
+  }
+  if (!c.expect_operands(2) || !c.finish(mods))
+    return true;
+  using K = ptx::Operand::Kind;
+  const auto &d = in.operands[0];
+  const auto &src = in.operands[1];
+  if (d.kind != K::Vector || d.elems.size() != 4) {
+    c.error(d.loc, "expected a vector of four destination registers");
+    return true;
+  }
+  if (src.kind != K::Address || src.elems.size() != 2 ||
+      src.elems[0].kind != K::Reg || src.elems[1].kind != K::Vector) {
+    c.unsupported(fmt::format(
+        "{} operand (only [texture-object register, {{coordinates}}]; "
+        ".texref and samplers are not supported)",
+        in.opcode));
+    return true;
+  }
+  const auto &coords = src.elems[1].elems;
+  const uint32_t dims = geom == "1d" ? 1 : 2;
+  if (coords.size() < dims) {
+    c.error(src.loc, fmt::format("{} needs {} coordinate(s)", geom, dims));
+    return true;
+  }
+  Inst i;
+  for (int k = 0; k < 4; ++k)
+    i.a[k] = c.dst(d.elems[size_t(k)]);
+  i.a[4] = c.src(src.elems[0], Ty{Ty::U64});
+  i.a[5] = c.src(coords[0], *cty);
+  i.aux = dims > 1 ? c.src(coords[1], *cty) : kNone;
+  i.n = uint8_t(dims);
+  i.flags = uint8_t((cty->code == Ty::S32 ? kIntCoords : 0) |
+                    ((dty->code == Ty::F32   ? 0
+                      : dty->code == Ty::S32 ? 1
+                                             : 2)
+                     << 1) |
+                    (comp << 3));
+  Inst &e = c.emit(&exec_tex);
+  for (int k = 0; k < 6; ++k)
+    e.a[k] = i.a[k];
+  e.aux = i.aux;
+  e.n = i.n;
+  e.flags = i.flags;
+  e.visible = 1;
+  return true;
+}
+
+} // namespace bcusim::engine::detail
