@@ -598,9 +598,10 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     for (const auto &m : in.modifiers) {
       if (!is_space(m))
         continue;
+      // Seed 002, "mbarrier shared memory scope support": only arrive,
+      // expect_tx and complete_tx reach a barrier of another CTA.
       bool remote_ok = what == "arrive" || what == "arrive_drop" ||
-                       what == "expect_tx" || what == "complete_tx" ||
-                       what == "try_wait" || what == "test_wait";
+                       what == "expect_tx" || what == "complete_tx";
       if (m == "shared::cluster" && !remote_ok)
         error(in.loc, fmt::format("'mbarrier.{}' does not take "
                                   "'.shared::cluster'",
@@ -615,6 +616,23 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       if (is_type(m) && m != "b64")
         error(in.loc,
               fmt::format("'mbarrier.{}' takes type .b64, not .{}", what, m));
+    // `{.sem.scope}`: the ordering and the scope come together.
+    const char *sem = nullptr, *scope = nullptr;
+    for (const char *m : {"release", "acquire", "relaxed"})
+      if (has(in, m))
+        sem = m;
+    for (const char *m : {"cta", "cluster"})
+      if (has(in, m))
+        scope = m;
+    if (sem && !scope)
+      error(in.loc, fmt::format("'.{}' on 'mbarrier.{}' requires a scope "
+                                "(.cta or .cluster) with it",
+                                sem, what));
+    else if (scope && !sem)
+      error(in.loc, fmt::format("'.{}' on 'mbarrier.{}' requires an "
+                                "ordering (.release, .acquire or .relaxed) "
+                                "with it",
+                                scope, what));
     if ((what == "arrive" || what == "arrive_drop") &&
         has(in, "shared::cluster") && !o.empty() && o[0].kind != OK::Sink)
       error(o[0].loc, fmt::format("'mbarrier.{}' on a .shared::cluster "
