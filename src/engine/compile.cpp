@@ -544,7 +544,10 @@ bool build_program(const ptx::Module &mod, Program &prog,
     c.failed = false;
   };
   prog.global_base =
-      kModuleGlobalBase + next_module_segment.fetch_add(1) * (1ull << 36);
+      kModuleGlobalBase +
+      next_module_segment.fetch_add(1) %
+          ((kUserGlobalBase - kModuleGlobalBase) / kModuleSegmentBytes) *
+          kModuleSegmentBytes;
 
   // Module-scope variables.
   uint64_t shared_top = 0;

@@ -49,7 +49,12 @@ constexpr uint64_t kWindowSize = 1ull << 32;
 // Shared memory of the executing CTA is [0, kSharedCtaWindow) of the shared
 // window; the rest is reserved for `.shared::cluster` (peer CTAs).
 constexpr uint64_t kSharedCtaWindow = 1ull << 24;
-constexpr uint64_t kModuleGlobalBase = 0x0000'6000'0000'0000ull;
+// Module variables live in [kModuleGlobalBase, kUserGlobalBase), one
+// 4 GiB segment per loaded module (reused after 2048 modules). The range is
+// clear of the host's heaps, AddressSanitizer's included (which starts at
+// 0x6000'0000'0000), so the runtime can tell device pointers from host ones.
+constexpr uint64_t kModuleGlobalBase = 0x0000'6800'0000'0000ull;
+constexpr uint64_t kModuleSegmentBytes = 1ull << 32;
 constexpr uint64_t kUserGlobalBase = 0x0000'7000'0000'0000ull;
 
 // Memory spaces as the handlers see them.

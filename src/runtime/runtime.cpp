@@ -587,18 +587,7 @@ uint8_t *Runtime::resolve(const void *p, uint64_t bytes, bool &device) {
   device = is_device_address(p);
   if (!device)
     return static_cast<uint8_t *>(const_cast<void *>(p));
-  const uint64_t a = reinterpret_cast<uint64_t>(p);
-  uint8_t *d = dev_->data(a, bytes);
-#if defined(__SANITIZE_ADDRESS__)
-  // AddressSanitizer's heap lies inside the simulated device address
-  // range: a pointer that no device allocation or variable holds is the
-  // host's (sanitizer builds only; elsewhere it is a bad device pointer).
-  if (!d && !dev_->data(a, 1)) {
-    device = false;
-    return static_cast<uint8_t *>(const_cast<void *>(p));
-  }
-#endif
-  return d;
+  return dev_->data(reinterpret_cast<uint64_t>(p), bytes);
 }
 
 Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes) {
