@@ -4,35 +4,66 @@
 // reported once per instruction. Atomics read (except exch and mbarrier
 // operations, whose old value is not the point: mbarrier.init writes the
 // object) and write.
+#include <algorithm>
+#include <bit>
+
 #include "report.h"
 
 namespace bcusim::check::detail {
 
 namespace {
 
+// Whether bytes [first, first + count) are all initialized; `set` marks
+// them, adding the bits it newly sets to `*added`.
 bool test_and_report(std::vector<uint8_t> &bits, uint64_t first, uint64_t count,
-                     bool set) {
+                     bool set, uint64_t *added = nullptr) {
+  uint64_t n = 0;
+  bool all = true;
   if ((first & 7) + count <= 8 && first / 8 < bits.size()) {
     // Within one byte of the bitmap (every aligned access up to 8 bytes).
     uint8_t &byte = bits[first / 8];
     const uint8_t m = uint8_t(((1u << count) - 1) << (first & 7));
-    const bool all = (byte & m) == m;
-    if (set)
+    all = (byte & m) == m;
+    if (set) {
+      n = uint64_t(std::popcount(unsigned(m & ~byte)));
       byte |= m;
-    return all;
+    }
+  } else {
+    for (uint64_t b = first; b < first + count; ++b) {
+      if (b / 8 >= bits.size())
+        break;
+      uint8_t &byte = bits[b / 8];
+      uint8_t bit = uint8_t(1u << (b % 8));
+      if (!(byte & bit)) {
+        all = false;
+        if (set)
+          ++n;
+      }
+      if (set)
+        byte |= bit;
+    }
   }
-  bool all = true;
-  for (uint64_t b = first; b < first + count; ++b) {
-    if (b / 8 >= bits.size())
-      return all;
-    uint8_t &byte = bits[b / 8];
-    uint8_t bit = uint8_t(1u << (b % 8));
-    if (!(byte & bit))
-      all = false;
-    if (set)
-      byte |= bit;
-  }
+  if (added)
+    *added += n;
   return all;
+}
+
+// Whether every byte of [lo, hi) is marked in `bits`.
+bool span_initialized(const std::vector<uint8_t> &bits, uint64_t lo,
+                      uint64_t hi) {
+  if (hi <= lo || (hi - 1) / 8 >= bits.size())
+    return false;
+  const uint64_t first = lo / 8, last = (hi - 1) / 8;
+  const uint8_t head = uint8_t(0xffu << (lo % 8));
+  const uint8_t tail = uint8_t(0xffu >> (7 - (hi - 1) % 8));
+  if (first == last)
+    return (bits[first] & head & tail) == (head & tail);
+  if ((bits[first] & head) != head || (bits[last] & tail) != tail)
+    return false;
+  for (uint64_t b = first + 1; b < last; ++b)
+    if (bits[b] != 0xff)
+      return false;
+  return true;
 }
 
 } // namespace
@@ -71,6 +102,24 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
                       e.atom != engine::AtomicOp::Mbarrier);
   const bool writes = e.type != engine::AccessType::Read;
   const bool local = e.space == StateSpace::Local;
+  // Every byte of the CTA's shared memory was written: its reads are all
+  // initialized (tiles loaded once, then read many times).
+  if (!local && !writes && c->shared_init_bytes >= L.shared_bytes)
+    return;
+  // Plain reads of a small span of shared memory that is initialized
+  // throughout (a tile row, a broadcast element): nothing to report.
+  if (!local && !writes && e.size <= 16) {
+    uint64_t lo = ~0ull, hi = 0;
+    for (uint32_t m = e.lanes; m; m &= m - 1) {
+      const uint64_t a = e.addr[std::countr_zero(m)];
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+    }
+    hi += e.size;
+    if (hi - lo <= 1024 && span_initialized(c->shared_init, lo, hi))
+      return;
+  }
+  uint64_t *const added = local ? nullptr : &c->shared_init_bytes;
   std::vector<uint8_t> *const bits = local ? &c->local_init : &c->shared_init;
   uint8_t *const data = bits->data();
   const uint64_t nbytes = bits->size();
@@ -87,15 +136,18 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
       if (reads && (byte & bitsm) != bitsm)
         L.findings->uninit(L, e.space, c->linear, e.addr[lane], size,
                            L.tid_of(e.cta, e.warp, lane), e.pc);
-      if (writes)
+      if (writes) {
+        if (added)
+          *added += uint64_t(std::popcount(unsigned(bitsm & ~byte)));
         byte |= bitsm;
+      }
       continue;
     }
     if (reads && !test_and_report(*bits, first, e.size, false))
       L.findings->uninit(L, e.space, c->linear, e.addr[lane], e.size,
                          L.tid_of(e.cta, e.warp, lane), e.pc);
     if (writes)
-      test_and_report(*bits, first, e.size, true);
+      test_and_report(*bits, first, e.size, true, added);
   }
 }
 
