@@ -55,6 +55,8 @@ constexpr Feature kFeatures[] = {
     {K::Modifier, "acquire", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "relaxed", "mbarrier.arrive", F::Mbarrier, req(0, 86), ""},
     {K::Modifier, "relaxed", "barrier.cluster", F::Cluster, req(90, 80), ""},
+    {K::Modifier, "release", "barrier.cluster", F::Cluster, req(90, 80), ""},
+    {K::Modifier, "acquire", "barrier.cluster", F::Cluster, req(90, 80), ""},
     {K::Modifier, "cluster", "*", F::Memory, req(90, 78), ""},
     {K::Modifier, "shared::cluster", "*", F::Memory, req(90, 78), ""},
     {K::Modifier, "async", "fence", F::Fence, req(90, 80), ""},
@@ -538,6 +540,18 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       if ((r == "and" || r == "or") && !t.empty() && t != "pred")
         error(in.loc,
               fmt::format("'bar.red.{}' takes type .pred, not .{}", r, t));
+      // The destination: a .u32 register for .popc, a predicate for
+      // .and / .or (seed 000: "d has type .u32; p and c are predicates").
+      if (!o.empty() && o[0].kind == OK::Reg) {
+        const bool pred = fn.regs[o[0].reg].type == "pred";
+        if (r == "popc" && pred)
+          error(o[0].loc, "the destination of 'bar.red.popc' is a .u32 "
+                          "register, not a predicate");
+        else if ((r == "and" || r == "or") && !pred)
+          error(
+              o[0].loc,
+              fmt::format("the destination of 'bar.red.{}' is a predicate", r));
+      }
       // The last operand is the predicate reduced over the CTA.
       if (!o.empty() && o.back().kind == OK::Reg &&
           fn.regs[o.back().reg].type != "pred")
@@ -633,6 +647,14 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 "ordering (.release, .acquire or .relaxed) "
                                 "with it",
                                 scope, what));
+    // Seed 002: a count on mbarrier.arrive without .noComplete needs sm_90.
+    if ((what == "arrive" || what == "arrive_drop") && !has(in, "noComplete") &&
+        !has(in, "expect_tx") && o.size() == 3 && known_target_ &&
+        target_.sm < 90)
+      error(o[2].loc,
+            fmt::format("'mbarrier.{}' with a count and without "
+                        "'.noComplete' requires .target sm_90 or higher",
+                        what));
     if ((what == "arrive" || what == "arrive_drop") &&
         has(in, "shared::cluster") && !o.empty() && o[0].kind != OK::Sink)
       error(o[0].loc, fmt::format("'mbarrier.{}' on a .shared::cluster "
