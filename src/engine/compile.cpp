@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "bcusim/ptx/instructions.h"
 #include "compile.h"
 
 namespace bcusim::engine::detail {
@@ -168,32 +169,11 @@ std::string Compiler::text_of(const ptx::Instruction &in) const {
   return s;
 }
 
-namespace {
-// Instructions at which a random schedule may preempt a warp: memory that
-// other threads see, and synchronization (docs/engine.md "Schedule").
-bool visible_to_others(const ptx::Instruction &in) {
-  static const std::set<std::string, std::less<>> ops{
-      "ld",      "st",        "atom",  "red",      "cp",       "mbarrier",
-      "fence",   "membar",    "ldu",   "multimem", "cp.async", "griddepcontrol",
-      "barrier", "bar",       "elect", "vote",     "shfl",     "match",
-      "redux",   "activemask"};
-  // Matrix loads and stores (exec_mma.cpp).
-  static const std::set<std::string, std::less<>> matrix{"wmma", "ldmatrix",
-                                                         "stmatrix"};
-  if (ops.count(in.opcode) == 0 && matrix.count(in.opcode) == 0)
-    return false;
-  for (const auto &m : in.modifiers)
-    if (m == "param" || m == "const" || m == "local")
-      return false;
-  return true;
-}
-} // namespace
-
 Inst &Compiler::emit(ExecFn f, Kind k) {
   Inst i;
   i.fn = f;
   i.kind = k;
-  i.visible = cur && visible_to_others(*cur) ? 1 : 0;
+  i.visible = cur && ptx::affects_other_threads(*cur) ? 1 : 0;
   if (cur && cur->guard) {
     if (!fn().reg_is_pred[cur->guard->reg]) {
       error(cur->guard->loc, "the guard must be a predicate register");

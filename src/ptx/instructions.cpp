@@ -668,6 +668,29 @@ void Validator::rules(const Function &fn, const Instruction &in) {
 
 std::span<const Feature> features() { return kFeatures; }
 
+bool affects_other_threads(const Instruction &in) {
+  // Memory instructions (the table lists only their modifiers).
+  static constexpr std::string_view kMemory[] = {
+      "ld",       "ldu", "st",   "atom",     "red",
+      "multimem", "cp",  "wmma", "ldmatrix", "stmatrix"};
+  bool hit = std::find(std::begin(kMemory), std::end(kMemory), in.opcode) !=
+             std::end(kMemory);
+  if (!hit)
+    for (const Feature &f : kFeatures)
+      if (f.kind == Feature::Kind::Instruction && f.family != Family::Other &&
+          f.family != Family::Control && f.name.find('.') == f.name.npos &&
+          f.name == in.opcode) {
+        hit = true;
+        break;
+      }
+  if (!hit)
+    return false;
+  for (const auto &m : in.modifiers)
+    if (m == "param" || m == "const" || m == "local")
+      return false;
+  return true;
+}
+
 std::optional<TargetInfo> parse_target(std::string_view t) {
   if (t.rfind("sm_", 0) != 0 || t.size() < 5)
     return std::nullopt;

@@ -69,6 +69,13 @@ std::optional<TargetInfo> parse_target(std::string_view target);
 // `.version 7.8` -> 78; nullopt when malformed.
 std::optional<uint16_t> parse_version(std::string_view version);
 
+// Whether the instruction touches memory other threads can see (ld, st,
+// atom, red, cp.*, matrix loads and stores; not .param/.const/.local) or
+// synchronizes with them (the barrier, warp, cluster, mbarrier, async-copy
+// and fence families): where a random schedule may preempt a warp
+// (docs/engine.md "Schedule").
+bool affects_other_threads(const Instruction &in);
+
 // Checks a parsed module as ptxas does: the target and PTX version each
 // instruction, modifier, special register and kernel directive needs (the
 // table), and the rules of docs/ptx-validation.md (required and unknown

@@ -102,3 +102,26 @@ TEST(PtxValidate, EveryFeatureIsDocumented) {
 
 } // namespace
 } // namespace bcusim::ptx
+
+namespace bcusim::ptx {
+namespace {
+TEST(PtxFacts, WhatOtherThreadsSee) {
+  auto inst = [](std::string op, std::vector<std::string> mods) {
+    Instruction in;
+    in.opcode = std::move(op);
+    in.modifiers = std::move(mods);
+    return in;
+  };
+  EXPECT_TRUE(affects_other_threads(inst("ld", {"shared", "u32"})));
+  EXPECT_TRUE(affects_other_threads(inst("atom", {"global", "add", "u32"})));
+  EXPECT_TRUE(affects_other_threads(inst("bar", {"sync"})));
+  EXPECT_TRUE(affects_other_threads(inst("mbarrier", {"try_wait", "b64"})));
+  EXPECT_TRUE(affects_other_threads(inst("shfl", {"sync", "idx", "b32"})));
+  EXPECT_TRUE(affects_other_threads(inst("ldmatrix", {"sync", "aligned"})));
+  EXPECT_FALSE(affects_other_threads(inst("ld", {"param", "u64"})));
+  EXPECT_FALSE(affects_other_threads(inst("st", {"local", "u32"})));
+  EXPECT_FALSE(affects_other_threads(inst("add", {"s32"})));
+  EXPECT_FALSE(affects_other_threads(inst("nanosleep", {"u32"})));
+}
+} // namespace
+} // namespace bcusim::ptx
