@@ -68,6 +68,7 @@ fuzz: deps
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
 
 # Each fuzz target for FUZZ_RUNS inputs, starting from fuzz/corpus/<target>/
+# and the project's test inputs that fuzz/corpus/<target>.seeds names
 # (new inputs go to a scratch directory, the committed corpus is not changed).
 fuzz-smoke: fuzz
 	fuzz/run-corpus.sh build-fuzz $(FUZZ_RUNS)

@@ -21,22 +21,36 @@ for dir in "$here"/*/; do
     status=1
     continue
   fi
+  # The corpus: fuzz/corpus/<target>/ (inputs of its own) plus the
+  # project's test inputs that fuzz/corpus/<target>.seeds names (globs
+  # relative to the repository), so that they are not kept twice.
   corpus="$here/corpus/$target"
-  if [ ! -d "$corpus" ]; then
-    echo "fuzz/$target: no corpus $corpus" >&2
+  seeds=$(mktemp -d)
+  if [ -f "$corpus.seeds" ]; then
+    while read -r glob; do
+      [ -n "$glob" ] || continue
+      for f in "$here"/../$glob; do
+        if [ -f "$f" ]; then cp "$f" "$seeds/"; fi
+      done
+    done < "$corpus.seeds"
+  fi
+  [ -d "$corpus" ] || corpus=$seeds
+  if [ -z "$(find "$corpus" "$seeds" -type f)" ]; then
+    echo "fuzz/$target: no corpus $corpus and no seeds" >&2
     status=1
+    rm -rf "$seeds"
     continue
   fi
   scratch=$(mktemp -d)
   start=$(date +%s)
   if "$exe" -runs="$runs" -seed=1 -max_len=8192 -timeout=20 -rss_limit_mb=4096 \
-       -print_final_stats=0 "$@" "$scratch" "$corpus" >"$scratch.log" 2>&1; then
-    echo "fuzz/$target: $runs runs over $(ls "$corpus" | wc -l) corpus inputs: ok ($(( $(date +%s) - start )) s)"
+       -print_final_stats=0 "$@" "$scratch" "$corpus" "$seeds" >"$scratch.log" 2>&1; then
+    echo "fuzz/$target: $runs runs over $(find "$corpus" "$seeds" -type f | sort -u | wc -l) corpus inputs: ok ($(( $(date +%s) - start )) s)"
   else
     echo "fuzz/$target: FAILED" >&2
     tail -n 40 "$scratch.log" >&2
     status=1
   fi
-  rm -rf "$scratch" "$scratch.log"
+  rm -rf "$scratch" "$scratch.log" "$seeds"
 done
 exit $status
