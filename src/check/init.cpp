@@ -14,37 +14,29 @@ namespace bcusim::check::detail {
 namespace {
 
 // Whether bytes [first, first + count) are all initialized; `set` marks
-// them, adding the bits it newly sets to `*added`.
+// them.
 bool test_and_report(std::vector<uint8_t> &bits, uint64_t first, uint64_t count,
-                     bool set, uint64_t *added = nullptr) {
-  uint64_t n = 0;
-  bool all = true;
+                     bool set) {
   if ((first & 7) + count <= 8 && first / 8 < bits.size()) {
     // Within one byte of the bitmap (every aligned access up to 8 bytes).
     uint8_t &byte = bits[first / 8];
     const uint8_t m = uint8_t(((1u << count) - 1) << (first & 7));
-    all = (byte & m) == m;
-    if (set) {
-      n = uint64_t(std::popcount(unsigned(m & ~byte)));
+    const bool all = (byte & m) == m;
+    if (set)
       byte |= m;
-    }
-  } else {
-    for (uint64_t b = first; b < first + count; ++b) {
-      if (b / 8 >= bits.size())
-        break;
-      uint8_t &byte = bits[b / 8];
-      uint8_t bit = uint8_t(1u << (b % 8));
-      if (!(byte & bit)) {
-        all = false;
-        if (set)
-          ++n;
-      }
-      if (set)
-        byte |= bit;
-    }
+    return all;
   }
-  if (added)
-    *added += n;
+  bool all = true;
+  for (uint64_t b = first; b < first + count; ++b) {
+    if (b / 8 >= bits.size())
+      return all;
+    uint8_t &byte = bits[b / 8];
+    uint8_t bit = uint8_t(1u << (b % 8));
+    if (!(byte & bit))
+      all = false;
+    if (set)
+      byte |= bit;
+  }
   return all;
 }
 
@@ -102,10 +94,6 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
                       e.atom != engine::AtomicOp::Mbarrier);
   const bool writes = e.type != engine::AccessType::Read;
   const bool local = e.space == StateSpace::Local;
-  // Every byte of the CTA's shared memory was written: its reads are all
-  // initialized (tiles loaded once, then read many times).
-  if (!local && !writes && c->shared_init_bytes >= L.shared_bytes)
-    return;
   // Plain reads of a small span of shared memory that is initialized
   // throughout (a tile row, a broadcast element): nothing to report.
   if (!local && !writes && e.size <= 16) {
@@ -119,7 +107,6 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
     if (hi - lo <= 1024 && span_initialized(c->shared_init, lo, hi))
       return;
   }
-  uint64_t *const added = local ? nullptr : &c->shared_init_bytes;
   std::vector<uint8_t> *const bits = local ? &c->local_init : &c->shared_init;
   uint8_t *const data = bits->data();
   const uint64_t nbytes = bits->size();
@@ -136,18 +123,15 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
       if (reads && (byte & bitsm) != bitsm)
         L.findings->uninit(L, e.space, c->linear, e.addr[lane], size,
                            L.tid_of(e.cta, e.warp, lane), e.pc);
-      if (writes) {
-        if (added)
-          *added += uint64_t(std::popcount(unsigned(bitsm & ~byte)));
+      if (writes)
         byte |= bitsm;
-      }
       continue;
     }
     if (reads && !test_and_report(*bits, first, e.size, false))
       L.findings->uninit(L, e.space, c->linear, e.addr[lane], e.size,
                          L.tid_of(e.cta, e.warp, lane), e.pc);
     if (writes)
-      test_and_report(*bits, first, e.size, true, added);
+      test_and_report(*bits, first, e.size, true);
   }
 }
 

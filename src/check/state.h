@@ -96,7 +96,6 @@ struct CtaSt {
   std::unordered_map<uint64_t, MbarSt> mbars; // by offset
   std::vector<Granule> shadow;                // shared memory
   std::vector<uint8_t> shared_init;           // bit per shared byte
-  uint64_t shared_init_bytes = 0;             // bits set in shared_init
   std::vector<uint8_t> local_init; // bit per byte of every thread frame
   bool divergence_reported = false;
 };

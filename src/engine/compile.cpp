@@ -173,7 +173,12 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
   Inst i;
   i.fn = f;
   i.kind = k;
-  i.visible = cur && ptx::affects_other_threads(*cur) ? 1 : 0;
+  // Where a random schedule may preempt (warp_step.cpp): memory others see,
+  // and every instruction that is not plain arithmetic or a branch.
+  i.visible = (cur && ptx::affects_other_threads(*cur)) ||
+                      (k != Kind::Plain && k != Kind::Branch)
+                  ? 1
+                  : 0;
   if (cur && cur->guard) {
     if (!fn().reg_is_pred[cur->guard->reg]) {
       error(cur->guard->loc, "the guard must be a predicate register");

@@ -104,9 +104,10 @@ struct Inst {
   // Memory and synchronization instructions: the PTX ordering and scope
   // qualifiers as written or defaulted (observer.h MemOrder / MemScope).
   uint8_t order = 0, scope = 0;
-  // Touches memory another thread may see or synchronizes (ld, st, atom,
-  // red, cp.*, mbarrier, fence, ...): a random schedule may end a warp's
-  // turn before it (docs/engine.md "Schedule").
+  // Touches memory another thread may see or synchronizes
+  // (ptx::affects_other_threads), or is not plain arithmetic or a branch: a
+  // random schedule may end a warp's turn before it (docs/engine.md
+  // "Schedule").
   uint8_t visible = 0;
   int64_t imm = 0; // address offset / immediate
 };

@@ -230,9 +230,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     const Inst &in = code[p->pc];
     // A random schedule preempts before memory and synchronization
     // instructions (docs/engine.md "Schedule").
-    if (random && steps &&
-        (in.visible || (in.kind != Kind::Plain && in.kind != Kind::Branch)) &&
-        (rng.next() & 15) == 0)
+    if (random && in.visible && steps && (rng.next() & 15) == 0)
       break;
     uint32_t m = p->mask;
     if (in.guard != kNone) {
