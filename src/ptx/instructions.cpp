@@ -102,6 +102,87 @@ constexpr Feature kFeatures[] = {
 };
 // clang-format on
 
+// The operand signatures (instructions.h, docs/ptx-validation.md).
+// clang-format off
+constexpr Signature kSignatures[] = {
+    {"add", "", "u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2 f32x2 u16x2 s16x2", "T T T"},
+    {"sub", "", "u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2 f32x2", "T T T"},
+    {"addc", "", "u32 s32 u64 s64", "T T T"},
+    {"subc", "", "u32 s32 u64 s64", "T T T"},
+    {"mul", "wide", "u16 s16 u32 s32", "W T T"},
+    {"mul", "", "u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2 f32x2", "T T T"},
+    {"mad", "wide", "u16 s16 u32 s32", "W T T W"},
+    {"mad", "", "u16 s16 u32 s32 u64 s64 f32 f64", "T T T T"},
+    {"mul24", "", "u32 s32", "T T T"},
+    {"mad24", "", "u32 s32", "T T T T"},
+    {"sad", "", "u16 s16 u32 s32 u64 s64", "T T T T"},
+    {"div", "", "u16 s16 u32 s32 u64 s64 f32 f64", "T T T"},
+    {"rem", "", "u16 s16 u32 s32 u64 s64", "T T T"},
+    {"abs", "", "s16 s32 s64 f16 bf16 f32 f64 f16x2 bf16x2", "T T"},
+    {"neg", "", "s16 s32 s64 f16 bf16 f32 f64 f16x2 bf16x2", "T T"},
+    {"min", "", "u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2 u16x2 s16x2", "T T T ?T"},
+    {"max", "", "u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2 u16x2 s16x2", "T T T ?T"},
+    {"fma", "", "f16 bf16 f32 f64 f16x2 bf16x2 f32x2", "T T T T"},
+    {"copysign", "", "f32 f64", "T T T"},
+    {"testp", "", "f32 f64", "P T"},
+    {"rcp", "", "f32 f64", "T T"},
+    {"sqrt", "", "f32 f64", "T T"},
+    {"rsqrt", "", "f32 f64", "T T"},
+    {"ex2", "", "f16 bf16 f32 f16x2 bf16x2", "T T"},
+    {"tanh", "", "f16 bf16 f32 f16x2 bf16x2", "T T"},
+    {"lg2", "", "f32", "T T"},
+    {"sin", "", "f32", "T T"},
+    {"cos", "", "f32", "T T"},
+    {"and", "", "pred b16 b32 b64", "T T T"},
+    {"or", "", "pred b16 b32 b64", "T T T"},
+    {"xor", "", "pred b16 b32 b64", "T T T"},
+    {"not", "", "pred b16 b32 b64", "T T"},
+    {"cnot", "", "b16 b32 b64", "T T"},
+    {"lop3", "", "b32", "T T T T I ?P"},
+    {"shl", "", "b16 b32 b64", "T T U"},
+    {"shr", "", "b16 u16 s16 b32 u32 s32 b64 u64 s64", "T T U"},
+    {"shf", "", "b32", "T T T U"},
+    {"popc", "", "b32 b64", "U T"},
+    {"clz", "", "b32 b64", "U T"},
+    {"bfind", "", "u32 s32 u64 s64", "U T"},
+    {"brev", "", "b32 b64", "T T"},
+    {"bfe", "", "u32 s32 u64 s64", "T T U U"},
+    {"bfi", "", "b32 b64", "T T T U U"},
+    {"prmt", "", "b32", "T T T T"},
+    {"dp4a", "", "", "U T T2 U"},
+    {"dp2a", "", "", "U T T2 U"},
+    {"mov", "", "pred b16 u16 s16 b32 u32 s32 f32 b64 u64 s64 f64 b128", "T T"},
+    {"selp", "", "b16 u16 s16 b32 u32 s32 f32 b64 u64 s64 f64", "T T T P"},
+    {"setp", "", "b16 u16 s16 b32 u32 s32 b64 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2", "P T T ?P"},
+    {"set", "", "", "T T2 T2 ?P"},
+    {"slct", "", "", "T T T T2"},
+    {"cvta", "", "u32 u64", "T T"},
+    {"cvt", "", "", "L L2"},
+    {"st", "async", "", "A * A"},
+    {"ld", "", "b8 u8 s8 b16 u16 s16 b32 u32 s32 b64 u64 s64 b128 f32 f64", "L A H"},
+    {"st", "", "b8 u8 s8 b16 u16 s16 b32 u32 s32 b64 u64 s64 b128 f32 f64", "A L H"},
+    {"atom", "cas", "b16 b32 b64 b128", "T A T T H"},
+    {"atom", "exch", "b32 b64 b128", "T A T H"},
+    {"atom", "add", "u32 s32 u64 f16 bf16 f32 f64 f16x2 bf16x2", "T A T H"},
+    {"atom", "inc", "u32", "T A T H"},
+    {"atom", "dec", "u32", "T A T H"},
+    {"atom", "min", "u32 s32 u64 s64 f16 bf16 f16x2 bf16x2", "T A T H"},
+    {"atom", "max", "u32 s32 u64 s64 f16 bf16 f16x2 bf16x2", "T A T H"},
+    {"atom", "and", "b32 b64", "T A T H"},
+    {"atom", "or", "b32 b64", "T A T H"},
+    {"atom", "xor", "b32 b64", "T A T H"},
+    {"red", "async", "", "A * A"},
+    {"red", "add", "u32 s32 u64 f16 bf16 f32 f64 f16x2 bf16x2", "A T H"},
+    {"red", "inc", "u32", "A T H"},
+    {"red", "dec", "u32", "A T H"},
+    {"red", "min", "u32 s32 u64 s64 f16 bf16 f16x2 bf16x2", "A T H"},
+    {"red", "max", "u32 s32 u64 s64 f16 bf16 f16x2 bf16x2", "A T H"},
+    {"red", "and", "b32 b64", "A T H"},
+    {"red", "or", "b32 b64", "A T H"},
+    {"red", "xor", "b32 b64", "A T H"},
+};
+// clang-format on
+
 std::string version_text(uint16_t v) {
   return fmt::format("{}.{}", v / 10, v % 10);
 }
@@ -131,9 +212,9 @@ bool is_space(std::string_view m) {
 
 bool is_type(std::string_view m) {
   static const std::string_view types[] = {
-      "b8",    "b16",  "b32",    "b64", "b128", "u8",   "u16",
-      "u32",   "u64",  "s8",     "s16", "s32",  "s64",  "f16",
-      "f16x2", "bf16", "bf16x2", "f32", "f64",  "tf32", "pred"};
+      "b8",     "b16", "b32", "b64",  "b128", "u8",    "u16",   "u32",
+      "u64",    "s8",  "s16", "s32",  "s64",  "f16",   "f16x2", "bf16",
+      "bf16x2", "f32", "f64", "tf32", "pred", "u16x2", "s16x2", "f32x2"};
   return std::find(std::begin(types), std::end(types), m) != std::end(types);
 }
 
@@ -159,6 +240,8 @@ private:
   void require(const Requirement &r, const std::string &what, SourceLoc loc);
   void instruction(const Function &f, const Instruction &in);
   void rules(const Function &f, const Instruction &in);
+  void signature(const Function &f, const Instruction &in);
+  void arithmetic(const Instruction &in);
   void operand_features(const Operand &o);
 };
 
@@ -304,6 +387,7 @@ void Validator::instruction(const Function &fn, const Instruction &in) {
   for (const auto &o : in.operands)
     operand_features(o);
   rules(fn, in);
+  signature(fn, in);
 }
 
 // The rules beyond target and version, one block per instruction.
@@ -383,84 +467,6 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                "a {}-bit one",
                                what, name, w));
   };
-  // Register operands of the simple ALU instructions, mov, setp and selp
-  // must be compatible with the instruction type (PTX "Operand Type
-  // Information"): same size; a .bN register or instruction matches any
-  // type of that size; signed and unsigned integers match each other; a
-  // float matches a float; .pred only .pred.
-  static const std::string_view same_typed[] = {
-      "add", "sub", "mul", "mad", "min", "max", "and", "or",   "xor",
-      "not", "neg", "abs", "div", "rem", "fma", "mov", "setp", "selp"};
-  if (std::find(std::begin(same_typed), std::end(same_typed), op) !=
-          std::end(same_typed) &&
-      !has(in, "wide")) {
-    std::string t;
-    int types = 0;
-    for (const auto &m : in.modifiers)
-      if (is_type(m)) {
-        t = m;
-        ++types;
-      }
-    static const std::string_view checked[] = {"b16", "b32", "b64", "u16",
-                                               "u32", "u64", "s16", "s32",
-                                               "s64", "f32", "f64", "pred"};
-    if (types == 1 && std::find(std::begin(checked), std::end(checked), t) !=
-                          std::end(checked)) {
-      auto klass = [](std::string_view x) { return x.empty() ? ' ' : x[0]; };
-      auto bits = [](std::string_view x) {
-        return x == "pred" ? 1 : std::atoi(std::string(x.substr(1)).c_str());
-      };
-      auto compatible = [&](const std::string &r) {
-        if (r == "pred" || t == "pred")
-          return r == t;
-        if (bits(r) != bits(t))
-          return false;
-        char a = klass(r), b = klass(t);
-        if (a == 'b' || b == 'b')
-          return true;
-        if ((a == 'u' || a == 's') && (b == 'u' || b == 's'))
-          return true;
-        return a == b;
-      };
-      for (size_t i = 0; i < o.size(); ++i) {
-        if (o[i].kind != OK::Reg || fn.regs[o[i].reg].vec)
-          continue;
-        // setp writes a predicate; selp's last operand is one.
-        if ((op == "setp" && i == 0) || (op == "selp" && i == 3)) {
-          if (fn.regs[o[i].reg].type != "pred")
-            error(o[i].loc, fmt::format("operand {} of '{}' must be a "
-                                        "predicate register",
-                                        i, name));
-          continue;
-        }
-        if (op == "setp" && i > 2)
-          continue; // the optional combining predicate
-        const std::string &r = fn.regs[o[i].reg].type;
-        if (!compatible(r))
-          error(o[i].loc, fmt::format("register '{}' (.{}) does not match the "
-                                      "type .{} of '{}'",
-                                      fn.regs[o[i].reg].name, r, t, name));
-      }
-    }
-  }
-  // mul.wide / mad.wide: the destination (and mad's addend) twice as wide.
-  if ((op == "mul" || op == "mad") && has(in, "wide")) {
-    int tb = 0;
-    for (const auto &m : in.modifiers)
-      if (is_type(m) && m != "pred")
-        tb = std::atoi(m.substr(1).c_str());
-    for (size_t i = 0; tb && i < o.size(); ++i) {
-      if (o[i].kind != OK::Reg || fn.regs[o[i].reg].vec)
-        continue;
-      const std::string &r = fn.regs[o[i].reg].type;
-      int rb = r == "pred" ? 1 : std::atoi(r.substr(1).c_str());
-      int want = (i == 0 || i == 3) ? 2 * tb : tb;
-      if (rb != want)
-        error(o[i].loc, fmt::format("register '{}' of '{}' must have {} "
-                                    "bits, not {}",
-                                    fn.regs[o[i].reg].name, name, want, rb));
-    }
-  }
   if ((op == "match" || op == "activemask" || op == "redux" ||
        (op == "vote" && has(in, "ballot")) || op == "shfl") &&
       !o.empty())
@@ -662,11 +668,365 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                   "must be the sink '_'",
                                   what));
   }
+  arithmetic(in);
+}
+
+// A type's class and size: 'b', 'u', 's', 'f', 'x' (a packed pair, such as
+// .f16x2), 'p' (.pred); '?' for any other (not checked).
+struct TypeClass {
+  char k = '?';
+  int bits = 0;
+};
+
+TypeClass classify(std::string_view t) {
+  if (t == "pred")
+    return {'p', 1};
+  if (t == "f16x2" || t == "bf16x2" || t == "u16x2" || t == "s16x2")
+    return {'x', 32};
+  if (t == "f32x2")
+    return {'x', 64};
+  if (t == "bf16")
+    return {'f', 16};
+  if (t == "tf32")
+    return {'f', 32};
+  if (t.size() < 2 || std::string_view("bsuf").find(t[0]) == t.npos)
+    return {};
+  int bits = 0;
+  for (char c : t.substr(1)) {
+    if (c < '0' || c > '9')
+      return {};
+    bits = bits * 10 + (c - '0');
+  }
+  return {t[0], bits};
+}
+
+// PTX "Operand Type Information": the same size; a bit-size type on either
+// side matches any; signed and unsigned integers match each other (an
+// .f16x2 register counts as a 32-bit integer); a float only the same float;
+// .pred only .pred.
+bool strict_ok(std::string_view r, std::string_view t) {
+  TypeClass a = classify(r), b = classify(t);
+  if (a.k == '?' || b.k == '?')
+    return true;
+  if (a.k == 'p' || b.k == 'p')
+    return a.k == b.k;
+  if (a.bits != b.bits)
+    return false;
+  if (a.k == 'b' || b.k == 'b')
+    return true;
+  if (b.k == 'u' || b.k == 's')
+    return a.k == 'u' || a.k == 's' || a.k == 'x';
+  return r == t;
+}
+
+// "Operand Size Exceeding Instruction-Type Size" (ld, st, cvt): a register
+// may be wider than a bit-size or integer type (a bit-size type takes a
+// float register too); a float type takes a wider bit-size register or
+// exactly its float.
+bool relaxed_ok(std::string_view r, std::string_view t) {
+  TypeClass a = classify(r), b = classify(t);
+  if (a.k == '?' || b.k == '?')
+    return true;
+  if (a.k == 'p' || b.k == 'p')
+    return a.k == b.k;
+  if (b.k == 'b')
+    return a.bits >= b.bits;
+  if (b.k == 'u' || b.k == 's')
+    return a.k != 'f' && a.bits >= b.bits;
+  if (b.k == 'f')
+    return (a.k == 'b' && a.bits >= b.bits) || r == t;
+  return strict_ok(r, t);
+}
+
+bool in_list(std::string_view list, std::string_view word) {
+  while (!list.empty()) {
+    size_t sp = list.find(' ');
+    if (list.substr(0, sp) == word)
+      return true;
+    list = sp == list.npos ? "" : list.substr(sp + 1);
+  }
+  return false;
+}
+
+bool is_float_type(std::string_view t) {
+  return !t.empty() && (t[0] == 'f' || t.rfind("bf", 0) == 0 || t == "tf32");
+}
+
+// Rounding, .approx, .lo/.hi/.wide against the instruction type, as ptxas
+// checks them: a rounding mode only for floats, .lo/.hi/.wide only for
+// integers, and the float forms that must name one.
+void Validator::arithmetic(const Instruction &in) {
+  const std::string &op = in.opcode;
+  static const std::string_view ops[] = {
+      "add",   "sub", "mul", "mad", "div", "fma",  "sqrt", "rcp",
+      "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "min",  "max"};
+  if (std::find(std::begin(ops), std::end(ops), op) == std::end(ops))
+    return;
+  std::string t;
+  int ntypes = 0;
+  for (const auto &m : in.modifiers)
+    if (is_type(m)) {
+      t = m;
+      ++ntypes;
+    }
+  if (ntypes != 1)
+    return;
+  const std::string name = full_name(in);
+  // min/max with three sources: .f32 only, from sm_100.
+  if ((op == "min" || op == "max") && in.operands.size() == 4) {
+    if (t != "f32")
+      error(in.loc, fmt::format("'{}' takes 3 operands, 4 given (three "
+                                "sources only for .f32)",
+                                name));
+    else if (known_target_ && target_.sm < 100)
+      error(in.loc, fmt::format("'{}' with three sources requires .target "
+                                "sm_100 or higher (the module's .target is "
+                                "{})",
+                                name, m_.target));
+  }
+  const bool flt = is_float_type(t);
+  std::string rnd;
+  for (const char *r : {"rn", "rz", "rm", "rp"})
+    if (has(in, r))
+      rnd = r;
+  if (!rnd.empty() && !flt) {
+    error(in.loc, fmt::format("rounding modifier '.{}' of '{}' applies to "
+                              "float types only, not .{}",
+                              rnd, op, t));
+    return;
+  }
+  if (!rnd.empty() && rnd != "rn" &&
+      (t == "f16" || t == "bf16" || t == "f16x2" || t == "bf16x2")) {
+    error(in.loc, fmt::format("'{}' on .{} takes only the rounding modifier "
+                              "'.rn', not '.{}'",
+                              op, t, rnd));
+    return;
+  }
+  if (flt)
+    for (const char *m : {"lo", "hi", "wide"})
+      if (has(in, m) && (op == "mul" || op == "mad")) {
+        error(in.loc,
+              fmt::format("'{}.{}' takes an integer type, not .{}", op, m, t));
+        return;
+      }
+  if (!flt)
+    return;
+  const bool approx = has(in, "approx");
+  const bool f64 = t == "f64";
+  if (op == "div") {
+    if (f64 && (approx || has(in, "full")))
+      error(in.loc, fmt::format("'{}' does not take .f64 (use a rounding "
+                                "modifier)",
+                                name));
+    else if (rnd.empty() && !approx && !has(in, "full"))
+      error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
+                                ".rm or .rp){}",
+                                name, f64 ? "" : ", .approx or .full"));
+  } else if (op == "sqrt" || op == "rcp") {
+    if (op == "sqrt" && f64 && approx)
+      error(in.loc, "'sqrt.approx' does not take .f64");
+    else if (op == "rcp" && f64 && approx && !has(in, "ftz"))
+      error(in.loc, "'rcp.approx.f64' requires '.ftz'");
+    else if (rnd.empty() && !approx)
+      error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
+                                ".rm or .rp) or .approx",
+                                name));
+  } else if (op == "mad" || op == "fma") {
+    if (rnd.empty())
+      error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
+                                ".rm or .rp)",
+                                name));
+  } else if (op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" ||
+             op == "cos" || op == "tanh") {
+    if (!approx)
+      error(in.loc, fmt::format("'{}' requires '.approx'", name));
+  }
+}
+
+// Operand count, instruction type and register types from kSignatures.
+void Validator::signature(const Function &fn, const Instruction &in) {
+  using OK = Operand::Kind;
+  const Signature *sig = nullptr;
+  for (const auto &s : kSignatures)
+    if (s.opcode == in.opcode && (s.modifier.empty() || has(in, s.modifier))) {
+      sig = &s;
+      break;
+    }
+  if (!sig)
+    return;
+  std::vector<std::string> types;
+  for (const auto &m : in.modifiers)
+    if (is_type(m))
+      types.push_back(m);
+  // cvt: only the conversions between scalar types (packed and narrow
+  // float formats have forms of their own).
+  if (in.opcode == "cvt" &&
+      (types.size() != 2 ||
+       std::any_of(types.begin(), types.end(), [](const std::string &t) {
+         char k = classify(t).k;
+         return k == '?' || k == 'x';
+       })))
+    return;
+  struct Role {
+    char kind;
+    size_t type;
+    bool optional;
+  };
+  std::vector<Role> roles;
+  size_t need = 0, ntypes = 0;
+  for (std::string_view rest = sig->operands; !rest.empty();) {
+    size_t sp = rest.find(' ');
+    std::string_view tok = rest.substr(0, sp);
+    rest = sp == rest.npos ? "" : rest.substr(sp + 1);
+    Role r{0, 0, false};
+    if (tok.front() == '?') {
+      r.optional = true;
+      tok.remove_prefix(1);
+    }
+    r.kind = tok.front();
+    r.type = tok.size() > 1 && tok[1] == '2' ? 1 : 0;
+    if (r.kind == 'H' && !has(in, "L2::cache_hint"))
+      continue;
+    if (r.kind == 'T' || r.kind == 'W' || r.kind == 'L')
+      ntypes = std::max(ntypes, r.type + 1);
+    need += r.optional ? 0 : 1;
+    roles.push_back(r);
+  }
+  const std::string name = full_name(in);
+  const auto &o = in.operands;
+  if (o.size() < need || o.size() > roles.size()) {
+    std::string count = need == roles.size() ? fmt::format("{}", need)
+                        : need + 1 == roles.size()
+                            ? fmt::format("{} or {}", need, roles.size())
+                            : fmt::format("{} to {}", need, roles.size());
+    error(in.loc, fmt::format("'{}' takes {} operand{}, {} given", name, count,
+                              roles.size() == 1 ? "" : "s", o.size()));
+    return;
+  }
+  // Forms with another number of types (mixed-precision add.f32.f16, ...)
+  // are not described here: only the operand count is checked.
+  const bool typed = types.size() == ntypes;
+  if (typed && ntypes > 0 && !sig->types.empty() &&
+      !in_list(sig->types, types[0])) {
+    std::string list;
+    for (std::string_view rest = sig->types; !rest.empty();) {
+      size_t sp = rest.find(' ');
+      list += (list.empty() ? "." : ", .") + std::string(rest.substr(0, sp));
+      rest = sp == rest.npos ? "" : rest.substr(sp + 1);
+    }
+    error(in.loc, fmt::format("'{}' does not take type .{} (it takes {})",
+                              in.opcode, types[0], list));
+    return;
+  }
+  auto check = [&](const Role &r, const Operand &x, size_t i) {
+    const RegInfo &reg = fn.regs[x.reg];
+    const std::string &rt = reg.type;
+    switch (r.kind) {
+    case 'P':
+      if (rt != "pred")
+        error(x.loc, fmt::format("operand {} of '{}' must be a predicate "
+                                 "register",
+                                 i, name));
+      return;
+    case 'U': {
+      TypeClass c = classify(rt);
+      if (c.k != '?' &&
+          !(c.bits == 32 && (c.k == 'b' || c.k == 'u' || c.k == 's')))
+        error(x.loc, fmt::format("register '{}' (.{}) of '{}' must be a "
+                                 "32-bit integer register (.b32, .u32 or "
+                                 ".s32)",
+                                 reg.name, rt, name));
+      return;
+    }
+    case 'T':
+    case 'W':
+    case 'L': {
+      if (!typed)
+        return;
+      std::string t = types[r.type];
+      if (r.kind == 'W') {
+        TypeClass c = classify(t);
+        t = fmt::format("{}{}", c.k, 2 * c.bits);
+      }
+      bool ok = r.kind == 'L' ? relaxed_ok(rt, t) : strict_ok(rt, t);
+      if (!ok)
+        error(x.loc,
+              fmt::format("register '{}' (.{}) does not match the type .{} "
+                          "of '{}'{}",
+                          reg.name, rt, t, name,
+                          r.kind == 'W'   ? " (twice the width of its type)"
+                          : r.kind == 'L' ? " (a wider integer or bit-size "
+                                            "register is allowed)"
+                                          : ""));
+      return;
+    }
+    default:
+      return;
+    }
+  };
+  for (size_t i = 0; i < o.size(); ++i) {
+    const Role &r = roles[i];
+    const Operand &x = o[i];
+    if (r.kind == '*')
+      continue;
+    if (r.kind == 'A') {
+      if (x.kind != OK::Address) {
+        error(x.loc, fmt::format("operand {} of '{}' must be an address "
+                                 "([...])",
+                                 i, name));
+      } else if (!x.elems.empty() && x.elems[0].kind == OK::Reg) {
+        const RegInfo &base = fn.regs[x.elems[0].reg];
+        TypeClass c = classify(base.type);
+        if (c.k == 'p' || c.k == 'f' || c.k == 'x' || c.bits > 64)
+          error(x.elems[0].loc,
+                fmt::format("the address register '{}' (.{}) of '{}' must be "
+                            "an integer or bit-size register",
+                            base.name, base.type, name));
+      }
+      continue;
+    }
+    if (x.kind == OK::Address) {
+      error(x.loc,
+            fmt::format("operand {} of '{}' cannot be an address", i, name));
+      continue;
+    }
+    if (r.kind == 'I') {
+      if (x.kind != OK::Imm)
+        error(x.loc, fmt::format("operand {} of '{}' must be an immediate "
+                                 "value",
+                                 i, name));
+      continue;
+    }
+    if (x.kind == OK::Vector && r.kind == 'L') {
+      size_t n = 0;
+      for (const auto &m : in.modifiers)
+        if (m == "v2" || m == "v4" || m == "v8")
+          n = static_cast<size_t>(m[1] - '0');
+      if (n && x.elems.size() != n)
+        error(x.loc, fmt::format("'{}' takes a vector of {} registers, {} "
+                                 "given",
+                                 name, n, x.elems.size()));
+      for (const auto &e : x.elems)
+        if (e.kind == OK::Reg && !fn.regs[e.reg].vec)
+          check(r, e, i);
+      continue;
+    }
+    if (x.kind == OK::Pair && r.kind == 'P') {
+      for (const auto &e : x.elems)
+        if (e.kind == OK::Reg)
+          check(r, e, i);
+      continue;
+    }
+    if (x.kind == OK::Reg && !fn.regs[x.reg].vec)
+      check(r, x, i);
+  }
 }
 
 } // namespace
 
 std::span<const Feature> features() { return kFeatures; }
+
+std::span<const Signature> signatures() { return kSignatures; }
 
 bool affects_other_threads(const Instruction &in) {
   // Memory instructions (the table lists only their modifiers).

@@ -38,10 +38,13 @@ def wrap(target, version, snippet):
             ".visible .entry k(.param .u64 k_param_0)\n"  # 4
             f"{directive}\n"                  # 5
             "{\n"                             # 6
-            ".reg .b32 %r<10>;\n"             # 7
-            ".reg .b64 %rd<10>;\n"            # 8
-            ".reg .pred %p<4>;\n"             # 9
-            ".reg .f32 %f<4>;\n"              # 10
+            ".reg .b32 %r<10>; .reg .u32 %u<4>; .reg .s32 %s<4>; "
+            ".reg .f16x2 %hh<4>;\n"                              # 7
+            ".reg .b64 %rd<10>; .reg .u64 %ud<4>; .reg .s64 %sd<4>; "
+            ".reg .f64 %fd<4>;\n"                                # 8
+            ".reg .pred %p<4>; .reg .b16 %h<4>; .reg .u16 %us<4>; "
+            ".reg .f16 %hf<4>; .reg .b8 %c<4>; .reg .u8 %uc<4>;\n"  # 9
+            ".reg .f32 %f<4>;\n"               # 10
             ".shared .align 8 .b64 bar;\n"    # 11
             "// probe\n"                      # 12
             f"{body}\n"                       # 13

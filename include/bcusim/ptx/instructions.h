@@ -60,6 +60,28 @@ struct Feature {
 // The table, in the order of docs/ptx-validation.md.
 std::span<const Feature> features();
 
+// Operand signatures (docs/ptx-validation.md "Operand signatures"): the
+// instruction types an opcode takes, the union over its forms and targets as
+// ptxas 13 accepts them ("" = not checked), and the role of each operand:
+//   T  a register of the instruction type     T2 of its second type
+//   W  twice the type's width (mul/mad.wide)  U  a 32-bit integer (.u32)
+//   L  relaxed to the type (ld, st, cvt)      L2 relaxed to the second type
+//   P  a predicate                            A  an address [..]
+//   I  an immediate value                     *  anything
+//   H  the cache policy, there exactly when the instruction has
+//      .L2::cache_hint
+// A leading '?' makes an operand optional. The first row whose opcode
+// matches and whose `modifier` (if any) the instruction has is used.
+struct Signature {
+  std::string_view opcode;
+  std::string_view modifier;
+  std::string_view types;
+  std::string_view operands;
+};
+
+// The table, in the order rows are tried.
+std::span<const Signature> signatures();
+
 // `.target sm_90a` -> {90, arch_specific}; nullopt when not an sm_ target.
 struct TargetInfo {
   uint16_t sm = 0;

@@ -3,6 +3,7 @@
 // parts around them: targets, versions, locations, the documented table.
 #include "bcusim/ptx/instructions.h"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -74,6 +75,92 @@ TEST(PtxValidate, ValidModuleHasNoDiagnostics) {
                     &ok);
   EXPECT_TRUE(ok);
   EXPECT_EQ(err, "");
+}
+
+// What nvcc 13 emits validates: every committed input of tests/ptx-inputs
+// (arith.cu covers the instruction types and operand forms the signatures
+// check).
+TEST(PtxValidate, EveryCommittedInputValidates) {
+  int n = 0;
+  for (const auto &e : std::filesystem::directory_iterator(
+           std::filesystem::path(BCUSIM_SOURCE_DIR) / "tests/ptx-inputs")) {
+    if (e.path().extension() != ".ptx")
+      continue;
+    SCOPED_TRACE(e.path().string());
+    std::ifstream f(e.path());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    bool ok = false;
+    EXPECT_EQ(validate_text(ss.str(), &ok), "");
+    EXPECT_TRUE(ok);
+    ++n;
+  }
+  EXPECT_GE(n, 9);
+}
+
+TEST(PtxValidate, OperandSignatures) {
+  const std::string head = ".version 8.8\n.target sm_90\n.address_size 64\n"
+                           ".visible .entry k()\n{\n"
+                           ".reg .b32 %r<4>;\n.reg .f32 %f<4>;\n"
+                           ".reg .b64 %rd<4>;\n.reg .b16 %h<4>;\n";
+  auto check = [&](const std::string &line, bool *ok) {
+    return validate_text(head + line + "\nret;\n}\n", ok);
+  };
+  bool ok = true;
+  std::string err = check("add.u32 %r1, %r2;", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("v.ptx:10:1: error: 'add.u32' takes 3 operands, 2 given"),
+            std::string::npos)
+      << err;
+  err = check("add.b32 %r1, %r2, %r3;", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("'add' does not take type .b32 (it takes .u16"),
+            std::string::npos)
+      << err;
+  // The caret is under the operand at fault.
+  err = check("add.u32 %r1, %f1, %r2;", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("v.ptx:10:14: error: register '%f1' (.f32) does not "
+                     "match the type .u32 of 'add.u32'"),
+            std::string::npos)
+      << err;
+  // ld widens: a 32-bit register takes a byte, not the other way round.
+  check("ld.global.u8 %r1, [%rd1];", &ok);
+  EXPECT_TRUE(ok);
+  err = check("ld.global.u32 %h1, [%rd1];", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("a wider integer or bit-size register is allowed"),
+            std::string::npos)
+      << err;
+  err = check("shl.b32 %r1, %r2, %f1;", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("must be a 32-bit integer register"), std::string::npos)
+      << err;
+  err = check("div.f32 %f1, %f2, %f3;", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("'div.f32' requires a rounding modifier"),
+            std::string::npos)
+      << err;
+  err = check("ld.global.u32 %r1, [%f1];", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("the address register '%f1' (.f32)"), std::string::npos)
+      << err;
+}
+
+// docs/ptx-validation.md lists every opcode of the signature table.
+TEST(PtxValidate, EverySignatureIsDocumented) {
+  std::ifstream f(std::string(BCUSIM_SOURCE_DIR) + "/docs/ptx-validation.md");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string doc = ss.str();
+  const size_t at = doc.find("## Operand signatures");
+  ASSERT_NE(at, std::string::npos);
+  for (const auto &s : signatures()) {
+    std::string key =
+        "| `" + std::string(s.opcode) +
+        (s.modifier.empty() ? "" : "." + std::string(s.modifier)) + "` |";
+    EXPECT_NE(doc.find(key, at), std::string::npos) << key;
+  }
 }
 
 // docs/ptx-validation.md lists every row of the table.
