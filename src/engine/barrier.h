@@ -19,6 +19,9 @@ namespace bcusim::engine::detail {
 struct BarrierCode {
   BarrierOp op = BarrierOp::Sync;
   bool aligned = true;
+  // Non-aligned form made .aligned by the module's target (sm_6x and below:
+  // seed 004 "Note"); only the diagnostic's wording depends on it.
+  bool aligned_by_target = false;
   bool packed = false;
   // Register slots of the operands mapped to BCU R0/R1 (kNone: immediate or
   // absent; the immediates are in the words).

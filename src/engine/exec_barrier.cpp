@@ -8,6 +8,7 @@
 
 #include "bcusim/bcu/instr.h"
 #include "bcusim/isa/isa.h"
+#include "bcusim/ptx/instructions.h"
 #include "compile.h"
 
 namespace bcusim::engine::detail {
@@ -39,6 +40,10 @@ bool compile_cta_barrier(Compiler &c, const ptx::Instruction &in) {
   BarrierCode bc;
   bc.op = lb->op;
   bc.aligned = lb->aligned;
+  // Seed 004, "Note": for .target sm_6x or below, barrier{.cta} without
+  // .aligned is equivalent to the .aligned variant, with its restrictions.
+  if (auto t = ptx::parse_target(c.mod.target); !bc.aligned && t && t->sm < 70)
+    bc.aligned = bc.aligned_by_target = true;
   bc.packed = lb->packed;
   bool red = lb->op == BarrierOp::RedPopc || lb->op == BarrierOp::RedAnd ||
              lb->op == BarrierOp::RedOr;

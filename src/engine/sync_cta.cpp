@@ -3,6 +3,8 @@
 // instruction become one arrival executed by the CTA's barrier unit, and
 // the unit's completions release the waiting warps. The unit's own events
 // (arrivals, completions) are what the observer sees.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "worker.h"
@@ -36,6 +38,7 @@ bool is_red(BarrierOp op) {
 
 // Kinds of barrier diagnostics (warn-only deduplication key).
 constexpr int kAlignedDivergent = 100;
+constexpr int kRegisterOperand = 101;
 
 } // namespace
 
@@ -100,18 +103,21 @@ bool Worker::try_group(Cta &c, Warp &w) {
     one_pc = one_pc && w.paths[i].pc == w.paths[group[0]].pc;
   for (uint32_t i : group) {
     const Path &p = w.paths[i];
-    if (one_pc || !P.barriers[P.code[p.pc].aux].aligned)
+    const BarrierCode &bc = P.barriers[P.code[p.pc].aux];
+    if (one_pc || !bc.aligned)
       continue;
     uint32_t pc = p.pc, here = 0;
     for (uint32_t j : group)
       if (w.paths[j].pc == pc)
         here |= w.paths[j].mask;
-    Diagnostic d =
-        where(c, w, uint32_t(std::countr_zero(here)),
-              fmt::format("'{}' is .aligned, but warp {} reaches it divergent: "
-                          "lanes {:#010x} execute it, lanes {:#010x} do not",
-                          P.code_text[pc], w.index, here, live & ~here),
-              pc);
+    Diagnostic d = where(
+        c, w, uint32_t(std::countr_zero(here)),
+        fmt::format("'{}' is .aligned{}, but warp {} reaches it divergent: "
+                    "lanes {:#010x} execute it, lanes {:#010x} do not",
+                    P.code_text[pc],
+                    bc.aligned_by_target ? " on this .target" : "", w.index,
+                    here, live & ~here),
+        pc);
     for (uint32_t j : group)
       if (w.paths[j].pc != pc) {
         Diagnostic n;
@@ -124,9 +130,15 @@ bool Worker::try_group(Cta &c, Warp &w) {
       }
     Diagnostic n;
     n.severity = Severity::Note;
-    n.message = "bar.* is barrier.*.aligned: every thread of the warp must "
-                "execute the same barrier instruction; in divergent code use "
-                "the non-aligned barrier.sync / barrier.arrive / barrier.red";
+    n.message =
+        bc.aligned_by_target
+            ? "for .target sm_6x and below, barrier{.cta} without .aligned "
+              "is equivalent to the .aligned variant (PTX): every non-exited "
+              "thread of the warp must execute the same barrier instruction "
+              "in convergence"
+            : "bar.* is barrier.*.aligned: every thread of the warp must "
+              "execute the same barrier instruction; in divergent code use "
+              "the non-aligned barrier.sync / barrier.arrive / barrier.red";
     d.notes.push_back(std::move(n));
     if (!bar_report(c, w, pc, kAlignedDivergent, std::move(d)))
       return false;
@@ -146,6 +158,11 @@ bool Worker::bar_arrive(Cta &c, Warp &w, std::span<const uint32_t> group) {
   const uint32_t pc = w.paths[lead].pc;
   const BarrierCode &lc = P.barriers[P.code[pc].aux];
   BarLaneValues v;
+  // PTX (seeds 000/004): a barrier id is 0..15 and a thread count at most
+  // the CTA's threads; the unit reads only the low 4 / 12 bits of a
+  // register (seed 001), which would silently name another barrier or
+  // count, so larger register values are reported here first.
+  std::optional<Diagnostic> bad_operand;
   for (uint32_t i : group) {
     const Path &q = w.paths[i];
     const BarrierCode &bc = P.barriers[P.code[q.pc].aux];
@@ -161,6 +178,23 @@ bool Worker::bar_arrive(Cta &c, Warp &w, std::span<const uint32_t> group) {
         v.id[l] = id;
         v.count[l] = n;
         v.packed[l] = (id & 0xfu) | (n & 0xfffu) << 4;
+        if (bad_operand || (id <= 0xfu && n <= 0xfffu))
+          return;
+        bad_operand = where(
+            c, w, l,
+            id > 0xfu
+                ? fmt::format("barrier id {} from a register is outside "
+                              "0..15 (PTX: operand a names one of the CTA's "
+                              "16 barriers); the barrier unit reads only its "
+                              "low 4 bits, barrier {}",
+                              id, id & 0xfu)
+                : fmt::format("bad thread count {} from a register on "
+                              "barrier {} (PTX: the count must be a multiple "
+                              "of the warp size, and at most the CTA's "
+                              "threads); the barrier unit reads only its low "
+                              "12 bits, {}",
+                              n, id, n & 0xfffu),
+            q.pc);
       });
     if (bc.pred != kNone) {
       // Lanes of another instruction (non-aligned, different pcs) are given
@@ -171,6 +205,9 @@ bool Worker::bar_arrive(Cta &c, Warp &w, std::span<const uint32_t> group) {
       v.input |= raw & q.mask;
     }
   }
+  if (bad_operand &&
+      !bar_report(c, w, pc, kRegisterOperand, std::move(*bad_operand)))
+    return false;
   auto &unit = *c.bars.unit;
   c.bars.raised.clear();
   bcu::Outcome out = unit.execute(w.index, active, lc.arrive, v);
