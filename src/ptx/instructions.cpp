@@ -42,9 +42,11 @@ constexpr Feature kFeatures[] = {
     {K::Instruction, "activemask", "", F::Warp, req(30, 62), "-"},
     {K::Instruction, "vote", "", F::Warp, req(0, 0), "sync any all uni ballot"},
     {K::Instruction, "shfl", "", F::Warp, req(0, 0), "sync up down bfly idx"},
-    {K::Instruction, "bar.warp.sync", "", F::Warp, req(0, 60), "-"},
+    {K::Instruction, "bar.warp.sync", "", F::Warp, req(30, 60), "-"},
     {K::Instruction, "bar", "", F::CtaBarrier, req(0, 0), "cta sync arrive red popc and or"},
-    {K::Instruction, "barrier", "", F::CtaBarrier, req(0, 0), "cta sync arrive red popc and or aligned"},
+    {K::Instruction, "bar.arrive", "", F::CtaBarrier, req(20, 0), ""},
+    {K::Instruction, "bar.red", "", F::CtaBarrier, req(20, 0), ""},
+    {K::Instruction, "barrier", "", F::CtaBarrier, req(30, 60), "cta sync arrive red popc and or aligned"},
     {K::Instruction, "fence", "", F::Fence, req(70, 60), "sc acq_rel acquire release cta cluster gpu sys proxy alias async tensormap mbarrier_init shared::cta shared::cluster global generic async::generic async::global async::shared::cta async::shared::cluster tensormap::generic sync_restrict::shared::cta sync_restrict::shared::cluster"},
     {K::Instruction, "membar", "", F::Fence, req(0, 0), "cta gl sys proxy alias"},
     {K::Instruction, "nanosleep", "", F::Control, req(70, 63), ""},
@@ -53,7 +55,18 @@ constexpr Feature kFeatures[] = {
     {K::Modifier, "expect_tx", "mbarrier", F::Mbarrier, req(90, 80), ""},
     {K::Modifier, "release", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "acquire", "mbarrier", F::Mbarrier, req(0, 80), ""},
-    {K::Modifier, "relaxed", "mbarrier.arrive", F::Mbarrier, req(0, 86), ""},
+    {K::Modifier, "relaxed", "mbarrier", F::Mbarrier, req(90, 80), ""},
+    {K::Modifier, "relaxed", "mbarrier.arrive", F::Mbarrier, req(90, 86), ""},
+    {K::Modifier, "relaxed", "mbarrier.arrive_drop", F::Mbarrier, req(90, 86), ""},
+    {K::Modifier, "relaxed", "mbarrier.test_wait", F::Mbarrier, req(90, 86), ""},
+    {K::Modifier, "relaxed", "mbarrier.try_wait", F::Mbarrier, req(90, 86), ""},
+    {K::Modifier, "cta", "bar", F::CtaBarrier, req(0, 78), ""},
+    {K::Modifier, "cta", "barrier", F::CtaBarrier, req(0, 78), ""},
+    {K::Modifier, "shared::cta", "*", F::Memory, req(0, 78), ""},
+    {K::Modifier, "release", "fence.proxy", F::Fence, req(90, 83), ""},
+    {K::Modifier, "acquire", "fence.proxy", F::Fence, req(90, 83), ""},
+    {K::Modifier, "sync_restrict::shared::cta", "fence", F::Fence, req(90, 86), ""},
+    {K::Modifier, "sync_restrict::shared::cluster", "fence", F::Fence, req(90, 86), ""},
     {K::Modifier, "relaxed", "barrier.cluster", F::Cluster, req(90, 80), ""},
     {K::Modifier, "release", "barrier.cluster", F::Cluster, req(90, 80), ""},
     {K::Modifier, "acquire", "barrier.cluster", F::Cluster, req(90, 80), ""},
@@ -105,6 +118,32 @@ constexpr Feature kFeatures[] = {
 // The operand signatures (instructions.h, docs/ptx-validation.md).
 // clang-format off
 constexpr Signature kSignatures[] = {
+    {"bar", "warp", "", "U"},
+    {"bar", "popc", "", "U U ?U P"},
+    {"bar", "and", "", "P U ?U P"},
+    {"bar", "or", "", "P U ?U P"},
+    {"bar", "arrive", "", "U U"},
+    {"bar", "", "", "U ?U"},
+    {"barrier", "cluster", "", ""},
+    {"barrier", "popc", "", "U U ?U P"},
+    {"barrier", "and", "", "P U ?U P"},
+    {"barrier", "or", "", "P U ?U P"},
+    {"barrier", "arrive", "", "U U"},
+    {"barrier", "", "", "U ?U"},
+    {"elect", "", "", "Q U"},
+    {"mbarrier", "init", "", "A U"},
+    {"mbarrier", "inval", "", "A"},
+    {"mbarrier", "arrive expect_tx", "", "T A U"},
+    {"mbarrier", "arrive_drop expect_tx", "", "T A U"},
+    {"mbarrier", "arrive", "", "T A ?U"},
+    {"mbarrier", "arrive_drop", "", "T A ?U"},
+    {"mbarrier", "expect_tx", "", "A U"},
+    {"mbarrier", "complete_tx", "", "A U"},
+    {"mbarrier", "test_wait parity", "", "P A U"},
+    {"mbarrier", "try_wait parity", "", "P A U ?U"},
+    {"mbarrier", "test_wait", "", "P A T"},
+    {"mbarrier", "try_wait", "", "P A T ?U"},
+    {"mbarrier", "pending_count", "", "U T"},
     {"add", "", "u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2 f32x2 u16x2 s16x2", "T T T"},
     {"sub", "", "u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2 f32x2", "T T T"},
     {"addc", "", "u32 s32 u64 s64", "T T T"},
@@ -471,10 +510,8 @@ void Validator::rules(const Function &fn, const Instruction &in) {
        (op == "vote" && has(in, "ballot")) || op == "shfl") &&
       !o.empty())
     needs_32(o[0], "the destination");
-  if (op == "elect") {
+  if (op == "elect")
     needs_sync();
-    operands(2);
-  }
   if (op == "redux") {
     needs_sync();
     std::string red = first_of({"add", "min", "max", "and", "or", "xor"});
@@ -507,7 +544,13 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 "'barrier.cluster' requires '.arrive' or "
                                 "'.wait'",
                                 name));
-    operands(0);
+    int orderings = 0;
+    for (const char *m : {"release", "relaxed", "acquire"})
+      orderings += has(in, m) ? 1 : 0;
+    if (orderings > 1)
+      error(in.loc, fmt::format("'{}' takes at most one of .release, "
+                                ".relaxed and .acquire",
+                                name));
     return;
   }
   if (op == "bar" || op == "barrier") {
@@ -532,9 +575,10 @@ void Validator::rules(const Function &fn, const Instruction &in) {
             fmt::format("the thread count of '{}' must be a multiple of the "
                         "warp size (32), not {}",
                         name, o[count].ival));
-    if (has(in, "arrive") && o.size() != 2)
-      error(in.loc,
-            fmt::format("'{}' takes a barrier and a thread count", name));
+    if (has(in, "arrive") && o.size() == 2 && o[1].kind == OK::Imm &&
+        o[1].ival == 0)
+      error(o[1].loc,
+            fmt::format("'{}' requires a non-zero thread count", name));
     if (red) {
       std::string r = first_of({"popc", "and", "or"});
       std::string t;
@@ -546,24 +590,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       if ((r == "and" || r == "or") && !t.empty() && t != "pred")
         error(in.loc,
               fmt::format("'bar.red.{}' takes type .pred, not .{}", r, t));
-      // The destination: a .u32 register for .popc, a predicate for
-      // .and / .or (seed 000: "d has type .u32; p and c are predicates").
-      if (!o.empty() && o[0].kind == OK::Reg) {
-        const bool pred = fn.regs[o[0].reg].type == "pred";
-        if (r == "popc" && pred)
-          error(o[0].loc, "the destination of 'bar.red.popc' is a .u32 "
-                          "register, not a predicate");
-        else if ((r == "and" || r == "or") && !pred)
-          error(
-              o[0].loc,
-              fmt::format("the destination of 'bar.red.{}' is a predicate", r));
-      }
-      // The last operand is the predicate reduced over the CTA.
-      if (!o.empty() && o.back().kind == OK::Reg &&
-          fn.regs[o.back().reg].type != "pred")
-        error(o.back().loc,
-              fmt::format("the operand reduced by '{}' must be a predicate",
-                          name));
+      // The operand kinds (destination, reduced predicate): signatures.
     }
     return;
   }
@@ -653,6 +680,25 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 "ordering (.release, .acquire or .relaxed) "
                                 "with it",
                                 scope, what));
+    if (has(in, "noComplete")) {
+      // .noComplete: the arrive with a count that must not complete the
+      // phase; it takes no ordering but the default .release.cta.
+      if (o.size() < 3)
+        error(in.loc, fmt::format("'.noComplete' on 'mbarrier.{}' requires "
+                                  "a count operand",
+                                  what));
+      for (const char *m : {"relaxed", "cluster"})
+        if (has(in, m))
+          error(in.loc, fmt::format("'.{}' cannot be combined with "
+                                    "'.noComplete'",
+                                    m));
+    }
+    // Seed 002: expect_tx / complete_tx take .relaxed as their only .sem.
+    if ((what == "expect_tx" || what == "complete_tx") &&
+        (has(in, "release") || has(in, "acquire")))
+      error(in.loc, fmt::format("'mbarrier.{}' takes only '.relaxed' as its "
+                                "ordering",
+                                what));
     // Seed 002: a count on mbarrier.arrive without .noComplete needs sm_90.
     if ((what == "arrive" || what == "arrive_drop") && !has(in, "noComplete") &&
         !has(in, "expect_tx") && o.size() == 3 && known_target_ &&
@@ -736,6 +782,17 @@ bool relaxed_ok(std::string_view r, std::string_view t) {
   if (b.k == 'f')
     return (a.k == 'b' && a.bits >= b.bits) || r == t;
   return strict_ok(r, t);
+}
+
+// Whether the instruction has every modifier of a space-separated list.
+bool has_all(const Instruction &in, std::string_view list) {
+  while (!list.empty()) {
+    size_t sp = list.find(' ');
+    if (!has(in, list.substr(0, sp)))
+      return false;
+    list = sp == list.npos ? "" : list.substr(sp + 1);
+  }
+  return true;
 }
 
 bool in_list(std::string_view list, std::string_view word) {
@@ -848,7 +905,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   using OK = Operand::Kind;
   const Signature *sig = nullptr;
   for (const auto &s : kSignatures)
-    if (s.opcode == in.opcode && (s.modifier.empty() || has(in, s.modifier))) {
+    if (s.opcode == in.opcode && has_all(in, s.modifier)) {
       sig = &s;
       break;
     }
@@ -894,6 +951,19 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   }
   const std::string name = full_name(in);
   const auto &o = in.operands;
+  if (o.size() >= need && o.size() < roles.size()) {
+    // Optional operands may stand before required ones (bar.red's thread
+    // count): keep the first optional ones the operand count allows.
+    size_t spare = o.size() - need;
+    std::vector<Role> kept;
+    for (const Role &r : roles)
+      if (!r.optional || spare > 0) {
+        spare -= r.optional ? 1 : 0;
+        kept.push_back(r);
+      }
+    roles = std::move(kept);
+    need = roles.size();
+  }
   if (o.size() < need || o.size() > roles.size()) {
     std::string count = need == roles.size() ? fmt::format("{}", need)
                         : need + 1 == roles.size()
@@ -988,6 +1058,25 @@ void Validator::signature(const Function &fn, const Instruction &in) {
     if (x.kind == OK::Address) {
       error(x.loc,
             fmt::format("operand {} of '{}' cannot be an address", i, name));
+      continue;
+    }
+    if (r.kind == 'Q') {
+      // elect.sync's d|p: a 32-bit register (or '_') and a predicate.
+      if (x.kind != OK::Pair || x.elems.size() != 2) {
+        error(x.loc, fmt::format("the destination of '{}' is a pair d|p (a "
+                                 "32-bit register or '_', and a predicate)",
+                                 name));
+        continue;
+      }
+      if (x.elems[0].kind == OK::Reg)
+        check(Role{'U', 0, false}, x.elems[0], i);
+      if (x.elems[1].kind == OK::Reg)
+        check(Role{'P', 0, false}, x.elems[1], i);
+      else
+        error(x.elems[1].loc,
+              fmt::format("the destination of '{}' is a pair d|p (a "
+                          "32-bit register or '_', and a predicate)",
+                          name));
       continue;
     }
     if (r.kind == 'I') {

@@ -31,6 +31,11 @@ def wrap(target, version, snippet):
     """The PTX module of one probe: the snippet is on line 13 (an
     instruction) or line 5 (a kernel directive)."""
     directive = snippet if snippet.startswith(".") else ""
+    # Half-precision registers exist from sm_53 on.
+    m = re.match(r"sm_(\d+)", target)
+    halves = m is not None and int(m.group(1)) >= 53
+    half2 = ".reg .f16x2 %hh<4>;" if halves else ""
+    half = ".reg .f16 %hf<4>;" if halves else ""
     body = "" if directive else snippet
     return (f".version {version}\n"          # 1
             f".target {target}\n"             # 2
@@ -39,11 +44,11 @@ def wrap(target, version, snippet):
             f"{directive}\n"                  # 5
             "{\n"                             # 6
             ".reg .b32 %r<10>; .reg .u32 %u<4>; .reg .s32 %s<4>; "
-            ".reg .f16x2 %hh<4>;\n"                              # 7
+            f"{half2}\n"                                         # 7
             ".reg .b64 %rd<10>; .reg .u64 %ud<4>; .reg .s64 %sd<4>; "
             ".reg .f64 %fd<4>;\n"                                # 8
             ".reg .pred %p<4>; .reg .b16 %h<4>; .reg .u16 %us<4>; "
-            ".reg .f16 %hf<4>; .reg .b8 %c<4>; .reg .u8 %uc<4>;\n"  # 9
+            f"{half} .reg .b8 %c<4>; .reg .u8 %uc<4>;\n"        # 9
             ".reg .f32 %f<4>;\n"               # 10
             ".shared .align 8 .b64 bar;\n"    # 11
             "// probe\n"                      # 12
