@@ -552,16 +552,26 @@ TypeClass classify(std::string_view t) {
   return {t[0], bits};
 }
 
-// PTX "Operand Type Information": the same size; a bit-size type on either
-// side matches any; signed and unsigned integers match each other (an
+// Whether a register of type r may stand for an operand of type t.
+// Strict, PTX "Operand Type Information": the same size; a bit-size type on
+// either side matches any; signed and unsigned integers match each other (an
 // .f16x2 register counts as a 32-bit integer); a float only the same float;
-// .pred only .pred.
-bool strict_ok(std::string_view r, std::string_view t) {
+// .pred only .pred. Relaxed (ld, st, cvt: "Operand Size Exceeding
+// Instruction-Type Size"): a register may be wider than a bit-size or
+// integer type (a bit-size type takes a float register too); a float type
+// takes a wider bit-size register or exactly its float.
+bool compatible(std::string_view r, std::string_view t, bool relaxed) {
   TypeClass a = classify(r), b = classify(t);
   if (a.k == '?' || b.k == '?')
     return true;
   if (a.k == 'p' || b.k == 'p')
     return a.k == b.k;
+  if (relaxed && b.k == 'b')
+    return a.bits >= b.bits;
+  if (relaxed && (b.k == 'u' || b.k == 's'))
+    return a.k != 'f' && a.bits >= b.bits;
+  if (relaxed && b.k == 'f')
+    return (a.k == 'b' && a.bits >= b.bits) || r == t;
   if (a.bits != b.bits)
     return false;
   if (a.k == 'b' || b.k == 'b')
@@ -569,25 +579,6 @@ bool strict_ok(std::string_view r, std::string_view t) {
   if (b.k == 'u' || b.k == 's')
     return a.k == 'u' || a.k == 's' || a.k == 'x';
   return r == t;
-}
-
-// "Operand Size Exceeding Instruction-Type Size" (ld, st, cvt): a register
-// may be wider than a bit-size or integer type (a bit-size type takes a
-// float register too); a float type takes a wider bit-size register or
-// exactly its float.
-bool relaxed_ok(std::string_view r, std::string_view t) {
-  TypeClass a = classify(r), b = classify(t);
-  if (a.k == '?' || b.k == '?')
-    return true;
-  if (a.k == 'p' || b.k == 'p')
-    return a.k == b.k;
-  if (b.k == 'b')
-    return a.bits >= b.bits;
-  if (b.k == 'u' || b.k == 's')
-    return a.k != 'f' && a.bits >= b.bits;
-  if (b.k == 'f')
-    return (a.k == 'b' && a.bits >= b.bits) || r == t;
-  return strict_ok(r, t);
 }
 
 // Whether the instruction has every modifier of a space-separated list.
@@ -883,7 +874,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
         TypeClass c = classify(t);
         t = fmt::format("{}{}", c.k, 2 * c.bits);
       }
-      bool ok = r.kind == 'L' ? relaxed_ok(rt, t) : strict_ok(rt, t);
+      bool ok = compatible(rt, t, r.kind == 'L');
       if (!ok)
         error(x.loc,
               fmt::format("register '{}' (.{}) does not match the type .{} "
