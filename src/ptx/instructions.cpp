@@ -281,6 +281,7 @@ private:
   void rules(const Function &f, const Instruction &in);
   void signature(const Function &f, const Instruction &in);
   void arithmetic(const Instruction &in);
+  void memory(const Instruction &in);
   void operand_features(const Operand &o);
 };
 
@@ -715,6 +716,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                   what));
   }
   arithmetic(in);
+  memory(in);
 }
 
 // A type's class and size: 'b', 'u', 's', 'f', 'x' (a packed pair, such as
@@ -900,6 +902,65 @@ void Validator::arithmetic(const Instruction &in) {
   }
 }
 
+// State spaces and memory-order modifiers of ld, st, atom and red, as
+// ptxas checks them.
+void Validator::memory(const Instruction &in) {
+  const std::string &op = in.opcode;
+  if (op != "ld" && op != "st" && op != "atom" && op != "red")
+    return;
+  if (has(in, "async") || has(in, "bulk"))
+    return; // st.async, red.async: forms of their own
+  std::vector<std::string> spaces;
+  for (const auto &m : in.modifiers)
+    if (is_space(m) || m == "tex")
+      spaces.push_back(m);
+  const std::string name = full_name(in);
+  if (spaces.size() > 1) {
+    error(in.loc, fmt::format("'{}' names {} state spaces; it takes one "
+                              "(or none for a generic address)",
+                              name, spaces.size()));
+    return;
+  }
+  const std::string sp = spaces.empty() ? "" : spaces[0];
+  bool space_ok = true;
+  if (sp == "tex")
+    space_ok = false;
+  else if (op == "st")
+    space_ok = sp != "const";
+  else if (op == "atom" || op == "red")
+    space_ok = sp.empty() || sp == "global" || sp == "shared" ||
+               sp == "shared::cta" || sp == "shared::cluster";
+  if (!space_ok) {
+    error(in.loc,
+          fmt::format("'{}' does not take the state space .{}", op, sp));
+    return;
+  }
+  if (has(in, "nc")) {
+    if (op != "ld")
+      error(in.loc, fmt::format("'.nc' is a modifier of 'ld' only, not of "
+                                "'{}'",
+                                op));
+    else if (sp != "global")
+      error(in.loc, "'.nc' requires the .global state space");
+  }
+  const char *order = nullptr;
+  for (const char *m :
+       {"volatile", "relaxed", "acquire", "release", "weak", "mmio"})
+    if (has(in, m))
+      order = m;
+  if (order && (sp == "local" || sp == "const") &&
+      std::string_view(order) != "weak")
+    error(in.loc, fmt::format("'.{}' does not apply to the .{} state space",
+                              order, sp));
+  else if ((op == "ld" || op == "st") &&
+           (has(in, "relaxed") || has(in, "acquire") || has(in, "release")) &&
+           !has(in, "cta") && !has(in, "cluster") && !has(in, "gpu") &&
+           !has(in, "sys"))
+    error(in.loc, fmt::format("'.{}' on '{}' requires a scope (.cta, "
+                              ".cluster, .gpu or .sys)",
+                              order, op));
+}
+
 // Operand count, instruction type and register types from kSignatures.
 void Validator::signature(const Function &fn, const Instruction &in) {
   using OK = Operand::Kind;
@@ -1034,6 +1095,38 @@ void Validator::signature(const Function &fn, const Instruction &in) {
       return;
     }
   };
+  // A constant operand: an integer constant for integer, bit-size and
+  // predicate operands, a floating-point one (0f..., 0d..., 1.5) for .f32,
+  // .f64 and bit-size operands (ptxas: "Arguments mismatch").
+  auto constant = [&](const Role &r, const Operand &x, size_t i) {
+    std::string t;
+    if (r.kind == 'U')
+      t = "u32";
+    else if (r.kind == 'P')
+      t = "pred";
+    else if ((r.kind == 'T' || r.kind == 'W' || r.kind == 'L') && typed) {
+      t = types[r.type];
+      if (r.kind == 'W') {
+        TypeClass c = classify(t);
+        t = fmt::format("{}{}", c.k, 2 * c.bits);
+      }
+    }
+    if (t.empty())
+      return;
+    TypeClass c = classify(t);
+    bool ok = true;
+    if (x.kind == OK::Imm)
+      ok = !is_float_type(t);
+    else
+      ok = c.k == 'b' ||
+           (c.k == 'f' && (c.bits == 32 || c.bits == 64) && t != "tf32");
+    if (!ok)
+      error(x.loc,
+            fmt::format("operand {} of '{}' is a .{} operand: {} "
+                        "constant does not fit it",
+                        i, name, t,
+                        x.kind == OK::Imm ? "an integer" : "a floating-point"));
+  };
   for (size_t i = 0; i < o.size(); ++i) {
     const Role &r = roles[i];
     const Operand &x = o[i];
@@ -1106,7 +1199,9 @@ void Validator::signature(const Function &fn, const Instruction &in) {
           check(r, e, i);
       continue;
     }
-    if (x.kind == OK::Reg && !fn.regs[x.reg].vec)
+    if (x.kind == OK::Imm || x.kind == OK::FImm)
+      constant(r, x, i);
+    else if (x.kind == OK::Reg && !fn.regs[x.reg].vec)
       check(r, x, i);
   }
 }

@@ -80,7 +80,12 @@ def ptxas_verdict(ptxas, path, target):
     if p.returncode == 0:
         return "accepted", "", ""
     lines = sorted({int(l) for l, _ in errors})
-    message = errors[0][1].strip() if errors else p.stderr.strip().splitlines()[0]
+    if errors:
+        message = errors[0][1].strip()
+    elif p.stderr.strip():
+        message = p.stderr.strip().splitlines()[0]
+    else:  # no message at all (ptxas crashed): not a verdict to keep
+        message = f"ptxas exited with status {p.returncode} and no message"
     return "rejected", ",".join(map(str, lines)), message
 
 
