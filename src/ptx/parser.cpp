@@ -40,6 +40,9 @@ using NameMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 constexpr uint16_t kNoElem = 0xFFFF;
 constexpr size_t kMaxErrors = 50;
+// Nesting of parentheses, unary operators and `?:` in one constant
+// expression (the parser recurses on each).
+constexpr int kMaxExprDepth = 256;
 constexpr uint32_t kMaxRegsPerFunction = 1u << 20;
 // Largest variable accepted (bytes): far above any device memory, far below
 // where size arithmetic could overflow.
@@ -348,6 +351,19 @@ private:
   static void f32_operand(Const &c);
   bool no_expr_here(std::string_view what, char closer);
   int expr_depth_ = 0;
+  struct ExprDepth {
+    int &d;
+    explicit ExprDepth(int &x) : d(x) { ++d; }
+    ~ExprDepth() { --d; }
+    ExprDepth(const ExprDepth &) = delete;
+    ExprDepth &operator=(const ExprDepth &) = delete;
+  };
+  bool enter_expr() {
+    if (expr_depth_ < kMaxExprDepth)
+      return true;
+    error(loc(tok_), "constant expression nested too deeply");
+    return false;
+  }
 
   // ---- module level -------------------------------------------------------
   bool parse_top_level();
@@ -422,8 +438,6 @@ private:
 // ===========================================================================
 // Constant expressions (docs/ptx-frontend.md, "Constant expressions")
 // ===========================================================================
-
-constexpr int kMaxExprDepth = 256;
 
 // Whether the current token can begin a constant expression. `!` followed
 // by a name is a negated predicate, not logical not.
@@ -510,6 +524,10 @@ int Parser::binary_op(std::string_view &op, int &ntok) const {
 }
 
 bool Parser::parse_expr(Const &out) {
+  // Nested `?:` and unary operators recurse: both count against one depth.
+  if (!enter_expr())
+    return false;
+  ExprDepth guard(expr_depth_);
   if (!parse_binary(out, 1))
     return false;
   if (!is_punct('?'))
@@ -554,15 +572,9 @@ bool Parser::parse_binary(Const &out, int min_prec) {
 }
 
 bool Parser::parse_unary(Const &out) {
-  if (expr_depth_ >= kMaxExprDepth) {
-    error(loc(tok_), "constant expression nested too deeply");
+  if (!enter_expr())
     return false;
-  }
-  struct DepthGuard {
-    int &d;
-    explicit DepthGuard(int &x) : d(x) { ++d; }
-    ~DepthGuard() { --d; }
-  } guard(expr_depth_);
+  ExprDepth guard(expr_depth_);
   Token first = tok_;
   if (is_punct('(') && peek_.kind == Tok::DotName) {
     // Casts: (.s64) and (.u64).

@@ -1015,6 +1015,16 @@ TEST(PtxParser, DeeplyNestedConstantExpressionIsAnErrorNotACrash) {
   EXPECT_FALSE(p->mod);
   EXPECT_NE(p->sink.render_all().find("constant expression nested too deeply"),
             std::string::npos);
+  std::string ternary;
+  for (int i = 0; i < 100000; ++i)
+    ternary += "1?1:";
+  auto t = parse_text(kHeader +
+                      ".entry k()\n{\n.reg .b32 %r;\nadd.s32 %r, "
+                      "%r, " +
+                      ternary + "1;\n}\n");
+  EXPECT_FALSE(t->mod);
+  EXPECT_NE(t->sink.render_all().find("constant expression nested too deeply"),
+            std::string::npos);
   std::string minus(100000, '-');
   auto q = parse_text(kHeader +
                       ".entry k()\n{\n.reg .b32 %r;\nadd.s32 %r, "
