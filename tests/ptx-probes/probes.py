@@ -76,7 +76,7 @@ def ptxas_verdict(ptxas, path, target):
     arch = "sm_100a" if target.startswith("sm_10") or target.startswith("sm_12") else "sm_90a"
     p = subprocess.run([ptxas, f"-arch={arch}", path, "-o", os.devnull],
                        capture_output=True, text=True)
-    errors = re.findall(r"line (\d+); error\s*:\s*(.*)", p.stderr)
+    errors = re.findall(r"line (\d+); (?:error|fatal)\s*:\s*(.*)", p.stderr)
     if p.returncode == 0:
         return "accepted", "", ""
     lines = sorted({int(l) for l, _ in errors})
