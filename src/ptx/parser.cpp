@@ -1484,11 +1484,9 @@ bool Parser::parse_init_item(VarDecl &v, int depth) {
         std::memcpy(&b, &fv, 4);
         bits = b;
       } else if (v.type == "f64" && f32) {
-        uint32_t b = static_cast<uint32_t>(bits);
-        float fv;
-        std::memcpy(&fv, &b, 4);
-        double d = fv;
-        std::memcpy(&bits, &d, 8);
+        // As ptxas 13 assembles it: the literal's 32 bits, zero-extended
+        // (not converted; docs/ptx-frontend.md "Literals").
+        bits &= 0xffffffffu;
       }
       init.bits = bits;
     }

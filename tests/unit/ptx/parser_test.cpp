@@ -686,8 +686,9 @@ TEST(PtxParser, VariableDeclarationsAndInitializers) {
   EXPECT_EQ(g[1].init[2].bits, static_cast<uint64_t>(-3));
   EXPECT_EQ(g[2].init[0].kind, VarDecl::Init::Kind::Float);
   EXPECT_EQ(g[2].init[0].bits, 0x3F800000u);
-  EXPECT_EQ(g[2].init[1].bits, 0x3FC00000u);           // 1.5 stored as f32 bits
-  EXPECT_EQ(g[3].init[0].bits, 0x4000000000000000ull); // 2.0f widened
+  EXPECT_EQ(g[2].init[1].bits, 0x3FC00000u); // 1.5 stored as f32 bits
+  // A 0f literal keeps its 32 bits in an .f64, as ptxas assembles it.
+  EXPECT_EQ(g[3].init[0].bits, 0x40000000ull);
   EXPECT_EQ(g[4].vec, 4);
   EXPECT_EQ(g[4].element_count(), 4u);
   EXPECT_EQ(g[4].size_bytes(), 16u);
