@@ -1459,6 +1459,7 @@ bool Parser::parse_init_item(VarDecl &v, int depth) {
     if (c.is_int() && (v.type == "f32" || v.type == "f64")) {
       auto sv = static_cast<int64_t>(c.bits);
       init.kind = VarDecl::Init::Kind::Float;
+      init.from_integer = true;
       if (v.type == "f32") {
         float fv =
             is_signed ? static_cast<float>(sv) : static_cast<float>(c.bits);

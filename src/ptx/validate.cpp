@@ -49,6 +49,35 @@ bool is_type(std::string_view m) {
   return std::find(std::begin(types), std::end(types), m) != std::end(types);
 }
 
+// A type's class and size: 'b', 'u', 's', 'f', 'x' (a packed pair, such as
+// .f16x2), 'p' (.pred); '?' for any other (not checked).
+struct TypeClass {
+  char k = '?';
+  int bits = 0;
+};
+
+TypeClass classify(std::string_view t) {
+  if (t == "pred")
+    return {'p', 1};
+  if (t == "f16x2" || t == "bf16x2" || t == "u16x2" || t == "s16x2")
+    return {'x', 32};
+  if (t == "f32x2")
+    return {'x', 64};
+  if (t == "bf16")
+    return {'f', 16};
+  if (t == "tf32")
+    return {'f', 32};
+  if (t.size() < 2 || std::string_view("bsuf").find(t[0]) == t.npos)
+    return {};
+  int bits = 0;
+  for (char c : t.substr(1)) {
+    if (c < '0' || c > '9')
+      return {};
+    bits = bits * 10 + (c - '0');
+  }
+  return {t[0], bits};
+}
+
 class Validator {
 public:
   Validator(const Module &m, DiagnosticSink &sink) : m_(m), sink_(sink) {}
@@ -124,7 +153,29 @@ bool Validator::run() {
             fmt::format("PTX .version {} does not support .target {} (it "
                         "needs .version {} or later)",
                         m_.version, m_.target, version_text(f.req.ptx)));
+  // Initializers: an integer constant only for integer and bit-size
+  // variables, a floating-point one only for float and bit-size ones.
+  auto initializers = [&](const VarDecl &v) {
+    const char k = classify(v.type).k;
+    for (size_t i = 0; i < v.init.size(); ++i) {
+      const auto &x = v.init[i];
+      const bool flt = x.kind == VarDecl::Init::Kind::Float && !x.from_integer;
+      const bool integer = x.kind == VarDecl::Init::Kind::Int || x.from_integer;
+      if ((flt && k != 'f' && k != 'b') || (integer && k == 'f')) {
+        error(v.loc,
+              fmt::format("initializer {} of '{}' is {} constant, "
+                          "which a .{} variable cannot hold",
+                          i, v.name, flt ? "a floating-point" : "an integer",
+                          v.type));
+        return;
+      }
+    }
+  };
+  for (const auto &v : m_.globals)
+    initializers(v);
   for (const auto &fn : m_.functions) {
+    for (const auto &v : fn.locals)
+      initializers(v);
     bool cluster_dims = false;
     for (const auto &[name, loc] : fn.directive_locs) {
       for (const auto &f : features())
@@ -523,35 +574,6 @@ void Validator::rules(const Function &fn, const Instruction &in) {
   arithmetic(in);
   memory(in);
   conversion(in);
-}
-
-// A type's class and size: 'b', 'u', 's', 'f', 'x' (a packed pair, such as
-// .f16x2), 'p' (.pred); '?' for any other (not checked).
-struct TypeClass {
-  char k = '?';
-  int bits = 0;
-};
-
-TypeClass classify(std::string_view t) {
-  if (t == "pred")
-    return {'p', 1};
-  if (t == "f16x2" || t == "bf16x2" || t == "u16x2" || t == "s16x2")
-    return {'x', 32};
-  if (t == "f32x2")
-    return {'x', 64};
-  if (t == "bf16")
-    return {'f', 16};
-  if (t == "tf32")
-    return {'f', 32};
-  if (t.size() < 2 || std::string_view("bsuf").find(t[0]) == t.npos)
-    return {};
-  int bits = 0;
-  for (char c : t.substr(1)) {
-    if (c < '0' || c > '9')
-      return {};
-    bits = bits * 10 + (c - '0');
-  }
-  return {t[0], bits};
 }
 
 // Whether a register of type r may stand for an operand of type t.

@@ -136,6 +136,9 @@ struct VarDecl {
     uint64_t bits = 0;
     std::string symbol;
     bool generic = false;
+    // Float: written as an integer constant and converted to the type
+    // (validation reports it, as ptxas does).
+    bool from_integer = false;
   };
   std::vector<Init> init;
   SourceLoc loc;
