@@ -263,9 +263,14 @@ void exec_collective(Exec &x, std::span<const CollectivePart> parts) {
         fn(x, *pt.in, pt.lanes);
 }
 
+bool meets_elsewhere(const Inst &in) {
+  return in.kind == Kind::WarpSyncMember || in.fn == exec_shfl ||
+         in.fn == exec_vote || in.fn == exec_match || in.fn == exec_redux;
+}
+
 bool same_collective(const Inst &a, const Inst &b) {
-  return a.fn == b.fn && a.kind == b.kind && a.aux == b.aux &&
-         a.flags == b.flags;
+  return meets_elsewhere(a) && a.fn == b.fn && a.kind == b.kind &&
+         a.aux == b.aux && a.flags == b.flags;
 }
 
 bool compile_warp(Compiler &c, const ptx::Instruction &in) {

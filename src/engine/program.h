@@ -469,9 +469,14 @@ struct CollectivePart {
 // reads its operands from, and writes its results to, the instruction it
 // executes; the exchange is among all the parts' lanes.
 void exec_collective(Exec &x, std::span<const CollectivePart> parts);
+// Whether the members of a warp-synchronous instruction's mask may meet it
+// at other instructions on sm_70+: bar.warp.sync, elect.sync and the
+// shfl/vote/match/redux.sync collectives; not the .sync.aligned matrix
+// instructions (.aligned: every thread executes the same instruction).
+bool meets_elsewhere(const Inst &in);
 // Whether lanes at `a` and at `b` execute together: the same operation with
 // the same qualifiers (PTX: "executed <op>.sync with the same qualifiers and
-// same membermask value").
+// same membermask value"), one that meets_elsewhere.
 bool same_collective(const Inst &a, const Inst &b);
 
 // ---- global memory ---------------------------------------------------------

@@ -179,7 +179,9 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
       uint32_t qm = j.lanes;
       if (qi.guard != kNone)
         qm &= qi.guard_neg ? ~x.p[qi.guard] : x.p[qi.guard];
-      if (qm)
+      if (&qi == &in) // the same instruction (another call stack)
+        parts[0].lanes |= qm;
+      else if (qm)
         parts.push_back({&qi, qm});
       all |= qm;
     }
@@ -247,8 +249,13 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
 void Worker::apart_error(Cta &c, Warp &w, uint32_t pc, uint32_t lanes,
                          uint32_t mem, const WaitingElsewhere &e) {
   const std::string &here = P.code_text[pc], &there = P.code_text[e.apart_pc];
+  const bool aligned = !meets_elsewhere(P.code[pc]);
   std::string msg =
-      P.warp_sync_same_inst
+      aligned ? fmt::format("'{}': lanes {:#010x} wait here, but lanes "
+                            "{:#010x} of the warp wait at another '{}' "
+                            "instruction",
+                            here, lanes, e.apart, there)
+      : P.warp_sync_same_inst
           ? fmt::format("'{}': lanes {:#010x} wait here with membermask "
                         "{:#010x}, but member lanes {:#010x} wait at another "
                         "'{}' instruction",
@@ -266,7 +273,13 @@ void Worker::apart_error(Cta &c, Warp &w, uint32_t pc, uint32_t lanes,
   n.loc = P.locs[e.apart_pc];
   n.message = fmt::format("warp {} lanes {:#010x} wait here", w.index, e.apart);
   d.notes.push_back(std::move(n));
-  if (P.warp_sync_same_inst) {
+  if (aligned) {
+    Diagnostic r;
+    r.severity = Severity::Note;
+    r.message = ".aligned: every thread of the warp must execute the same "
+                "instruction";
+    d.notes.push_back(std::move(r));
+  } else if (P.warp_sync_same_inst) {
     Diagnostic r;
     r.severity = Severity::Note;
     r.message = fmt::format(
