@@ -119,7 +119,87 @@ parse_value(ScalarType t, std::string_view text, std::string &error) {
   return out;
 }
 
+namespace {
+
+// {FIELD,...}: the bytes of a structure passed by value.
+std::optional<ArgSpec> parse_aggregate(std::string_view text,
+                                       std::string &error) {
+  ArgSpec a;
+  a.is_aggregate = true;
+  if (text.size() < 2 || text.back() != '}') {
+    error = "missing '}' at the end of the structure";
+    return std::nullopt;
+  }
+  std::string_view body = text.substr(1, text.size() - 2);
+  size_t max_align = 1;
+  auto place = [&](size_t size, size_t align) {
+    size_t off = (a.scalar.size() + align - 1) / align * align;
+    a.scalar.resize(off + size, 0);
+    max_align = std::max(max_align, align);
+    return off;
+  };
+  size_t field = 0;
+  while (true) {
+    size_t comma = body.find(',');
+    std::string_view f = body.substr(0, comma);
+    while (!f.empty() && f.front() == ' ')
+      f.remove_prefix(1);
+    while (!f.empty() && f.back() == ' ')
+      f.remove_suffix(1);
+    if (f.empty()) {
+      error = fmt::format("field {} of the structure is empty", field);
+      return std::nullopt;
+    }
+    if (f.front() == '@') {
+      uint64_t n = 0;
+      if (!parse_u64(f.substr(1), n)) {
+        error = fmt::format("field {} ('{}'): '{}' is not an argument number",
+                            field, f, f.substr(1));
+        return std::nullopt;
+      }
+      a.refs.push_back({uint32_t(place(8, 8)), size_t(n)});
+    } else if (f.rfind("pad:", 0) == 0) {
+      uint64_t n = 0;
+      if (!parse_u64(f.substr(4), n) || n > 4096) {
+        error = fmt::format("field {} ('{}'): expected pad:N with N at most "
+                            "4096",
+                            field, f);
+        return std::nullopt;
+      }
+      place(size_t(n), 1);
+    } else {
+      std::string inner;
+      auto x = f.front() == '{' ? std::nullopt : parse_arg(f, inner);
+      if (!x) {
+        error = fmt::format("field {} ('{}'): {}", field, f,
+                            inner.empty() ? "a field is TYPE:VALUE, "
+                                            "TYPE[N][=INIT], @I or pad:N"
+                                          : inner);
+        return std::nullopt;
+      }
+      if (x->is_buffer) {
+        a.refs.push_back(
+            {uint32_t(place(8, 8)), a.buffers.size(), /*own=*/true});
+        a.buffers.push_back(std::move(*x));
+      } else {
+        size_t off = place(x->scalar.size(), x->scalar.size());
+        std::copy(x->scalar.begin(), x->scalar.end(), a.scalar.begin() + off);
+      }
+    }
+    ++field;
+    if (comma == std::string_view::npos)
+      break;
+    body = body.substr(comma + 1);
+  }
+  place(0, max_align);
+  return a;
+}
+
+} // namespace
+
 std::optional<ArgSpec> parse_arg(std::string_view text, std::string &error) {
+  if (!text.empty() && text.front() == '{')
+    return parse_aggregate(text, error);
   ArgSpec a;
   size_t i = 0;
   while (i < text.size() && text[i] != ':' && text[i] != '[')

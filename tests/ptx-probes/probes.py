@@ -76,11 +76,16 @@ def ptxas_verdict(ptxas, path, target):
     arch = "sm_100a" if target.startswith("sm_10") or target.startswith("sm_12") else "sm_90a"
     p = subprocess.run([ptxas, f"-arch={arch}", path, "-o", os.devnull],
                        capture_output=True, text=True)
-    errors = re.findall(r"line (\d+); error\s*:\s*(.*)", p.stderr)
+    errors = re.findall(r"line (\d+); (?:error|fatal)\s*:\s*(.*)", p.stderr)
     if p.returncode == 0:
         return "accepted", "", ""
     lines = sorted({int(l) for l, _ in errors})
-    message = errors[0][1].strip() if errors else p.stderr.strip().splitlines()[0]
+    if errors:
+        message = errors[0][1].strip()
+    elif p.stderr.strip():
+        message = p.stderr.strip().splitlines()[0]
+    else:  # no message at all (ptxas crashed): not a verdict to keep
+        message = f"ptxas exited with status {p.returncode} and no message"
     return "rejected", ",".join(map(str, lines)), message
 
 

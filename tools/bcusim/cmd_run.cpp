@@ -13,6 +13,7 @@
 // malformed command line. See docs/engine.md "bcusim run".
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -278,7 +279,11 @@ Outcome Session::execute(const engine::Schedule &sched,
       const ArgSpec &s = specs[i];
       if (!s.is_buffer) {
         KernelArg a = KernelArg::raw(s.scalar.data(), s.scalar.size());
-        a.is_float = is_float(s.type);
+        for (const auto &r : s.refs) // a structure's buffer addresses
+          std::memcpy(a.bytes.data() + r.offset, &ptrs[r.number], 8);
+        // A structure is passed only to a parameter of its exact size (no
+        // integer widening).
+        a.is_float = s.is_aggregate || is_float(s.type);
         a.is_signed = is_signed(s.type);
         kargs.push_back(std::move(a));
         continue;
@@ -502,8 +507,22 @@ int run_command(const RunOptions &o) {
       return 2;
     }
     number_of[k] = specs.size();
+    const size_t own = specs.size();
+    std::vector<ArgSpec> inner = std::move(a->buffers);
+    a->buffers.clear();
     specs.push_back(std::move(*a));
     spec_text.push_back(t);
+    // A structure's own buffers: the next argument numbers, not passed.
+    for (auto &r : specs[own].refs)
+      if (r.own) {
+        r.own = false;
+        r.number += own + 1;
+      }
+    for (auto &b : inner) {
+      spec_text.push_back(
+          fmt::format("{} field buffer {}", t, specs.size() - own - 1));
+      specs.push_back(std::move(b));
+    }
   }
   for (size_t k = 0; k < o.args.size(); ++k) {
     const std::string &t = o.args[k];
@@ -520,6 +539,17 @@ int run_command(const RunOptions &o) {
     }
     number_of[k] = v;
   }
+  // @I fields of structures name buffer arguments too.
+  for (size_t i = 0; i < specs.size(); ++i)
+    for (const auto &r : specs[i].refs)
+      if (r.number >= specs.size() || !specs[r.number].is_buffer) {
+        usage_error(fmt::format(
+            "-a '{}' (argument {}): @{} is not the number of a buffer "
+            "argument (0-based among the -a arguments that are not @ "
+            "references)",
+            spec_text[i], i, r.number));
+        return 2;
+      }
   std::vector<DumpSpec> dumps;
   for (const auto &d : o.dumps) {
     size_t eq = d.find('=');
@@ -661,10 +691,10 @@ void add_run_command(CLI::App &app, Context &ctx) {
       run->add_option(
              "-a,--arg", o->args,
              "kernel argument, in order: TYPE:VALUE or TYPE[N][=INIT] with "
-             "INIT zeros|iota|fill:V|rand:SEED|file:PATH, or @I (buffer "
-             "argument "
-             "I again; arguments are numbered over the command line, @ "
-             "references not counted)")
+             "INIT zeros|iota|fill:V|rand:SEED|file:PATH, @I (buffer "
+             "argument I again; arguments are numbered over the command "
+             "line, @ references not counted), or {FIELD,...} (a structure "
+             "by value, C layout; FIELD is TYPE:VALUE, @I or pad:N)")
           ->allow_extra_args(false);
   auto *then_opt = run->add_flag("--then")->description(
       "start the options of the next launch (launches run in order and "

@@ -1,7 +1,8 @@
 // The `bcusim run` argument language (docs/engine.md "bcusim run"), in the
 // library so that tests and other front ends share it:
 //
-//   ARG  := TYPE:VALUE | TYPE[N][=INIT]
+//   ARG  := TYPE:VALUE | TYPE[N][=INIT] | {FIELD,...}
+//   FIELD := TYPE:VALUE | TYPE[N][=INIT] | @I | pad:N
 //   INIT := zeros | iota | fill:V | rand:SEED | file:PATH
 //   DIMS := X[,Y[,Z]]
 #pragma once
@@ -33,6 +34,21 @@ struct ArgSpec {
   std::vector<uint8_t> fill; // Fill: one element's bytes
   uint64_t seed = 0;         // Rand
   std::string path;          // File
+  // {FIELD,...}: a structure passed by value. `scalar` holds its bytes
+  // (C layout: each field at the next multiple of its size, the whole padded
+  // to the largest field's alignment); `refs` the byte offsets that receive
+  // the 64-bit address of a buffer, filled in when the buffers exist: an
+  // @I field names buffer argument I; a TYPE[N][=INIT] field makes a buffer
+  // of its own (`buffers[number]`, numbered as arguments after the
+  // structure, not passed to the kernel).
+  bool is_aggregate = false;
+  struct Ref {
+    uint32_t offset = 0;
+    size_t number = 0;
+    bool own = false; // `number` indexes `buffers`
+  };
+  std::vector<Ref> refs;
+  std::vector<ArgSpec> buffers;
 };
 
 // Each returns nullopt and sets `error` (a sentence naming what is wrong).

@@ -93,6 +93,45 @@ TEST(Args, Buffers) {
   EXPECT_FALSE(parse_arg("u32[4]=fill:x", err));
 }
 
+// {FIELD,...}: a structure by value in C layout.
+TEST(Args, Structures) {
+  std::string err;
+  auto a = parse_arg("{u8:1, f64:2, s16:-1, @3, u32[4]=iota, pad:3}", err);
+  ASSERT_TRUE(a) << err;
+  EXPECT_TRUE(a->is_aggregate);
+  EXPECT_FALSE(a->is_buffer);
+  // u8 at 0, f64 at 8, s16 at 16, @3 at 24, own buffer at 32, pad 40..42,
+  // the whole rounded up to 8.
+  ASSERT_EQ(a->scalar.size(), 48u);
+  EXPECT_EQ(a->scalar[0], 1);
+  double d = 0;
+  std::memcpy(&d, a->scalar.data() + 8, 8);
+  EXPECT_EQ(d, 2.0);
+  EXPECT_EQ(a->scalar[16], 0xff);
+  EXPECT_EQ(a->scalar[17], 0xff);
+  ASSERT_EQ(a->refs.size(), 2u);
+  EXPECT_EQ(a->refs[0].offset, 24u);
+  EXPECT_EQ(a->refs[0].number, 3u);
+  EXPECT_FALSE(a->refs[0].own);
+  EXPECT_EQ(a->refs[1].offset, 32u);
+  EXPECT_TRUE(a->refs[1].own);
+  ASSERT_EQ(a->buffers.size(), 1u);
+  EXPECT_EQ(a->buffers[0].count, 4u);
+  EXPECT_EQ(a->buffers[0].init, ArgSpec::Init::Iota);
+  // Only the fields' own alignment: {u16, u8} is 4 bytes.
+  EXPECT_EQ(parse_arg("{u16:1,u8:2}", err)->scalar.size(), 4u);
+  EXPECT_FALSE(parse_arg("{u32:1", err));
+  EXPECT_NE(err.find("missing '}'"), std::string::npos);
+  EXPECT_FALSE(parse_arg("{u32:1,,u8:2}", err));
+  EXPECT_NE(err.find("field 1 of the structure is empty"), std::string::npos);
+  EXPECT_FALSE(parse_arg("{x:1}", err));
+  EXPECT_NE(err.find("field 0 ('x:1'): unknown type 'x'"), std::string::npos)
+      << err;
+  EXPECT_FALSE(parse_arg("{{u32:1}}", err));
+  EXPECT_FALSE(parse_arg("{@x}", err));
+  EXPECT_FALSE(parse_arg("{pad:5000}", err));
+}
+
 TEST(Args, FileInit) {
   std::string path = ::testing::TempDir() + "/bcusim_args_file.bin";
   {

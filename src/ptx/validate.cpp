@@ -1,0 +1,1010 @@
+// The validator: applies the facts table and the operand signatures of
+// instructions.cpp (docs/ptx-validation.md) to a module, as ptxas 13 checks
+// it. The probes in tests/ptx-probes check every rule against ptxas.
+#include <algorithm>
+#include <fmt/format.h>
+#include <string>
+#include <vector>
+
+#include "bcusim/ptx/instructions.h"
+
+namespace bcusim::ptx {
+
+namespace {
+
+using K = Feature::Kind;
+
+std::string version_text(uint16_t v) {
+  return fmt::format("{}.{}", v / 10, v % 10);
+}
+
+// The dotted name of an instruction with its first `n` modifiers.
+std::string name_with(const Instruction &in, size_t n) {
+  std::string s = in.opcode;
+  for (size_t i = 0; i < n && i < in.modifiers.size(); ++i)
+    s += "." + in.modifiers[i];
+  return s;
+}
+
+std::string full_name(const Instruction &in) {
+  return name_with(in, in.modifiers.size());
+}
+
+bool has(const Instruction &in, std::string_view m) {
+  return std::find(in.modifiers.begin(), in.modifiers.end(), m) !=
+         in.modifiers.end();
+}
+
+bool is_space(std::string_view m) {
+  return m == "global" || m == "shared" || m == "shared::cta" ||
+         m == "shared::cluster" || m == "local" || m == "const" ||
+         m == "param" || m == "param::entry" || m == "param::func";
+}
+
+bool is_type(std::string_view m) {
+  static const std::string_view types[] = {
+      "b8",     "b16", "b32", "b64",  "b128", "u8",    "u16",   "u32",
+      "u64",    "s8",  "s16", "s32",  "s64",  "f16",   "f16x2", "bf16",
+      "bf16x2", "f32", "f64", "tf32", "pred", "u16x2", "s16x2", "f32x2"};
+  return std::find(std::begin(types), std::end(types), m) != std::end(types);
+}
+
+class Validator {
+public:
+  Validator(const Module &m, DiagnosticSink &sink) : m_(m), sink_(sink) {}
+
+  bool run();
+
+private:
+  const Module &m_;
+  DiagnosticSink &sink_;
+  TargetInfo target_{};
+  uint16_t version_ = 0;
+  bool known_target_ = false, known_version_ = false;
+  bool failed_ = false;
+
+  void error(SourceLoc loc, std::string msg) {
+    failed_ = true;
+    sink_.error(loc, std::move(msg));
+  }
+  // Reports what `what` needs and the module lacks.
+  void require(const Requirement &r, const std::string &what, SourceLoc loc);
+  void instruction(const Function &f, const Instruction &in);
+  void rules(const Function &f, const Instruction &in);
+  void signature(const Function &f, const Instruction &in);
+  void arithmetic(const Instruction &in);
+  void memory(const Instruction &in);
+  void operand_features(const Operand &o);
+};
+
+void Validator::require(const Requirement &r, const std::string &what,
+                        SourceLoc loc) {
+  if (known_target_ && r.arch_specific && !target_.arch_specific) {
+    error(loc, fmt::format("{} requires the architecture-specific target "
+                           "sm_{}a (the module's .target is {})",
+                           what, r.sm, m_.target));
+    return;
+  }
+  if (known_target_ && r.sm && target_.sm < r.sm)
+    error(loc, fmt::format("{} requires .target sm_{} or higher (the "
+                           "module's .target is {})",
+                           what, r.sm, m_.target));
+  if (known_version_ && r.ptx && version_ < r.ptx)
+    error(loc, fmt::format("{} requires PTX ISA .version {} or later (the "
+                           "module's .version is {})",
+                           what, version_text(r.ptx), m_.version));
+}
+
+bool Validator::run() {
+  if (auto t = parse_target(m_.target)) {
+    target_ = *t;
+    known_target_ = true;
+  }
+  if (auto v = parse_version(m_.version)) {
+    version_ = *v;
+    known_version_ = true;
+  }
+  // The PTX ISA versions ptxas 13 knows.
+  static constexpr uint16_t kVersions[] = {
+      10, 11, 12, 13, 14, 15, 20, 21, 22, 23, 30, 31, 32, 40, 41,
+      42, 43, 50, 51, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73, 74,
+      75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90};
+  if (known_version_ && std::find(std::begin(kVersions), std::end(kVersions),
+                                  version_) == std::end(kVersions))
+    error(m_.version_loc,
+          fmt::format("unsupported PTX ISA .version {} (the versions are "
+                      "1.0-1.5, 2.0-2.3, 3.0-3.2, 4.0-4.3, 5.0, 5.1, 6.0-6.5, "
+                      "7.0-7.8, 8.0-8.8 and 9.0)",
+                      m_.version));
+  for (const auto &f : features())
+    if (f.kind == K::Target && f.name == m_.target && known_version_ &&
+        version_ < f.req.ptx)
+      error(m_.target_loc.valid() ? m_.target_loc : m_.version_loc,
+            fmt::format("PTX .version {} does not support .target {} (it "
+                        "needs .version {} or later)",
+                        m_.version, m_.target, version_text(f.req.ptx)));
+  for (const auto &fn : m_.functions) {
+    bool cluster_dims = false;
+    for (const auto &[name, loc] : fn.directive_locs) {
+      for (const auto &f : features())
+        if (f.kind == K::Directive && f.name == name)
+          require(f.req, fmt::format("'.{}'", name), loc);
+      if (name == "reqnctapercluster")
+        cluster_dims = true;
+      if (name == "maxclusterrank" && cluster_dims)
+        error(loc, "'.reqnctapercluster' and '.maxclusterrank' cannot both "
+                   "be given");
+    }
+    for (const auto &in : fn.body)
+      instruction(fn, in);
+  }
+  return !failed_;
+}
+
+void Validator::operand_features(const Operand &o) {
+  if (o.kind == Operand::Kind::Special) {
+    for (const auto &f : features()) {
+      if (f.kind != K::SpecialRegister)
+        continue;
+      bool match =
+          f.name.back() == '*'
+              ? o.name.rfind(f.name.substr(0, f.name.size() - 1), 0) == 0
+              : o.name == f.name;
+      if (match) {
+        std::string n = o.name.substr(0, o.name.find('.'));
+        require(f.req, fmt::format("special register '{}'", n), o.loc);
+        return;
+      }
+    }
+  }
+  for (const auto &e : o.elems)
+    operand_features(e);
+}
+
+void Validator::instruction(const Function &fn, const Instruction &in) {
+  // The forms the instruction's name matches, most specific last.
+  // One report per instruction for its forms is enough.
+  const Feature *form = nullptr; // the most specific with a modifier set
+  size_t form_len = 0;
+  bool reported = false;
+  for (size_t n = 0; n <= in.modifiers.size(); ++n) {
+    const std::string name = name_with(in, n);
+    for (const auto &f : features())
+      if (f.kind == K::Instruction && f.name == name) {
+        if (!f.modifiers.empty()) {
+          form = &f;
+          form_len = n;
+        }
+        if (reported)
+          continue;
+        size_t before = sink_.error_count();
+        require(f.req, fmt::format("'{}'", name), in.loc);
+        reported = sink_.error_count() != before;
+      }
+  }
+  for (const auto &m : in.modifiers)
+    for (const auto &f : features()) {
+      if (f.kind != K::Modifier || f.name != m)
+        continue;
+      const std::string full = full_name(in);
+      bool applies =
+          f.scope == "*" ||
+          (full.rfind(f.scope, 0) == 0 &&
+           (full.size() == f.scope.size() || full[f.scope.size()] == '.'));
+      if (applies)
+        require(f.req, fmt::format("modifier '.{}' of '{}'", m, in.opcode),
+                in.loc);
+    }
+  // Unknown modifiers of the forms whose modifier set the table gives ("-":
+  // none); types and state spaces are the rules' business.
+  if (form && !form->modifiers.empty()) {
+    for (size_t i = form_len; i < in.modifiers.size(); ++i) {
+      const std::string &m = in.modifiers[i];
+      if (is_type(m) || is_space(m))
+        continue;
+      bool ok = false;
+      std::string_view set = form->modifiers;
+      while (!set.empty() && !ok) {
+        size_t sp = set.find(' ');
+        ok = set.substr(0, sp) == m;
+        set = sp == std::string_view::npos ? "" : set.substr(sp + 1);
+      }
+      if (!ok)
+        error(in.loc, fmt::format("unknown modifier '.{}' for '{}' ({})", m,
+                                  name_with(in, form_len), [&] {
+                                    std::string s;
+                                    std::string_view set = form->modifiers;
+                                    if (set == "-")
+                                      return std::string("it takes none");
+                                    while (!set.empty()) {
+                                      size_t sp = set.find(' ');
+                                      s += (s.empty() ? "." : ", .") +
+                                           std::string(set.substr(0, sp));
+                                      set = sp == std::string_view::npos
+                                                ? ""
+                                                : set.substr(sp + 1);
+                                    }
+                                    return "it takes " + s;
+                                  }()));
+    }
+  }
+  for (const auto &o : in.operands)
+    operand_features(o);
+  rules(fn, in);
+  signature(fn, in);
+}
+
+// The rules beyond target and version, one block per instruction.
+void Validator::rules(const Function &fn, const Instruction &in) {
+  using OK = Operand::Kind;
+  const std::string &op = in.opcode;
+  const auto &o = in.operands;
+  const std::string name = full_name(in);
+  auto operands = [&](size_t n) {
+    if (o.size() == n)
+      return true;
+    error(in.loc, fmt::format("'{}' takes {} operand{}, {} given", name, n,
+                              n == 1 ? "" : "s", o.size()));
+    return false;
+  };
+  auto immediate = [&](size_t i, const char *what) {
+    if (i < o.size() && o[i].kind != OK::Imm) {
+      error(o[i].loc,
+            fmt::format("{} of '{}' must be an immediate value", what, name));
+      return false;
+    }
+    return i < o.size();
+  };
+  auto first_of = [&](std::initializer_list<std::string_view> ms) {
+    for (const auto &m : in.modifiers)
+      for (auto x : ms)
+        if (m == x)
+          return std::string(m);
+    return std::string();
+  };
+  auto needs_sync = [&]() {
+    if (!has(in, "sync"))
+      error(in.loc, fmt::format("'{}' requires the .sync modifier", op));
+  };
+
+  // Warp collectives without .sync do not exist on sm_70+ from PTX 6.4.
+  if ((op == "vote" || op == "shfl") && !has(in, "sync") && known_target_ &&
+      target_.sm >= 70 && known_version_ && version_ >= 64)
+    error(in.loc, fmt::format("'{}' without '.sync' is not supported on "
+                              ".target sm_70 and higher from PTX ISA version "
+                              "6.4 (use '{}.sync' with a member mask)",
+                              op, op));
+  if (op == "vote") {
+    std::string t;
+    for (const auto &m : in.modifiers)
+      if (is_type(m))
+        t = m;
+    bool ballot = has(in, "ballot");
+    if (!t.empty() && ((ballot && t != "b32") || (!ballot && t != "pred")))
+      error(in.loc, fmt::format("'vote.{}' takes type .{}, not .{}",
+                                ballot ? "ballot" : "any/all/uni",
+                                ballot ? "b32" : "pred", t));
+  }
+  if (op == "shfl") {
+    for (const auto &m : in.modifiers)
+      if (is_type(m) && m != "b32")
+        error(in.loc, fmt::format("'shfl' takes type .b32, not .{}", m));
+  }
+  // Warp collectives: their 32-bit operands must be 32-bit registers.
+  auto width = [&](const Operand &x) -> int {
+    if (x.kind != OK::Reg)
+      return 0;
+    const std::string &t = fn.regs[x.reg].type;
+    if (t == "pred")
+      return 1;
+    std::string digits;
+    for (char ch : t)
+      if (ch >= '0' && ch <= '9')
+        digits += ch;
+    return digits.empty() ? 0 : std::stoi(digits);
+  };
+  auto needs_32 = [&](const Operand &x, const char *what) {
+    const Operand &r = x.kind == OK::Pair && !x.elems.empty() ? x.elems[0] : x;
+    int w = width(r);
+    if (w && w != 32)
+      error(r.loc, fmt::format("{} of '{}' must be a 32-bit register, not "
+                               "a {}-bit one",
+                               what, name, w));
+  };
+  if ((op == "match" || op == "activemask" || op == "redux" ||
+       (op == "vote" && has(in, "ballot")) || op == "shfl") &&
+      !o.empty())
+    needs_32(o[0], "the destination");
+  if (op == "elect")
+    needs_sync();
+  if (op == "redux") {
+    needs_sync();
+    std::string red = first_of({"add", "min", "max", "and", "or", "xor"});
+    std::string t;
+    for (const auto &m : in.modifiers)
+      if (is_type(m))
+        t = m;
+    bool bitwise = red == "and" || red == "or" || red == "xor";
+    if (!t.empty() && !red.empty() && t != "f32") {
+      if (bitwise && t != "b32")
+        error(in.loc,
+              fmt::format("'redux.{}' takes type .b32, not .{}", red, t));
+      else if (!bitwise && t != "u32" && t != "s32")
+        error(in.loc, fmt::format("'redux.{}' takes type .u32 or .s32, not "
+                                  ".{}",
+                                  red, t));
+    }
+  }
+  if (op == "griddepcontrol") {
+    if (first_of({"launch_dependents", "wait"}).empty())
+      error(in.loc, "'griddepcontrol' requires '.launch_dependents' or "
+                    "'.wait'");
+    operands(0);
+  }
+  if (op == "barrier" && !in.modifiers.empty() &&
+      in.modifiers[0] == "cluster") {
+    if (in.modifiers.size() < 2 ||
+        (in.modifiers[1] != "arrive" && in.modifiers[1] != "wait"))
+      error(in.loc, fmt::format("'{}' is not an instruction: "
+                                "'barrier.cluster' requires '.arrive' or "
+                                "'.wait'",
+                                name));
+    int orderings = 0;
+    for (const char *m : {"release", "relaxed", "acquire"})
+      orderings += has(in, m) ? 1 : 0;
+    if (orderings > 1)
+      error(in.loc, fmt::format("'{}' takes at most one of .release, "
+                                ".relaxed and .acquire",
+                                name));
+    return;
+  }
+  if (op == "bar" || op == "barrier") {
+    if (has(in, "warp"))
+      return; // bar.warp.sync
+    // The CTA barriers: .cta only right after the opcode.
+    for (size_t i = 1; i < in.modifiers.size(); ++i)
+      if (in.modifiers[i] == "cta")
+        error(in.loc, fmt::format("'.cta' must follow '{}' directly "
+                                  "('{}.cta.{}')",
+                                  op, op, in.modifiers[0]));
+    const bool red = has(in, "red");
+    const size_t id = red ? 1 : 0;
+    if (id < o.size() && o[id].kind == OK::Imm &&
+        (o[id].ival < 0 || o[id].ival > 15))
+      error(o[id].loc, fmt::format("barrier number {} is out of range [0, 15]",
+                                   static_cast<uint64_t>(o[id].ival)));
+    const size_t count = id + 1;
+    if (!red && count < o.size() && o[count].kind == OK::Imm &&
+        o[count].ival % 32 != 0)
+      error(o[count].loc,
+            fmt::format("the thread count of '{}' must be a multiple of the "
+                        "warp size (32), not {}",
+                        name, o[count].ival));
+    if (has(in, "arrive") && o.size() == 2 && o[1].kind == OK::Imm &&
+        o[1].ival == 0)
+      error(o[1].loc,
+            fmt::format("'{}' requires a non-zero thread count", name));
+    if (red) {
+      std::string r = first_of({"popc", "and", "or"});
+      std::string t;
+      for (const auto &m : in.modifiers)
+        if (is_type(m))
+          t = m;
+      if (r == "popc" && !t.empty() && t != "u32")
+        error(in.loc, "'bar.red.popc' takes type .u32");
+      if ((r == "and" || r == "or") && !t.empty() && t != "pred")
+        error(in.loc,
+              fmt::format("'bar.red.{}' takes type .pred, not .{}", r, t));
+      // The operand kinds (destination, reduced predicate): signatures.
+    }
+    return;
+  }
+  if (op == "membar") {
+    if (first_of({"cta", "gl", "sys", "proxy"}).empty())
+      error(in.loc, "'membar' requires a level (.cta, .gl or .sys)");
+  }
+  if (op == "fence") {
+    bool sem = !first_of({"sc", "acq_rel", "acquire", "release"}).empty();
+    bool proxy = has(in, "proxy");
+    if (sem && !proxy && first_of({"cta", "cluster", "gpu", "sys"}).empty())
+      error(in.loc, fmt::format("'{}' requires a scope (.cta, .cluster, .gpu "
+                                "or .sys)",
+                                name));
+  }
+  if (op == "setmaxnreg")
+    immediate(0, "the register count");
+  if (op == "cp" && in.modifiers.size() >= 2 && in.modifiers[0] == "async") {
+    const std::string &what = in.modifiers[1];
+    if (what == "wait_group")
+      immediate(0, "the group count");
+    else if (what == "bulk" && in.modifiers.size() >= 3 &&
+             in.modifiers[2] == "wait_group")
+      immediate(0, "the group count");
+    else if (what == "ca" || what == "cg") {
+      // cp.async.ca/.cg.shared{::cta}.global [dst], [src], size
+      std::vector<std::string> spaces;
+      for (const auto &m : in.modifiers)
+        if (is_space(m))
+          spaces.push_back(m);
+      if (spaces.size() != 2 ||
+          (spaces[0] != "shared" && spaces[0] != "shared::cta") ||
+          spaces[1] != "global")
+        error(in.loc, fmt::format("'{}' copies .shared{{::cta}}.global "
+                                  "(destination .shared, source .global)",
+                                  name));
+      if (immediate(2, "the copy size")) {
+        int64_t n = o[2].ival;
+        if (what == "cg" && n != 16)
+          error(o[2].loc, fmt::format("the copy size of 'cp.async.cg' must "
+                                      "be 16, not {}",
+                                      n));
+        else if (what == "ca" && n != 4 && n != 8 && n != 16)
+          error(o[2].loc, fmt::format("the copy size of 'cp.async.ca' must "
+                                      "be 4, 8 or 16, not {}",
+                                      n));
+      }
+    }
+  }
+  if (op == "mbarrier" && !in.modifiers.empty()) {
+    const std::string &what = in.modifiers[0];
+    for (const auto &m : in.modifiers) {
+      if (!is_space(m))
+        continue;
+      // Seed 002, "mbarrier shared memory scope support": only arrive,
+      // expect_tx and complete_tx reach a barrier of another CTA.
+      bool remote_ok = what == "arrive" || what == "arrive_drop" ||
+                       what == "expect_tx" || what == "complete_tx";
+      if (m == "shared::cluster" && !remote_ok)
+        error(in.loc, fmt::format("'mbarrier.{}' does not take "
+                                  "'.shared::cluster'",
+                                  what));
+      else if (m != "shared" && m != "shared::cta" && m != "shared::cluster")
+        error(in.loc, fmt::format("state space .{} is not allowed for "
+                                  "'mbarrier.{}' (an mbarrier is in .shared "
+                                  "memory)",
+                                  m, what));
+    }
+    for (const auto &m : in.modifiers)
+      if (is_type(m) && m != "b64")
+        error(in.loc,
+              fmt::format("'mbarrier.{}' takes type .b64, not .{}", what, m));
+    // `{.sem.scope}`: the ordering and the scope come together.
+    const char *sem = nullptr, *scope = nullptr;
+    for (const char *m : {"release", "acquire", "relaxed"})
+      if (has(in, m))
+        sem = m;
+    for (const char *m : {"cta", "cluster"})
+      if (has(in, m))
+        scope = m;
+    if (sem && !scope)
+      error(in.loc, fmt::format("'.{}' on 'mbarrier.{}' requires a scope "
+                                "(.cta or .cluster) with it",
+                                sem, what));
+    else if (scope && !sem)
+      error(in.loc, fmt::format("'.{}' on 'mbarrier.{}' requires an "
+                                "ordering (.release, .acquire or .relaxed) "
+                                "with it",
+                                scope, what));
+    if (has(in, "noComplete")) {
+      // .noComplete: the arrive with a count that must not complete the
+      // phase; it takes no ordering but the default .release.cta.
+      if (o.size() < 3)
+        error(in.loc, fmt::format("'.noComplete' on 'mbarrier.{}' requires "
+                                  "a count operand",
+                                  what));
+      for (const char *m : {"relaxed", "cluster"})
+        if (has(in, m))
+          error(in.loc, fmt::format("'.{}' cannot be combined with "
+                                    "'.noComplete'",
+                                    m));
+    }
+    // Seed 002: expect_tx / complete_tx take .relaxed as their only .sem.
+    if ((what == "expect_tx" || what == "complete_tx") &&
+        (has(in, "release") || has(in, "acquire")))
+      error(in.loc, fmt::format("'mbarrier.{}' takes only '.relaxed' as its "
+                                "ordering",
+                                what));
+    // Seed 002: a count on mbarrier.arrive without .noComplete needs sm_90.
+    if ((what == "arrive" || what == "arrive_drop") && !has(in, "noComplete") &&
+        !has(in, "expect_tx") && o.size() == 3 && known_target_ &&
+        target_.sm < 90)
+      error(o[2].loc,
+            fmt::format("'mbarrier.{}' with a count and without "
+                        "'.noComplete' requires .target sm_90 or higher",
+                        what));
+    if ((what == "arrive" || what == "arrive_drop") &&
+        has(in, "shared::cluster") && !o.empty() && o[0].kind != OK::Sink)
+      error(o[0].loc, fmt::format("'mbarrier.{}' on a .shared::cluster "
+                                  "barrier returns no state: its destination "
+                                  "must be the sink '_'",
+                                  what));
+  }
+  arithmetic(in);
+  memory(in);
+}
+
+// A type's class and size: 'b', 'u', 's', 'f', 'x' (a packed pair, such as
+// .f16x2), 'p' (.pred); '?' for any other (not checked).
+struct TypeClass {
+  char k = '?';
+  int bits = 0;
+};
+
+TypeClass classify(std::string_view t) {
+  if (t == "pred")
+    return {'p', 1};
+  if (t == "f16x2" || t == "bf16x2" || t == "u16x2" || t == "s16x2")
+    return {'x', 32};
+  if (t == "f32x2")
+    return {'x', 64};
+  if (t == "bf16")
+    return {'f', 16};
+  if (t == "tf32")
+    return {'f', 32};
+  if (t.size() < 2 || std::string_view("bsuf").find(t[0]) == t.npos)
+    return {};
+  int bits = 0;
+  for (char c : t.substr(1)) {
+    if (c < '0' || c > '9')
+      return {};
+    bits = bits * 10 + (c - '0');
+  }
+  return {t[0], bits};
+}
+
+// Whether a register of type r may stand for an operand of type t.
+// Strict, PTX "Operand Type Information": the same size; a bit-size type on
+// either side matches any; signed and unsigned integers match each other (an
+// .f16x2 register counts as a 32-bit integer); a float only the same float;
+// .pred only .pred. Relaxed (ld, st, cvt: "Operand Size Exceeding
+// Instruction-Type Size"): a register may be wider than a bit-size or
+// integer type (a bit-size type takes a float register too); a float type
+// takes a wider bit-size register or exactly its float.
+bool compatible(std::string_view r, std::string_view t, bool relaxed) {
+  TypeClass a = classify(r), b = classify(t);
+  if (a.k == '?' || b.k == '?')
+    return true;
+  if (a.k == 'p' || b.k == 'p')
+    return a.k == b.k;
+  if (relaxed && b.k == 'b')
+    return a.bits >= b.bits;
+  if (relaxed && (b.k == 'u' || b.k == 's'))
+    return a.k != 'f' && a.bits >= b.bits;
+  if (relaxed && b.k == 'f')
+    return (a.k == 'b' && a.bits >= b.bits) || r == t;
+  if (a.bits != b.bits)
+    return false;
+  if (a.k == 'b' || b.k == 'b')
+    return true;
+  if (b.k == 'u' || b.k == 's')
+    return a.k == 'u' || a.k == 's' || a.k == 'x';
+  return r == t;
+}
+
+// Whether the instruction has every modifier of a space-separated list.
+bool has_all(const Instruction &in, std::string_view list) {
+  while (!list.empty()) {
+    size_t sp = list.find(' ');
+    if (!has(in, list.substr(0, sp)))
+      return false;
+    list = sp == list.npos ? "" : list.substr(sp + 1);
+  }
+  return true;
+}
+
+bool in_list(std::string_view list, std::string_view word) {
+  while (!list.empty()) {
+    size_t sp = list.find(' ');
+    if (list.substr(0, sp) == word)
+      return true;
+    list = sp == list.npos ? "" : list.substr(sp + 1);
+  }
+  return false;
+}
+
+bool is_float_type(std::string_view t) {
+  return !t.empty() && (t[0] == 'f' || t.rfind("bf", 0) == 0 || t == "tf32");
+}
+
+// Rounding, .approx, .lo/.hi/.wide against the instruction type, as ptxas
+// checks them: a rounding mode only for floats, .lo/.hi/.wide only for
+// integers, and the float forms that must name one.
+void Validator::arithmetic(const Instruction &in) {
+  const std::string &op = in.opcode;
+  static const std::string_view ops[] = {
+      "add",   "sub", "mul", "mad", "div", "fma",  "sqrt", "rcp",
+      "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "min",  "max"};
+  if (std::find(std::begin(ops), std::end(ops), op) == std::end(ops))
+    return;
+  std::string t;
+  int ntypes = 0;
+  for (const auto &m : in.modifiers)
+    if (is_type(m)) {
+      t = m;
+      ++ntypes;
+    }
+  if (ntypes != 1)
+    return;
+  const std::string name = full_name(in);
+  // min/max with three sources: .f32 only, from sm_100.
+  if ((op == "min" || op == "max") && in.operands.size() == 4) {
+    if (t != "f32")
+      error(in.loc, fmt::format("'{}' takes 3 operands, 4 given (three "
+                                "sources only for .f32)",
+                                name));
+    else if (known_target_ && target_.sm < 100)
+      error(in.loc, fmt::format("'{}' with three sources requires .target "
+                                "sm_100 or higher (the module's .target is "
+                                "{})",
+                                name, m_.target));
+  }
+  const bool flt = is_float_type(t);
+  std::string rnd;
+  for (const char *r : {"rn", "rz", "rm", "rp"})
+    if (has(in, r))
+      rnd = r;
+  if (!rnd.empty() && !flt) {
+    error(in.loc, fmt::format("rounding modifier '.{}' of '{}' applies to "
+                              "float types only, not .{}",
+                              rnd, op, t));
+    return;
+  }
+  if (!rnd.empty() && rnd != "rn" &&
+      (t == "f16" || t == "bf16" || t == "f16x2" || t == "bf16x2")) {
+    error(in.loc, fmt::format("'{}' on .{} takes only the rounding modifier "
+                              "'.rn', not '.{}'",
+                              op, t, rnd));
+    return;
+  }
+  if (flt)
+    for (const char *m : {"lo", "hi", "wide"})
+      if (has(in, m) && (op == "mul" || op == "mad")) {
+        error(in.loc,
+              fmt::format("'{}.{}' takes an integer type, not .{}", op, m, t));
+        return;
+      }
+  if (!flt)
+    return;
+  const bool approx = has(in, "approx");
+  const bool f64 = t == "f64";
+  if (op == "div") {
+    if (f64 && (approx || has(in, "full")))
+      error(in.loc, fmt::format("'{}' does not take .f64 (use a rounding "
+                                "modifier)",
+                                name));
+    else if (rnd.empty() && !approx && !has(in, "full"))
+      error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
+                                ".rm or .rp){}",
+                                name, f64 ? "" : ", .approx or .full"));
+  } else if (op == "sqrt" || op == "rcp") {
+    if (op == "sqrt" && f64 && approx)
+      error(in.loc, "'sqrt.approx' does not take .f64");
+    else if (op == "rcp" && f64 && approx && !has(in, "ftz"))
+      error(in.loc, "'rcp.approx.f64' requires '.ftz'");
+    else if (rnd.empty() && !approx)
+      error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
+                                ".rm or .rp) or .approx",
+                                name));
+  } else if (op == "mad" || op == "fma") {
+    if (rnd.empty())
+      error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
+                                ".rm or .rp)",
+                                name));
+  } else if (op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" ||
+             op == "cos" || op == "tanh") {
+    if (!approx)
+      error(in.loc, fmt::format("'{}' requires '.approx'", name));
+  }
+}
+
+// State spaces and memory-order modifiers of ld, st, atom and red, as
+// ptxas checks them.
+void Validator::memory(const Instruction &in) {
+  const std::string &op = in.opcode;
+  if (op != "ld" && op != "st" && op != "atom" && op != "red")
+    return;
+  if (has(in, "async") || has(in, "bulk"))
+    return; // st.async, red.async: forms of their own
+  std::vector<std::string> spaces;
+  for (const auto &m : in.modifiers)
+    if (is_space(m) || m == "tex")
+      spaces.push_back(m);
+  const std::string name = full_name(in);
+  if (spaces.size() > 1) {
+    error(in.loc, fmt::format("'{}' names {} state spaces; it takes one "
+                              "(or none for a generic address)",
+                              name, spaces.size()));
+    return;
+  }
+  const std::string sp = spaces.empty() ? "" : spaces[0];
+  bool space_ok = true;
+  if (sp == "tex")
+    space_ok = false;
+  else if (op == "st")
+    space_ok = sp != "const";
+  else if (op == "atom" || op == "red")
+    space_ok = sp.empty() || sp == "global" || sp == "shared" ||
+               sp == "shared::cta" || sp == "shared::cluster";
+  if (!space_ok) {
+    error(in.loc,
+          fmt::format("'{}' does not take the state space .{}", op, sp));
+    return;
+  }
+  if (has(in, "nc")) {
+    if (op != "ld")
+      error(in.loc, fmt::format("'.nc' is a modifier of 'ld' only, not of "
+                                "'{}'",
+                                op));
+    else if (sp != "global")
+      error(in.loc, "'.nc' requires the .global state space");
+  }
+  const char *order = nullptr;
+  for (const char *m :
+       {"volatile", "relaxed", "acquire", "release", "weak", "mmio"})
+    if (has(in, m))
+      order = m;
+  if (order && (sp == "local" || sp == "const") &&
+      std::string_view(order) != "weak")
+    error(in.loc, fmt::format("'.{}' does not apply to the .{} state space",
+                              order, sp));
+  else if ((op == "ld" || op == "st") &&
+           (has(in, "relaxed") || has(in, "acquire") || has(in, "release")) &&
+           !has(in, "cta") && !has(in, "cluster") && !has(in, "gpu") &&
+           !has(in, "sys"))
+    error(in.loc, fmt::format("'.{}' on '{}' requires a scope (.cta, "
+                              ".cluster, .gpu or .sys)",
+                              order, op));
+}
+
+// Operand count, instruction type and register types from kSignatures.
+void Validator::signature(const Function &fn, const Instruction &in) {
+  using OK = Operand::Kind;
+  const Signature *sig = nullptr;
+  for (const auto &s : signatures())
+    if (s.opcode == in.opcode && has_all(in, s.modifier)) {
+      sig = &s;
+      break;
+    }
+  if (!sig)
+    return;
+  std::vector<std::string> types;
+  for (const auto &m : in.modifiers)
+    if (is_type(m))
+      types.push_back(m);
+  // cvt: only the conversions between scalar types (packed and narrow
+  // float formats have forms of their own).
+  if (in.opcode == "cvt" &&
+      (types.size() != 2 ||
+       std::any_of(types.begin(), types.end(), [](const std::string &t) {
+         char k = classify(t).k;
+         return k == '?' || k == 'x';
+       })))
+    return;
+  struct Role {
+    char kind;
+    size_t type;
+    bool optional;
+  };
+  std::vector<Role> roles;
+  size_t need = 0, ntypes = 0;
+  for (std::string_view rest = sig->operands; !rest.empty();) {
+    size_t sp = rest.find(' ');
+    std::string_view tok = rest.substr(0, sp);
+    rest = sp == rest.npos ? "" : rest.substr(sp + 1);
+    Role r{0, 0, false};
+    if (tok.front() == '?') {
+      r.optional = true;
+      tok.remove_prefix(1);
+    }
+    r.kind = tok.front();
+    r.type = tok.size() > 1 && tok[1] == '2' ? 1 : 0;
+    if (r.kind == 'H' && !has(in, "L2::cache_hint"))
+      continue;
+    if (r.kind == 'T' || r.kind == 'W' || r.kind == 'L')
+      ntypes = std::max(ntypes, r.type + 1);
+    need += r.optional ? 0 : 1;
+    roles.push_back(r);
+  }
+  const std::string name = full_name(in);
+  const auto &o = in.operands;
+  if (o.size() >= need && o.size() < roles.size()) {
+    // Optional operands may stand before required ones (bar.red's thread
+    // count): keep the first optional ones the operand count allows.
+    size_t spare = o.size() - need;
+    std::vector<Role> kept;
+    for (const Role &r : roles)
+      if (!r.optional || spare > 0) {
+        spare -= r.optional ? 1 : 0;
+        kept.push_back(r);
+      }
+    roles = std::move(kept);
+    need = roles.size();
+  }
+  if (o.size() < need || o.size() > roles.size()) {
+    std::string count = need == roles.size() ? fmt::format("{}", need)
+                        : need + 1 == roles.size()
+                            ? fmt::format("{} or {}", need, roles.size())
+                            : fmt::format("{} to {}", need, roles.size());
+    error(in.loc, fmt::format("'{}' takes {} operand{}, {} given", name, count,
+                              roles.size() == 1 ? "" : "s", o.size()));
+    return;
+  }
+  // Forms with another number of types (mixed-precision add.f32.f16, ...)
+  // are not described here: only the operand count is checked.
+  const bool typed = types.size() == ntypes;
+  if (typed && ntypes > 0 && !sig->types.empty() &&
+      !in_list(sig->types, types[0])) {
+    std::string list;
+    for (std::string_view rest = sig->types; !rest.empty();) {
+      size_t sp = rest.find(' ');
+      list += (list.empty() ? "." : ", .") + std::string(rest.substr(0, sp));
+      rest = sp == rest.npos ? "" : rest.substr(sp + 1);
+    }
+    error(in.loc, fmt::format("'{}' does not take type .{} (it takes {})",
+                              in.opcode, types[0], list));
+    return;
+  }
+  auto check = [&](const Role &r, const Operand &x, size_t i) {
+    const RegInfo &reg = fn.regs[x.reg];
+    const std::string &rt = reg.type;
+    switch (r.kind) {
+    case 'P':
+      if (rt != "pred")
+        error(x.loc, fmt::format("operand {} of '{}' must be a predicate "
+                                 "register",
+                                 i, name));
+      return;
+    case 'U': {
+      TypeClass c = classify(rt);
+      if (c.k != '?' &&
+          !(c.bits == 32 && (c.k == 'b' || c.k == 'u' || c.k == 's')))
+        error(x.loc, fmt::format("register '{}' (.{}) of '{}' must be a "
+                                 "32-bit integer register (.b32, .u32 or "
+                                 ".s32)",
+                                 reg.name, rt, name));
+      return;
+    }
+    case 'T':
+    case 'W':
+    case 'L': {
+      if (!typed)
+        return;
+      std::string t = types[r.type];
+      if (r.kind == 'W') {
+        TypeClass c = classify(t);
+        t = fmt::format("{}{}", c.k, 2 * c.bits);
+      }
+      bool ok = compatible(rt, t, r.kind == 'L');
+      if (!ok)
+        error(x.loc,
+              fmt::format("register '{}' (.{}) does not match the type .{} "
+                          "of '{}'{}",
+                          reg.name, rt, t, name,
+                          r.kind == 'W'   ? " (twice the width of its type)"
+                          : r.kind == 'L' ? " (a wider integer or bit-size "
+                                            "register is allowed)"
+                                          : ""));
+      return;
+    }
+    default:
+      return;
+    }
+  };
+  // A constant operand: an integer constant for integer, bit-size and
+  // predicate operands, a floating-point one (0f..., 0d..., 1.5) for .f32,
+  // .f64 and bit-size operands (ptxas: "Arguments mismatch").
+  auto constant = [&](const Role &r, const Operand &x, size_t i) {
+    std::string t;
+    if (r.kind == 'U')
+      t = "u32";
+    else if (r.kind == 'P')
+      t = "pred";
+    else if ((r.kind == 'T' || r.kind == 'W' || r.kind == 'L') && typed) {
+      t = types[r.type];
+      if (r.kind == 'W') {
+        TypeClass c = classify(t);
+        t = fmt::format("{}{}", c.k, 2 * c.bits);
+      }
+    }
+    if (t.empty())
+      return;
+    TypeClass c = classify(t);
+    bool ok = true;
+    if (x.kind == OK::Imm)
+      ok = !is_float_type(t);
+    else
+      ok = c.k == 'b' ||
+           (c.k == 'f' && (c.bits == 32 || c.bits == 64) && t != "tf32");
+    if (!ok)
+      error(x.loc,
+            fmt::format("operand {} of '{}' is a .{} operand: {} "
+                        "constant does not fit it",
+                        i, name, t,
+                        x.kind == OK::Imm ? "an integer" : "a floating-point"));
+  };
+  for (size_t i = 0; i < o.size(); ++i) {
+    const Role &r = roles[i];
+    const Operand &x = o[i];
+    if (r.kind == '*')
+      continue;
+    if (r.kind == 'A') {
+      if (x.kind != OK::Address) {
+        error(x.loc, fmt::format("operand {} of '{}' must be an address "
+                                 "([...])",
+                                 i, name));
+      } else if (!x.elems.empty() && x.elems[0].kind == OK::Reg) {
+        const RegInfo &base = fn.regs[x.elems[0].reg];
+        TypeClass c = classify(base.type);
+        if (c.k == 'p' || c.k == 'f' || c.k == 'x' || c.bits > 64)
+          error(x.elems[0].loc,
+                fmt::format("the address register '{}' (.{}) of '{}' must be "
+                            "an integer or bit-size register",
+                            base.name, base.type, name));
+      }
+      continue;
+    }
+    if (x.kind == OK::Address) {
+      error(x.loc,
+            fmt::format("operand {} of '{}' cannot be an address", i, name));
+      continue;
+    }
+    if (r.kind == 'Q') {
+      // elect.sync's d|p: a 32-bit register (or '_') and a predicate.
+      if (x.kind != OK::Pair || x.elems.size() != 2) {
+        error(x.loc, fmt::format("the destination of '{}' is a pair d|p (a "
+                                 "32-bit register or '_', and a predicate)",
+                                 name));
+        continue;
+      }
+      if (x.elems[0].kind == OK::Reg)
+        check(Role{'U', 0, false}, x.elems[0], i);
+      if (x.elems[1].kind == OK::Reg)
+        check(Role{'P', 0, false}, x.elems[1], i);
+      else
+        error(x.elems[1].loc,
+              fmt::format("the destination of '{}' is a pair d|p (a "
+                          "32-bit register or '_', and a predicate)",
+                          name));
+      continue;
+    }
+    if (r.kind == 'I') {
+      if (x.kind != OK::Imm)
+        error(x.loc, fmt::format("operand {} of '{}' must be an immediate "
+                                 "value",
+                                 i, name));
+      continue;
+    }
+    if (x.kind == OK::Vector && r.kind == 'L') {
+      size_t n = 0;
+      for (const auto &m : in.modifiers)
+        if (m == "v2" || m == "v4" || m == "v8")
+          n = static_cast<size_t>(m[1] - '0');
+      if (n && x.elems.size() != n)
+        error(x.loc, fmt::format("'{}' takes a vector of {} registers, {} "
+                                 "given",
+                                 name, n, x.elems.size()));
+      for (const auto &e : x.elems)
+        if (e.kind == OK::Reg && !fn.regs[e.reg].vec)
+          check(r, e, i);
+      continue;
+    }
+    if (x.kind == OK::Pair && r.kind == 'P') {
+      for (const auto &e : x.elems)
+        if (e.kind == OK::Reg)
+          check(r, e, i);
+      continue;
+    }
+    if (x.kind == OK::Imm || x.kind == OK::FImm)
+      constant(r, x, i);
+    else if (x.kind == OK::Reg && !fn.regs[x.reg].vec)
+      check(r, x, i);
+  }
+}
+
+} // namespace
+
+bool validate(const Module &module, DiagnosticSink &sink) {
+  return Validator(module, sink).run();
+}
+
+} // namespace bcusim::ptx
