@@ -169,23 +169,27 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     uint32_t lanes = g.lanes[i] & m;
     if (!lanes || !(g.lanes[i] & ready))
       continue;
-    parts.assign(1, CollectivePart{&in, lanes});
     uint32_t all = lanes;
-    for (const Join &j : joins) {
-      if (j.group != i)
-        continue;
-      // The joined lanes that execute their instruction (guard true).
-      const Inst &qi = P.code[w.paths[j.path].pc];
-      uint32_t qm = j.lanes;
-      if (qi.guard != kNone)
-        qm &= qi.guard_neg ? ~x.p[qi.guard] : x.p[qi.guard];
-      if (&qi == &in) // the same instruction (another call stack)
-        parts[0].lanes |= qm;
-      else if (qm)
-        parts.push_back({&qi, qm});
-      all |= qm;
+    if (joins.empty()) { // all members here: the usual case
+      in.fn(x, in, lanes);
+    } else {
+      parts.assign(1, CollectivePart{&in, lanes});
+      for (const Join &j : joins) {
+        if (j.group != i)
+          continue;
+        // The joined lanes that execute their instruction (guard true).
+        const Inst &qi = P.code[w.paths[j.path].pc];
+        uint32_t qm = j.lanes;
+        if (qi.guard != kNone)
+          qm &= qi.guard_neg ? ~x.p[qi.guard] : x.p[qi.guard];
+        if (&qi == &in) // the same instruction (another call stack)
+          parts[0].lanes |= qm;
+        else if (qm)
+          parts.push_back({&qi, qm});
+        all |= qm;
+      }
+      exec_collective(x, parts);
     }
-    exec_collective(x, parts);
     if (x.faulted) { // reported at the instruction (matrix instructions)
       report_fault(c, w, pc, lanes);
       return false;
