@@ -189,6 +189,8 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
         all |= qm;
       }
       exec_collective(x, parts);
+      // The joined lanes' step was not counted when they began to wait.
+      pending_tsteps += uint32_t(std::popcount(all & ~lanes));
     }
     if (x.faulted) { // reported at the instruction (matrix instructions)
       report_fault(c, w, pc, lanes);
