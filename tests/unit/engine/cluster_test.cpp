@@ -235,6 +235,27 @@ OUT:
     EXPECT_EQ(v[lane], lane >= 24 ? 0u : (lane & 8) == 0 ? 984u : 892u) << lane;
 }
 
+TEST(WarpSync, LanesJoinedFromAnotherInstructionCountTheirStep) {
+  // Thread-instructions: mov, setp (32 each), the guarded bra (16 taken),
+  // each half's bar.warp.sync (16 + 16), the high half's bra (16), ret (32).
+  RunReport r;
+  run_out(sm90_module(".param .u64 k_param_0", R"(
+  .reg .b32 %lane;
+  .reg .pred %p1;
+  mov.u32 %lane, %laneid;
+  setp.lt.u32 %p1, %lane, 16;
+  @%p1 bra LOW;
+  bar.warp.sync -1;
+  bra DONE;
+LOW:
+  bar.warp.sync -1;
+DONE:
+  ret;)"),
+          {1, 1, 1}, {32, 1, 1}, 1, &r);
+  EXPECT_EQ(r.status, RunStatus::Ok) << report_text;
+  EXPECT_EQ(r.thread_steps, 160u);
+}
+
 TEST(Elect, OneLeaderAcrossInstructions) {
   // Lanes 0-3 elect at one instruction, lanes 4-31 at another: one
   // election, leader lane 0, whose predicate alone is true.
