@@ -313,11 +313,10 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
   case K::FImm: {
     uint64_t v = static_cast<uint64_t>(o.ival);
     if (o.is_f32) {
-      float f = std::bit_cast<float>(static_cast<uint32_t>(v));
-      if (t.code == Ty::F64)
-        v = bits(static_cast<double>(f));
-      else
-        v &= 0xffffffffu;
+      // A 0f literal is its 32 bits, also for an .f64 operand (zero-
+      // extended, not converted), as ptxas 13 assembles it
+      // (docs/ptx-frontend.md "Literals"); 0d for .f32 is converted.
+      v &= 0xffffffffu;
     } else {
       double d = std::bit_cast<double>(v);
       if (t.code == Ty::F32)

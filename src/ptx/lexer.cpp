@@ -239,8 +239,9 @@ Token Lexer::next() {
       pos_ += 2;
     t = make(Tok::Ident, begin);
     if (t.text == "%") {
-      t.kind = Tok::Error;
-      t.error = "expected a register name after '%'";
+      // A lone `%` is the remainder operator of a constant expression.
+      t.kind = Tok::Punct;
+      t.punct = '%';
     }
   } else if (c == '.') {
     ++pos_;
@@ -278,7 +279,7 @@ Token Lexer::next() {
       t = make(Tok::String, begin);
       t.text = t.text.substr(1, t.text.size() - 2);
     }
-  } else if (std::strchr(",;:{}[]()<>+-!@|=", c) != nullptr) {
+  } else if (std::strchr(",;:{}[]()<>+-!@|=*/&^~?", c) != nullptr) {
     ++pos_;
     t = make(Tok::Punct, begin);
     t.punct = c;

@@ -17,7 +17,8 @@ enum class Tok : uint8_t {
   Int,     // integer literal (value in Token::ival, U suffix accepted)
   Float,   // 0fXXXXXXXX (is_f32), 0dXXXXXXXXXXXXXXXX or decimal (f64 bits)
   String,  // "..." (text excludes the quotes, escapes kept as written)
-  Punct,   // one of , ; : { } [ ] ( ) < > + - ! @ | =
+  Punct,   // one of , ; : { } [ ] ( ) < > + - ! @ | = * / % & ^ ~ ?
+           // (two-character operators such as `<<` are two tokens)
   Error,   // a character or literal the lexer cannot read (message set)
 };
 

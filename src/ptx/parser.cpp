@@ -40,6 +40,9 @@ using NameMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 constexpr uint16_t kNoElem = 0xFFFF;
 constexpr size_t kMaxErrors = 50;
+// Nesting of parentheses, unary operators and `?:` in one constant
+// expression (the parser recurses on each).
+constexpr int kMaxExprDepth = 256;
 constexpr uint32_t kMaxRegsPerFunction = 1u << 20;
 // Largest variable accepted (bytes): far above any device memory, far below
 // where size arithmetic could overflow.
@@ -280,7 +283,11 @@ private:
     advance();
     return true;
   }
-  bool expect_u32(uint32_t &out, std::string_view what) {
+  // An integer literal (ptxas takes no constant expression in directives,
+  // alignments and register counts); `closer` may follow it.
+  bool expect_u32(uint32_t &out, std::string_view what, char closer = '\0') {
+    if (is_punct('(') && !no_expr_here(what, closer))
+      return false;
     if (tok_.kind != Tok::Int)
       return expected(what);
     if (tok_.ival > UINT32_MAX) {
@@ -289,7 +296,7 @@ private:
     }
     out = static_cast<uint32_t>(tok_.ival);
     advance();
-    return true;
+    return no_expr_here(what, closer);
   }
   // The latest .loc in the function being parsed (file, line, col), the
   // outermost call site it was inlined at (0: not inlined), and the
@@ -320,6 +327,42 @@ private:
       }
       advance();
     }
+  }
+
+  // ---- constant expressions (folded at parse time) ------------------------
+  // A value of a constant expression: a 64-bit integer, signed or unsigned,
+  // or an f64. A `0f` literal keeps its f32 bits until an operator applies
+  // to it (see f32_operand).
+  struct Const {
+    enum class Kind : uint8_t { S64, U64, F64 } kind = Kind::S64;
+    uint64_t bits = 0;
+    bool f32_literal = false; // bits are a 0f literal's 32 bits
+    bool bare = false;        // ... written without parentheses
+    Token first, last;
+    bool is_int() const { return kind != Kind::F64; }
+  };
+  bool starts_expr() const;
+  bool parse_expr(Const &out);
+  bool parse_binary(Const &out, int min_prec);
+  bool parse_unary(Const &out);
+  bool parse_primary(Const &out);
+  int binary_op(std::string_view &op, int &ntok) const;
+  bool fold_binary(std::string_view op, const Token &op_tok, Const &a, Const b);
+  static void f32_operand(Const &c);
+  bool no_expr_here(std::string_view what, char closer);
+  int expr_depth_ = 0;
+  struct ExprDepth {
+    int &d;
+    explicit ExprDepth(int &x) : d(x) { ++d; }
+    ~ExprDepth() { --d; }
+    ExprDepth(const ExprDepth &) = delete;
+    ExprDepth &operator=(const ExprDepth &) = delete;
+  };
+  bool enter_expr() {
+    if (expr_depth_ < kMaxExprDepth)
+      return true;
+    error(loc(tok_), "constant expression nested too deeply");
+    return false;
   }
 
   // ---- module level -------------------------------------------------------
@@ -391,6 +434,399 @@ private:
   std::vector<OperandPath> refs_;
   std::vector<Token> label_tokens_; // parallel to Function::labels
 };
+
+// ===========================================================================
+// Constant expressions (docs/ptx-frontend.md, "Constant expressions")
+// ===========================================================================
+
+// Whether the current token can begin a constant expression. `!` followed
+// by a name is a negated predicate, not logical not.
+bool Parser::starts_expr() const {
+  if (tok_.kind == Tok::Int || tok_.kind == Tok::Float)
+    return true;
+  if (tok_.kind != Tok::Punct)
+    return false;
+  switch (tok_.punct) {
+  case '-':
+  case '+':
+  case '~':
+  case '(':
+    return true;
+  case '!':
+    return peek_.kind != Tok::Ident;
+  default:
+    return false;
+  }
+}
+
+// The binary operator at the current token: its precedence (0 = none), its
+// spelling and how many tokens it takes (`<<` is two adjacent '<').
+int Parser::binary_op(std::string_view &op, int &ntok) const {
+  if (tok_.kind != Tok::Punct)
+    return 0;
+  char c = tok_.punct;
+  char n = peek_.kind == Tok::Punct && peek_.offset == tok_.offset + 1
+               ? peek_.punct
+               : '\0';
+  ntok = 1;
+  auto two = [&](std::string_view s) {
+    op = s;
+    ntok = 2;
+  };
+  switch (c) {
+  case '*':
+  case '/':
+  case '%':
+    op = tok_.text;
+    return 10;
+  case '+':
+  case '-':
+    op = tok_.text;
+    return 9;
+  case '<':
+  case '>':
+    if (n == c) {
+      two(c == '<' ? "<<" : ">>");
+      return 8;
+    }
+    if (n == '=') {
+      two(c == '<' ? "<=" : ">=");
+      return 7;
+    }
+    op = tok_.text;
+    return 7;
+  case '=':
+  case '!':
+    if (n != '=')
+      return 0;
+    two(c == '=' ? "==" : "!=");
+    return 6;
+  case '&':
+    if (n == '&') {
+      two("&&");
+      return 2;
+    }
+    op = tok_.text;
+    return 5;
+  case '^':
+    op = tok_.text;
+    return 4;
+  case '|':
+    if (n == '|') {
+      two("||");
+      return 1;
+    }
+    op = tok_.text;
+    return 3;
+  default:
+    return 0;
+  }
+}
+
+bool Parser::parse_expr(Const &out) {
+  // Nested `?:` and unary operators recurse: both count against one depth.
+  if (!enter_expr())
+    return false;
+  ExprDepth guard(expr_depth_);
+  if (!parse_binary(out, 1))
+    return false;
+  if (!is_punct('?'))
+    return true;
+  Token q = tok_;
+  advance();
+  Const a, b;
+  if (!parse_expr(a) || !expect_punct(':') || !parse_expr(b))
+    return false;
+  if (!out.is_int() || !a.is_int() || !b.is_int()) {
+    error(span(out.first, b.last), "'?:' needs integer operands");
+    return false;
+  }
+  (void)q;
+  Token first = out.first;
+  // ptxas keeps the type of the chosen operand (no usual conversions).
+  out = out.bits != 0 ? a : b;
+  out.first = first;
+  out.last = b.last;
+  return true;
+}
+
+bool Parser::parse_binary(Const &out, int min_prec) {
+  if (!parse_unary(out))
+    return false;
+  while (true) {
+    std::string_view op;
+    int ntok = 1;
+    int prec = binary_op(op, ntok);
+    if (prec < min_prec || prec == 0)
+      return true;
+    Token op_tok = tok_;
+    std::string op_text(op);
+    for (int i = 0; i < ntok; ++i)
+      advance();
+    Const rhs;
+    if (!parse_binary(rhs, prec + 1))
+      return false;
+    if (!fold_binary(op_text, op_tok, out, rhs))
+      return false;
+  }
+}
+
+bool Parser::parse_unary(Const &out) {
+  if (!enter_expr())
+    return false;
+  ExprDepth guard(expr_depth_);
+  Token first = tok_;
+  if (is_punct('(') && peek_.kind == Tok::DotName) {
+    // Casts: (.s64) and (.u64).
+    advance();
+    Token type = tok_;
+    if (tok_.text != "s64" && tok_.text != "u64") {
+      error(loc(type), fmt::format("unsupported cast to '.{}' (a constant "
+                                   "expression casts only to .s64 or .u64)",
+                                   type.text));
+      return false;
+    }
+    advance();
+    if (!expect_punct(')'))
+      return false;
+    if (!parse_unary(out))
+      return false;
+    if (!out.is_int()) {
+      error(span(first, out.last), "a cast needs an integer operand");
+      return false;
+    }
+    out.kind = type.text == "s64" ? Const::Kind::S64 : Const::Kind::U64;
+    out.first = first;
+    return true;
+  }
+  if (tok_.kind == Tok::Punct && (tok_.punct == '-' || tok_.punct == '+' ||
+                                  tok_.punct == '~' || tok_.punct == '!')) {
+    char op = tok_.punct;
+    advance();
+    if (!parse_unary(out))
+      return false;
+    out.first = first;
+    if (op == '+')
+      return true;
+    if (!out.is_int()) {
+      if (op != '-') {
+        error(span(first, out.last),
+              fmt::format("'{}' needs an integer operand", op));
+        return false;
+      }
+      if (out.f32_literal && out.bare) {
+        out.bits ^= 1ull << 31; // `-0f3F800000` (not PTX): the sign flips
+        return true;
+      }
+      f32_operand(out);
+      out.bits ^= 1ull << 63;
+      return true;
+    }
+    if (op == '-')
+      out.bits = 0 - out.bits;
+    else if (op == '~') {
+      out.bits = ~out.bits;
+      out.kind = Const::Kind::U64; // ptxas: always unsigned
+    } else {
+      out.bits = out.bits == 0 ? 1 : 0;
+      out.kind = Const::Kind::S64;
+    }
+    return true;
+  }
+  return parse_primary(out);
+}
+
+bool Parser::parse_primary(Const &out) {
+  out.first = out.last = tok_;
+  if (tok_.kind == Tok::Int) {
+    char lastc = tok_.text.empty() ? '\0' : tok_.text.back();
+    bool u = lastc == 'u' || lastc == 'U' ||
+             tok_.ival > static_cast<uint64_t>(INT64_MAX);
+    out.kind = u ? Const::Kind::U64 : Const::Kind::S64;
+    out.bits = tok_.ival;
+    advance();
+    return true;
+  }
+  if (tok_.kind == Tok::Float) {
+    out.kind = Const::Kind::F64;
+    out.bits = tok_.ival;
+    out.f32_literal = tok_.is_f32;
+    out.bare = true;
+    advance();
+    return true;
+  }
+  if (is_punct('(')) {
+    Token open = tok_;
+    advance();
+    if (!parse_expr(out))
+      return false;
+    if (!is_punct(')'))
+      return expected("')'");
+    out.bare = false;
+    out.first = open;
+    out.last = tok_;
+    advance();
+    return true;
+  }
+  return expected("a constant");
+}
+
+// An operator applied to a `0f` literal: ptxas 13 takes the literal's 32
+// bits, zero-extended, as the bits of an f64 (so `-(0f40000000)` is a tiny
+// negative denormal, -0.0 once rounded to f32). bcusim computes the same
+// value, the one a GPU runs (docs/ptx-frontend.md).
+void Parser::f32_operand(Const &c) {
+  if (!c.f32_literal)
+    return;
+  c.f32_literal = false;
+  c.bare = false;
+  c.bits &= 0xFFFFFFFFull;
+}
+
+bool Parser::fold_binary(std::string_view op, const Token &op_tok, Const &a,
+                         Const b) {
+  SourceLoc where = span(a.first, b.last);
+  if ((a.f32_literal && a.bare) || (b.f32_literal && b.bare)) {
+    // ptxas: a syntax error (it takes a parenthesized one).
+    error(where, fmt::format("a 0f floating-point literal cannot be an "
+                             "operand of '{}' without parentheses",
+                             op));
+    return false;
+  }
+  f32_operand(a);
+  f32_operand(b);
+  (void)op_tok;
+  bool cmp = op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" ||
+             op == "!=";
+  if (!a.is_int() || !b.is_int()) {
+    if (a.is_int() || b.is_int()) {
+      error(where, "constant expression mixes integer and floating-point "
+                   "operands");
+      return false;
+    }
+    double x, y;
+    std::memcpy(&x, &a.bits, 8);
+    std::memcpy(&y, &b.bits, 8);
+    double r = 0;
+    if (cmp) {
+      bool v = op == "<"    ? x < y
+               : op == ">"  ? x > y
+               : op == "<=" ? x <= y
+               : op == ">=" ? x >= y
+               : op == "==" ? x == y
+                            : x != y;
+      a.kind = Const::Kind::S64;
+      a.bits = v ? 1 : 0;
+      a.last = b.last;
+      return true;
+    }
+    if (op == "+")
+      r = x + y;
+    else if (op == "-")
+      r = x - y;
+    else if (op == "*")
+      r = x * y;
+    else if (op == "/") {
+      if (y == 0) {
+        error(where, "division by zero in constant expression");
+        return false;
+      }
+      r = x / y;
+    } else {
+      error(where, fmt::format("'{}' needs integer operands", op));
+      return false;
+    }
+    std::memcpy(&a.bits, &r, 8);
+    a.last = b.last;
+    return true;
+  }
+  bool u = a.kind == Const::Kind::U64 || b.kind == Const::Kind::U64;
+  uint64_t x = a.bits, y = b.bits;
+  auto sx = static_cast<int64_t>(x), sy = static_cast<int64_t>(y);
+  Const::Kind kind = u ? Const::Kind::U64 : Const::Kind::S64;
+  uint64_t r = 0;
+  if (op == "*")
+    r = x * y;
+  else if (op == "+")
+    r = x + y;
+  else if (op == "-")
+    r = x - y;
+  else if (op == "&")
+    r = x & y;
+  else if (op == "^")
+    r = x ^ y;
+  else if (op == "|")
+    r = x | y;
+  else if (op == "/" || op == "%") {
+    if (y == 0) {
+      error(where, fmt::format("{} by zero in constant expression",
+                               op == "/" ? "division" : "remainder"));
+      return false;
+    }
+    if (op == "%") {
+      r = x % y; // ptxas: always unsigned
+      kind = Const::Kind::U64;
+    } else if (u) {
+      r = x / y;
+    } else {
+      if (sx == INT64_MIN && sy == -1) {
+        error(where, "constant expression overflows (the most negative "
+                     "64-bit value divided by -1)");
+        return false;
+      }
+      r = static_cast<uint64_t>(sx / sy);
+    }
+  } else if (op == "<<" || op == ">>") {
+    // The left operand's type; the count is taken modulo 64 (as ptxas).
+    unsigned n = static_cast<unsigned>(y & 63);
+    kind = a.kind;
+    if (op == "<<")
+      r = x << n;
+    else if (a.kind == Const::Kind::S64)
+      r = static_cast<uint64_t>(sx >> n);
+    else
+      r = x >> n;
+  } else if (cmp) {
+    bool v;
+    if (u)
+      v = op == "<"    ? x < y
+          : op == ">"  ? x > y
+          : op == "<=" ? x <= y
+          : op == ">=" ? x >= y
+          : op == "==" ? x == y
+                       : x != y;
+    else
+      v = op == "<"    ? sx < sy
+          : op == ">"  ? sx > sy
+          : op == "<=" ? sx <= sy
+          : op == ">=" ? sx >= sy
+          : op == "==" ? sx == sy
+                       : sx != sy;
+    r = v ? 1 : 0;
+    kind = Const::Kind::S64;
+  } else if (op == "&&" || op == "||") {
+    bool v = op == "&&" ? (x != 0 && y != 0) : (x != 0 || y != 0);
+    r = v ? 1 : 0;
+    kind = Const::Kind::S64;
+  }
+  a.kind = kind;
+  a.bits = r;
+  a.last = b.last;
+  return true;
+}
+
+// Where ptxas takes only an integer literal: an operator after the literal
+// (other than `closer`, which ends the construct) or a parenthesis before
+// it would start a constant expression, which ptxas rejects there.
+bool Parser::no_expr_here(std::string_view what, char closer) {
+  if (tok_.kind != Tok::Punct || tok_.punct == closer ||
+      std::strchr("*/%+-&^|?<>(", tok_.punct) == nullptr)
+    return true;
+  error(loc(tok_), fmt::format("a constant expression cannot be used as {} "
+                               "(only an integer literal)",
+                               what));
+  return false;
+}
 
 // ===========================================================================
 // Module level
@@ -621,6 +1057,8 @@ bool Parser::parse_param(Param &p, bool allow_unnamed) {
   }
   if (is_punct('[')) {
     advance();
+    if (is_punct('(') && !no_expr_here("an array size", ']'))
+      return false;
     if (tok_.kind != Tok::Int || tok_.ival == 0)
       return expected("an array size");
     if (tok_.ival > (1u << 20)) {
@@ -630,7 +1068,7 @@ bool Parser::parse_param(Param &p, bool allow_unnamed) {
     }
     p.array_size = tok_.ival;
     advance();
-    if (!expect_punct(']'))
+    if (!no_expr_here("an array size", ']') || !expect_punct(']'))
       return false;
   }
   return true;
@@ -910,6 +1348,8 @@ bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
         continue;
       }
       Token at = tok_;
+      if (is_punct('(') && !no_expr_here("an array size", ']'))
+        return false;
       if (tok_.kind != Tok::Int)
         return expected("an array size");
       if (tok_.ival == 0) {
@@ -918,7 +1358,7 @@ bool Parser::parse_var_decl(Space space, bool is_extern, bool is_visible,
       }
       v.dims.push_back(tok_.ival);
       advance();
-      if (!expect_punct(']'))
+      if (!no_expr_here("an array size", ']') || !expect_punct(']'))
         return false;
     }
     for (size_t i = 1; i < v.dims.size(); ++i)
@@ -1009,52 +1449,48 @@ bool Parser::parse_init_item(VarDecl &v, int depth) {
     }
   }
   VarDecl::Init init;
-  bool negative = false;
-  if (is_punct('-')) {
-    negative = true;
-    advance();
-  }
-  if (tok_.kind == Tok::Int) {
-    uint64_t val = negative ? 0 - tok_.ival : tok_.ival;
-    if (v.type == "f32") {
-      float f = negative ? -static_cast<float>(tok_.ival)
-                         : static_cast<float>(tok_.ival);
-      uint32_t b;
-      std::memcpy(&b, &f, 4);
+  if (starts_expr()) {
+    // A constant expression, folded; integers given to a floating-point
+    // variable are converted to its type.
+    Const c;
+    if (!parse_expr(c))
+      return false;
+    bool is_signed = c.kind == Const::Kind::S64;
+    if (c.is_int() && (v.type == "f32" || v.type == "f64")) {
+      auto sv = static_cast<int64_t>(c.bits);
       init.kind = VarDecl::Init::Kind::Float;
-      init.bits = b;
-    } else if (v.type == "f64") {
-      double d = negative ? -static_cast<double>(tok_.ival)
-                          : static_cast<double>(tok_.ival);
-      std::memcpy(&init.bits, &d, 8);
-      init.kind = VarDecl::Init::Kind::Float;
+      if (v.type == "f32") {
+        float fv =
+            is_signed ? static_cast<float>(sv) : static_cast<float>(c.bits);
+        uint32_t b;
+        std::memcpy(&b, &fv, 4);
+        init.bits = b;
+      } else {
+        double d =
+            is_signed ? static_cast<double>(sv) : static_cast<double>(c.bits);
+        std::memcpy(&init.bits, &d, 8);
+      }
+    } else if (c.is_int()) {
+      init.bits = c.bits;
     } else {
-      init.bits = val;
+      init.kind = VarDecl::Init::Kind::Float;
+      uint64_t bits = c.bits;
+      bool f32 = c.f32_literal;
+      if (v.type == "f32" && !f32) {
+        double d;
+        std::memcpy(&d, &bits, 8);
+        float fv = static_cast<float>(d);
+        uint32_t b;
+        std::memcpy(&b, &fv, 4);
+        bits = b;
+      } else if (v.type == "f64" && f32) {
+        // As ptxas 13 assembles it: the literal's 32 bits, zero-extended
+        // (not converted; docs/ptx-frontend.md "Literals").
+        bits &= 0xffffffffu;
+      }
+      init.bits = bits;
     }
-    advance();
-  } else if (tok_.kind == Tok::Float) {
-    init.kind = VarDecl::Init::Kind::Float;
-    uint64_t bits = tok_.ival;
-    bool f32 = tok_.is_f32;
-    if (negative)
-      bits ^= f32 ? (1ull << 31) : (1ull << 63);
-    if (v.type == "f32" && !f32) {
-      double d;
-      std::memcpy(&d, &bits, 8);
-      float f = static_cast<float>(d);
-      uint32_t b;
-      std::memcpy(&b, &f, 4);
-      bits = b;
-    } else if (v.type == "f64" && f32) {
-      uint32_t b = static_cast<uint32_t>(bits);
-      float f;
-      std::memcpy(&f, &b, 4);
-      double d = f;
-      std::memcpy(&bits, &d, 8);
-    }
-    init.bits = bits;
-    advance();
-  } else if (tok_.kind == Tok::Ident && !negative && tok_.text[0] != '%') {
+  } else if (tok_.kind == Tok::Ident && tok_.text[0] != '%') {
     init.kind = VarDecl::Init::Kind::Symbol;
     if (tok_.text == "generic" && peek_.kind == Tok::Punct &&
         peek_.punct == '(') {
@@ -1073,10 +1509,16 @@ bool Parser::parse_init_item(VarDecl &v, int depth) {
     }
     if (is_punct('+')) {
       advance();
-      if (tok_.kind != Tok::Int)
+      if (!starts_expr())
         return expected("an integer offset");
-      init.bits = tok_.ival; // symbol + offset
-      advance();
+      Const c;
+      if (!parse_expr(c))
+        return false;
+      if (!c.is_int()) {
+        error(span(c.first, c.last), "a symbol offset must be an integer");
+        return false;
+      }
+      init.bits = c.bits; // symbol + offset
     }
   } else {
     return expected("an initializer value");
@@ -1263,7 +1705,7 @@ bool Parser::parse_reg_decl(Function &f) {
       advance();
       Token at = tok_;
       uint32_t count = 0;
-      if (!expect_u32(count, "a register count"))
+      if (!expect_u32(count, "a register count", '>'))
         return false;
       // Bounded so that a hostile file cannot make the parser allocate
       // gigabytes; nvcc's largest kernels use a few tens of thousands.
@@ -1415,25 +1857,23 @@ bool Parser::parse_address(Function &f, Operand &out, uint16_t op) {
   advance(); // [
   out.kind = Operand::Kind::Address;
   int64_t offset = 0;
-  auto read_offset = [&](bool negative) {
-    if (tok_.kind != Tok::Int)
+  // The offset is a constant expression (folded); `[base-expr]` (which
+  // ptxas does not take) reads as `[base+(-expr)]` with the minus binding to
+  // the first term.
+  auto read_offset = [&] {
+    if (!starts_expr())
       return expected("an integer offset");
-    if (tok_.ival > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0)) {
-      error(loc(tok_), "address offset out of range");
+    Const c;
+    if (!parse_expr(c))
+      return false;
+    if (!c.is_int()) {
+      error(span(c.first, c.last), "an address offset must be an integer");
       return false;
     }
-    int64_t v = static_cast<int64_t>(tok_.ival);
-    offset += negative ? -v : v;
-    advance();
+    offset = static_cast<int64_t>(c.bits);
     return true;
   };
-  if (tok_.kind == Tok::Int || is_punct('-')) {
-    bool neg = is_punct('-');
-    if (neg)
-      advance();
-    if (!read_offset(neg))
-      return false;
-  } else if (tok_.kind == Tok::Ident) {
+  if (tok_.kind == Tok::Ident) {
     Operand base;
     if (!parse_ident_operand(f, base, op, 0, kNoElem))
       return false;
@@ -1444,16 +1884,10 @@ bool Parser::parse_address(Function &f, Operand &out, uint16_t op) {
     out.elems.push_back(std::move(base));
     if (is_punct('+')) {
       advance();
-      bool neg = false;
-      if (is_punct('-')) {
-        neg = true;
-        advance();
-      }
-      if (!read_offset(neg))
+      if (!read_offset())
         return false;
     } else if (is_punct('-')) {
-      advance();
-      if (!read_offset(true))
+      if (!read_offset())
         return false;
     }
     if (is_punct(',')) {
@@ -1466,6 +1900,9 @@ bool Parser::parse_address(Function &f, Operand &out, uint16_t op) {
         return false;
       out.elems.push_back(std::move(coords));
     }
+  } else if (starts_expr()) {
+    if (!read_offset())
+      return false;
   } else {
     return expected("an address");
   }
@@ -1480,62 +1917,56 @@ bool Parser::parse_address(Function &f, Operand &out, uint16_t op) {
 bool Parser::parse_operand(Function &f, Operand &out, uint16_t op,
                            uint16_t elem, uint16_t sub, bool allow_compound) {
   Token first = tok_;
-  if (is_punct('!')) {
+  // `(` starts a constant expression when a constant, an operator or a cast
+  // follows; otherwise it opens a call's parameter list.
+  bool paren_expr =
+      is_punct('(') &&
+      (peek_.kind == Tok::Int || peek_.kind == Tok::Float ||
+       peek_.kind == Tok::DotName ||
+       (peek_.kind == Tok::Punct && std::strchr("(-+~!", peek_.punct)));
+  if (is_punct('!') && peek_.kind == Tok::Ident) {
     advance();
-    if (tok_.kind != Tok::Ident)
-      return expected("a predicate register after '!'");
     if (!parse_ident_operand(f, out, op, elem, sub))
       return false;
     out.negated = true;
     if (out.loc.line == first.line)
       out.loc.length = out.loc.col + out.loc.length - first.col;
     out.loc.col = first.col;
-  } else if (is_punct('-') || tok_.kind == Tok::Int ||
-             tok_.kind == Tok::Float) {
-    bool negative = is_punct('-');
-    if (negative) {
-      advance();
-      if (tok_.kind != Tok::Int && tok_.kind != Tok::Float)
-        return expected("a number after '-'");
-    }
-    if (tok_.kind == Tok::Int) {
+  } else if (starts_expr() && (!is_punct('(') || paren_expr)) {
+    Const c;
+    if (!parse_expr(c))
+      return false;
+    if (c.is_int()) {
       out.kind = Operand::Kind::Imm;
-      if (negative && tok_.ival > (1ull << 63)) {
-        error(span(first, tok_), "integer literal does not fit in 64 bits");
-        return false;
-      }
-      out.ival = static_cast<int64_t>(negative ? 0 - tok_.ival : tok_.ival);
     } else {
       out.kind = Operand::Kind::FImm;
-      out.is_f32 = tok_.is_f32;
-      uint64_t bits = tok_.ival;
-      if (negative)
-        bits ^= tok_.is_f32 ? (1ull << 31) : (1ull << 63);
-      out.ival = static_cast<int64_t>(bits);
+      out.is_f32 = c.f32_literal;
     }
-    out.loc = span(first, tok_);
-    advance();
+    out.ival = static_cast<int64_t>(c.bits);
+    out.loc = span(c.first, c.last);
   } else if (tok_.kind == Tok::Ident) {
     if (!parse_ident_operand(f, out, op, elem, sub))
       return false;
     if (out.kind == Operand::Kind::Symbol && is_punct('+') &&
         (peek_.kind == Tok::Int ||
-         (peek_.kind == Tok::Punct && peek_.punct == '-'))) {
-      // `mov.u64 %rd1, sym+8`: the offset goes to ival.
+         (peek_.kind == Tok::Punct && std::strchr("(-+~!", peek_.punct)))) {
+      // `mov.u64 %rd1, sym+8` (the offset a constant expression): the
+      // offset goes to ival.
       advance();
-      bool neg = is_punct('-');
-      if (neg)
-        advance();
-      if (tok_.kind != Tok::Int)
-        return expected("an integer offset");
-      if (tok_.ival > static_cast<uint64_t>(INT64_MAX)) {
-        error(loc(tok_), "symbol offset out of range");
+      Const c;
+      if (!parse_expr(c))
+        return false;
+      if (!c.is_int()) {
+        error(span(c.first, c.last), "a symbol offset must be an integer");
         return false;
       }
-      out.ival = neg ? -static_cast<int64_t>(tok_.ival)
-                     : static_cast<int64_t>(tok_.ival);
-      out.loc = span(first, tok_);
-      advance();
+      if (c.kind == Const::Kind::U64 &&
+          c.bits > static_cast<uint64_t>(INT64_MAX)) {
+        error(span(c.first, c.last), "symbol offset out of range");
+        return false;
+      }
+      out.ival = static_cast<int64_t>(c.bits);
+      out.loc = span(first, c.last);
     }
   } else if (is_punct('[') && allow_compound) {
     if (elem != kNoElem) {

@@ -74,6 +74,7 @@ private:
   void signature(const Function &f, const Instruction &in);
   void arithmetic(const Instruction &in);
   void memory(const Instruction &in);
+  void conversion(const Instruction &in);
   void operand_features(const Operand &o);
 };
 
@@ -521,6 +522,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
   }
   arithmetic(in);
   memory(in);
+  conversion(in);
 }
 
 // A type's class and size: 'b', 'u', 's', 'f', 'x' (a packed pair, such as
@@ -612,8 +614,9 @@ bool is_float_type(std::string_view t) {
 void Validator::arithmetic(const Instruction &in) {
   const std::string &op = in.opcode;
   static const std::string_view ops[] = {
-      "add",   "sub", "mul", "mad", "div", "fma",  "sqrt", "rcp",
-      "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "min",  "max"};
+      "add", "sub",   "mul", "mad", "div",  "fma", "sqrt",
+      "rcp", "rsqrt", "ex2", "lg2", "sin",  "cos", "tanh",
+      "min", "max",   "abs", "neg", "setp", "set", "testp"};
   if (std::find(std::begin(ops), std::end(ops), op) == std::end(ops))
     return;
   std::string t;
@@ -626,6 +629,29 @@ void Validator::arithmetic(const Instruction &in) {
   if (ntypes != 1)
     return;
   const std::string name = full_name(in);
+  // .sat and .ftz against the type (ptxas: "Modifier '.sat' does not apply
+  // to '.u32' type", "Illegal modifier '.ftz' for instruction 'add'").
+  if (has(in, "sat")) {
+    const bool half = t == "f16" || t == "f16x2";
+    bool ok = true;
+    if (op == "add" || op == "sub")
+      ok = t == "s32" || t == "f32" || half;
+    else if (op == "mul" || op == "fma")
+      ok = (t == "f32" || half) && !has(in, "lo") && !has(in, "hi") &&
+           !has(in, "wide");
+    else if (op == "mad")
+      ok = (t == "s32" && has(in, "hi")) || t == "f32";
+    if (!ok) {
+      error(in.loc, fmt::format("'.sat' does not apply to '{}'", name));
+      return;
+    }
+  }
+  if (has(in, "ftz") &&
+      (op == "testp" || (t == "f64" && op != "rcp" && op != "rsqrt") ||
+       ((t == "bf16" || t == "bf16x2") && op != "ex2"))) {
+    error(in.loc, fmt::format("'.ftz' does not apply to '{}'", name));
+    return;
+  }
   // min/max with three sources: .f32 only, from sm_100.
   if ((op == "min" || op == "max") && in.operands.size() == 4) {
     if (t != "f32")
@@ -695,6 +721,74 @@ void Validator::arithmetic(const Instruction &in) {
     if (!approx)
       error(in.loc, fmt::format("'{}' requires '.approx'", name));
   }
+}
+
+// cvt between scalar types: the rounding modifier each kind of conversion
+// requires or refuses, and .ftz only where an .f32 is involved (ptxas:
+// "Rounding modifier required for instruction 'cvt'", "Illegal rounding
+// modifier for instruction 'cvt'").
+void Validator::conversion(const Instruction &in) {
+  if (in.opcode != "cvt")
+    return;
+  std::vector<std::string> types;
+  for (const auto &m : in.modifiers)
+    if (is_type(m))
+      types.push_back(m);
+  if (types.size() != 2)
+    return;
+  const TypeClass d = classify(types[0]), a = classify(types[1]);
+  auto scalar = [](const TypeClass &c) {
+    return c.k == 'u' || c.k == 's' || c.k == 'f' || c.k == 'b';
+  };
+  if (!scalar(d) || !scalar(a) || types[0] == "tf32" || types[1] == "tf32")
+    return;
+  std::string frnd, irnd;
+  for (const char *r : {"rn", "rz", "rm", "rp", "rna", "rs"})
+    if (has(in, r))
+      frnd = r;
+  for (const char *r : {"rni", "rzi", "rmi", "rpi"})
+    if (has(in, r))
+      irnd = r;
+  const bool df = d.k == 'f', af = a.k == 'f';
+  const std::string name = full_name(in);
+  // What the conversion takes: a float rounding (.rn ...), an integer one
+  // (.rni ...), or none; and whether it must have one.
+  enum { None, Float, Integer } takes = None;
+  bool required = false;
+  if (df && !af) {
+    takes = Float;
+    required = true;
+  } else if (!df && af) {
+    takes = Integer;
+    required = true;
+  } else if (df && af) {
+    if (d.bits < a.bits) {
+      takes = Float;
+      required = true;
+    } else if (d.bits == a.bits) {
+      // Round to an integral value, or (.f16 <-> .bf16) to the other
+      // format, where the rounding is optional.
+      takes = types[0] == types[1] ? Integer : Float;
+    }
+  }
+  const std::string given = frnd.empty() ? irnd : frnd;
+  if (!given.empty() &&
+      ((takes == Float && frnd.empty()) || (takes == Integer && irnd.empty()) ||
+       takes == None || frnd == "rna" || frnd == "rs"))
+    error(in.loc, fmt::format("'{}': the rounding modifier '.{}' does not "
+                              "apply to a conversion from .{} to .{}",
+                              name, given, types[1], types[0]));
+  else if (given.empty() && required)
+    error(in.loc, fmt::format("'{}' requires a rounding modifier ({}) for a "
+                              "conversion from .{} to .{}",
+                              name,
+                              takes == Float ? ".rn, .rz, .rm or .rp"
+                                             : ".rni, .rzi, .rmi or .rpi",
+                              types[1], types[0]));
+  if (has(in, "ftz") && types[0] != "f32" && types[1] != "f32")
+    error(in.loc, fmt::format("'.ftz' of '{}' needs an .f32 source or "
+                              "destination",
+                              name));
 }
 
 // State spaces and memory-order modifiers of ld, st, atom and red, as

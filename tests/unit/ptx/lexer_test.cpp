@@ -2,6 +2,7 @@
 #include "lexer.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -99,6 +100,24 @@ TEST(PtxLexer, StringsAndPunctuation) {
   EXPECT_EQ(t[1].text, "nounroll");
   EXPECT_EQ(t[1].length, 10u);
   EXPECT_EQ(t.back().kind, Tok::Error); // unterminated string
+}
+
+TEST(PtxLexer, ConstantExpressionOperatorsArePunctuation) {
+  // `%` alone is the remainder operator, `%r1` a register; `/` that starts
+  // no comment is division; `<<` is two adjacent '<' tokens.
+  SourceFile f("t", "3 % 2 %r1 8/2 1<<4 ~0 a?b:c 1&2^3*4 /* c */ 5");
+  auto t = lex_all(f);
+  std::vector<char> puncts;
+  for (const Token &x : t)
+    if (x.kind == Tok::Punct)
+      puncts.push_back(x.punct);
+  EXPECT_EQ(std::string(puncts.begin(), puncts.end()), "%/<<~?:&^*");
+  EXPECT_EQ(t[3].kind, Tok::Ident);
+  EXPECT_EQ(t[3].text, "%r1");
+  EXPECT_EQ(t[8].punct, '<');
+  EXPECT_EQ(t[9].offset, t[8].offset + 1); // `<<`: adjacent
+  EXPECT_EQ(t.back().kind, Tok::Int);      // the comment was skipped
+  EXPECT_EQ(t.back().ival, 5u);
 }
 
 } // namespace

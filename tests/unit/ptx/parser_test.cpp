@@ -686,8 +686,9 @@ TEST(PtxParser, VariableDeclarationsAndInitializers) {
   EXPECT_EQ(g[1].init[2].bits, static_cast<uint64_t>(-3));
   EXPECT_EQ(g[2].init[0].kind, VarDecl::Init::Kind::Float);
   EXPECT_EQ(g[2].init[0].bits, 0x3F800000u);
-  EXPECT_EQ(g[2].init[1].bits, 0x3FC00000u);           // 1.5 stored as f32 bits
-  EXPECT_EQ(g[3].init[0].bits, 0x4000000000000000ull); // 2.0f widened
+  EXPECT_EQ(g[2].init[1].bits, 0x3FC00000u); // 1.5 stored as f32 bits
+  // A 0f literal keeps its 32 bits in an .f64, as ptxas assembles it.
+  EXPECT_EQ(g[3].init[0].bits, 0x40000000ull);
   EXPECT_EQ(g[4].vec, 4);
   EXPECT_EQ(g[4].element_count(), 4u);
   EXPECT_EQ(g[4].size_bytes(), 16u);
@@ -874,6 +875,163 @@ TEST(PtxParser, StopsAfterFiftyErrors) {
   ASSERT_EQ(p->sink.all().back().notes.size(), 1u);
   EXPECT_EQ(p->sink.all().back().notes[0].message,
             "too many errors (50); stopping");
+}
+
+// Constant expressions are folded to constants in the AST
+// (docs/ptx-frontend.md "Constant expressions").
+TEST(PtxParser, ConstantExpressionsFoldInOperandsAndOffsets) {
+  // Expressions in operands, address and symbol offsets, vectors and
+  // initializers, next to a call whose `(` lists stay lists.
+  auto q = parse_text(kHeader +
+                      ".visible .global .u32 arr[8] = {1+1, 3*3, ~0, -(2)};\n"
+                      ".visible .global .u64 ptr = arr+4*2;\n"
+                      ".func (.reg .b32 r) f(.reg .b32 a) { ret; }\n"
+                      ".visible .entry k()\n{\n"
+                      ".reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n"
+                      ".reg .f64 %fd<2>;\n"
+                      "bar.cta.sync 1, (8*12);\n"
+                      "add.s32 %r1, %r2, (1<<4)+3;\n"
+                      "ld.global.u32 %r1, [%rd1+(4*8)];\n"
+                      "ld.global.u32 %r1, [%rd1-4+2];\n"
+                      "ld.global.u32 %r1, [arr+2*4];\n"
+                      "mov.u64 %rd1, arr+(2*4);\n"
+                      "mov.u64 %rd1, ~0 / 2;\n"
+                      "mov.u64 %rd1, -7 % 2;\n"
+                      "mov.u64 %rd1, (1 ? -1 : 2U) < 0;\n"
+                      "add.f64 %fd1, %fd1, 1.0/4.0;\n"
+                      "mov.b64 %rd1, {1+1, 2*2};\n"
+                      "call (%r1), f, (%r2);\n"
+                      "add.f64 %fd1, %fd1, -(0f40000000);\n"
+                      "ret;\n}\n");
+  ASSERT_TRUE(q->mod) << q->sink.render_all();
+  const auto &b = q->mod->find_function("k")->body;
+  ASSERT_EQ(b.size(), 14u);
+  EXPECT_EQ(b[0].operands[1].kind, K::Imm);
+  EXPECT_EQ(b[0].operands[1].ival, 96);
+  // The operand's location covers the whole expression.
+  EXPECT_EQ(b[0].operands[1].loc.length, 6u);
+  EXPECT_EQ(b[1].operands[2].ival, 19);
+  EXPECT_EQ(b[2].operands[1].kind, K::Address);
+  EXPECT_EQ(b[2].operands[1].ival, 32);
+  EXPECT_EQ(b[3].operands[1].ival, -2); // the minus binds to the first term
+  EXPECT_EQ(b[4].operands[1].elems[0].sym_kind, S::Global);
+  EXPECT_EQ(b[4].operands[1].ival, 8);
+  EXPECT_EQ(b[5].operands[1].kind, K::Symbol);
+  EXPECT_EQ(b[5].operands[1].ival, 8);
+  EXPECT_EQ(b[6].operands[1].ival, INT64_MAX); // `~` gives .u64
+  EXPECT_EQ(b[7].operands[1].ival, 1);         // `%` is unsigned
+  EXPECT_EQ(b[8].operands[1].ival, 1);         // `?:` keeps -1 signed
+  EXPECT_EQ(b[9].operands[2].kind, K::FImm);
+  EXPECT_FALSE(b[9].operands[2].is_f32);
+  EXPECT_EQ(static_cast<uint64_t>(b[9].operands[2].ival),
+            0x3FD0000000000000ull); // 0.25
+  ASSERT_EQ(b[10].operands[1].kind, K::Vector);
+  EXPECT_EQ(b[10].operands[1].elems[0].ival, 2);
+  EXPECT_EQ(b[10].operands[1].elems[1].ival, 4);
+  // `(` followed by a register still opens a call's parameter list.
+  EXPECT_EQ(b[11].operands[0].kind, K::List);
+  EXPECT_EQ(b[11].operands[2].kind, K::List);
+  // ptxas reads an operated-on 0f literal's bits as an f64.
+  EXPECT_EQ(static_cast<uint64_t>(b[12].operands[2].ival),
+            0x8000000040000000ull);
+  const VarDecl &arr = q->mod->globals[0];
+  ASSERT_EQ(arr.init.size(), 4u);
+  EXPECT_EQ(arr.init[0].bits, 2u);
+  EXPECT_EQ(arr.init[1].bits, 9u);
+  EXPECT_EQ(arr.init[2].bits, ~0ull);
+  EXPECT_EQ(arr.init[3].bits, static_cast<uint64_t>(-2));
+  const VarDecl &ptr = q->mod->globals[1];
+  ASSERT_EQ(ptr.init.size(), 1u);
+  EXPECT_EQ(ptr.init[0].kind, VarDecl::Init::Kind::Symbol);
+  EXPECT_EQ(ptr.init[0].bits, 8u);
+}
+
+TEST(PtxParser, ConstantExpressionsPrintAsTheirValue) {
+  auto p = parse_text(kHeader + ".visible .entry k()\n{\n.reg .b32 %r<3>;\n"
+                                "add.s32 %r1, %r2, 2*3+1;\n"
+                                "bar.cta.sync 1, (8*12);\nret;\n}\n");
+  ASSERT_TRUE(p->mod) << p->sink.render_all();
+  std::string text = print(*p->mod);
+  EXPECT_NE(text.find("add.s32 %r1, %r2, 7;"), std::string::npos) << text;
+  EXPECT_NE(text.find("bar.cta.sync 1, 96;"), std::string::npos) << text;
+}
+
+struct ExprErrorCase {
+  const char *text;
+  const char *want;
+};
+
+class PtxConstantExpressionErrors
+    : public ::testing::TestWithParam<ExprErrorCase> {};
+
+TEST_P(PtxConstantExpressionErrors, ReportTheRightLocationAndMessage) {
+  auto p = parse_text(kHeader + ".entry k()\n{\n.reg .b32 %r;\n" +
+                      GetParam().text + "\n}\n");
+  EXPECT_EQ(only_error(*p), GetParam().want) << p->sink.render_all();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Expr, PtxConstantExpressionErrors,
+    ::testing::Values(
+        ExprErrorCase{"add.s32 %r, %r, 3/0;",
+                      "7:17:3: division by zero in constant expression"},
+        ExprErrorCase{"add.s32 %r, %r, 3 % (1-1);",
+                      "7:17:9: remainder by zero in constant expression"},
+        ExprErrorCase{"add.s32 %r, %r, (1<<63)/-1;",
+                      "7:17:10: constant expression overflows (the most "
+                      "negative 64-bit value divided by -1)"},
+        ExprErrorCase{"add.s32 %r, %r, 1.5*2;",
+                      "7:17:5: constant expression mixes integer and "
+                      "floating-point operands"},
+        ExprErrorCase{"add.s32 %r, %r, (1+2;",
+                      "7:21:1: expected ')', found ';'"},
+        ExprErrorCase{"add.s32 %r, %r, 1+;",
+                      "7:19:1: expected a constant, found ';'"},
+        ExprErrorCase{"add.s32 %r, %r, (.u32)1;",
+                      "7:18:4: unsupported cast to '.u32' (a constant "
+                      "expression casts only to .s64 or .u64)"},
+        ExprErrorCase{".reg .b32 %q<2*2>;",
+                      "7:15:1: a constant expression cannot be used as a "
+                      "register count (only an integer literal)"}));
+
+TEST(PtxParser, ConstantExpressionsAreRejectedWhereOnlyLiteralsGo) {
+  EXPECT_EQ(only_error(*parse_text(kHeader + ".global .u32 a[2*4];\n")),
+            "4:17:1: a constant expression cannot be used as an array size "
+            "(only an integer literal)");
+  EXPECT_EQ(
+      only_error(*parse_text(kHeader + ".entry k() .maxntid (32), 1, 1 {}\n")),
+      "4:21:1: a constant expression cannot be used as a dimension (only an "
+      "integer literal)");
+  EXPECT_EQ(only_error(*parse_text(kHeader + ".global .align 2*4 .u32 a;\n")),
+            "4:17:1: a constant expression cannot be used as an alignment "
+            "(only an integer literal)");
+}
+
+TEST(PtxParser, DeeplyNestedConstantExpressionIsAnErrorNotACrash) {
+  std::string e(100000, '(');
+  auto p = parse_text(kHeader +
+                      ".entry k()\n{\n.reg .b32 %r;\nadd.s32 %r, "
+                      "%r, " +
+                      e + "1;\n}\n");
+  EXPECT_FALSE(p->mod);
+  EXPECT_NE(p->sink.render_all().find("constant expression nested too deeply"),
+            std::string::npos);
+  std::string ternary;
+  for (int i = 0; i < 100000; ++i)
+    ternary += "1?1:";
+  auto t = parse_text(kHeader +
+                      ".entry k()\n{\n.reg .b32 %r;\nadd.s32 %r, "
+                      "%r, " +
+                      ternary + "1;\n}\n");
+  EXPECT_FALSE(t->mod);
+  EXPECT_NE(t->sink.render_all().find("constant expression nested too deeply"),
+            std::string::npos);
+  std::string minus(100000, '-');
+  auto q = parse_text(kHeader +
+                      ".entry k()\n{\n.reg .b32 %r;\nadd.s32 %r, "
+                      "%r, " +
+                      minus + "1;\n}\n");
+  EXPECT_FALSE(q->mod);
 }
 
 TEST(PtxParser, GarbageNeverCrashes) {

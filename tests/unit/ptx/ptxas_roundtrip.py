@@ -3,8 +3,11 @@
 
 For every tests/ptx-inputs/*.ptx: ptxas accepts the file, and ptxas turns
 `bcusim ptx dump FILE` (the parsed module printed back) into byte-identical
-machine code (.text.* sections of the cubin). Identical code means the parser
-kept every instruction, operand, modifier, declaration and pragma.
+machine code and data (.text.*, .nv.global.init and .nv.constant* sections
+of the cubin). Identical code means the parser kept every instruction,
+operand, modifier, declaration and pragma; identical data, every
+initializer (and, for const-expr.ptx, that each folded constant expression
+has the value ptxas computes).
 
 Usage: ptxas_roundtrip.py --bcusim BUILD/bcusim --ptxas PTXAS INPUT_DIR
 """
@@ -27,7 +30,7 @@ def text_sections(path):
     out = {}
     for s in secs:
         name = d[names + s[0]:d.index(b"\0", names + s[0])].decode()
-        if name.startswith(".text."):
+        if name.startswith((".text.", ".nv.global.init", ".nv.constant")):
             out[name] = d[s[4]:s[4] + s[5]]
     return out
 
@@ -71,7 +74,7 @@ def main():
             bad = sorted(k for k in x if x[k] != y.get(k)) + sorted(
                 k for k in y if k not in x)
             status = "ok" if not bad else "DIFFERS: " + ", ".join(bad)
-            print(f"{os.path.basename(f)}: {len(x)} kernels/functions: {status}")
+            print(f"{os.path.basename(f)}: {len(x)} code and data sections: {status}")
             failures += bool(bad)
     if not files:
         print("no inputs")
