@@ -519,6 +519,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
                    DiagnosticSink &sink) {
   prog.source = mod.source;
   prog.cuda_files = mod.files;
+  if (auto t = ptx::parse_target(mod.target))
+    prog.warp_sync_same_inst = t->sm < 70;
   Compiler c(prog, mod);
   // Diagnostics collected since the last call go to function `f`.
   auto move_errors_to = [&](FuncInfo &f) {

@@ -1,9 +1,13 @@
 // Warp-level instructions: shfl.sync (up/down/bfly/idx with the clamp and
 // segment mask of operand c), vote.sync (all/any/uni/ballot), match.sync
-// (any/all), redux.sync, activemask. The scheduler runs a warp-synchronous
-// instruction only once every non-exited lane of its member mask has
-// reached it (Kind::WarpSync); the lanes that take part are then the
-// executing lanes of the member mask.
+// (any/all), redux.sync, elect.sync, activemask. The scheduler runs a
+// warp-synchronous instruction only once every non-exited lane of its member
+// mask has reached it (Kind::WarpSync); the lanes that take part are then
+// the executing lanes of the member mask. On sm_70 and later they may have
+// reached different instructions with the same qualifiers
+// (docs/clusters.md "Different instructions"): each collective runs over
+// parts, one per instruction, and each lane uses its own instruction's
+// operands.
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -13,106 +17,154 @@ namespace bcusim::engine::detail {
 
 namespace {
 
-// shfl.sync: a[0] = d, a[1] = p (kNone), a[2] = a, a[3] = b, a[4] = c;
-// aux = mode (0 up, 1 down, 2 bfly, 3 idx). PTX ISA "shfl.sync".
-void exec_shfl(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t src[kWarpSize];
-  const uint64_t *a = x.s(in.a[2]);
-  std::memcpy(src, a, sizeof(src));
-  const uint64_t *b = x.s(in.a[3]), *c = x.s(in.a[4]);
-  uint64_t *d = x.s(in.a[0]);
-  uint32_t pv = 0;
-  for_lanes(m, [&](uint32_t lane) {
-    uint32_t cv = uint32_t(c[lane]);
-    uint32_t bval = uint32_t(b[lane]);
-    int32_t clamp = int32_t(cv & 0x1f), seg = int32_t((cv >> 8) & 0x1f);
-    int32_t ln = int32_t(lane);
-    int32_t max_lane = (ln & seg) | (clamp & ~seg);
-    int32_t min_lane = ln & seg;
-    int64_t j = ln;
-    bool ok = false;
-    switch (in.aux) {
-    case 0:
-      j = int64_t(ln) - int64_t(bval);
-      ok = j >= max_lane;
-      break;
-    case 1:
-      j = int64_t(ln) + int64_t(bval);
-      ok = j <= max_lane;
-      break;
-    case 2:
-      j = int64_t(uint32_t(ln) ^ bval);
-      ok = j <= max_lane;
-      break;
-    default:
-      j = min_lane | (int32_t(bval & 0x1f) & ~seg);
-      ok = j <= max_lane;
-      break;
-    }
-    if (!ok || j < 0 || j > 31)
-      j = ln;
-    d[lane] = src[j] & 0xffffffffu;
-    pv |= uint32_t(ok) << lane;
-  });
-  if (in.a[1] != kNone)
-    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | pv;
+using Parts = std::span<const CollectivePart>;
+
+// Operand `k` of every lane: each lane's value from the register its own
+// instruction names (lanes outside the parts: the first part's register).
+void gather(Exec &x, Parts parts, uint32_t k, uint64_t (&v)[kWarpSize]) {
+  std::memcpy(v, x.s(parts[0].in->a[k]), sizeof(v));
+  for (const auto &pt : parts.subspan(1)) {
+    const uint64_t *a = x.s(pt.in->a[k]);
+    for_lanes(pt.lanes, [&](uint32_t l) { v[l] = a[l]; });
+  }
 }
 
-uint32_t member_mask(Exec &x, const Inst &in, uint32_t m) {
-  if (in.member == kNone || m == 0)
-    return m;
-  uint32_t mem = uint32_t(x.s(in.member)[std::countr_zero(m)]);
-  return mem & m;
+// Predicate operand `k` of the parts' lanes, one bit per lane.
+uint32_t gather_pred(Exec &x, Parts parts, uint32_t k) {
+  uint32_t v = 0;
+  for (const auto &pt : parts)
+    v |= x.p[pt.in->a[k]] & pt.lanes;
+  return v;
+}
+
+// Writes predicate bits `v` of each part's lanes to its operand `k` (when
+// the instruction has one).
+void scatter_pred(Exec &x, Parts parts, uint32_t k, uint32_t v) {
+  for (const auto &pt : parts)
+    if (pt.in->a[k] != kNone)
+      x.p[pt.in->a[k]] = (x.p[pt.in->a[k]] & ~pt.lanes) | (v & pt.lanes);
+}
+
+uint32_t all_lanes(Parts parts) {
+  uint32_t m = 0;
+  for (const auto &pt : parts)
+    m |= pt.lanes;
+  return m;
+}
+
+// The lanes that take part: the executing lanes of the member mask.
+uint32_t member_mask(Exec &x, Parts parts) {
+  uint32_t m = all_lanes(parts);
+  for (const auto &pt : parts)
+    if (pt.lanes && pt.in->member != kNone)
+      return uint32_t(x.s(pt.in->member)[std::countr_zero(pt.lanes)]) & m;
+  return m;
+}
+
+// shfl.sync: a[0] = d, a[1] = p (kNone), a[2] = a, a[3] = b, a[4] = c;
+// aux = mode (0 up, 1 down, 2 bfly, 3 idx). PTX ISA "shfl.sync".
+void shfl(Exec &x, Parts parts) {
+  uint64_t src[kWarpSize];
+  gather(x, parts, 2, src);
+  uint32_t pv = 0;
+  for (const auto &pt : parts) {
+    const Inst &in = *pt.in;
+    const uint64_t *b = x.s(in.a[3]), *c = x.s(in.a[4]);
+    uint64_t *d = x.s(in.a[0]);
+    for_lanes(pt.lanes, [&](uint32_t lane) {
+      uint32_t cv = uint32_t(c[lane]);
+      uint32_t bval = uint32_t(b[lane]);
+      int32_t clamp = int32_t(cv & 0x1f), seg = int32_t((cv >> 8) & 0x1f);
+      int32_t ln = int32_t(lane);
+      int32_t max_lane = (ln & seg) | (clamp & ~seg);
+      int32_t min_lane = ln & seg;
+      int64_t j = ln;
+      bool ok = false;
+      switch (in.aux) {
+      case 0:
+        j = int64_t(ln) - int64_t(bval);
+        ok = j >= max_lane;
+        break;
+      case 1:
+        j = int64_t(ln) + int64_t(bval);
+        ok = j <= max_lane;
+        break;
+      case 2:
+        j = int64_t(uint32_t(ln) ^ bval);
+        ok = j <= max_lane;
+        break;
+      default:
+        j = min_lane | (int32_t(bval & 0x1f) & ~seg);
+        ok = j <= max_lane;
+        break;
+      }
+      if (!ok || j < 0 || j > 31)
+        j = ln;
+      d[lane] = src[j] & 0xffffffffu;
+      pv |= uint32_t(ok) << lane;
+    });
+  }
+  scatter_pred(x, parts, 1, pv);
 }
 
 // vote.sync: a[0] = d (pred or slot), a[1] = a (pred); aux = 0 all, 1 any,
 // 2 uni, 3 ballot.
-void exec_vote(Exec &x, const Inst &in, uint32_t m) {
-  uint32_t part = member_mask(x, in, m);
-  uint32_t a = x.p[in.a[1]] & part;
+void vote(Exec &x, Parts parts) {
+  const Inst &in = *parts[0].in;
+  uint32_t part = member_mask(x, parts);
+  uint32_t a = gather_pred(x, parts, 1) & part;
   if (in.aux == 3) {
-    uint64_t *d = x.s(in.a[0]);
-    for_lanes(m, [&](uint32_t l) { d[l] = a; });
+    for (const auto &pt : parts) {
+      uint64_t *d = x.s(pt.in->a[0]);
+      for_lanes(pt.lanes, [&](uint32_t l) { d[l] = a; });
+    }
     return;
   }
   bool r = in.aux == 0   ? a == part
            : in.aux == 1 ? a != 0
                          : (a == 0 || a == part);
-  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | (r ? m : 0);
+  scatter_pred(x, parts, 0, r ? ~0u : 0u);
 }
 
 // match.sync: a[0] = d, a[1] = p (kNone), a[2] = a; aux = 0 any, 1 all;
 // flags bit0 = 64-bit.
-void exec_match(Exec &x, const Inst &in, uint32_t m) {
-  uint32_t part = member_mask(x, in, m);
-  const uint64_t *a = x.s(in.a[2]);
-  uint64_t *d = x.s(in.a[0]);
+void match(Exec &x, Parts parts) {
+  const Inst &in = *parts[0].in;
+  uint32_t part = member_mask(x, parts);
+  uint64_t a[kWarpSize];
+  gather(x, parts, 2, a);
   uint64_t vmask = (in.flags & 1) ? ~0ull : 0xffffffffull;
   if (in.aux == 0) {
-    for_lanes(m, [&](uint32_t l) {
-      uint32_t r = 0;
-      for_lanes(part, [&](uint32_t k) {
-        if (((a[k] ^ a[l]) & vmask) == 0)
-          r |= 1u << k;
+    for (const auto &pt : parts) {
+      uint64_t *d = x.s(pt.in->a[0]);
+      for_lanes(pt.lanes, [&](uint32_t l) {
+        uint32_t r = 0;
+        for_lanes(part, [&](uint32_t k) {
+          if (((a[k] ^ a[l]) & vmask) == 0)
+            r |= 1u << k;
+        });
+        d[l] = r;
       });
-      d[l] = r;
-    });
+    }
     return;
   }
   bool all = true;
   uint32_t first = part ? uint32_t(std::countr_zero(part)) : 0;
   for_lanes(part, [&](uint32_t k) { all &= ((a[k] ^ a[first]) & vmask) == 0; });
-  for_lanes(m, [&](uint32_t l) { d[l] = all ? part : 0; });
-  if (in.a[1] != kNone)
-    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | (all ? m : 0);
+  for (const auto &pt : parts) {
+    uint64_t *d = x.s(pt.in->a[0]);
+    for_lanes(pt.lanes, [&](uint32_t l) { d[l] = all ? part : 0; });
+  }
+  scatter_pred(x, parts, 1, all ? ~0u : 0u);
 }
 
 // redux.sync: aux = 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; flags bit0 =
 // signed.
-void exec_redux(Exec &x, const Inst &in, uint32_t m) {
-  uint32_t part = member_mask(x, in, m);
-  const uint64_t *a = x.s(in.a[1]);
-  uint64_t *d = x.s(in.a[0]);
+void redux(Exec &x, Parts parts) {
+  const Inst &in = *parts[0].in;
+  uint32_t part = member_mask(x, parts);
+  uint64_t a[kWarpSize];
+  gather(x, parts, 1, a);
   bool sgn = in.flags & 1;
   uint32_t acc = 0;
   bool first = true;
@@ -146,25 +198,40 @@ void exec_redux(Exec &x, const Inst &in, uint32_t m) {
       break;
     }
   });
-  for_lanes(m, [&](uint32_t l) { d[l] = acc; });
+  for (const auto &pt : parts) {
+    uint64_t *d = x.s(pt.in->a[0]);
+    for_lanes(pt.lanes, [&](uint32_t l) { d[l] = acc; });
+  }
 }
 
 // elect.sync d|p, membermask: a[0] = d (kNone for `_`), a[1] = p (kNone
 // for `_`). The leader is the lowest-numbered lane among the executing
 // member lanes (docs/clusters.md "elect.sync"): PTX only requires the choice
 // to be deterministic for a given membermask.
-void exec_elect(Exec &x, const Inst &in, uint32_t m) {
-  uint32_t part = member_mask(x, in, m);
+void elect(Exec &x, Parts parts) {
+  uint32_t part = member_mask(x, parts);
   if (part == 0)
     return; // unreachable: the scheduler checks membership first
   uint32_t leader = uint32_t(std::countr_zero(part));
-  if (in.a[0] != kNone) {
-    uint64_t *d = x.s(in.a[0]);
-    for_lanes(m, [&](uint32_t l) { d[l] = leader; });
-  }
-  if (in.a[1] != kNone)
-    x.p[in.a[1]] = (x.p[in.a[1]] & ~m) | (m & (1u << leader));
+  for (const auto &pt : parts)
+    if (pt.in->a[0] != kNone) {
+      uint64_t *d = x.s(pt.in->a[0]);
+      for_lanes(pt.lanes, [&](uint32_t l) { d[l] = leader; });
+    }
+  scatter_pred(x, parts, 1, 1u << leader);
 }
+
+// The handlers of one instruction (the scheduler's usual case).
+template <void (*F)(Exec &, Parts)>
+void exec_one(Exec &x, const Inst &in, uint32_t m) {
+  CollectivePart pt{&in, m};
+  F(x, Parts(&pt, 1));
+}
+constexpr ExecFn exec_shfl = &exec_one<shfl>;
+constexpr ExecFn exec_vote = &exec_one<vote>;
+constexpr ExecFn exec_match = &exec_one<match>;
+constexpr ExecFn exec_redux = &exec_one<redux>;
+constexpr ExecFn exec_elect = &exec_one<elect>;
 
 void exec_activemask(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
@@ -173,6 +240,38 @@ void exec_activemask(Exec &x, const Inst &in, uint32_t m) {
 }
 
 } // namespace
+
+void exec_collective(Exec &x, std::span<const CollectivePart> parts) {
+  if (parts.empty())
+    return;
+  const ExecFn fn = parts[0].in->fn;
+  if (parts.size() == 1)
+    fn(x, *parts[0].in, parts[0].lanes);
+  else if (fn == exec_shfl)
+    shfl(x, parts);
+  else if (fn == exec_vote)
+    vote(x, parts);
+  else if (fn == exec_match)
+    match(x, parts);
+  else if (fn == exec_redux)
+    redux(x, parts);
+  else if (fn == exec_elect)
+    elect(x, parts);
+  else // no exchange (bar.warp.sync): each part on its own
+    for (const auto &pt : parts)
+      if (pt.lanes)
+        fn(x, *pt.in, pt.lanes);
+}
+
+bool meets_elsewhere(const Inst &in) {
+  return in.kind == Kind::WarpSyncMember || in.fn == exec_shfl ||
+         in.fn == exec_vote || in.fn == exec_match || in.fn == exec_redux;
+}
+
+bool same_collective(const Inst &a, const Inst &b) {
+  return meets_elsewhere(a) && a.fn == b.fn && a.kind == b.kind &&
+         a.aux == b.aux && a.flags == b.flags;
+}
 
 bool compile_warp(Compiler &c, const ptx::Instruction &in) {
   const std::string &op = in.opcode;
@@ -204,7 +303,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     const auto &dop = o[0].elems[0], &pop = o[0].elems[1];
     uint32_t d = dop.kind == K::Sink ? kNone : c.dst(dop);
     uint32_t p = pop.kind == K::Sink ? kNone : c.pdst(pop);
-    Inst &i = c.emit(&exec_elect, Kind::WarpSyncMember);
+    Inst &i = c.emit(exec_elect, Kind::WarpSyncMember);
     i.aux = 1; // elect (bar.warp.sync has 0): the observer's Elect event
     i.a[0] = d;
     i.a[1] = p;
@@ -238,7 +337,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     } else {
       d = c.dst(o[0]);
     }
-    Inst &i = c.emit(&exec_shfl, Kind::WarpSync);
+    Inst &i = c.emit(exec_shfl, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = p;
     i.a[2] = a;
@@ -260,7 +359,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     uint32_t a = c.psrc(o[1]);
     uint32_t mem = c.src(o[2], Ty{Ty::B32});
     uint32_t d = mode == "ballot" ? c.dst(o[0]) : c.pdst(o[0]);
-    Inst &i = c.emit(&exec_vote, Kind::WarpSync);
+    Inst &i = c.emit(exec_vote, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = a;
     i.member = mem;
@@ -285,7 +384,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     } else {
       d = c.dst(o[0]);
     }
-    Inst &i = c.emit(&exec_match, Kind::WarpSync);
+    Inst &i = c.emit(exec_match, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = p;
     i.a[2] = a;
@@ -306,7 +405,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
   uint32_t a = c.src(o[1], *t);
   uint32_t mem = c.src(o[2], Ty{Ty::B32});
   uint32_t d = c.dst(o[0]);
-  Inst &i = c.emit(&exec_redux, Kind::WarpSync);
+  Inst &i = c.emit(exec_redux, Kind::WarpSync);
   i.a[0] = d;
   i.a[1] = a;
   i.member = mem;

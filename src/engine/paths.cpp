@@ -11,20 +11,62 @@
 
 namespace bcusim::engine::detail {
 
+WaitingElsewhere
+waiting_elsewhere(const Program &P, const Warp &w, size_t self, uint32_t pc,
+                  uint32_t mem, uint32_t want,
+                  std::vector<std::pair<uint32_t, uint32_t>> *joins) {
+  WaitingElsewhere e;
+  const Inst &in = P.code[pc];
+  for (size_t i = 0; i < w.paths.size() && want; ++i) {
+    const Path &q = w.paths[i];
+    if (i == self || q.state != PathState::WaitWarp || !(q.mask & want))
+      continue;
+    const Inst &qi = P.code[q.pc];
+    if (qi.member == kNone)
+      continue;
+    const uint64_t *qm = w.regs.data() + size_t(qi.member) * kWarpSize;
+    uint32_t lanes = 0;
+    for_lanes(q.mask & want, [&](uint32_t l) {
+      if (uint32_t(qm[l]) == mem)
+        lanes |= 1u << l;
+    });
+    if (!lanes)
+      continue;
+    want &= ~lanes;
+    const bool together =
+        P.warp_sync_same_inst ? q.pc == pc : same_collective(in, qi);
+    if (together) {
+      e.with |= lanes;
+      if (joins)
+        joins->emplace_back(uint32_t(i), lanes);
+    } else {
+      if (!e.apart)
+        e.apart_pc = q.pc;
+      e.apart |= lanes;
+    }
+  }
+  return e;
+}
+
 namespace {
 
 // A path waiting at a warp-synchronous instruction can run when the
 // members of at least one of its groups (lanes naming one membermask) are
-// all here.
+// all here or wait at instructions that execute together with this one.
 bool warp_sync_ready(const Program &P, const Warp &w, const Path &p) {
   const Inst &in = P.code[p.pc];
   if (in.member == kNone)
     return true;
   const uint64_t *mem = w.regs.data() + size_t(in.member) * kWarpSize;
   SyncGroups g = group_by_mask(mem, p.mask);
-  for (uint32_t i = 0; i < g.n; ++i)
-    if ((warp_sync_required(in, g.mask[i], w) & ~p.mask) == 0)
+  const size_t self = size_t(&p - w.paths.data());
+  for (uint32_t i = 0; i < g.n; ++i) {
+    uint32_t missing = warp_sync_required(in, g.mask[i], w) & ~p.mask;
+    if (missing)
+      missing &= ~waiting_elsewhere(P, w, self, p.pc, g.mask[i], missing).with;
+    if (missing == 0)
       return true;
+  }
   return false;
 }
 

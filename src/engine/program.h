@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -201,6 +202,10 @@ struct Program {
   };
   std::vector<SharedVar> shared_vars;
   std::vector<BarrierCode> barriers; // CTA barriers (Kind::CtaBarrier aux)
+  // .target sm_6x or below: the members of a warp-synchronous instruction's
+  // mask must execute the same instruction; sm_70 and later let them meet
+  // at different ones (docs/clusters.md "Different instructions").
+  bool warp_sync_same_inst = false;
   // Operand lists longer than Inst::a (matrix instructions, exec_mma.cpp):
   // an instruction's Inst::aux indexes its descriptor here.
   std::vector<uint32_t> operand_lists;
@@ -451,6 +456,28 @@ struct Exec {
     return global_slow(addr, size, write, lane);
   }
 };
+
+// ---- warp collectives (exec_warp.cpp)
+// ---------------------------------------- The lanes of one membermask group at
+// one warp-synchronous instruction.
+struct CollectivePart {
+  const Inst *in = nullptr;
+  uint32_t lanes = 0; // the executing lanes (guard true) at `in`
+};
+// Runs one warp-synchronous operation for the lanes of one membermask
+// group, which may have reached different instructions (sm_70+): each lane
+// reads its operands from, and writes its results to, the instruction it
+// executes; the exchange is among all the parts' lanes.
+void exec_collective(Exec &x, std::span<const CollectivePart> parts);
+// Whether the members of a warp-synchronous instruction's mask may meet it
+// at other instructions on sm_70+: bar.warp.sync, elect.sync and the
+// shfl/vote/match/redux.sync collectives; not the .sync.aligned matrix
+// instructions (.aligned: every thread executes the same instruction).
+bool meets_elsewhere(const Inst &in);
+// Whether lanes at `a` and at `b` execute together: the same operation with
+// the same qualifiers (PTX: "executed <op>.sync with the same qualifiers and
+// same membermask value"), one that meets_elsewhere.
+bool same_collective(const Inst &a, const Inst &b);
 
 // ---- global memory ---------------------------------------------------------
 struct Allocation {

@@ -135,6 +135,12 @@ Diagnostic Worker::path_note(const Cta &c0, Cta &c, Warp &w, const Path &p) {
     uint32_t mem = uint32_t(
         w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
     uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
+    // Members waiting at other instructions that execute with this one
+    // (sm_70+) are not missing.
+    if (missing)
+      missing &= ~waiting_elsewhere(P, w, size_t(&p - w.paths.data()), p.pc,
+                                    mem, missing)
+                      .with;
     uint32_t gone = missing & w.exited;
     why = fmt::format("waits in '{}' for member lanes {:#010x} of "
                       "membermask {:#010x}",

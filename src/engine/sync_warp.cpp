@@ -5,10 +5,15 @@
 // group; a group executes once every member it waits for is at the
 // instruction (shfl/vote/match/redux: the non-exited members; bar.warp.sync
 // and elect.sync: every existing member, so that an exited member is a
-// reported deadlock). Groups of one path run independently. A lane outside
-// its own mask, or members naming different masks, are errors (PTX: the
-// executing thread must be in membermask, and all threads named in
-// membermask must execute the same instruction with the same mask).
+// reported deadlock). On sm_70 and later the members may also wait at other
+// instructions of the same operation and qualifiers; the group then
+// executes across those instructions (exec_collective). Groups of one path
+// run independently. A lane outside its own mask, members naming different
+// masks, and members waiting at instructions that cannot execute together
+// (sm_6x: another instruction) are errors (PTX: the executing thread must be
+// in membermask, and all threads named in membermask must execute the
+// instruction with the same qualifiers and mask).
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "worker.h"
@@ -75,9 +80,15 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     return false;
   }
   // The lanes present at the instruction are the path's lanes (guard-false
-  // lanes are here but do not execute).
+  // lanes are here but do not execute), and on sm_70+ the member lanes that
+  // wait at other instructions of the same operation and qualifiers.
   SyncGroups g = group_by_mask(mv, p->mask);
   uint32_t ready = 0, waiting = 0;
+  struct Join {
+    uint32_t group, path, lanes;
+  };
+  std::vector<Join> joins;
+  std::vector<std::pair<uint32_t, uint32_t>> at;
   for (uint32_t i = 0; i < g.n; ++i) {
     const uint32_t mem = g.mask[i];
     uint32_t executing = g.lanes[i] & m;
@@ -114,7 +125,22 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
         return false;
       }
     }
-    if (warp_sync_required(in, mem, w) & ~p->mask)
+    uint32_t missing = warp_sync_required(in, mem, w) & ~p->mask;
+    if (missing) {
+      at.clear();
+      WaitingElsewhere e =
+          waiting_elsewhere(P, w, w.cur, pc, mem, missing, &at);
+      if (e.apart) {
+        apart_error(c, w, pc, g.lanes[i], mem, e);
+        return false;
+      }
+      if ((missing & ~e.with) == 0) {
+        missing = 0;
+        for (auto [q, lanes] : at)
+          joins.push_back({i, q, lanes});
+      }
+    }
+    if (missing)
       waiting |= g.lanes[i];
     else
       ready |= g.lanes[i];
@@ -138,17 +164,40 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     }
     return true;
   }
+  std::vector<CollectivePart> parts;
   for (uint32_t i = 0; i < g.n; ++i) {
     uint32_t lanes = g.lanes[i] & m;
     if (!lanes || !(g.lanes[i] & ready))
       continue;
-    in.fn(x, in, lanes);
+    uint32_t all = lanes;
+    if (joins.empty()) { // all members here: the usual case
+      in.fn(x, in, lanes);
+    } else {
+      parts.assign(1, CollectivePart{&in, lanes});
+      for (const Join &j : joins) {
+        if (j.group != i)
+          continue;
+        // The joined lanes that execute their instruction (guard true).
+        const Inst &qi = P.code[w.paths[j.path].pc];
+        uint32_t qm = j.lanes;
+        if (qi.guard != kNone)
+          qm &= qi.guard_neg ? ~x.p[qi.guard] : x.p[qi.guard];
+        if (&qi == &in) // the same instruction (another call stack)
+          parts[0].lanes |= qm;
+        else if (qm)
+          parts.push_back({&qi, qm});
+        all |= qm;
+      }
+      exec_collective(x, parts);
+      // The joined lanes' step was not counted when they began to wait.
+      pending_tsteps += uint32_t(std::popcount(all & ~lanes));
+    }
     if (x.faulted) { // reported at the instruction (matrix instructions)
       report_fault(c, w, pc, lanes);
       return false;
     }
     if (S.obs) {
-      uint32_t part = g.mask[i] & lanes;
+      uint32_t part = g.mask[i] & all;
       SyncEvent e = event(in.kind == Kind::WarpSyncMember && in.aux == 1
                               ? SyncKind::Elect
                               : SyncKind::WarpSync,
@@ -157,6 +206,32 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
       emit(e);
     }
   }
+  // The joined lanes of other paths go on past their instructions (a path
+  // may have joined several groups).
+  std::vector<std::pair<uint32_t, uint32_t>> moved; // (path, lanes)
+  for (const Join &j : joins) {
+    auto it = std::find_if(moved.begin(), moved.end(),
+                           [&](const auto &e) { return e.first == j.path; });
+    if (it == moved.end())
+      moved.emplace_back(j.path, j.lanes);
+    else
+      it->second |= j.lanes;
+  }
+  for (auto [q, lanes] : moved) {
+    Path &qp = w.paths[q];
+    if (lanes == qp.mask) {
+      ++qp.pc;
+      qp.state = PathState::Ready;
+      continue;
+    }
+    Path np;
+    np.pc = qp.pc + 1;
+    np.mask = lanes;
+    np.calls = qp.calls;
+    qp.mask &= ~lanes;
+    w.paths.push_back(std::move(np));
+  }
+  p = &w.paths[w.cur];
   if (waiting) {
     // The groups still waiting stay here as a path of their own.
     Path np;
@@ -172,6 +247,55 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
   }
   ++p->pc;
   return true;
+}
+
+// Members of one mask waiting at instructions that never execute together
+// (docs/clusters.md "Different instructions"): each waits for the others,
+// so this is reported at once instead of as a deadlock later.
+void Worker::apart_error(Cta &c, Warp &w, uint32_t pc, uint32_t lanes,
+                         uint32_t mem, const WaitingElsewhere &e) {
+  const std::string &here = P.code_text[pc], &there = P.code_text[e.apart_pc];
+  const bool aligned = !meets_elsewhere(P.code[pc]);
+  std::string msg =
+      aligned ? fmt::format("'{}': lanes {:#010x} wait here, but lanes "
+                            "{:#010x} of the warp wait at another '{}' "
+                            "instruction",
+                            here, lanes, e.apart, there)
+      : P.warp_sync_same_inst
+          ? fmt::format("'{}': lanes {:#010x} wait here with membermask "
+                        "{:#010x}, but member lanes {:#010x} wait at another "
+                        "'{}' instruction",
+                        here, lanes, mem, e.apart, there)
+          : fmt::format("'{}': lanes {:#010x} wait here with membermask "
+                        "{:#010x}, but member lanes {:#010x} wait at '{}', "
+                        "which does not execute together with it (the "
+                        "members of a mask execute the same operation with "
+                        "the same qualifiers)",
+                        here, lanes, mem, e.apart, there);
+  Diagnostic d =
+      where(c, w, uint32_t(std::countr_zero(lanes)), std::move(msg), pc);
+  Diagnostic n;
+  n.severity = Severity::Note;
+  n.loc = P.locs[e.apart_pc];
+  n.message = fmt::format("warp {} lanes {:#010x} wait here", w.index, e.apart);
+  d.notes.push_back(std::move(n));
+  if (aligned) {
+    Diagnostic r;
+    r.severity = Severity::Note;
+    r.message = ".aligned: every thread of the warp must execute the same "
+                "instruction";
+    d.notes.push_back(std::move(r));
+  } else if (P.warp_sync_same_inst) {
+    Diagnostic r;
+    r.severity = Severity::Note;
+    r.message = fmt::format(
+        "for .target sm_6x or below, all threads in membermask must "
+        "execute the same '{}' instruction in convergence (sm_70 and later "
+        "let them meet at different instructions)",
+        here);
+    d.notes.push_back(std::move(r));
+  }
+  S.fail(RunStatus::Fault, {std::move(d)});
 }
 
 // barrier.cluster.arrive / .wait (seed 002, docs/clusters.md): each thread

@@ -114,6 +114,23 @@ struct SyncGroups {
 // Groups the lanes `m` by their membermask values `mem` (slot values).
 SyncGroups group_by_mask(const uint64_t *mem, uint32_t m);
 
+// Lanes among `want` that wait (PathState::WaitWarp) in paths of `w` other
+// than path `self` at a warp-synchronous instruction with membermask `mem`
+// (paths.cpp). `with`: at an instruction that executes together with the one
+// at `pc` (sm_70+: the same operation and qualifiers, same_collective;
+// sm_6x: only the same instruction); `apart`: at one that does not, the
+// first of them at `apart_pc` (docs/clusters.md "Different instructions").
+struct WaitingElsewhere {
+  uint32_t with = 0, apart = 0;
+  uint32_t apart_pc = kNone;
+};
+// `joins`, when given, receives (path index, lanes) of each path's `with`
+// lanes.
+WaitingElsewhere
+waiting_elsewhere(const Program &P, const Warp &w, size_t self, uint32_t pc,
+                  uint32_t mem, uint32_t want,
+                  std::vector<std::pair<uint32_t, uint32_t>> *joins = nullptr);
+
 // ---- paths of one warp (paths.cpp) ------------------------------------------
 // How the next path of a warp is chosen.
 struct PathPolicy {
@@ -210,6 +227,9 @@ private:
   bool warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m,
                       bool &blocked);
   bool survive(Cta &c, Warp &w, uint32_t lane, uint32_t pc, std::string msg);
+  // Members of one mask wait at instructions that cannot execute together.
+  void apart_error(Cta &c, Warp &w, uint32_t pc, uint32_t lanes, uint32_t mem,
+                   const WaitingElsewhere &e);
   // barrier.cluster.arrive / .wait; false after reporting an error.
   bool cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
 

@@ -127,7 +127,8 @@ enum class SyncKind : uint8_t {
                    // completed (the waiting side: bar.sync / bar.red)
   // Warp level: bar.warp.sync and every *.sync collective (shfl, vote,
   // match, redux, elect, and .sync.aligned matrix instructions).
-  WarpSync, // warp, lanes = the member lanes that took part together
+  WarpSync, // warp, lanes = the member lanes that took part together (at
+            // one or, sm_70+, several instructions; pc: where it completed)
   Elect,    // warp, lanes = members, leader
   // barrier.cluster
   ClusterArrive,   // warp, lanes, order (Release or Relaxed), phase

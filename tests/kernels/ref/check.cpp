@@ -124,6 +124,17 @@ void warp_scan() {
   kref::print_buffer(out);
 }
 
+// diverged_syncwarp: each lane gets the value its mirror lane (31 - lane)
+// of the same warp stored: t * 3 in the low half, t + 1000 in the high half.
+void diverged_syncwarp() {
+  Ints out;
+  for (int t = 0; t < 64; ++t) {
+    const int mirror = t - t % 32 + 31 - t % 32;
+    out.push_back(mirror % 32 < 16 ? mirror * 3 : mirror + 1000);
+  }
+  kref::print_buffer(out);
+}
+
 // warp_agg_fixed: per-CTA sums of 128 values and their total.
 void warp_agg() {
   const Ints in = iota(256);
@@ -313,6 +324,8 @@ int main(int argc, char **argv) {
     named_pc(argc, argv);
   else if (name == "warp_scan_syncwarp" || name == "warp_scan_shfl")
     warp_scan();
+  else if (name == "diverged_syncwarp")
+    diverged_syncwarp();
   else if (name == "warp_agg_fixed")
     warp_agg();
   else if (name == "atomic_scope_fixed")

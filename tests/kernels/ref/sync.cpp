@@ -64,6 +64,28 @@ void syncwarp_partial() {
   kref::print_buffer(out);
 }
 
+// syncwarp_diverged: the two half-warps exchange through shared memory and
+// shuffles from different __syncwarp() / __shfl_xor_sync() call sites.
+void syncwarp_diverged() {
+  std::vector<int> s(128);
+  for (int t = 0; t < 128; ++t)
+    s[static_cast<std::size_t>(t)] = t % 32 < 16 ? t * 7 : -t - 5;
+  std::vector<int> out;
+  for (int t = 0; t < 128; ++t) {
+    const int lane = t % 32, base = t - lane, partner = t ^ 16;
+    const int mirror = s[static_cast<std::size_t>(base + 31 - lane)];
+    if (lane < 16) {
+      out.push_back(mirror);
+      out.push_back(-partner);
+    } else {
+      out.push_back(mirror * 2);
+      out.push_back(partner * 7 + 1);
+    }
+    out.push_back(s[static_cast<std::size_t>(t ^ 1)]);
+  }
+  kref::print_buffer(out);
+}
+
 // elect_one GRID: one leader per election, agreed on by all members.
 void elect_one(int argc, char **argv) {
   const unsigned warps = static_cast<unsigned>(arg(argc, argv, 2)) * 4;
@@ -170,6 +192,8 @@ int main(int argc, char **argv) {
     slice_mix(argc, argv, 2, 1);
   else if (name == "syncwarp_partial")
     syncwarp_partial();
+  else if (name == "syncwarp_diverged")
+    syncwarp_diverged();
   else if (name == "elect_one")
     elect_one(argc, argv);
   else if (name == "cluster_dsmem")

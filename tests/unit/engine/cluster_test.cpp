@@ -149,6 +149,160 @@ TEST(WarpSync, PartialWarpIgnoresLanesThatDoNotExist) {
     EXPECT_EQ(x, 7u);
 }
 
+// sm_70+: the lanes of one mask meet at different bar.warp.sync
+// instructions (docs/clusters.md "Different instructions"). Each half
+// stores to shared memory before its sync and reads the other half's
+// element after it.
+const char *kHalvesSync = R"(
+  .reg .b32 %lane, %s, %a, %v;
+  .shared .align 4 .b32 sh[32];
+  mov.u32 %lane, %laneid;
+  mov.u32 %s, sh;
+  shl.b32 %a, %lane, 2;
+  add.u32 %a, %s, %a;
+  setp.lt.u32 %p1, %lane, 16;
+  @%p1 bra LOW;
+  add.u32 %v, %lane, 200;
+  st.shared.u32 [%a], %v;
+  bar.warp.sync -1;
+  ld.shared.u32 %v, [%a+-64];
+  bra DONE;
+LOW:
+  add.u32 %v, %lane, 100;
+  st.shared.u32 [%a], %v;
+  bar.warp.sync -1;
+  ld.shared.u32 %v, [%a+64];
+DONE:
+  cvt.u64.u32 %res, %v;
+  st.global.u64 [%addr], %res;
+  ret;)";
+
+TEST(WarpSync, MembersMeetAtDifferentInstructionsOnSm70) {
+  auto v = run_out(sm90_module(".param .u64 k_param_0",
+                               std::string(kOutPrologue) + kHalvesSync),
+                   {1, 1, 1}, {32, 1, 1}, 32);
+  ASSERT_EQ(v.size(), 32u);
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(v[lane], lane < 16 ? lane + 216 : lane + 84) << lane;
+}
+
+TEST(WarpSync, DifferentInstructionsAreAnErrorOnSm6x) {
+  RunReport r;
+  run_out(".version 6.0\n.target sm_60\n.address_size 64\n\n.visible .entry "
+          "k(.param .u64 k_param_0)\n{\n" +
+              std::string(kOutPrologue) + kHalvesSync + "\n}\n",
+          {1, 1, 1}, {32, 1, 1}, 32, &r);
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  EXPECT_NE(report_text.find("lanes 0x0000ffff wait here with membermask "
+                             "0xffffffff, but member lanes 0xffff0000 wait "
+                             "at another 'bar.warp.sync' instruction"),
+            std::string::npos)
+      << report_text;
+  EXPECT_NE(report_text.find("for .target sm_6x or below"), std::string::npos)
+      << report_text;
+}
+
+// Two groups (masks 0x00ff00ff and 0xff00ff00), each with lanes at both
+// redux.sync instructions; lanes 24-31 of the second group exit before it
+// runs: the group waits only for its non-exited members.
+TEST(WarpSync, GroupsAcrossInstructionsWaitForNonExitedMembers) {
+  auto v = run_out(
+      sm90_module(".param .u64 k_param_0", std::string(kOutPrologue) + R"(
+  .reg .b32 %lane, %m, %b, %v, %w;
+  mov.u32 %lane, %laneid;
+  mov.u32 %v, 0;
+  and.b32 %b, %lane, 8;
+  setp.eq.u32 %p2, %b, 0;
+  selp.b32 %m, 0x00ff00ff, 0xff00ff00, %p2;
+  setp.ge.u32 %p3, %lane, 24;
+  @%p3 bra OUT;
+  setp.lt.u32 %p1, %lane, 16;
+  @%p1 bra LOW;
+  redux.sync.add.u32 %v, %lane, %m;
+  bra DONE;
+LOW:
+  add.u32 %w, %lane, 100;
+  redux.sync.add.u32 %v, %w, %m;
+DONE:
+OUT:
+  cvt.u64.u32 %res, %v;
+  st.global.u64 [%addr], %res;
+  ret;)"),
+      {1, 1, 1}, {32, 1, 1}, 32);
+  ASSERT_EQ(v.size(), 32u);
+  // 0-7 (+100) with 16-23: 828 + 156; 8-15 (+100) with nobody else: 892.
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(v[lane], lane >= 24 ? 0u : (lane & 8) == 0 ? 984u : 892u) << lane;
+}
+
+TEST(WarpSync, LanesJoinedFromAnotherInstructionCountTheirStep) {
+  // Thread-instructions: mov, setp (32 each), the guarded bra (16 taken),
+  // each half's bar.warp.sync (16 + 16), the high half's bra (16), ret (32).
+  RunReport r;
+  run_out(sm90_module(".param .u64 k_param_0", R"(
+  .reg .b32 %lane;
+  .reg .pred %p1;
+  mov.u32 %lane, %laneid;
+  setp.lt.u32 %p1, %lane, 16;
+  @%p1 bra LOW;
+  bar.warp.sync -1;
+  bra DONE;
+LOW:
+  bar.warp.sync -1;
+DONE:
+  ret;)"),
+          {1, 1, 1}, {32, 1, 1}, 1, &r);
+  EXPECT_EQ(r.status, RunStatus::Ok) << report_text;
+  EXPECT_EQ(r.thread_steps, 160u);
+}
+
+TEST(Elect, OneLeaderAcrossInstructions) {
+  // Lanes 0-3 elect at one instruction, lanes 4-31 at another: one
+  // election, leader lane 0, whose predicate alone is true.
+  auto v = run_out(
+      sm90_module(".param .u64 k_param_0", std::string(kOutPrologue) + R"(
+  .reg .b32 %lane, %d;
+  mov.u32 %lane, %laneid;
+  setp.lt.u32 %p1, %lane, 4;
+  @%p1 bra LOW;
+  elect.sync %d|%p2, -1;
+  bra DONE;
+LOW:
+  elect.sync %d|%p2, -1;
+DONE:
+  selp.u32 %lane, 0x100, 0, %p2;
+  or.b32 %d, %d, %lane;
+  cvt.u64.u32 %res, %d;
+  st.global.u64 [%addr], %res;
+  ret;)"),
+      {1, 1, 1}, {32, 1, 1}, 32);
+  ASSERT_EQ(v.size(), 32u);
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(v[lane], lane == 0 ? 0x100u : 0u) << lane;
+}
+
+TEST(WarpSync, DifferentQualifiersAreAnError) {
+  RunReport r;
+  run_out(sm90_module(".param .u64 k_param_0", std::string(kOutPrologue) + R"(
+  .reg .b32 %lane;
+  mov.u32 %lane, %laneid;
+  setp.lt.u32 %p1, %lane, 16;
+  @%p1 bra LOW;
+  vote.sync.all.pred %p2, %p1, -1;
+  bra DONE;
+LOW:
+  vote.sync.any.pred %p2, %p1, -1;
+DONE:
+  ret;)"),
+          {1, 1, 1}, {32, 1, 1}, 32, &r);
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  EXPECT_NE(report_text.find("'vote.sync.any.pred': lanes 0x0000ffff wait "
+                             "here with membermask 0xffffffff, but member "
+                             "lanes 0xffff0000 wait at 'vote.sync.all.pred'"),
+            std::string::npos)
+      << report_text;
+}
+
 TEST(Cluster, SpecialRegistersOf2x2Clusters) {
   // grid 4x2, cluster 2x2: res = ctarank | nctarank << 8 | clusterid.x << 16
   // | cluster_ctaid.y << 24 | is_explicit << 32.
