@@ -71,8 +71,8 @@ static const char *severity_name(Severity s) {
 
 static void render_one(const Diagnostic &d, std::string &out) {
   if (!d.loc.valid()) {
-    out += fmt::format("bcusim: {}: {}\n", severity_name(d.severity),
-                       d.message);
+    out +=
+        fmt::format("bcusim: {}: {}\n", severity_name(d.severity), d.message);
     return;
   }
   out += fmt::format("{}:{}:{}: {}: {}\n", d.loc.file->name(), d.loc.line,

@@ -3,7 +3,8 @@
 // Every error bcusim reports about an input file has the form
 //   file:line:col: error: message
 //   <the source line>
-//   <caret line: spaces, then ^ under the column, ~ under the rest of the range>
+//   <caret line: spaces, then ^ under the column, ~ under the rest of the
+//   range>
 // followed by optional `note:` lines. This header is the one place that
 // renders them.
 #pragma once

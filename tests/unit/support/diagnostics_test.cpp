@@ -5,7 +5,8 @@
 using namespace bcusim;
 
 TEST(Diagnostics, RendersLocationSourceLineAndCaret) {
-  auto f = SourceFile::from_string("a.s", "BAR.SYNC 0x0 ;\nBAR.ARV 0x10, 0x40 ;\n");
+  auto f =
+      SourceFile::from_string("a.s", "BAR.SYNC 0x0 ;\nBAR.ARV 0x10, 0x40 ;\n");
   DiagnosticSink sink;
   auto &d = sink.error({f.get(), 2, 9, 4}, "barrier id must be in [0, 15]");
   DiagnosticSink::note(d, {}, "legal forms: BAR.ARV UImm4, UImm12");
@@ -33,5 +34,6 @@ TEST(Diagnostics, PositionFromOffset) {
 TEST(Diagnostics, TabsAreKeptInTheCaretLine) {
   auto f = SourceFile::from_string("t.ptx", "\tbar.sync 16;\n");
   Diagnostic d{Severity::Error, {f.get(), 1, 11, 2}, "bad", {}};
-  EXPECT_EQ(render(d), "t.ptx:1:11: error: bad\n\tbar.sync 16;\n\t         ^~\n");
+  EXPECT_EQ(render(d),
+            "t.ptx:1:11: error: bad\n\tbar.sync 16;\n\t         ^~\n");
 }
