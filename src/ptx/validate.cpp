@@ -550,6 +550,18 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                     "'.noComplete'",
                                     m));
     }
+    // .parity names the form: right after test_wait / try_wait.
+    for (size_t i = 0; i < in.modifiers.size(); ++i)
+      if (in.modifiers[i] == "parity" && i != 1)
+        error(in.loc, fmt::format("'.parity' must follow 'mbarrier.{}' "
+                                  "directly ('mbarrier.{}.parity...')",
+                                  what, what));
+    // An immediate arrival count is a positive number.
+    if ((what == "arrive" || what == "arrive_drop") && !has(in, "expect_tx") &&
+        o.size() == 3 && o[2].kind == OK::Imm && o[2].ival <= 0)
+      error(o[2].loc, fmt::format("the arrival count of 'mbarrier.{}' must "
+                                  "be positive, not {}",
+                                  what, o[2].ival));
     // Seed 002: expect_tx / complete_tx take .relaxed as their only .sem.
     if ((what == "expect_tx" || what == "complete_tx") &&
         (has(in, "release") || has(in, "acquire")))
