@@ -78,6 +78,47 @@ TypeClass classify(std::string_view t) {
   return {t[0], bits};
 }
 
+// The words of a space-separated list of the tables ("arrive wait").
+std::vector<std::string_view> words(std::string_view list) {
+  std::vector<std::string_view> out;
+  while (!list.empty()) {
+    size_t sp = list.find(' ');
+    out.push_back(list.substr(0, sp));
+    list = sp == list.npos ? "" : list.substr(sp + 1);
+  }
+  return out;
+}
+
+bool in_list(std::string_view list, std::string_view word) {
+  auto w = words(list);
+  return std::find(w.begin(), w.end(), word) != w.end();
+}
+
+// "arrive wait" -> ".arrive, .wait"
+std::string dotted(std::string_view list) {
+  std::string s;
+  for (auto w : words(list))
+    s += (s.empty() ? "." : ", .") + std::string(w);
+  return s;
+}
+
+// Whether the instruction has every modifier of a list.
+bool has_all(const Instruction &in, std::string_view list) {
+  for (auto w : words(list))
+    if (!has(in, w))
+      return false;
+  return true;
+}
+
+// The instruction's type modifiers, in order (cvt.rn.f32.s32: f32, s32).
+std::vector<std::string> types_of(const Instruction &in) {
+  std::vector<std::string> out;
+  for (const auto &m : in.modifiers)
+    if (is_type(m))
+      out.push_back(m);
+  return out;
+}
+
 class Validator {
 public:
   Validator(const Module &m, DiagnosticSink &sink) : m_(m), sink_(sink) {}
@@ -254,30 +295,12 @@ void Validator::instruction(const Function &fn, const Instruction &in) {
       const std::string &m = in.modifiers[i];
       if (is_type(m) || is_space(m))
         continue;
-      bool ok = false;
-      std::string_view set = form->modifiers;
-      while (!set.empty() && !ok) {
-        size_t sp = set.find(' ');
-        ok = set.substr(0, sp) == m;
-        set = sp == std::string_view::npos ? "" : set.substr(sp + 1);
-      }
-      if (!ok)
+      if (!in_list(form->modifiers, m))
         error(in.loc, fmt::format("unknown modifier '.{}' for '{}' ({})", m,
-                                  name_with(in, form_len), [&] {
-                                    std::string s;
-                                    std::string_view set = form->modifiers;
-                                    if (set == "-")
-                                      return std::string("it takes none");
-                                    while (!set.empty()) {
-                                      size_t sp = set.find(' ');
-                                      s += (s.empty() ? "." : ", .") +
-                                           std::string(set.substr(0, sp));
-                                      set = sp == std::string_view::npos
-                                                ? ""
-                                                : set.substr(sp + 1);
-                                    }
-                                    return "it takes " + s;
-                                  }()));
+                                  name_with(in, form_len),
+                                  form->modifiers == "-"
+                                      ? std::string("it takes none")
+                                      : "it takes " + dotted(form->modifiers)));
     }
   }
   for (const auto &o : in.operands)
@@ -327,10 +350,8 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                               "6.4 (use '{}.sync' with a member mask)",
                               op, op));
   if (op == "vote") {
-    std::string t;
-    for (const auto &m : in.modifiers)
-      if (is_type(m))
-        t = m;
+    const auto ts = types_of(in);
+    const std::string t = ts.empty() ? "" : ts.back();
     bool ballot = has(in, "ballot");
     if (!t.empty() && ((ballot && t != "b32") || (!ballot && t != "pred")))
       error(in.loc, fmt::format("'vote.{}' takes type .{}, not .{}",
@@ -372,10 +393,8 @@ void Validator::rules(const Function &fn, const Instruction &in) {
   if (op == "redux") {
     needs_sync();
     std::string red = first_of({"add", "min", "max", "and", "or", "xor"});
-    std::string t;
-    for (const auto &m : in.modifiers)
-      if (is_type(m))
-        t = m;
+    const auto ts = types_of(in);
+    const std::string t = ts.empty() ? "" : ts.back();
     bool bitwise = red == "and" || red == "or" || red == "xor";
     if (!t.empty() && !red.empty() && t != "f32") {
       if (bitwise && t != "b32")
@@ -438,10 +457,8 @@ void Validator::rules(const Function &fn, const Instruction &in) {
             fmt::format("'{}' requires a non-zero thread count", name));
     if (red) {
       std::string r = first_of({"popc", "and", "or"});
-      std::string t;
-      for (const auto &m : in.modifiers)
-        if (is_type(m))
-          t = m;
+      const auto ts = types_of(in);
+      const std::string t = ts.empty() ? "" : ts.back();
       if (r == "popc" && !t.empty() && t != "u32")
         error(in.loc, "'bar.red.popc' takes type .u32");
       if ((r == "and" || r == "or") && !t.empty() && t != "pred")
@@ -617,27 +634,6 @@ bool compatible(std::string_view r, std::string_view t, bool relaxed) {
   return r == t;
 }
 
-// Whether the instruction has every modifier of a space-separated list.
-bool has_all(const Instruction &in, std::string_view list) {
-  while (!list.empty()) {
-    size_t sp = list.find(' ');
-    if (!has(in, list.substr(0, sp)))
-      return false;
-    list = sp == list.npos ? "" : list.substr(sp + 1);
-  }
-  return true;
-}
-
-bool in_list(std::string_view list, std::string_view word) {
-  while (!list.empty()) {
-    size_t sp = list.find(' ');
-    if (list.substr(0, sp) == word)
-      return true;
-    list = sp == list.npos ? "" : list.substr(sp + 1);
-  }
-  return false;
-}
-
 bool is_float_type(std::string_view t) {
   return !t.empty() && (t[0] == 'f' || t.rfind("bf", 0) == 0 || t == "tf32");
 }
@@ -653,15 +649,10 @@ void Validator::arithmetic(const Instruction &in) {
       "min", "max",   "abs", "neg", "setp", "set", "testp"};
   if (std::find(std::begin(ops), std::end(ops), op) == std::end(ops))
     return;
-  std::string t;
-  int ntypes = 0;
-  for (const auto &m : in.modifiers)
-    if (is_type(m)) {
-      t = m;
-      ++ntypes;
-    }
-  if (ntypes != 1)
+  const auto types = types_of(in);
+  if (types.size() != 1)
     return;
+  const std::string &t = types[0];
   const std::string name = full_name(in);
   // .sat and .ftz against the type (ptxas: "Modifier '.sat' does not apply
   // to '.u32' type", "Illegal modifier '.ftz' for instruction 'add'").
@@ -764,10 +755,7 @@ void Validator::arithmetic(const Instruction &in) {
 void Validator::conversion(const Instruction &in) {
   if (in.opcode != "cvt")
     return;
-  std::vector<std::string> types;
-  for (const auto &m : in.modifiers)
-    if (is_type(m))
-      types.push_back(m);
+  const auto types = types_of(in);
   if (types.size() != 2)
     return;
   const TypeClass d = classify(types[0]), a = classify(types[1]);
@@ -895,10 +883,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
     }
   if (!sig)
     return;
-  std::vector<std::string> types;
-  for (const auto &m : in.modifiers)
-    if (is_type(m))
-      types.push_back(m);
+  const auto types = types_of(in);
   // cvt: only the conversions between scalar types (packed and narrow
   // float formats have forms of their own).
   if (in.opcode == "cvt" &&
@@ -915,10 +900,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   };
   std::vector<Role> roles;
   size_t need = 0, ntypes = 0;
-  for (std::string_view rest = sig->operands; !rest.empty();) {
-    size_t sp = rest.find(' ');
-    std::string_view tok = rest.substr(0, sp);
-    rest = sp == rest.npos ? "" : rest.substr(sp + 1);
+  for (std::string_view tok : words(sig->operands)) {
     Role r{0, 0, false};
     if (tok.front() == '?') {
       r.optional = true;
@@ -962,14 +944,8 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   const bool typed = types.size() == ntypes;
   if (typed && ntypes > 0 && !sig->types.empty() &&
       !in_list(sig->types, types[0])) {
-    std::string list;
-    for (std::string_view rest = sig->types; !rest.empty();) {
-      size_t sp = rest.find(' ');
-      list += (list.empty() ? "." : ", .") + std::string(rest.substr(0, sp));
-      rest = sp == rest.npos ? "" : rest.substr(sp + 1);
-    }
     error(in.loc, fmt::format("'{}' does not take type .{} (it takes {})",
-                              in.opcode, types[0], list));
+                              in.opcode, types[0], dotted(sig->types)));
     return;
   }
   auto check = [&](const Role &r, const Operand &x, size_t i) {
