@@ -395,7 +395,8 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     uint8_t *dst = L.kparams.data() + k->param_off[i];
     if (a.bytes.size() == size) {
       std::memcpy(dst, a.bytes.data(), size);
-    } else if (!a.is_float && size <= 8 && a.bytes.size() <= 8) {
+    } else if (!a.is_float && !a.is_aggregate && size <= 8 &&
+               a.bytes.size() <= 8) {
       // Integer of another width: sign- or zero-extend / truncate.
       uint64_t v = 0;
       std::memcpy(&v, a.bytes.data(), a.bytes.size());

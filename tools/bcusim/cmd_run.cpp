@@ -281,9 +281,8 @@ Outcome Session::execute(const engine::Schedule &sched,
         KernelArg a = KernelArg::raw(s.scalar.data(), s.scalar.size());
         for (const auto &r : s.refs) // a structure's buffer addresses
           std::memcpy(a.bytes.data() + r.offset, &ptrs[r.number], 8);
-        // A structure is passed only to a parameter of its exact size (no
-        // integer widening).
-        a.is_float = s.is_aggregate || is_float(s.type);
+        a.is_float = is_float(s.type);
+        a.is_aggregate = s.is_aggregate;
         a.is_signed = is_signed(s.type);
         kargs.push_back(std::move(a));
         continue;

@@ -63,6 +63,9 @@ struct KernelArg {
   bool is_float = false;
   bool is_signed = false;
   bool is_pointer = false;
+  // A structure's bytes: passed only to a parameter of exactly its size
+  // (never widened like an integer).
+  bool is_aggregate = false;
 
   static KernelArg u8(uint8_t v);
   static KernelArg u16(uint16_t v);
