@@ -9,6 +9,7 @@
 
 #include "compile.h"
 #include "float_format.h"
+#include "mufu.h"
 #include "observe.h"
 
 namespace bcusim::engine::detail {
@@ -113,7 +114,7 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
     break;
   }
   default: {
-    double x = decode(f, a), y = decode(f, b), v;
+    double x = decode(f, a), y = decode(f, b), v = 0;
     switch (op) {
     case kAdd:
       v = exact_sum(x, y, mode);
@@ -127,13 +128,15 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
     case kFma:
       v = exact_sum(x * y, decode(f, c), mode);
       break;
-    case kEx2:
-      v = std::exp2(x);
+    case kEx2: // the hardware's approximations (mufu.h)
+      r = mufu::ex2_approx16(a, bf);
       break;
     default:
-      v = std::tanh(x);
+      r = mufu::tanh_approx16(a, bf);
       break;
     }
+    if (op == kEx2 || op == kTanh)
+      break;
     r = uint32_t(encode_double(f, v, {mode, false, (in.flags & kRelu) != 0}));
     break;
   }

@@ -1,0 +1,223 @@
+// Models of the MUFU unit and of the `.approx` instruction sequences
+// (mufu.h; docs/engine.md "Approximate functions").
+#include "mufu.h"
+
+#include <bit>
+#include <cmath>
+#include <numbers>
+
+#include "float_format.h"
+
+namespace bcusim::engine::detail::mufu {
+
+namespace {
+
+constexpr float kNaN32 = std::bit_cast<float>(0x7fffffffu);
+constexpr float kMinNormal = 1.17549435e-38f; // 2^-126
+
+float flush(float v) {
+  return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
+}
+// A double result rounded to nearest into f32, a denormal flushed (the unit
+// keeps none), a NaN canonical.
+float unit_result(double v) {
+  if (std::isnan(v))
+    return kNaN32;
+  return flush(float(v));
+}
+// FMUL.FTZ: operands and result flushed.
+float fmul_ftz(float a, float b) { return flush(flush(a) * flush(b)); }
+
+} // namespace
+
+float rcp(float x) {
+  x = flush(x);
+  if (std::isnan(x))
+    return kNaN32;
+  return unit_result(1.0 / double(x));
+}
+
+float rsq(float x) {
+  x = flush(x);
+  if (std::isnan(x) || x < 0)
+    return kNaN32;
+  return unit_result(1.0 / std::sqrt(double(x)));
+}
+
+float sqrt(float x) {
+  x = flush(x);
+  if (std::isnan(x) || x < 0)
+    return kNaN32;
+  return unit_result(std::sqrt(double(x)));
+}
+
+float ex2(float x) {
+  x = flush(x);
+  if (std::isnan(x))
+    return kNaN32;
+  return unit_result(std::exp2(double(x)));
+}
+
+float lg2(float x) {
+  x = flush(x);
+  if (std::isnan(x) || x < 0)
+    return kNaN32;
+  return unit_result(std::log2(double(x)));
+}
+
+namespace {
+// 2 pi t with t reduced to [-1/2, 1/2] turns (exactly: t is an f32).
+double angle(float t) {
+  double r = double(t) - std::nearbyint(double(t));
+  return 2.0 * std::numbers::pi * r;
+}
+} // namespace
+
+float sin_turns(float t) {
+  t = flush(t);
+  if (!std::isfinite(t))
+    return kNaN32;
+  const float r = unit_result(std::sin(angle(t)));
+  return r == 0 ? std::copysign(0.0f, t) : r; // a zero has t's sign
+}
+
+float cos_turns(float t) {
+  t = flush(t);
+  if (!std::isfinite(t))
+    return kNaN32;
+  return unit_result(std::cos(angle(t)));
+}
+
+float tanh(float x) {
+  if (std::isnan(x))
+    return kNaN32;
+  if (std::fpclassify(x) == FP_SUBNORMAL)
+    return x; // tanh x = x, denormals kept (measured)
+  return unit_result(std::tanh(double(x)));
+}
+
+// ---- the PTX forms: the machine code ptxas emits for sm_90 ----
+
+float rcp_approx(float x, bool ftz) {
+  if (ftz)
+    return rcp(x);
+  // Tiny operands are scaled up by 2^24, huge ones down by 4, and the
+  // reciprocal scaled by the same factor (FMUL, denormals kept).
+  const float a = std::fabs(x);
+  float s = a < kMinNormal ? 16777216.0f : 1.0f;
+  if (a > 8.50705917e+37f) // 2^126
+    s = 0.25f;
+  return s * rcp(x * s);
+}
+
+float sqrt_approx(float x, bool ftz) {
+  if (ftz || !(std::fabs(x) < kMinNormal))
+    return sqrt(x);
+  return sqrt(x * 16777216.0f) * 0.000244140625f; // 2^24, 2^-12
+}
+
+float rsqrt_approx(float x, bool ftz) {
+  if (ftz || !(std::fabs(x) < kMinNormal))
+    return rsq(x);
+  return rsq(x * 16777216.0f) * 4096.0f;
+}
+
+float ex2_approx(float x, bool ftz) {
+  if (ftz || !(x < -126.0f))
+    return ex2(x);
+  const float h = ex2(x * 0.5f); // the square keeps denormal results
+  return h * h;
+}
+
+float lg2_approx(float x, bool ftz) {
+  if (ftz || !(std::fabs(x) < kMinNormal))
+    return lg2(x);
+  return lg2(x * 16777216.0f) + -24.0f;
+}
+
+namespace {
+// FMUL.RZ x, 1/(2 pi): the angle in turns, rounded toward zero.
+float turns(float x) {
+  const double p = double(x) * double(0.15915493667125701904f); // exact
+  return std::bit_cast<float>(uint32_t(encode_double(kF32, p, {Round::RZ})));
+}
+} // namespace
+
+float sin_approx(float x) { return sin_turns(turns(x)); }
+float cos_approx(float x) { return cos_turns(turns(x)); }
+float tanh_approx(float x) { return tanh(x); }
+
+namespace {
+// The machine code's sequences; NaN results as the host computes them.
+float div_approx_raw(float x, float y, bool ftz) {
+  if (ftz)
+    return fmul_ftz(x, rcp(y));
+  if (std::fabs(y) < kMinNormal) {
+    y *= 16777216.0f;
+    x *= 16777216.0f;
+  }
+  return rcp(y) * x;
+}
+
+float div_full_raw(float x, float y, bool ftz) {
+  if (ftz) {
+    if (std::fabs(flush(y)) > 8.50705917e+37f) {
+      y = fmul_ftz(y, 0.25f);
+      x = fmul_ftz(x, 0.25f);
+    }
+    return fmul_ftz(rcp(y), x);
+  }
+  if (std::fabs(y) > 8.50705917e+37f) {
+    y *= 0.25f;
+    x *= 0.25f;
+  }
+  if (std::fabs(y) < kMinNormal) {
+    y *= 16777216.0f;
+    x *= 16777216.0f;
+  }
+  return rcp(y) * x;
+}
+
+float canonical(float v) { return std::isnan(v) ? kNaN32 : v; }
+} // namespace
+
+float div_approx(float x, float y, bool ftz) {
+  return canonical(div_approx_raw(x, y, ftz));
+}
+float div_full(float x, float y, bool ftz) {
+  return canonical(div_full_raw(x, y, ftz));
+}
+
+// ---- f16 / bf16 ----
+
+uint32_t ex2_approx16(uint32_t h, bool bf) {
+  const FloatFormat &f = bf ? kBF16 : kF16;
+  double x = decode(f, h);
+  if (std::isnan(x))
+    return kCanonicalNaN16;
+  if (bf && std::fabs(x) < double(kMinNormal))
+    x = 0; // .ftz
+  // 2^x truncated toward zero (bf16: the unit's f32 result, rounded to
+  // nearest, truncated); beyond the largest finite value, infinity.
+  // The unit reads x in fixed point with 23 fraction bits (truncated):
+  // 2^x of |x| < 2^-23 is exactly 1 (measured on every input).
+  x = std::trunc(std::ldexp(x, 23)) / 8388608.0;
+  const double v = bf ? double(float(std::exp2(x))) : std::exp2(x);
+  const uint32_t max_finite = bf ? 0x7f7fu : 0x7bffu;
+  if (v > decode(f, max_finite))
+    return bf ? 0x7f80u : 0x7c00u;
+  uint32_t r = uint32_t(encode_double(f, v, {Round::RZ}));
+  if (bf && (r & 0x7f80) == 0)
+    r = 0; // .ftz: denormal results flushed
+  return r;
+}
+
+uint32_t tanh_approx16(uint32_t h, bool bf) {
+  const FloatFormat &f = bf ? kBF16 : kF16;
+  const double x = decode(f, h);
+  if (std::isnan(x))
+    return kCanonicalNaN16;
+  return uint32_t(encode_double(f, std::tanh(x), {Round::RN}));
+}
+
+} // namespace bcusim::engine::detail::mufu
