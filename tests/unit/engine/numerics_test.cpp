@@ -133,6 +133,64 @@ TEST(TensorCores, WholeCasesAsTheH100ComputedThem) {
   }
 }
 
+// ---- textures (numerics tex.1d, measured on H100)
+// -----------------------------
+
+TEST(Textures, LinearFilterAndFetchOutOfRangeAsTheH100) {
+  const std::string body = R"(.reg .b64 %rd<6>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<10>;
+  ld.param.u64 %rd0, [ptex];
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd2, [pi];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f0, [%rd5];
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.s32 %r1, [%rd5];
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd0, {%f0}];
+  tex.1d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd0, {%r1}];
+  mul.wide.u32 %rd4, %r0, 8;
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.f32 [%rd5], %f1;
+  st.global.f32 [%rd5+4], %f5;
+  ret;)";
+  auto m = load_text(ptx_module(".param .u64 ptex, .param .u64 px, .param "
+                                ".u64 pi, .param .u64 pout",
+                                body));
+  ASSERT_TRUE(m);
+  Device d;
+  const std::vector<float> texels = {1.0f, INFINITY, 2.0f, 1e-40f, 3.0f, NAN};
+  DevicePtr tp = upload(d, texels);
+  Texture t;
+  t.base = tp;
+  t.width = 6;
+  t.linear = true;
+  const uint64_t h = d.create_texture(t);
+  // Float coordinates (texel units) and integer indices per thread.
+  const std::vector<float> xs = {0.5f, 3.5f, 5.0f, 1.25f, 2.5f};
+  const std::vector<int32_t> is = {-1, 6, 2, 1000, -4};
+  DevicePtr px = upload(d, xs), pi = upload(d, is), po = d.alloc(5 * 8);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {5, 1, 1}),
+                    {KernelArg::u64(h), KernelArg::ptr(px), KernelArg::ptr(pi),
+                     KernelArg::ptr(po)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  const auto out = download<uint32_t>(d, po, 10);
+  EXPECT_EQ(out[0], 0x3f800000u); // weight 0 for the infinity: 1
+  EXPECT_EQ(out[2], 0x00000000u); // a denormal texel alone: flushed
+  EXPECT_EQ(out[4], 0x7fffffffu); // half of a NaN: the canonical NaN
+  EXPECT_EQ(out[6], 0x7f800000u); // 0.25 * 1 + 0.75 * inf
+  EXPECT_EQ(out[8], 0x40000000u); // exactly on texel 2
+  // tex1Dfetch: outside [0, 6) every channel is 0; inside, the texel.
+  EXPECT_EQ(out[1], 0u);
+  EXPECT_EQ(out[3], 0u);
+  EXPECT_EQ(out[5], 0x40000000u);
+  EXPECT_EQ(out[7], 0u);
+  EXPECT_EQ(out[9], 0u);
+}
+
 // ---- MUFU: special values (numerics/h100-default.txt.gz)
 // ---------------------
 
