@@ -663,7 +663,8 @@ void cvt_corners() {
 // exactly (TwoSum), so the exact result is the pair s + err. It is rounded
 // to nearest-even by a search in the sorted table of all finite values of
 // the format (one step past the largest is infinity). NaN results are
-// 0x7fff. ex2/tanh: the long double function value rounded to nearest.
+// 0x7fff. ex2: the H100's truncated approximation; tanh: the long double
+// function value rounded to nearest.
 using q128 = __float128;
 
 struct QTable {
@@ -863,9 +864,31 @@ uint32_t half_arith(const std::string &op, bool bf, uint32_t a, uint32_t b,
         (name == "fma" && h_nan(c, bf))) {
       r = 0x7fff;
     } else {
-      if (name == "ex2" || name == "tanh") {
-        long double v =
-            name == "ex2" ? ::exp2l((long double)x) : ::tanhl((long double)x);
+      if (name == "ex2") {
+        // The H100's rule (docs/engine.md "Approximate functions"): x read
+        // with 23 fraction bits (truncated), 2^x truncated toward zero
+        // (bf16: after rounding to f32), beyond the largest finite value
+        // infinity.
+        long double xq = ::truncl((long double)x * 8388608.0L) / 8388608.0L;
+        long double v = ::exp2l(xq);
+        if (bf)
+          v = (float)v;
+        const uint32_t max_finite = bf ? 0x7f7f : 0x7bff;
+        if (q128(v) > h_val(max_finite, bf)) {
+          r = bf ? 0x7f80 : 0x7c00;
+        } else {
+          r = round_pair(bf, q128(v), 0);
+          if (h_val(r, bf) > q128(v))
+            r -= 1;
+        }
+        if (has_mod(op, "relu") && (r & 0x8000))
+          r = 0;
+        if (has_mod(op, "ftz") && h_sub(r, bf))
+          r &= 0x8000;
+        return r;
+      }
+      if (name == "tanh") {
+        long double v = ::tanhl((long double)x);
         s = q128(v);
       } else if (name == "mul") {
         s = x * y;
