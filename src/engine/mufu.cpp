@@ -77,7 +77,12 @@ float sin_turns(float t) {
   t = flush(t);
   if (!std::isfinite(t))
     return kNaN32;
-  const float r = unit_result(std::sin(angle(t)));
+  // The sine reads the angle with 25 fraction bits of a turn (truncated):
+  // sin x of |x| < 2^-22.3 is 0 (measured), and on [0.5, 1) every result is
+  // then within 4 ulp of the H100's (98.9 % without). The cosine shows no
+  // such truncation.
+  const float tq = float(std::trunc(std::ldexp(double(t), 25)) / 33554432.0);
+  const float r = unit_result(std::sin(angle(tq)));
   return r == 0 ? std::copysign(0.0f, t) : r; // a zero has t's sign
 }
 
