@@ -62,7 +62,12 @@ float lg2(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
     return kNaN32;
-  return unit_result(std::log2(double(x)));
+  if (x == 1)
+    return 0;
+  // The unit's result lies above log2 x by 0.4 to 2.3 units of 2^-24
+  // (absolute; an interpolation error that varies along the binade): the
+  // average, 2^-24, is added (75.9 % -> 92.8 % of [0.5, 1) within 4 ulp).
+  return unit_result(std::log2(double(x)) + 0x1p-24);
 }
 
 namespace {
