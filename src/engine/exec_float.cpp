@@ -354,6 +354,16 @@ void exec_approx(Exec &x, const Inst &in, uint32_t m) {
     d[l] = bits(r);
   });
 }
+// rcp/rsqrt .approx.ftz.f64 (mufu.h); aux = 0 rcp, 1 rsqrt.
+void exec_approx64(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  for_lanes(m, [&](uint32_t l) {
+    const double v = as<double>(a[l]);
+    d[l] = bits(in.aux == 0 ? mufu::rcp_approx_ftz64(v)
+                            : mufu::rsqrt_approx_ftz64(v));
+  });
+}
 
 } // namespace
 
@@ -410,6 +420,18 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   int r = rnd == "rz" ? 1 : rnd == "rm" ? 2 : rnd == "rp" ? 3 : 0;
+  if (t->code == Ty::F64 && fs == kFtz &&
+      ((op == "rcp" && approx) || op == "rsqrt")) {
+    if (!c.expect_operands(2) || !c.finish(mods))
+      return true;
+    uint32_t s0 = c.src(in.operands[1], *t);
+    uint32_t d = c.dst(in.operands[0]);
+    Inst &i = c.emit(&exec_approx64);
+    i.a[0] = d;
+    i.a[1] = s0;
+    i.aux = op == "rcp" ? 0 : 1;
+    return true;
+  }
   if (t->code == Ty::F32 &&
       (approx || full || op == "rsqrt" || op == "tanh" || op == "sin" ||
        op == "cos" || op == "ex2" || op == "lg2")) {

@@ -198,6 +198,43 @@ float div_full(float x, float y, bool ftz) {
   return canonical(div_full_raw(x, y, ftz));
 }
 
+// ---- f64 ----
+
+namespace {
+constexpr uint64_t kHigh = 0xffffffff00000000ull;
+double high_word(double v) {
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) & kHigh);
+}
+// The operand as the unit reads it: the high word, a denormal as zero.
+double operand64(double x) {
+  x = high_word(x);
+  return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0, x) : x;
+}
+// The result: NaN canonical (0x7fffffff in the high word), a denormal
+// flushed, otherwise the high word of the value truncated.
+double result64(long double v) {
+  if (std::isnan(v))
+    return std::bit_cast<double>(0x7fffffff00000000ull);
+  double d = double(v);
+  if (std::fabs(static_cast<long double>(d)) > std::fabs(v))
+    d = std::nextafter(d, 0.0); // toward zero
+  if (std::fpclassify(d) == FP_SUBNORMAL)
+    return std::copysign(0.0, d);
+  return high_word(d);
+}
+} // namespace
+
+double rcp_approx_ftz64(double x) {
+  return result64(1.0L / static_cast<long double>(operand64(x)));
+}
+
+double rsqrt_approx_ftz64(double x) {
+  x = operand64(x);
+  if (x < 0)
+    return result64(NAN);
+  return result64(1.0L / std::sqrt(static_cast<long double>(x)));
+}
+
 // ---- f16 / bf16 ----
 
 uint32_t ex2_approx16(uint32_t h, bool bf) {

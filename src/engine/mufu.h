@@ -35,6 +35,12 @@ float tanh_approx(float x);
 float div_approx(float x, float y, bool ftz);
 float div_full(float x, float y, bool ftz);
 
+// rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 (MUFU.RCP64H / RSQ64H): only
+// the operand's high 32 bits are read (a denormal is zero), the result is
+// the function's high 32 bits, truncated, with a zero low word.
+double rcp_approx_ftz64(double x);
+double rsqrt_approx_ftz64(double x);
+
 // ex2.approx and tanh.approx on one f16 (bf = false) or bf16 (bf = true)
 // value, as bit patterns.
 uint32_t ex2_approx16(uint32_t h, bool bf);
