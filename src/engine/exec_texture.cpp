@@ -164,6 +164,22 @@ float filter(float a, float b, bool two_d, float t00, float t10, float t01,
   return r;
 }
 
+// Linear filtering of normalized u8 texels, in fixed point as the H100
+// does it (measured on the numerics data, tex.1d u8-normalized linear):
+// the weighted sum of the 8-bit values with the 8-bit weights, widened to
+// 16 bits (x 257) and rounded half up, is the 16-bit normalized value
+// q / 65535. 2-D footprints use the products of the weights the same way.
+float filter_unorm8(float a, float b, bool two_d, uint32_t t00, uint32_t t10,
+                    uint32_t t01, uint32_t t11) {
+  const uint64_t ia = uint64_t(a * 256), ib = two_d ? uint64_t(b * 256) : 0;
+  const uint64_t wa[2] = {256 - ia, ia}, wb[2] = {256 - ib, ib};
+  // The sum in units of 2^-16 of a texel step (weights' product / 65536).
+  const uint64_t s = wa[0] * wb[0] * t00 + wa[1] * wb[0] * t10 +
+                     wa[0] * wb[1] * t01 + wa[1] * wb[1] * t11;
+  const uint64_t q = (s * 257 + 32768) >> 16;
+  return float(double(q) / 65535.0);
+}
+
 void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
   for_lanes(mask, [&](uint32_t l) {
     if (x.faulted)
@@ -226,9 +242,13 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
             out.u[k] = order[k]->u[c];
           }
         } else {
+          const bool unorm8 =
+              t->format == Texture::Format::U8 && t->normalized_float;
           for (int c = 0; c < 4; ++c) {
-            out.f[c] =
-                filter(a, b, in.n > 1, t00.f[c], t10.f[c], t01.f[c], t11.f[c]);
+            out.f[c] = unorm8 ? filter_unorm8(a, b, in.n > 1, t00.u[c],
+                                              t10.u[c], t01.u[c], t11.u[c])
+                              : filter(a, b, in.n > 1, t00.f[c], t10.f[c],
+                                       t01.f[c], t11.f[c]);
             out.u[c] = std::bit_cast<uint32_t>(out.f[c]);
           }
         }

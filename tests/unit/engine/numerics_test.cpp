@@ -191,6 +191,47 @@ TEST(Textures, LinearFilterAndFetchOutOfRangeAsTheH100) {
   EXPECT_EQ(out[9], 0u);
 }
 
+TEST(Textures, NormalizedU8LinearFilterInFixedPoint) {
+  const std::string body = R"(.reg .b64 %rd<6>;
+  .reg .b32 %r<2>;
+  .reg .f32 %f<6>;
+  ld.param.u64 %rd0, [ptex];
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f0, [%rd5];
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd0, {%f0}];
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.f32 [%rd5], %f1;
+  ret;)";
+  auto m = load_text(
+      ptx_module(".param .u64 ptex, .param .u64 px, .param .u64 pout", body));
+  ASSERT_TRUE(m);
+  Device d;
+  const std::vector<uint8_t> texels = {0, 1, 2, 127, 128, 254, 255, 64};
+  DevicePtr tp = upload(d, texels);
+  Texture t;
+  t.base = tp;
+  t.width = 8;
+  t.format = Texture::Format::U8;
+  t.normalized_float = true;
+  t.linear = true;
+  const uint64_t h = d.create_texture(t);
+  // The H100's results (numerics, u8-normalized linear unnorm clamp).
+  const std::vector<float> xs = {1.0f, 1.001953125f, 0.5625f, 0.501953125f};
+  const uint32_t want[] = {0x3b010081u, 0x3b020082u, 0x39800080u, 0x37800080u};
+  DevicePtr px = upload(d, xs), po = d.alloc(xs.size() * 4);
+  auto r =
+      d.launch(*m, "k", config({1, 1, 1}, {4, 1, 1}),
+               {KernelArg::u64(h), KernelArg::ptr(px), KernelArg::ptr(po)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  const auto out = download<uint32_t>(d, po, xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_EQ(out[i], want[i]) << "x = " << xs[i];
+}
+
 // ---- MUFU: special values (numerics/h100-default.txt.gz)
 // ---------------------
 
@@ -260,6 +301,33 @@ TEST(Mufu, DivisionSequences) {
   EXPECT_EQ(B(div_full(1.0f, 0.0f, false)), 0x7f800000u);
   EXPECT_EQ(B(div_approx(0.0f, 0.0f, true)), 0x7fffffffu);
   EXPECT_EQ(B(div_full(6.0f, 3.0f, true)), 0x40000000u);
+}
+
+TEST(Mufu, DoubleFormsReadAndWriteTheHighWord) {
+  using namespace detail::mufu;
+  auto D = [](uint64_t b) { return std::bit_cast<double>(b); };
+  auto U = [](double d) { return std::bit_cast<uint64_t>(d); };
+  // rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 on the H100 (numerics).
+  const std::pair<uint64_t, uint64_t> rcp_rows[] = {
+      {0x3ff8000000000000, 0x3fe5555500000000},
+      {0x4004000000000000, 0x3fd9999900000000}, // truncated, not rounded
+      {0x3fefffffffffffff, 0x3ff0000000000000}, // low word not read
+      {0x7ff0000000000001, 0x0000000000000000}, // read as infinity
+      {0x000fffffffffffff, 0x7ff0000000000000}, // denormal: zero
+      {0x7fefffffffffffff, 0x0000000000000000}, // denormal result flushed
+      {0x7ff80000deadbeef, 0x7fffffff00000000},
+      {0x8000000000000000, 0xfff0000000000000}};
+  for (auto [in, out] : rcp_rows)
+    EXPECT_EQ(U(rcp_approx_ftz64(D(in))), out) << std::hex << in;
+  const std::pair<uint64_t, uint64_t> rsqrt_rows[] = {
+      {0x3fe0000000000000, 0x3ff6a09e00000000},
+      {0x7fefffffffffffff, 0x1ff0000000000000},
+      {0x8010000000000000, 0x7fffffff00000000},
+      {0x8000000000000001, 0xfff0000000000000},
+      {0x0000000000000001, 0x7ff0000000000000},
+      {0x7ff0000000000000, 0x0000000000000000}};
+  for (auto [in, out] : rsqrt_rows)
+    EXPECT_EQ(U(rsqrt_approx_ftz64(D(in))), out) << std::hex << in;
 }
 
 TEST(Mufu, HalfPrecisionEx2IsTheTruncatedUnitResult) {
