@@ -663,8 +663,7 @@ void cvt_corners() {
 // exactly (TwoSum), so the exact result is the pair s + err. It is rounded
 // to nearest-even by a search in the sorted table of all finite values of
 // the format (one step past the largest is infinity). NaN results are
-// 0x7fff. ex2: the H100's truncated approximation; tanh: the long double
-// function value rounded to nearest.
+// 0x7fff. ex2 and tanh: the H100's truncated approximations.
 using q128 = __float128;
 
 struct QTable {
@@ -888,9 +887,17 @@ uint32_t half_arith(const std::string &op, bool bf, uint32_t a, uint32_t b,
         return r;
       }
       if (name == "tanh") {
-        long double v = ::tanhl((long double)x);
-        s = q128(v);
-      } else if (name == "mul") {
+        // The H100's rule: the f32 unit's value (x itself below
+        // 2^-8 (1 + 2^-7), else tanh rounded to f32), truncated toward zero.
+        const double xd = double((long double)x);
+        const float v =
+            std::fabs(xd) < 0x1.02p-8 ? float(xd) : float(std::tanh(xd));
+        r = round_pair(bf, q128(v), 0);
+        if (h_val(r & 0x7fff, bf) > q128(std::fabs(v)))
+          r -= 1;
+        return r;
+      }
+      if (name == "mul") {
         s = x * y;
       } else {
         q128 p = name == "fma" ? x * y : x;
