@@ -71,10 +71,24 @@ float lg2(float x) {
 }
 
 namespace {
-// 2 pi t with t reduced to [-1/2, 1/2] turns (exactly: t is an f32).
-double angle(float t) {
-  double r = double(t) - std::nearbyint(double(t));
-  return 2.0 * std::numbers::pi * r;
+// The unit's angle: |t| as a fraction of a turn in fixed point with 25
+// fraction bits (truncated).
+double fraction25(float t) {
+  const double q = std::trunc(std::ldexp(std::fabs(double(t)), 25));
+  return std::fmod(q, 33554432.0) / 33554432.0;
+}
+// The sine of a fraction f of a turn, by quadrants: the second and fourth
+// are mirrored, the remainder r negated by one's complement (1/4 - r -
+// 2^-25; measured: sin near 2 pi is sin(2 pi (t - 1 + 2^-25)) and cos of
+// a quarter turn exactly 0).
+double sin_fraction(double f) {
+  const int quadrant = int(f * 4);
+  const double r = f - quadrant * 0.25, mirrored = 0.25 - r - 0x1p-25;
+  const double a = quadrant == 0   ? r
+                   : quadrant == 1 ? mirrored
+                   : quadrant == 2 ? -r
+                                   : -mirrored;
+  return std::sin(2.0 * std::numbers::pi * a);
 }
 } // namespace
 
@@ -82,20 +96,22 @@ float sin_turns(float t) {
   t = flush(t);
   if (!std::isfinite(t))
     return kNaN32;
-  // The sine reads the angle with 25 fraction bits of a turn (truncated):
-  // sin x of |x| < 2^-22.3 is 0 (measured), and on [0.5, 1) every result is
-  // then within 4 ulp of the H100's (98.9 % without). The cosine shows no
-  // such truncation.
-  const float tq = float(std::trunc(std::ldexp(double(t), 25)) / 33554432.0);
-  const float r = unit_result(std::sin(angle(tq)));
-  return r == 0 ? std::copysign(0.0f, t) : r; // a zero has t's sign
+  // Odd: the magnitude's sine with t's sign (a zero too). |x| < 2^-22.35
+  // (|t| < 2^-25) gives 0, as measured.
+  const float r = unit_result(sin_fraction(fraction25(t)));
+  return std::signbit(t) ? -r : r;
 }
 
 float cos_turns(float t) {
   t = flush(t);
   if (!std::isfinite(t))
     return kNaN32;
-  return unit_result(std::cos(angle(t)));
+  // Even; the sine of a quarter turn minus the angle, the angle negated by
+  // one's complement: 1/4 - f - 2^-25 (every input of [0.5, 1) within 4
+  // ulp, 32 % bit-exact; cos of a quarter turn exactly 0).
+  double g = 1.25 - 0x1p-25 - fraction25(t);
+  g -= std::floor(g);
+  return unit_result(sin_fraction(g));
 }
 
 float tanh(float x) {
