@@ -70,10 +70,21 @@ struct Texel {
   uint32_t u[4] = {0, 0, 0, 0};
 };
 
+// The address mode that applies: wrap and mirror need normalized
+// coordinates (CUDA refuses them otherwise); with unnormalized ones the
+// hardware clamps (measured on H100 for wrap).
+Texture::Address mode(const Texture &t, int k) {
+  const Texture::Address m = t.address[k];
+  if (!t.normalized_coords &&
+      (m == Texture::Address::Wrap || m == Texture::Address::Mirror))
+    return Texture::Address::Clamp;
+  return m;
+}
+
 bool fetch(Exec &x, const Texture &t, int64_t i, int64_t j, uint32_t lane,
            Texel &out) {
-  bool inside = address(i, t.width, t.address[0]);
-  inside &= address(j, t.height, t.address[1]);
+  bool inside = address(i, t.width, mode(t, 0));
+  inside &= address(j, t.height, mode(t, 1));
   if (!inside) {
     for (int c = 0; c < 4; ++c) {
       out.f[c] = t.border[c];

@@ -232,6 +232,44 @@ TEST(Textures, NormalizedU8LinearFilterInFixedPoint) {
     EXPECT_EQ(out[i], want[i]) << "x = " << xs[i];
 }
 
+TEST(Textures, WrapWithUnnormalizedCoordinatesClamps) {
+  const std::string body = R"(.reg .b64 %rd<6>;
+  .reg .b32 %r<2>;
+  .reg .f32 %f<6>;
+  ld.param.u64 %rd0, [ptex];
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f0, [%rd5];
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd0, {%f0}];
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.f32 [%rd5], %f1;
+  ret;)";
+  auto m = load_text(
+      ptx_module(".param .u64 ptex, .param .u64 px, .param .u64 pout", body));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr tp = upload(d, std::vector<float>{1, 2, 3, 4});
+  // The H100 (numerics, linear unnorm "wrap"): clamps. Point sampling
+  // here: -1.5 and 5.5 read texels 0 and 3 (wrapping would give 2 and 1).
+  const std::vector<float> xs = {-1.5f, 5.5f, 2.5f};
+  DevicePtr px = upload(d, xs), po = d.alloc(xs.size() * 4);
+  for (auto am : {Texture::Address::Wrap, Texture::Address::Mirror}) {
+    Texture t;
+    t.base = tp;
+    t.width = 4;
+    t.address[0] = am;
+    const uint64_t h = d.create_texture(t);
+    auto r =
+        d.launch(*m, "k", config({1, 1, 1}, {3, 1, 1}),
+                 {KernelArg::u64(h), KernelArg::ptr(px), KernelArg::ptr(po)});
+    ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+    EXPECT_EQ(download<float>(d, po, 3), (std::vector<float>{1, 4, 3}));
+  }
+}
+
 // ---- MUFU: special values (numerics/h100-default.txt.gz)
 // ---------------------
 
