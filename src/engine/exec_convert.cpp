@@ -264,12 +264,28 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
   return r;
 }
 
+// A signed integer result fills its register sign-extended (measured on
+// H100: cvt.s8.s32 of 0xffffffff gives 0xffffffff in a 32-bit register),
+// as ld.s8/ld.s16 do; unsigned results are zero-extended.
+uint64_t extend_result(uint64_t r, Ty::Code d) {
+  switch (d) {
+  case Ty::S8:
+    return uint64_t(int64_t(int8_t(r)));
+  case Ty::S16:
+    return uint64_t(int64_t(int16_t(r)));
+  default:
+    return r;
+  }
+}
+
 void exec_cvt(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]);
   auto s = Ty::Code(in.aux), dt = Ty::Code(in.flags);
   int flags = int(in.imm);
-  for_lanes(m, [&](uint32_t l) { d[l] = convert(a[l], s, dt, in.n, flags); });
+  for_lanes(m, [&](uint32_t l) {
+    d[l] = extend_result(convert(a[l], s, dt, in.n, flags), dt);
+  });
 }
 
 // Conversions into the narrow and packed formats: aux = the destination

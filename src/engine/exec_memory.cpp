@@ -10,6 +10,8 @@
 // so that they stay atomic when CTAs run on several host threads.
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "cluster_addr.h"
@@ -499,6 +501,23 @@ enum AtomOp : uint32_t {
   ACas
 };
 
+// atom/red .add.f32, as measured on H100: in global memory the operands
+// and the result are flushed to sign-preserving zero when subnormal (the
+// instruction is RED/ATOMG .ADD.F32.FTZ.RN), in shared memory they are not;
+// a NaN result is the canonical 0x7fffffff in both.
+float atom_add_f32(float o, float b, bool ftz) {
+  auto flush = [&](float v) {
+    return ftz && std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v)
+                                                     : v;
+  };
+  float r = flush(flush(o) + flush(b));
+  return std::isnan(r) ? std::bit_cast<float>(0x7fffffffu) : r;
+}
+bool in_shared_memory(MemSpace sp, uint64_t addr) {
+  return sp == MemSpace::Shared ||
+         (sp == MemSpace::Generic && addr - kSharedWindow < kWindowSize);
+}
+
 // a[0] = destination (kNone for red), a[1] = address base, a[2] = b,
 // a[3] = c (cas); aux = AtomOp; flags = MemSpace; imm = offset.
 template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
@@ -544,7 +563,9 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
       T o = std::bit_cast<T>(old), r = o;
       switch (in.aux) {
       case AAdd:
-        if constexpr (std::is_floating_point_v<T>)
+        if constexpr (std::is_same_v<T, float>)
+          r = atom_add_f32(o, vb, !in_shared_memory(sp, addr));
+        else if constexpr (std::is_floating_point_v<T>)
           r = o + vb;
         else
           r = T(uint64_t(o) + uint64_t(vb));
