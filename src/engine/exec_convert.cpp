@@ -170,6 +170,39 @@ uint64_t nan_into(uint64_t v, Ty::Code s, Ty::Code d) {
          (uint64_t(f32 & 0x7fffffu) << 29);
 }
 
+// NaN results of float -> float cvt, as measured on H100 (docs/engine.md
+// "Conversions"): from f64 the payload's high bits are kept (quieted) in
+// every destination; from f32 into f16/bf16 and from f16 into f32, and
+// f32 -> f32 (.rni etc., .ftz), the result is the canonical NaN; bf16 ->
+// f32 is the bf16 bit pattern shifted, unquieted; f16/bf16 -> f64 keeps the
+// payload (quieted); f32 -> f64 too, except under .ftz, which makes the
+// canonical f32 NaN first.
+uint64_t nan_result(uint64_t v, Ty::Code s, Ty::Code d, bool ftz) {
+  if (s == Ty::F64) {
+    const uint64_t frac = v & ((uint64_t(1) << 52) - 1);
+    const uint64_t sign = v >> 63;
+    switch (d) {
+    case Ty::F16:
+      return sign << 15 | 0x7e00 | (frac >> 42);
+    case Ty::BF16:
+      return sign << 15 | 0x7fc0 | (frac >> 45);
+    default:
+      return nan_into(v, s, d);
+    }
+  }
+  if (d == Ty::F16 || d == Ty::BF16)
+    return kCanonicalNaN16;
+  if (d == Ty::F32) {
+    if (s == Ty::BF16)
+      return (v & 0xffff) << 16;
+    return 0x7fffffffu;
+  }
+  // into f64
+  if (s == Ty::F32 && ftz)
+    return nan_into(0x7fffffffu, s, d);
+  return nan_into(v, s, d);
+}
+
 uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
   Ty st{s}, dt{d};
   const bool sat = flags & kCvtSat, ftz = flags & kCvtFtz;
@@ -248,8 +281,8 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
   }
   const FloatFormat &f = format_of(d);
   uint64_t r;
-  if (std::isnan(fv) && (d == Ty::F32 || d == Ty::F64)) {
-    r = nan_into(v, s, d);
+  if (std::isnan(fv)) {
+    r = nan_result(v, s, d, ftz);
   } else {
     if ((rnd & 4) && rnd != kRna) // .rni etc.: same type, integral value
       fv = round_integral(fv, rnd);
@@ -355,6 +388,17 @@ void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
   if (in.a[2] == kNone) {
     for_lanes(m, [&](uint32_t l) {
       d[l] = to_narrow(in.aux, as<float>(hi[l]), in.n, flags);
+      // tf32 from an infinity or NaN (measured on H100): .rna cuts the
+      // 13 low bits off (NaN payload and sign kept; 0x7f800001 becomes
+      // infinity), and .satfinite then takes one tf32 unit off (infinity
+      // becomes the largest finite value); .rn/.rz give 0x7fffe000 for NaN.
+      uint32_t b = uint32_t(hi[l]);
+      if (in.aux == kNarrowTF32 && (b & 0x7f800000u) == 0x7f800000u) {
+        if (in.n == kRna)
+          d[l] = (b & ~0x1fffu) - ((flags & kCvtSatfinite) ? 0x2000u : 0u);
+        else if (b & 0x7fffffu)
+          d[l] = 0x7fffe000u;
+      }
     });
     return;
   }

@@ -5,6 +5,7 @@
 // hardware's approximations (docs/engine.md "Decisions").
 #include <bit>
 #include <cfenv>
+#include <cfloat>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -108,15 +109,55 @@ void f3(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
+// A NaN with its quiet bit set (sign and payload kept).
+inline double quiet(double v) {
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) |
+                               (uint64_t(1) << 51));
+}
+inline float quiet(float v) { return v; } // f32 NaN results are canonical
+// f64 add, sub, mul, min and max with a NaN operand give b's NaN when b is
+// one, else a's, quieted (measured on H100: add.rn.f64 of 0x7ff8000000000000
+// and 0xfff80000deadbeef gives 0xfff80000deadbeef); the host picks a's.
+template <class T> inline bool nan_operand(T a, T b, T &r) {
+  if (std::isnan(b))
+    r = quiet(b);
+  else if (std::isnan(a))
+    r = quiet(a);
+  else
+    return false;
+  return true;
+}
 struct FAdd {
-  template <class T> T operator()(T a, T b) const { return a + b; }
+  template <class T> T operator()(T a, T b) const {
+    T r;
+    return nan_operand(a, b, r) ? r : a + b;
+  }
 };
 struct FSub {
-  template <class T> T operator()(T a, T b) const { return a - b; }
+  template <class T> T operator()(T a, T b) const {
+    T r;
+    return nan_operand(a, b, r) ? r : a - b;
+  }
 };
-struct FMul {
-  template <class T> T operator()(T a, T b) const { return a * b; }
+// With .ftz a product whose exact value is below the smallest normal is
+// flushed even when it rounds up to it (tininess before rounding; measured
+// on H100: mul.rn.ftz.f32 of 0x00800000 and 0x3f7fffff gives +0). `exact`
+// is the result before rounding to f32.
+template <bool Ftz, class T> inline T flush_tiny(double exact, T r) {
+  if constexpr (Ftz && std::is_same_v<T, float>)
+    if (exact != 0 && std::fabs(exact) < double(FLT_MIN))
+      return std::copysign(0.0f, float(exact));
+  return r;
+}
+template <bool Ftz> struct FMulT {
+  template <class T> T operator()(T a, T b) const {
+    T r;
+    if (nan_operand(a, b, r))
+      return r;
+    return flush_tiny<Ftz>(double(a) * double(b), a * b);
+  }
 };
+using FMul = FMulT<false>;
 struct FDiv {
   template <class T> T operator()(T a, T b) const { return a / b; }
 };
@@ -151,9 +192,13 @@ bool host_has_fma() {
   static const bool has = __builtin_cpu_supports("fma");
   return has;
 }
-struct FFma {
+template <bool Ftz> struct FFmaT {
   template <class T> T operator()(T a, T b, T c) const {
-    return std::fma(a, b, c);
+    if constexpr (std::is_same_v<T, float>)
+      return flush_tiny<Ftz>(std::fma(double(a), double(b), double(c)),
+                             std::fma(a, b, c));
+    else
+      return std::fma(a, b, c);
   }
 };
 struct FRcp {
@@ -180,17 +225,24 @@ struct FCos {
 struct FTanh {
   template <class T> T operator()(T a) const { return std::tanh(a); }
 };
+// abs/neg of an f64 NaN: the NaN quieted, its sign unchanged (measured on
+// H100: neg.f64 of 0x7ff8000000000000 gives 0x7ff8000000000000).
 struct FAbs {
-  template <class T> T operator()(T a) const { return std::fabs(a); }
+  template <class T> T operator()(T a) const {
+    return std::isnan(a) ? quiet(a) : std::fabs(a);
+  }
 };
 struct FNeg {
-  template <class T> T operator()(T a) const { return -a; }
+  template <class T> T operator()(T a) const {
+    return std::isnan(a) ? quiet(a) : -a;
+  }
 };
-// PTX min/max: a NaN operand yields the other operand; -0 < +0.
+// PTX min/max: a NaN operand yields the other operand; -0 < +0; two NaNs
+// give b's, quieted (measured on H100 for f64).
 struct FMin {
   template <class T> T operator()(T a, T b) const {
     if (std::isnan(a))
-      return b;
+      return std::isnan(b) ? quiet(b) : b;
     if (std::isnan(b))
       return a;
     if (a == b)
@@ -201,7 +253,7 @@ struct FMin {
 struct FMax {
   template <class T> T operator()(T a, T b) const {
     if (std::isnan(a))
-      return b;
+      return std::isnan(b) ? quiet(b) : b;
     if (std::isnan(b))
       return a;
     if (a == b)
@@ -441,11 +493,13 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   else if (op == "sub")
     f = pick<f2x, FSub>(*t, r, fs);
   else if (op == "mul")
-    f = pick<f2x, FMul>(*t, r, fs);
+    f = (fs & kFtz) ? pick<f2x, FMulT<true>>(*t, r, fs)
+                    : pick<f2x, FMulT<false>>(*t, r, fs);
   else if (op == "div")
     f = pick<f2x, FDiv>(*t, r, fs);
   else if (op == "fma" || op == "mad") {
-    f = pick<f3x, FFma>(*t, r, fs);
+    f = (fs & kFtz) ? pick<f3x, FFmaT<true>>(*t, r, fs)
+                    : pick<f3x, FFmaT<false>>(*t, r, fs);
     if (r == 0 && fs == 0 && host_has_fma())
       f = t->code == Ty::F32 ? &fma_hw<float> : &fma_hw<double>;
     nsrc = 3;

@@ -78,11 +78,13 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
   // fma.rn.oob.f16 of 0, 0, 0x7fff gives 0x7fff, as fma.rn.f16 does).
   uint32_t r;
   switch (op) {
+  // neg/abs of a NaN give the canonical NaN (measured on H100: neg.f16 of
+  // 0x7e00 gives 0x7fff), like every f16/bf16 arithmetic result.
   case kNeg:
-    r = a ^ 0x8000;
+    r = is_nan16(a, bf) ? kCanonicalNaN16 : a ^ 0x8000;
     break;
   case kAbs:
-    r = a & 0x7fff;
+    r = is_nan16(a, bf) ? kCanonicalNaN16 : a & 0x7fff;
     break;
   case kMin:
   case kMax: {
