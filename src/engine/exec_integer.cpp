@@ -278,8 +278,8 @@ struct MaxRelu {
   }
 };
 
-// add/sub/min/max on .u16x2/.s16x2: each half-word on its own. aux: 0 add,
-// 1 sub, 2 min, 3 max; flags bit0 = signed, bit1 = .relu (min/max .s16x2).
+// add/min/max on .u16x2/.s16x2: each half-word on its own. aux: 0 add,
+// 2 min, 3 max; flags bit0 = signed, bit1 = .relu (min/max .s16x2).
 void exec_x2(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
@@ -292,7 +292,6 @@ void exec_x2(Exec &x, const Inst &in, uint32_t m) {
       int32_t va = sgn ? int16_t(ua) : int32_t(ua),
               vb = sgn ? int16_t(ub) : int32_t(ub);
       int32_t v = in.aux == 0   ? va + vb
-                  : in.aux == 1 ? va - vb
                   : in.aux == 2 ? std::min(va, vb)
                                 : std::max(va, vb);
       if (relu)
@@ -648,19 +647,19 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     return c.prog.cc_pred;
   };
 
-  // .u16x2 / .s16x2 (add, sub, min, max): two half-words in a .b32.
-  if (op == "add" || op == "sub" || op == "min" || op == "max") {
+  // .u16x2 / .s16x2 (add, min, max): two half-words in a .b32.
+  if (op == "add" || op == "min" || op == "max") {
     bool x2s = mods.take("s16x2"), x2u = !x2s && mods.take("u16x2");
     if (x2s || x2u) {
       bool relu = mods.take("relu");
-      if (relu && (!x2s || op == "add" || op == "sub")) {
+      if (relu && (!x2s || op == "add")) {
         c.unsupported(".relu (only min/max .s32 and .s16x2)");
         return true;
       }
       simple(2, &exec_x2, Ty{Ty::B32});
       if (!c.failed) {
         auto &i = c.prog.code.back();
-        i.aux = op == "add" ? 0 : op == "sub" ? 1 : op == "min" ? 2 : 3;
+        i.aux = op == "add" ? 0 : op == "min" ? 2 : 3;
         i.flags = (x2s ? 1 : 0) | (relu ? 2 : 0);
       }
       return true;
