@@ -253,7 +253,10 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
     return sat ? saturate(f, r) : r;
   }
   double fv = read_float(v, s);
-  if (ftz && s == Ty::F32 && std::fpclassify(fv) != FP_ZERO &&
+  // .ftz does not flush the f32 source of cvt.f16.f32 (measured on H100:
+  // cvt.rm.ftz.f16.f32 of 0x807fffff gives 0x8001, tests/kernels
+  // cvt_corners).
+  if (ftz && s == Ty::F32 && d != Ty::F16 && std::fpclassify(fv) != FP_ZERO &&
       std::fabs(fv) < double(std::numeric_limits<float>::min()))
     fv = std::copysign(0.0, fv);
   if (!dt.is_float()) {

@@ -136,6 +136,14 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
       break;
     }
     r = uint32_t(encode_double(f, v, {mode, false, (in.flags & kRelu) != 0}));
+    // .ftz flushes a product or fma whose exact value is below the
+    // smallest normal, even when it rounds up to it (tininess before
+    // rounding; measured on H100: mul.rn.ftz.f16 of 0x0400 and 0x3bff
+    // gives +0).
+    const double min_normal = bf ? 0x1p-126 : 0x1p-14;
+    if ((in.flags & kFtz) && (op == kMul || op == kFma) && v != 0 &&
+        std::fabs(v) < min_normal && !is_nan16(r, bf))
+      r = std::signbit(v) ? 0x8000 : 0;
     break;
   }
   }
