@@ -143,7 +143,7 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
     const double min_normal = bf ? 0x1p-126 : 0x1p-14;
     if ((in.flags & kFtz) && (op == kMul || op == kFma) && v != 0 &&
         std::fabs(v) < min_normal && !is_nan16(r, bf))
-      r = std::signbit(v) ? 0x8000 : 0;
+      r = std::signbit(v) && !(in.flags & kRelu) ? 0x8000 : 0;
     break;
   }
   }
