@@ -694,8 +694,14 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   // .shared::cluster accesses use the Shared space: its addresses at and
   // above kSharedCtaWindow reach the CTAs of the cluster (cluster_addr.h).
   if (mods.take("L2::cache_hint")) {
-    c.unsupported(".L2::cache_hint");
-    return true;
+    // A cache policy (the last operand) changes no result: compiled as
+    // the same access without the hint.
+    ptx::Instruction plain = in;
+    plain.modifiers.erase(std::find(plain.modifiers.begin(),
+                                    plain.modifiers.end(), "L2::cache_hint"));
+    if (!plain.operands.empty())
+      plain.operands.pop_back();
+    return compile_memory(c, plain);
   }
   MemSpace space = sp.empty()                   ? MemSpace::Generic
                    : sp == "global"             ? MemSpace::Global

@@ -146,7 +146,6 @@ def check(bcusim):
 # (docs/engine.md "Supported instructions" lists what runs); a probe here
 # that starts to run, or one not here that is refused, fails --launch.
 KNOWN_REFUSED = {
-    "sig_ld_cache_hint", "sig_red_hint", "sig_st_hint",  # .L2::cache_hint
     "req_atom_v2_f32",                                    # vector atom
     "req_multimem",                                       # multimem
     "order_barrier_aligned_first",                        # barrier.aligned.sync
