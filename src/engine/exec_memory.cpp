@@ -719,11 +719,53 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     for (int k = 0; k < 10; ++k)
       if (mods.take(names[k]))
         aop = k;
+    std::string vec = mods.take_any({"v2", "v4"});
     take_ignored(mods);
     auto t = mods.take_type();
     if (aop < 0 || !t) {
       c.error(in.loc,
               fmt::format("'{}' needs an operation and a type", c.text_of(in)));
+      return true;
+    }
+    if (!vec.empty()) {
+      // atom/red .v2/.v4 .f32 .add (sm_90): one f32 atomic add per element,
+      // at consecutive addresses (each element is atomic on its own).
+      const size_t n = vec == "v2" ? 2 : 4;
+      bool red = op == "red";
+      if (t->code != Ty::F32 || aop != int(AAdd)) {
+        c.unsupported("vector atomic (only .v2/.v4 .f32 .add)");
+        return true;
+      }
+      if (!c.expect_operands(red ? 2 : 3) || !c.finish(mods))
+        return true;
+      size_t ai = red ? 0 : 1;
+      const auto &vb = o[ai + 1];
+      if (vb.kind != K::Vector || vb.elems.size() != n ||
+          (!red && (o[0].kind != K::Vector || o[0].elems.size() != n))) {
+        c.error(vb.loc, fmt::format("expected vectors of {} elements", n));
+        return true;
+      }
+      Addr addr;
+      if (!c.address(o[ai], space, addr))
+        return true;
+      uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
+      for (size_t k = 0; k < n; ++k) {
+        uint32_t b = c.src(vb.elems[k], *t);
+        uint32_t d = kNone;
+        if (!red)
+          d = o[0].elems[k].kind == K::Sink ? c.scratch_slot()
+                                            : c.dst(o[0].elems[k]);
+        Inst &i = c.emit(&exec_atom<float>);
+        i.a[0] = d;
+        i.a[1] = base;
+        i.a[2] = b;
+        i.a[3] = kNone;
+        i.aux = uint32_t(AAdd);
+        i.flags = uint8_t(addr.space);
+        i.imm = addr.off + int64_t(4 * k);
+        i.order = order;
+        i.scope = scope;
+      }
       return true;
     }
     if (space == MemSpace::Local || space == MemSpace::KParam ||

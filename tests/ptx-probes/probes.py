@@ -146,7 +146,6 @@ def check(bcusim):
 # (docs/engine.md "Supported instructions" lists what runs); a probe here
 # that starts to run, or one not here that is refused, fails --launch.
 KNOWN_REFUSED = {
-    "req_atom_v2_f32",                                    # vector atom
     "req_multimem",                                       # multimem
     "order_barrier_aligned_first",                        # barrier.aligned.sync
 }
