@@ -147,7 +147,6 @@ def check(bcusim):
 # that starts to run, or one not here that is refused, fails --launch.
 KNOWN_REFUSED = {
     "req_multimem",                                       # multimem
-    "order_barrier_aligned_first",                        # barrier.aligned.sync
 }
 
 
