@@ -68,6 +68,8 @@ std::string Progress::line(double elapsed_s) const {
 
 void Progress::on_launch_begin(const engine::LaunchView &v) {
   Impl &m = *impl_;
+  if (m.thread.joinable()) // a launch that did not end (defensive)
+    on_launch_end(v);
   m.view = &v;
   m.kernel = std::string(v.kernel());
   m.ctas = v.grid().count();

@@ -59,7 +59,12 @@ SourceLoc source_first(const Site &s) {
   SourceLoc l;
   l.file = cuda_source(s.cuda_file, s.ptx.file);
   l.line = s.cuda_line;
-  l.col = s.cuda_col ? s.cuda_col : 1;
+  l.col = s.cuda_col;
+  if (!l.col) { // inlined code: the call's column is not recorded
+    std::string_view text = l.file->line(l.line);
+    size_t first = text.find_first_not_of(" \t");
+    l.col = first == std::string_view::npos ? 1 : uint32_t(first + 1);
+  }
   return l;
 }
 

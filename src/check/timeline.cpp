@@ -214,6 +214,7 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
     const int op = pid(e.object_owner);
     const std::string obj = fmt::format("mbarrier +{:#x}", e.object_offset);
     int64_t &tx = tx_[{e.object_owner, e.object_offset}];
+    const int64_t was = tx;
     if (e.kind == SyncKind::MbarInit)
       tx = 0;
     else if (e.kind == SyncKind::MbarExpectTx ||
@@ -221,6 +222,7 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
       tx += e.tx;
     else if (e.kind == SyncKind::MbarCompleteTx)
       tx -= e.tx;
+    const bool counter = tx != was || e.kind == SyncKind::MbarInit;
     if (e.kind == SyncKind::MbarPhaseComplete)
       instant(op, 0, fmt::format("{} phase {} complete", obj, e.phase));
     else if (e.kind == SyncKind::MbarWaitDone)
@@ -229,12 +231,13 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
       instant(e.async_id ? op : p, e.async_id ? 0 : tid,
               fmt::format("{} arrive", obj),
               {{"phase", e.phase}, {"count", e.count}, {"tx", e.tx}});
-    events_.push_back({{"ph", "C"},
-                       {"ts", now_},
-                       {"pid", op},
-                       {"tid", 0},
-                       {"name", obj + " tx-count"},
-                       {"args", {{"pending bytes", tx}}}});
+    if (counter)
+      events_.push_back({{"ph", "C"},
+                         {"ts", now_},
+                         {"pid", op},
+                         {"tid", 0},
+                         {"name", obj + " tx-count"},
+                         {"args", {{"pending bytes", tx}}}});
     break;
   }
   case SyncKind::AsyncIssue:
