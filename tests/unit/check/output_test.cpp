@@ -267,6 +267,52 @@ TEST(Timeline, TraceEventsAreWellFormed) {
   EXPECT_NO_THROW(json::parse(trace.dump()));
 }
 
+// A bulk copy tracked by an mbarrier (tests/golden/mbarrier/bulk_group.ptx):
+// the phase, the transaction count and the copy in flight are on the
+// CTA's track.
+TEST(Timeline, MbarrierPhasesTransactionsAndCopies) {
+  std::string err;
+  auto src = SourceFile::read(std::string(BCUSIM_SOURCE_DIR) +
+                                  "/tests/golden/mbarrier/bulk_group.ptx",
+                              err);
+  ASSERT_TRUE(src) << err;
+  DiagnosticSink sink;
+  auto module =
+      engine::Module::load_string("bulk_group.ptx", src->text(), sink);
+  ASSERT_TRUE(module) << sink.render_all();
+  Timeline timeline;
+  engine::Device dev;
+  auto in = dev.alloc(64 * 4), out = dev.alloc(64 * 4);
+  engine::LaunchConfig cfg;
+  cfg.grid = {1, 1, 1};
+  cfg.block = {32, 1, 1};
+  cfg.observer = &timeline;
+  auto names = module->kernel_names();
+  ASSERT_EQ(names.size(), 1u);
+  auto r =
+      dev.launch(*module, names[0], cfg,
+                 {engine::KernelArg::ptr(in), engine::KernelArg::ptr(out)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  std::vector<int64_t> pending, copies;
+  int phases = 0;
+  const json trace = timeline.trace();
+  for (const auto &e : trace["traceEvents"]) {
+    const std::string name = e["name"];
+    if (e["ph"] == "C" && name.find("tx-count") != std::string::npos)
+      pending.push_back(e["args"]["pending bytes"]);
+    if (e["ph"] == "C" && name == "async copies in flight")
+      copies.push_back(e["args"]["copies"]);
+    if (e["ph"] == "i" && name.find("phase 0 complete") != std::string::npos &&
+        name.find("mbarrier") != std::string::npos)
+      ++phases;
+  }
+  // init (0), arrive.expect_tx (128 bytes), the copy completes them (0).
+  EXPECT_EQ(pending, (std::vector<int64_t>{0, 128, 0}));
+  // The load, then the bulk_group copy that writes the result back.
+  EXPECT_EQ(copies, (std::vector<int64_t>{1, 0, 1, 0}));
+  EXPECT_EQ(phases, 1);
+}
+
 // Just what the progress line reads.
 class CountingView final : public engine::LaunchView {
 public:
