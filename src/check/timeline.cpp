@@ -107,6 +107,7 @@ void Timeline::on_launch_begin(const engine::LaunchView &v) {
   tx_.clear();
   first_at_.clear();
   named_.clear();
+  waits_seen_.clear();
   findings_before_ = checker_ ? checker_->findings().size() : 0;
 }
 
@@ -225,7 +226,11 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
     const bool counter = tx != was || e.kind == SyncKind::MbarInit;
     if (e.kind == SyncKind::MbarPhaseComplete)
       instant(op, 0, fmt::format("{} phase {} complete", obj, e.phase));
-    else if (e.kind == SyncKind::MbarWaitDone)
+    else if (e.kind == SyncKind::MbarWaitDone &&
+             waits_seen_
+                 .insert(
+                     {e.cta, e.warp, e.object_owner, e.object_offset, e.phase})
+                 .second) // once per warp and phase, not per lane
       instant(p, tid, fmt::format("{} wait done (phase {})", obj, e.phase));
     else if (e.kind == SyncKind::MbarArrive)
       instant(e.async_id ? op : p, e.async_id ? 0 : tid,

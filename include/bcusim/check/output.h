@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -94,6 +95,8 @@ private:
   // (cta, warp, pc) -> the first tick an event of that warp reported pc.
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint64_t> first_at_;
   std::map<uint64_t, bool> named_;
+  std::set<std::tuple<uint64_t, uint32_t, uint64_t, uint64_t, uint64_t>>
+      waits_seen_; // (cta, warp, mbarrier owner, offset, phase)
   bool truncated_ = false;
 };
 
