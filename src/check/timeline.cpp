@@ -108,6 +108,7 @@ void Timeline::on_launch_begin(const engine::LaunchView &v) {
   first_at_.clear();
   named_.clear();
   waits_seen_.clear();
+  resident_.clear();
   findings_before_ = checker_ ? checker_->findings().size() : 0;
 }
 
@@ -124,7 +125,10 @@ void Timeline::on_access(const engine::AccessEvent &e) {
 
 void Timeline::on_sync(const engine::SyncEvent &e) {
   ++now_;
-  if (events_.size() >= kMaxEvents) {
+  // Past the limit only the ends of resident spans already begun are kept
+  // (every B has its E).
+  if (events_.size() >= kMaxEvents &&
+      !(e.kind == SyncKind::CtaEnd && resident_.count(e.cta))) {
     truncated_ = true;
     return;
   }
@@ -155,6 +159,7 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
   };
   switch (e.kind) {
   case SyncKind::CtaBegin:
+    resident_.insert(e.cta);
     events_.push_back({{"ph", "B"},
                        {"ts", now_},
                        {"pid", p},
@@ -163,6 +168,8 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
                        {"cat", "cta"}});
     break;
   case SyncKind::CtaEnd:
+    if (!resident_.erase(e.cta))
+      break;
     events_.push_back({{"ph", "E"},
                        {"ts", now_},
                        {"pid", p},

@@ -96,7 +96,8 @@ private:
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint64_t> first_at_;
   std::map<uint64_t, bool> named_;
   std::set<std::tuple<uint64_t, uint32_t, uint64_t, uint64_t, uint64_t>>
-      waits_seen_; // (cta, warp, mbarrier owner, offset, phase)
+      waits_seen_;              // (cta, warp, mbarrier owner, offset, phase)
+  std::set<uint64_t> resident_; // CTAs whose span began
   bool truncated_ = false;
 };
 
