@@ -34,6 +34,12 @@ void add_run_options(CLI::App &app, RunOptions &o) {
                "and keep running (docs/barriers.md)");
 }
 
+void add_exec_options(CLI::App &app, RunOptions &o) {
+  app.add_option("--error-exitcode", o.error_exitcode,
+                 "exit status of the program when there were error findings "
+                 "(default 0: the program's own status)");
+}
+
 std::vector<std::string> to_args(const RunOptions &o) {
   const RunOptions d;
   std::vector<std::string> a;
@@ -59,6 +65,8 @@ std::vector<std::string> to_args(const RunOptions &o) {
     opt("--explore", std::to_string(o.explore));
   if (o.warn_only)
     a.push_back("--warn-only");
+  if (o.error_exitcode != d.error_exitcode)
+    opt("--error-exitcode", std::to_string(o.error_exitcode));
   return a;
 }
 
@@ -67,6 +75,7 @@ parse_run_options(const std::vector<std::string> &args, std::string &error) {
   RunOptions o;
   CLI::App app{"run options", "bcusim"};
   add_run_options(app, o);
+  add_exec_options(app, o);
   std::vector<std::string> rev(args.rbegin(), args.rend());
   try {
     app.parse(rev);

@@ -17,6 +17,7 @@
 
 #include "bcusim/check/checker.h"
 #include "bcusim/runtime/fatbin.h"
+#include "stream_races.h"
 
 namespace bcusim::runtime {
 
@@ -148,6 +149,8 @@ Runtime::Runtime(RunOptions options)
   }
   if (checks.any())
     checker_ = std::make_unique<check::Checker>(checks);
+  if (checks.race)
+    races_ = std::make_unique<detail::StreamRaces>(*checker_);
   auto s = engine::Schedule::parse(opts_.schedule);
   if (!s) {
     std::fputs(fmt::format("bcusim: error: --schedule: '{}' is not {}\n",
@@ -372,7 +375,8 @@ Error Runtime::set_max_dynamic_shared(const void *host_fn, int bytes) {
   return Error::Success;
 }
 
-Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
+Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
+                      StreamOrder::Stream stream) {
   if (!options_ok_)
     return record(Error::InitializationError);
   if (sticky_ != Error::Success)
@@ -429,7 +433,17 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
   cfg.has_prerequisite = p.programmatic;
   cfg.observer = checker_.get();
   const size_t before = checker_ ? checker_->findings().size() : 0;
+  // Work items of several streams are checked against each other.
+  StreamOrder::Work work = streams_.submit(stream);
+  const bool across = races_ && streams_.several();
+  if (across) {
+    races_->begin_kernel(std::move(work), streams_.name(stream),
+                         stats_.launches);
+    cfg.observer = races_.get();
+  }
   engine::RunReport r = dev_->launch(*m, fn->name, cfg, kargs);
+  if (across)
+    races_->end(streams_);
   ++stats_.launches;
   stats_.thread_steps += r.thread_steps;
   stats_.warp_steps += r.warp_steps;
@@ -493,20 +507,9 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
   }
   if (!r.diagnostics.empty())
     say(r.diagnostics_text());
-  bool checker_error = false;
-  if (checker_)
-    for (size_t i = before; i < checker_->findings().size(); ++i) {
-      const auto &f = checker_->findings()[i];
-      if (f.kind == check::FindingKind::Fault ||
-          f.kind == check::FindingKind::Deadlock ||
-          f.kind == check::FindingKind::Limit)
-        continue; // the engine's own, counted and printed above
-      say(render(f.diag));
-      (f.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
-      checker_error |= f.severity == Severity::Error;
-    }
-  if (result == Error::Success && checker_error)
-    result = Error::LaunchFailure;
+  // Findings do not fail the launch: on a GPU a race changes nothing in
+  // the program's control flow (docs/exec.md).
+  report_findings(before);
   if (result != Error::Success) {
     ++stats_.failed_launches;
     say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n",
@@ -516,6 +519,20 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
       sticky_ = result;
   }
   return record(result);
+}
+
+void Runtime::report_findings(size_t from) {
+  if (!checker_)
+    return;
+  for (size_t i = from; i < checker_->findings().size(); ++i) {
+    const auto &f = checker_->findings()[i];
+    if (f.kind == check::FindingKind::Fault ||
+        f.kind == check::FindingKind::Deadlock ||
+        f.kind == check::FindingKind::Limit)
+      continue; // the engine's own, counted and printed with the launch
+    std::fputs(render(f.diag).c_str(), stderr);
+    (f.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
+  }
 }
 
 // ---- memory -----------------------------------------------------------------
@@ -590,55 +607,98 @@ uint8_t *Runtime::resolve(const void *p, uint64_t bytes, bool &device) {
   return dev_->data(reinterpret_cast<uint64_t>(p), bytes);
 }
 
-Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes) {
+void Runtime::begin_host_work(StreamOrder::Stream stream, const char *api) {
+  StreamOrder::Work work = streams_.submit(stream);
+  if (races_ && streams_.several())
+    races_->begin_host(std::move(work), streams_.name(stream), api,
+                       stats_.launches);
+}
+
+// Device memory and host memory that kernels reach (mapped) can race;
+// other host memory is the program's own.
+void Runtime::host_access(const void *p, uint64_t bytes, bool write) {
+  if (races_ && (is_device_address(p) || is_host_mapped(p)))
+    races_->host_access(reinterpret_cast<uint64_t>(p), bytes, write);
+}
+
+void Runtime::end_host_work() {
+  if (!races_ || !streams_.several())
+    return;
+  const size_t before = checker_->findings().size();
+  races_->end(streams_);
+  report_findings(before);
+}
+
+Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes,
+                      StreamOrder::Stream stream, const char *api) {
   if (bytes == 0)
     return Error::Success;
-  if (!dst || !src)
-    return record(Error::InvalidValue);
-  bool dd = false, sd = false;
-  uint8_t *d = resolve(dst, bytes, dd);
-  uint8_t *s = resolve(src, bytes, sd);
-  if (!d || !s)
-    return record(Error::InvalidValue);
-  const double t0 = now_s();
-  std::memmove(d, s, bytes);
-  work_seconds_ += now_s() - t0;
-  return Error::Success;
+  return memcpy2d(dst, bytes, src, bytes, bytes, 1, stream, api);
 }
 
 Error Runtime::memcpy2d(void *dst, uint64_t dpitch, const void *src,
-                        uint64_t spitch, uint64_t width, uint64_t height) {
+                        uint64_t spitch, uint64_t width, uint64_t height,
+                        StreamOrder::Stream stream, const char *api) {
   if (width > dpitch || width > spitch)
     return record(Error::InvalidValue);
+  if (width == 0 || height == 0)
+    return Error::Success;
+  if (!dst || !src)
+    return record(Error::InvalidValue);
+  std::vector<std::pair<uint8_t *, const uint8_t *>> rows;
+  rows.reserve(height);
   for (uint64_t row = 0; row < height; ++row) {
-    Error e = memcpy(static_cast<uint8_t *>(dst) + row * dpitch,
-                     static_cast<const uint8_t *>(src) + row * spitch, width);
-    if (e != Error::Success)
-      return e;
+    bool dd = false, sd = false;
+    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + row * dpitch, width, dd);
+    uint8_t *s =
+        resolve(static_cast<const uint8_t *>(src) + row * spitch, width, sd);
+    if (!d || !s)
+      return record(Error::InvalidValue);
+    rows.emplace_back(d, s);
   }
+  begin_host_work(stream, api);
+  const double t0 = now_s();
+  for (uint64_t row = 0; row < height; ++row) {
+    host_access(static_cast<const uint8_t *>(src) + row * spitch, width, false);
+    host_access(static_cast<uint8_t *>(dst) + row * dpitch, width, true);
+    std::memmove(rows[row].first, rows[row].second, width);
+  }
+  work_seconds_ += now_s() - t0;
+  end_host_work();
   return Error::Success;
 }
 
-Error Runtime::memset(void *dst, int value, uint64_t bytes) {
+Error Runtime::memset(void *dst, int value, uint64_t bytes,
+                      StreamOrder::Stream stream, const char *api) {
   if (bytes == 0)
     return Error::Success;
-  bool dev = false;
-  uint8_t *d = resolve(dst, bytes, dev);
-  if (!d || !dst)
-    return record(Error::InvalidValue);
-  std::memset(d, value, bytes);
-  return Error::Success;
+  return memset2d(dst, bytes, value, bytes, 1, stream, api);
 }
 
 Error Runtime::memset2d(void *dst, uint64_t pitch, int value, uint64_t width,
-                        uint64_t height) {
+                        uint64_t height, StreamOrder::Stream stream,
+                        const char *api) {
   if (width > pitch)
     return record(Error::InvalidValue);
+  if (width == 0 || height == 0)
+    return Error::Success;
+  if (!dst)
+    return record(Error::InvalidValue);
+  std::vector<uint8_t *> rows;
+  rows.reserve(height);
   for (uint64_t row = 0; row < height; ++row) {
-    Error e = memset(static_cast<uint8_t *>(dst) + row * pitch, value, width);
-    if (e != Error::Success)
-      return e;
+    bool dev = false;
+    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + row * pitch, width, dev);
+    if (!d)
+      return record(Error::InvalidValue);
+    rows.push_back(d);
   }
+  begin_host_work(stream, api);
+  for (uint64_t row = 0; row < height; ++row) {
+    host_access(static_cast<uint8_t *>(dst) + row * pitch, width, true);
+    std::memset(rows[row], value, width);
+  }
+  end_host_work();
   return Error::Success;
 }
 
@@ -672,8 +732,24 @@ Error Runtime::resolve_symbol(const void *symbol, uint64_t offset,
   return *where ? Error::Success : Error::InvalidValue;
 }
 
+// The device address of a global (not __constant__) symbol's bytes, for
+// race checks across streams; nullptr otherwise.
+const void *Runtime::symbol_device_address(const void *symbol,
+                                           uint64_t offset) {
+  const Var &v = vars_.at(symbol);
+  if (v.managed)
+    return static_cast<uint8_t *>(*v.managed) + offset;
+  Error e = Error::Success;
+  engine::Module *m = module(v.module, e);
+  auto sym = m ? m->symbol(v.name) : std::nullopt;
+  if (!sym || sym->is_const)
+    return nullptr;
+  return reinterpret_cast<const void *>(sym->addr + offset);
+}
+
 Error Runtime::copy_to_symbol(const void *symbol, const void *src,
-                              uint64_t bytes, uint64_t offset) {
+                              uint64_t bytes, uint64_t offset,
+                              StreamOrder::Stream stream, const char *api) {
   uint8_t *where = nullptr;
   Error e = resolve_symbol(symbol, offset, bytes, &where);
   if (e != Error::Success)
@@ -682,6 +758,11 @@ Error Runtime::copy_to_symbol(const void *symbol, const void *src,
   const uint8_t *s = resolve(src, bytes, dev);
   if (!s)
     return record(Error::InvalidValue);
+  begin_host_work(stream, api);
+  host_access(src, bytes, false);
+  if (const void *d = symbol_device_address(symbol, offset))
+    host_access(d, bytes, true);
+  end_host_work();
   if (where) {
     std::memmove(where, s, bytes);
     return Error::Success;
@@ -693,7 +774,8 @@ Error Runtime::copy_to_symbol(const void *symbol, const void *src,
 }
 
 Error Runtime::copy_from_symbol(void *dst, const void *symbol, uint64_t bytes,
-                                uint64_t offset) {
+                                uint64_t offset, StreamOrder::Stream stream,
+                                const char *api) {
   uint8_t *where = nullptr;
   Error e = resolve_symbol(symbol, offset, bytes, &where);
   if (e != Error::Success)
@@ -702,6 +784,11 @@ Error Runtime::copy_from_symbol(void *dst, const void *symbol, uint64_t bytes,
   uint8_t *d = resolve(dst, bytes, dev);
   if (!d)
     return record(Error::InvalidValue);
+  begin_host_work(stream, api);
+  if (const void *s = symbol_device_address(symbol, offset))
+    host_access(s, bytes, false);
+  host_access(dst, bytes, true);
+  end_host_work();
   if (where) {
     std::memmove(d, where, bytes);
     return Error::Success;
@@ -767,6 +854,11 @@ void Runtime::reset() {
     }
   sticky_ = Error::Success;
   last_ = Error::Success;
+  // The device is idle and its memory gone: no earlier work races with
+  // later work.
+  streams_.host_sync_all();
+  if (races_)
+    races_ = std::make_unique<detail::StreamRaces>(*checker_);
 }
 
 std::string Runtime::summary() const {

@@ -26,10 +26,15 @@ struct RunOptions {
   std::string report; // JSON report file; empty: none
   unsigned explore = 0;
   bool warn_only = false;
+  // `bcusim exec --error-exitcode N`: the program's exit status becomes N
+  // when there were error findings (0: the program's own status).
+  int error_exitcode = 0;
 };
 
 // Adds the options to a CLI11 (sub)command, storing into `o`.
 void add_run_options(CLI::App &app, RunOptions &o);
+// The options only `bcusim exec` takes (--error-exitcode).
+void add_exec_options(CLI::App &app, RunOptions &o);
 // The options as command-line arguments (only those that differ from the
 // defaults); parse_run_options(to_args(o)) == o.
 std::vector<std::string> to_args(const RunOptions &o);

@@ -22,12 +22,17 @@
 
 #include "bcusim/engine/engine.h"
 #include "bcusim/runtime/options.h"
+#include "bcusim/runtime/streams.h"
 
 namespace bcusim::check {
 class Checker;
 }
 
 namespace bcusim::runtime {
+
+namespace detail {
+class StreamRaces;
+}
 
 // cudaError_t values (the numbers are CUDA's; the shared library checks
 // them against the toolkit's header at compile time).
@@ -132,9 +137,12 @@ public:
     bool cooperative = false;      // cudaLaunchCooperativeKernel
     bool programmatic = false;     // programmatic dependent launch
   };
-  // Runs the kernel to completion; its printf output goes to stdout and
-  // bcusim's report of a fault, deadlock or checker error to stderr.
-  Error launch(const void *host_fn, const LaunchParams &p, void **args);
+  // Runs the kernel to completion as a work item of `stream` (streams());
+  // its printf output goes to stdout and bcusim's report of a fault,
+  // deadlock or checker finding to stderr. Checker findings do not fail
+  // the launch: only what fails on a GPU does (docs/exec.md).
+  Error launch(const void *host_fn, const LaunchParams &p, void **args,
+               StreamOrder::Stream stream = StreamOrder::kLegacy);
   // The kernel's name and attributes; nullopt when host_fn is unknown.
   struct FuncInfo {
     std::string name;
@@ -157,22 +165,42 @@ public:
   Error free_host(void *p);
   bool is_host_mapped(const void *p) const;
   // Copies between any two addresses: device (engine) ranges must lie in
-  // one allocation; anything else is host memory.
-  Error memcpy(void *dst, const void *src, uint64_t bytes);
+  // one allocation; anything else is host memory. Each copy or memset is
+  // one work item of `stream`; `api` names it in race reports.
+  Error memcpy(void *dst, const void *src, uint64_t bytes,
+               StreamOrder::Stream stream = StreamOrder::kLegacy,
+               const char *api = "cudaMemcpy");
   Error memcpy2d(void *dst, uint64_t dpitch, const void *src, uint64_t spitch,
-                 uint64_t width, uint64_t height);
-  Error memset(void *dst, int value, uint64_t bytes);
+                 uint64_t width, uint64_t height,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemcpy2D");
+  Error memset(void *dst, int value, uint64_t bytes,
+               StreamOrder::Stream stream = StreamOrder::kLegacy,
+               const char *api = "cudaMemset");
   Error memset2d(void *dst, uint64_t pitch, int value, uint64_t width,
-                 uint64_t height);
+                 uint64_t height,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemset2D");
   // Symbols (host shadow addresses of __device__ / __constant__ variables).
   Error copy_to_symbol(const void *symbol, const void *src, uint64_t bytes,
-                       uint64_t offset);
+                       uint64_t offset,
+                       StreamOrder::Stream stream = StreamOrder::kLegacy,
+                       const char *api = "cudaMemcpyToSymbol");
   Error copy_from_symbol(void *dst, const void *symbol, uint64_t bytes,
-                         uint64_t offset);
+                         uint64_t offset,
+                         StreamOrder::Stream stream = StreamOrder::kLegacy,
+                         const char *api = "cudaMemcpyFromSymbol");
   Error symbol_address(const void *symbol, void **addr);
   Error symbol_size(const void *symbol, uint64_t *size);
   // Whether p is an address in the engine's device memory ranges.
   static bool is_device_address(const void *p);
+
+  // ---- streams ----------------------------------------------------------
+  // The order of the work items across streams: events, stream waits and
+  // host synchronization go here (docs/checker.md "Streams"). With
+  // `--check race` and more than one stream, work items that it does not
+  // order are checked against each other for races.
+  StreamOrder &streams() { return streams_; }
 
   // ---- errors and state -------------------------------------------------
   // Records an error as cudaGetLastError sees it; returns it.
@@ -222,6 +250,14 @@ private:
   engine::Module *module(int index, Error &err);
   int module_of(int image, const std::string &name, bool kernel) const;
   void map_managed(int index);
+  // A copy or memset as a work item: begin, the ranges it touches, end
+  // (which prints its findings).
+  void begin_host_work(StreamOrder::Stream stream, const char *api);
+  void host_access(const void *p, uint64_t bytes, bool write);
+  void end_host_work();
+  const void *symbol_device_address(const void *symbol, uint64_t offset);
+  // Prints the checker's findings from index `from` on and counts them.
+  void report_findings(size_t from);
   Error resolve_symbol(const void *symbol, uint64_t offset, uint64_t bytes,
                        uint8_t **where);
   uint8_t *resolve(const void *p, uint64_t bytes, bool &device);
@@ -230,6 +266,8 @@ private:
   DeviceModel model_;
   std::unique_ptr<engine::Device> dev_;
   std::unique_ptr<check::Checker> checker_;
+  std::unique_ptr<detail::StreamRaces> races_; // with --check race
+  StreamOrder streams_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
   std::vector<std::vector<int>> images_; // image -> module indices

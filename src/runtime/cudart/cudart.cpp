@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,6 +72,12 @@ void at_exit() {
                            g_rt->options().report)
                    .c_str(),
                stderr);
+  // --error-exitcode N: the exit status says there were error findings
+  // (the handlers registered before the runtime's do not run then).
+  if (g_rt->options().error_exitcode != 0 && g_rt->stats().errors != 0) {
+    std::fflush(nullptr);
+    _exit(g_rt->options().error_exitcode);
+  }
 }
 
 // The process's runtime, made at the first call with the options of
@@ -104,37 +111,57 @@ cudaError_t sticky() { return ret(rt().sticky()); }
 eng::Dim3 dim(dim3 d) { return eng::Dim3{d.x, d.y, d.z}; }
 
 // ---- streams, events, graphs --------------------------------------------
-// Work runs in order at once; a capturing stream records it instead.
+// Work runs in order at once; a capturing stream records it instead. The
+// order between streams is the runtime's (runtime::StreamOrder).
+using StreamId = brt::StreamOrder::Stream;
+using Work = std::function<cudaError_t(StreamId)>;
 struct Graph {
-  std::vector<std::function<cudaError_t()>> work;
+  std::vector<Work> work;
 };
 struct Stream {
   Graph *capture = nullptr;
+  StreamId id = 0;
+  unsigned flags = cudaStreamDefault;
 };
 struct Event {
   double t = 0;
   bool recorded = false;
+  brt::StreamOrder::Clock clock;
 };
 struct GraphExec {
-  std::vector<std::function<cudaError_t()>> work;
+  std::vector<Work> work;
 };
 
 Stream *stream_of(cudaStream_t s) {
   // 0, cudaStreamLegacy (1) and cudaStreamPerThread (2) are the default
-  // stream, which never captures.
+  // streams, which never capture.
   if (reinterpret_cast<uintptr_t>(s) <= 2)
     return nullptr;
   return reinterpret_cast<Stream *>(s);
 }
 
+// The runtime's stream: 0 is the legacy default stream, or the calling
+// thread's per-thread default stream for the _ptsz/_ptds entry points
+// (nvcc --default-stream per-thread).
+StreamId stream_id(cudaStream_t s, bool per_thread = false) {
+  const auto v = reinterpret_cast<uintptr_t>(s);
+  if (v == 0)
+    return per_thread ? rt().streams().per_thread() : brt::StreamOrder::kLegacy;
+  if (v == 1)
+    return brt::StreamOrder::kLegacy;
+  if (v == 2)
+    return rt().streams().per_thread();
+  return reinterpret_cast<Stream *>(s)->id;
+}
+
 // Runs `work` now, or records it when `s` is capturing.
-cudaError_t submit(cudaStream_t s, std::function<cudaError_t()> work) {
+cudaError_t submit(cudaStream_t s, Work work, bool per_thread = false) {
   Stream *st = stream_of(s);
   if (st && st->capture) {
     st->capture->work.push_back(std::move(work));
     return cudaSuccess;
   }
-  return work();
+  return work(stream_id(s, per_thread));
 }
 
 // ---- launches -------------------------------------------------------------
@@ -146,7 +173,7 @@ struct CallConfig {
 thread_local std::vector<CallConfig> t_configs;
 
 cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
-                   void **args, cudaStream_t stream) {
+                   void **args, cudaStream_t stream, bool per_thread = false) {
   std::lock_guard lock(g_mutex);
   Stream *st = stream_of(stream);
   if (st && st->capture) {
@@ -160,15 +187,15 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
       auto *a = static_cast<const uint8_t *>(args[i]);
       bytes->emplace_back(a, a + fn->param_sizes[i]);
     }
-    st->capture->work.push_back([func, p, bytes] {
+    st->capture->work.push_back([func, p, bytes](StreamId sid) {
       std::vector<void *> ptrs;
       for (auto &b : *bytes)
         ptrs.push_back(b.data());
-      return ret(rt().launch(func, p, ptrs.data()));
+      return ret(rt().launch(func, p, ptrs.data(), sid));
     });
     return cudaSuccess;
   }
-  return ret(rt().launch(func, p, args));
+  return ret(rt().launch(func, p, args, stream_id(stream, per_thread)));
 }
 
 bool g_warned_kind = false;
@@ -298,16 +325,21 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                           blockDim, args, sharedMem, stream);
 }
 
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
-                                    dim3 blockDim, void **args,
-                                    size_t sharedMem, cudaStream_t stream) {
-  return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
-}
-
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                   void **args, size_t sharedMem,
                                   cudaStream_t stream) {
-  return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+  Runtime::LaunchParams p;
+  p.grid = dim(gridDim);
+  p.block = dim(blockDim);
+  p.shared = sharedMem;
+  return launch(func, p, args, stream, true);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
+                                    dim3 blockDim, void **args,
+                                    size_t sharedMem, cudaStream_t stream) {
+  return cudaLaunchKernel_ptsz(reinterpret_cast<const void *>(kernel), gridDim,
+                               blockDim, args, sharedMem, stream);
 }
 
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
@@ -350,7 +382,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
                                void *userData) {
-  return submit(stream, [fn, userData] {
+  return submit(stream, [fn, userData](StreamId) {
     fn(userData);
     return cudaSuccess;
   });
@@ -489,6 +521,7 @@ cudaError_t cudaFree(void *devPtr) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
+  rt().streams().host_sync_all(); // cudaFree waits for the device
   return ret(rt().free(devPtr));
 }
 
@@ -566,7 +599,11 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
     return sticky();
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().memcpy(dst, src, count));
+  Error e =
+      rt().memcpy(dst, src, count, brt::StreamOrder::kLegacy, "cudaMemcpy");
+  rt().streams().host_sync(
+      brt::StreamOrder::kLegacy); // returns when the copy is done
+  return ret(e);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
@@ -576,7 +613,9 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
     return sticky();
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] { return ret(rt().memcpy(dst, src, count)); });
+  return submit(stream, [=](StreamId sid) {
+    return ret(rt().memcpy(dst, src, count, sid, "cudaMemcpyAsync"));
+  });
 }
 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
@@ -587,7 +626,10 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
     return sticky();
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height));
+  Error e = rt().memcpy2d(dst, dpitch, src, spitch, width, height,
+                          brt::StreamOrder::kLegacy, "cudaMemcpy2D");
+  rt().streams().host_sync(brt::StreamOrder::kLegacy);
+  return ret(e);
 }
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
@@ -596,8 +638,9 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] {
-    return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height));
+  return submit(stream, [=](StreamId sid) {
+    return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height, sid,
+                             "cudaMemcpy2DAsync"));
   });
 }
 
@@ -609,27 +652,32 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
-  return ret(rt().memset(devPtr, value, count));
+  return ret(rt().memset(devPtr, value, count, brt::StreamOrder::kLegacy,
+                         "cudaMemset"));
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                             cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
-  return submit(stream, [=] { return ret(rt().memset(devPtr, value, count)); });
+  return submit(stream, [=](StreamId sid) {
+    return ret(rt().memset(devPtr, value, count, sid, "cudaMemsetAsync"));
+  });
 }
 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                          size_t height) {
   std::lock_guard lock(g_mutex);
-  return ret(rt().memset2d(devPtr, pitch, value, width, height));
+  return ret(rt().memset2d(devPtr, pitch, value, width, height,
+                           brt::StreamOrder::kLegacy, "cudaMemset2D"));
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
                               size_t width, size_t height,
                               cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
-  return submit(stream, [=] {
-    return ret(rt().memset2d(devPtr, pitch, value, width, height));
+  return submit(stream, [=](StreamId sid) {
+    return ret(rt().memset2d(devPtr, pitch, value, width, height, sid,
+                             "cudaMemset2DAsync"));
   });
 }
 
@@ -639,7 +687,11 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().copy_to_symbol(symbol, src, count, offset));
+  Error e =
+      rt().copy_to_symbol(symbol, src, count, offset, brt::StreamOrder::kLegacy,
+                          "cudaMemcpyToSymbol");
+  rt().streams().host_sync(brt::StreamOrder::kLegacy);
+  return ret(e);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
@@ -647,7 +699,11 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().copy_from_symbol(dst, symbol, count, offset));
+  Error e =
+      rt().copy_from_symbol(dst, symbol, count, offset,
+                            brt::StreamOrder::kLegacy, "cudaMemcpyFromSymbol");
+  rt().streams().host_sync(brt::StreamOrder::kLegacy);
+  return ret(e);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
@@ -656,8 +712,9 @@ cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] {
-    return ret(rt().copy_to_symbol(symbol, src, count, offset));
+  return submit(stream, [=](StreamId sid) {
+    return ret(rt().copy_to_symbol(symbol, src, count, offset, sid,
+                                   "cudaMemcpyToSymbolAsync"));
   });
 }
 
@@ -668,8 +725,9 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] {
-    return ret(rt().copy_from_symbol(dst, symbol, count, offset));
+  return submit(stream, [=](StreamId sid) {
+    return ret(rt().copy_from_symbol(dst, symbol, count, offset, sid,
+                                     "cudaMemcpyFromSymbolAsync"));
   });
 }
 
@@ -1027,6 +1085,7 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
 
 cudaError_t cudaDeviceSynchronize(void) {
   std::lock_guard lock(g_mutex);
+  rt().streams().host_sync_all();
   return sticky();
 }
 
@@ -1058,20 +1117,25 @@ const char *cudaGetErrorName(cudaError_t error) {
 }
 
 // ---- streams and events -------------------------------------------------
-cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
+                                      unsigned int flags) {
   if (!pStream)
     return rec(Error::InvalidValue);
-  *pStream = reinterpret_cast<cudaStream_t>(new Stream);
+  std::lock_guard lock(g_mutex);
+  auto *st = new Stream;
+  st->flags = flags;
+  st->id = rt().streams().create((flags & cudaStreamNonBlocking) == 0);
+  *pStream = reinterpret_cast<cudaStream_t>(st);
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int) {
-  return cudaStreamCreate(pStream);
+cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+  return cudaStreamCreateWithFlags(pStream, cudaStreamDefault);
 }
 
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int,
-                                         int) {
-  return cudaStreamCreate(pStream);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
+                                         unsigned int flags, int) {
+  return cudaStreamCreateWithFlags(pStream, flags);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
@@ -1079,17 +1143,27 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) {
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
+  rt().streams().host_sync(stream_id(stream));
   return sticky();
 }
 
-cudaError_t cudaStreamQuery(cudaStream_t) {
+// The stream's work is always complete: a query that says so orders it
+// before what the host does next, as a synchronization does.
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
+  rt().streams().host_sync(stream_id(stream));
   return sticky();
 }
 
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) {
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                unsigned int) {
+  if (!event)
+    return rec(Error::InvalidResourceHandle);
+  std::lock_guard lock(g_mutex);
+  auto *e = reinterpret_cast<Event *>(event);
+  rt().streams().wait(stream_id(stream), e->clock);
   return cudaSuccess;
 }
 
@@ -1098,7 +1172,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
                                   unsigned int) {
   if (!callback)
     return rec(Error::InvalidValue);
-  return submit(stream, [stream, callback, userData] {
+  return submit(stream, [stream, callback, userData](StreamId) {
     callback(stream, sticky(), userData);
     return cudaSuccess;
   });
@@ -1109,10 +1183,11 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t,
   return cudaSuccess; // managed memory is always reachable from both sides
 }
 
-cudaError_t cudaStreamGetFlags(cudaStream_t, unsigned int *flags) {
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
   if (!flags)
     return rec(Error::InvalidValue);
-  *flags = cudaStreamDefault;
+  Stream *st = stream_of(stream);
+  *flags = st ? st->flags : cudaStreamDefault;
   return cudaSuccess;
 }
 
@@ -1162,9 +1237,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
   auto *e = reinterpret_cast<Event *>(event);
-  return submit(stream, [e] {
+  return submit(stream, [e](StreamId sid) {
     e->t = rt().work_seconds();
     e->recorded = true;
+    e->clock = rt().streams().record(sid);
     return cudaSuccess;
   });
 }
@@ -1174,14 +1250,18 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
   return cudaEventRecord(event, stream);
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t) {
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   std::lock_guard lock(g_mutex);
+  if (event)
+    rt().streams().host_wait(reinterpret_cast<Event *>(event)->clock);
   return sticky();
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
+  std::lock_guard lock(g_mutex);
+  rt().streams().host_wait(reinterpret_cast<Event *>(event)->clock);
   return cudaSuccess;
 }
 
