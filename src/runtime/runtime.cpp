@@ -17,7 +17,6 @@
 
 #include "bcusim/check/checker.h"
 #include "bcusim/runtime/fatbin.h"
-#include "stream_races.h"
 
 namespace bcusim::runtime {
 
@@ -147,10 +146,6 @@ Runtime::Runtime(RunOptions options)
       checks = *c;
     }
   }
-  if (checks.any())
-    checker_ = std::make_unique<check::Checker>(checks);
-  if (checks.race)
-    races_ = std::make_unique<detail::StreamRaces>(*checker_);
   auto s = engine::Schedule::parse(opts_.schedule);
   if (!s) {
     std::fputs(fmt::format("bcusim: error: --schedule: '{}' is not {}\n",
@@ -161,6 +156,7 @@ Runtime::Runtime(RunOptions options)
   } else {
     schedule_ = *s;
   }
+  session_ = std::make_unique<Session>(checks, schedule_, opts_);
 }
 
 Runtime::~Runtime() {
@@ -300,7 +296,8 @@ engine::Module *Runtime::module(int index, Error &err) {
     return nullptr;
   }
   DiagnosticSink sink;
-  m.module = engine::Module::load_string(m.name, m.ptx, sink);
+  // Validated as ptxas does, as `bcusim run` does (the session layer).
+  m.module = load_module(SourceFile::from_string(m.name, m.ptx), sink);
   std::string text = sink.render_all();
   if (!m.module) {
     std::fputs(text.c_str(), stderr);
@@ -425,25 +422,11 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   cfg.block = p.block;
   cfg.cluster = p.cluster;
   cfg.shared_bytes = uint32_t(p.shared);
-  cfg.max_steps = opts_.max_steps;
-  cfg.time_limit_s = opts_.time_limit;
-  cfg.schedule = schedule_;
-  cfg.host_threads = opts_.threads;
-  cfg.warn_only = opts_.warn_only;
   cfg.has_prerequisite = p.programmatic;
-  cfg.observer = checker_.get();
-  const size_t before = checker_ ? checker_->findings().size() : 0;
-  // Work items of several streams are checked against each other.
-  StreamOrder::Work work = streams_.submit(stream);
-  const bool across = races_ && streams_.several();
-  if (across) {
-    races_->begin_kernel(std::move(work), streams_.name(stream),
-                         stats_.launches);
-    cfg.observer = races_.get();
-  }
-  engine::RunReport r = dev_->launch(*m, fn->name, cfg, kargs);
-  if (across)
-    races_->end(streams_);
+  Session::Launched launched =
+      session_->launch(*dev_, *m, fn->name, cfg, kargs, stream);
+  const engine::RunReport &r = launched.report;
+  const size_t checks_end = session_->findings().size();
   ++stats_.launches;
   stats_.thread_steps += r.thread_steps;
   stats_.warp_steps += r.warp_steps;
@@ -484,32 +467,15 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
     return Error::Unknown;
   };
   result = classify();
-  for (const auto &d : r.diagnostics) {
-    if (d.severity == Severity::Error)
-      ++stats_.errors;
-    else
-      ++stats_.warnings;
-    if (checker_ && r.status != engine::RunStatus::BadLaunch) {
-      check::Finding f;
-      f.kind = r.status == engine::RunStatus::Deadlock
-                   ? check::FindingKind::Deadlock
-               : r.status == engine::RunStatus::StepLimit ||
-                       r.status == engine::RunStatus::TimeLimit
-                   ? check::FindingKind::Limit
-                   : check::FindingKind::Fault;
-      f.severity = d.severity;
-      f.kernel = fn->name;
-      f.launch = stats_.launches - 1;
-      f.diag = d;
-      f.text = render(d);
-      checker_->add(std::move(f));
-    }
-  }
+  for (const auto &d : r.diagnostics)
+    (d.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
+  if (session_->checker() && r.status != engine::RunStatus::BadLaunch)
+    session_->add_run_findings(r, fn->name, *m);
   if (!r.diagnostics.empty())
     say(r.diagnostics_text());
   // Findings do not fail the launch: on a GPU a race changes nothing in
   // the program's control flow (docs/exec.md).
-  report_findings(before);
+  report_findings(launched.first_finding, checks_end);
   if (result != Error::Success) {
     ++stats_.failed_launches;
     say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n",
@@ -521,15 +487,9 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   return record(result);
 }
 
-void Runtime::report_findings(size_t from) {
-  if (!checker_)
-    return;
-  for (size_t i = from; i < checker_->findings().size(); ++i) {
-    const auto &f = checker_->findings()[i];
-    if (f.kind == check::FindingKind::Fault ||
-        f.kind == check::FindingKind::Deadlock ||
-        f.kind == check::FindingKind::Limit)
-      continue; // the engine's own, counted and printed with the launch
+void Runtime::report_findings(size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    const auto &f = session_->findings()[i];
     std::fputs(render(f.diag).c_str(), stderr);
     (f.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
   }
@@ -608,25 +568,19 @@ uint8_t *Runtime::resolve(const void *p, uint64_t bytes, bool &device) {
 }
 
 void Runtime::begin_host_work(StreamOrder::Stream stream, const char *api) {
-  StreamOrder::Work work = streams_.submit(stream);
-  if (races_ && streams_.several())
-    races_->begin_host(std::move(work), streams_.name(stream), api,
-                       stats_.launches);
+  session_->begin_work(stream, api);
 }
 
 // Device memory and host memory that kernels reach (mapped) can race;
 // other host memory is the program's own.
 void Runtime::host_access(const void *p, uint64_t bytes, bool write) {
-  if (races_ && (is_device_address(p) || is_host_mapped(p)))
-    races_->host_access(reinterpret_cast<uint64_t>(p), bytes, write);
+  if (is_device_address(p) || is_host_mapped(p))
+    session_->work_access(reinterpret_cast<uint64_t>(p), bytes, write);
 }
 
 void Runtime::end_host_work() {
-  if (!races_ || !streams_.several())
-    return;
-  const size_t before = checker_->findings().size();
-  races_->end(streams_);
-  report_findings(before);
+  const size_t first = session_->end_work();
+  report_findings(first, session_->findings().size());
 }
 
 Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes,
@@ -856,9 +810,7 @@ void Runtime::reset() {
   last_ = Error::Success;
   // The device is idle and its memory gone: no earlier work races with
   // later work.
-  streams_.host_sync_all();
-  if (races_)
-    races_ = std::make_unique<detail::StreamRaces>(*checker_);
+  session_->end_all_work();
 }
 
 std::string Runtime::summary() const {
@@ -867,18 +819,12 @@ std::string Runtime::summary() const {
       "simulated",
       stats_.launches, stats_.launches == 1 ? "" : "es", stats_.failed_launches,
       stats_.thread_steps, stats_.seconds);
-  if (checker_) {
-    // "bcusim: check (sync): no findings in 3 launches" -> "check (sync):
-    // no findings"
-    std::string c = checker_->summary();
+  if (session_->checker()) {
+    // "check (sync): no findings: 0 errors, 0 warnings" (the launches are
+    // counted above).
+    std::string c = session_->summary_line(false);
     if (c.rfind("bcusim: ", 0) == 0)
       c = c.substr(8);
-    // The checker counts the launches it observed; the runtime's count is
-    // above.
-    auto in = c.find(" in ");
-    auto colon = in == std::string::npos ? in : c.find(':', in);
-    if (colon != std::string::npos)
-      c.erase(in, colon - in);
     s += "; " + c;
   } else {
     s +=
@@ -898,9 +844,9 @@ bool Runtime::write_report() const {
   j["warnings"] = stats_.warnings;
   j["summary"] = summary();
   j["findings"] = nlohmann::json::array();
-  if (checker_) {
-    j["checks"] = checker_->checks().str();
-    for (const auto &f : checker_->findings())
+  if (session_->checker()) {
+    j["checks"] = session_->checks().str();
+    for (const auto &f : session_->findings())
       j["findings"].push_back(f.to_json());
   }
   std::ofstream out(opts_.report);

@@ -1,6 +1,8 @@
 // The CUDA runtime that `bcusim exec` puts under unmodified host programs
 // (docs/exec.md): registered fat binaries become engine modules, launches
 // run in the engine with the run options, memory lives in an engine Device.
+// Loading, launching, the checks and the findings are the session layer's
+// (session.h), shared with `bcusim run`.
 // The shared library libcudart.so.13 (src/runtime/cudart) is a thin C layer
 // over this class; tests drive it directly.
 //
@@ -22,17 +24,10 @@
 
 #include "bcusim/engine/engine.h"
 #include "bcusim/runtime/options.h"
+#include "bcusim/runtime/session.h"
 #include "bcusim/runtime/streams.h"
 
-namespace bcusim::check {
-class Checker;
-}
-
 namespace bcusim::runtime {
-
-namespace detail {
-class StreamRaces;
-}
 
 // cudaError_t values (the numbers are CUDA's; the shared library checks
 // them against the toolkit's header at compile time).
@@ -200,7 +195,9 @@ public:
   // host synchronization go here (docs/checker.md "Streams"). With
   // `--check race` and more than one stream, work items that it does not
   // order are checked against each other for races.
-  StreamOrder &streams() { return streams_; }
+  StreamOrder &streams() { return session_->streams(); }
+  // The session: the checks, their findings, the order of the streams.
+  Session &session() { return *session_; }
 
   // ---- errors and state -------------------------------------------------
   // Records an error as cudaGetLastError sees it; returns it.
@@ -256,8 +253,8 @@ private:
   void host_access(const void *p, uint64_t bytes, bool write);
   void end_host_work();
   const void *symbol_device_address(const void *symbol, uint64_t offset);
-  // Prints the checker's findings from index `from` on and counts them.
-  void report_findings(size_t from);
+  // Prints the session's findings [from, to) and counts them.
+  void report_findings(size_t from, size_t to);
   Error resolve_symbol(const void *symbol, uint64_t offset, uint64_t bytes,
                        uint8_t **where);
   uint8_t *resolve(const void *p, uint64_t bytes, bool &device);
@@ -265,9 +262,7 @@ private:
   RunOptions opts_;
   DeviceModel model_;
   std::unique_ptr<engine::Device> dev_;
-  std::unique_ptr<check::Checker> checker_;
-  std::unique_ptr<detail::StreamRaces> races_; // with --check race
-  StreamOrder streams_;
+  std::unique_ptr<Session> session_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
   std::vector<std::vector<int>> images_; // image -> module indices
