@@ -297,7 +297,9 @@ engine::Module *Runtime::module(int index, Error &err) {
   }
   DiagnosticSink sink;
   // Validated as ptxas does, as `bcusim run` does (the session layer).
-  m.module = load_module(SourceFile::from_string(m.name, m.ptx), sink);
+  // (The source outlives the diagnostics that point into it.)
+  m.source = SourceFile::from_string(m.name, m.ptx);
+  m.module = load_module(m.source, sink);
   std::string text = sink.render_all();
   if (!m.module) {
     std::fputs(text.c_str(), stderr);
@@ -776,6 +778,118 @@ Error Runtime::symbol_size(const void *symbol, uint64_t *size) {
   if (it == vars_.end())
     return record(Error::InvalidSymbol);
   *size = it->second.size;
+  return Error::Success;
+}
+
+// ---- streams, events, graphs
+// -------------------------------------------------
+
+namespace {
+template <class T>
+Error drop(std::map<const void *, std::unique_ptr<T>> &objs, T *p) {
+  auto it = objs.find(p);
+  if (it == objs.end())
+    return Error::InvalidResourceHandle;
+  objs.erase(it);
+  return Error::Success;
+}
+} // namespace
+
+Runtime::Stream *Runtime::create_stream(unsigned flags, bool blocking) {
+  auto st = std::make_unique<Stream>();
+  st->flags = flags;
+  st->id = streams().create(blocking);
+  Stream *p = st.get();
+  stream_objs_[p] = std::move(st);
+  return p;
+}
+
+Error Runtime::destroy_stream(Stream *s) {
+  return record(drop(stream_objs_, s));
+}
+
+Error Runtime::submit(Stream *s, StreamOrder::Stream id, Work work) {
+  if (s && s->capture) {
+    s->capture->work.push_back(std::move(work));
+    return Error::Success;
+  }
+  return work(id);
+}
+
+Error Runtime::begin_capture(Stream *s) {
+  if (!s)
+    return record(Error::StreamCaptureUnsupported);
+  if (s->capture)
+    return record(Error::InvalidValue);
+  s->capture = std::make_unique<Graph>();
+  return Error::Success;
+}
+
+Runtime::Graph *Runtime::end_capture(Stream *s) {
+  if (!s || !s->capture)
+    return nullptr;
+  Graph *g = s->capture.get();
+  graph_objs_[g] = std::move(s->capture);
+  return g;
+}
+
+Runtime::Graph *Runtime::create_graph() {
+  auto g = std::make_unique<Graph>();
+  Graph *p = g.get();
+  graph_objs_[p] = std::move(g);
+  return p;
+}
+
+Error Runtime::destroy_graph(Graph *g) { return record(drop(graph_objs_, g)); }
+
+Runtime::Graph *Runtime::instantiate(const Graph &g) {
+  Graph *x = create_graph();
+  x->work = g.work;
+  return x;
+}
+
+Error Runtime::launch_graph(const Graph &g, Stream *s, StreamOrder::Stream id) {
+  // Copied: a captured host function may not change the graph it runs in.
+  const std::vector<Work> work = g.work;
+  for (const auto &w : work) {
+    Error e = submit(s, id, w);
+    if (e != Error::Success)
+      return e;
+  }
+  return Error::Success;
+}
+
+Runtime::Event *Runtime::create_event() {
+  auto e = std::make_unique<Event>();
+  Event *p = e.get();
+  event_objs_[p] = std::move(e);
+  return p;
+}
+
+Error Runtime::destroy_event(Event *e) { return record(drop(event_objs_, e)); }
+
+Error Runtime::record_event(Event *e, Stream *s, StreamOrder::Stream id) {
+  return submit(s, id, [this, e](StreamOrder::Stream sid) {
+    e->t = work_seconds_;
+    e->recorded = true;
+    e->clock = streams().record(sid);
+    return Error::Success;
+  });
+}
+
+void Runtime::wait_event(StreamOrder::Stream id, const Event &e) {
+  streams().wait(id, e.clock);
+}
+
+void Runtime::sync_event(const Event &e) { streams().host_wait(e.clock); }
+
+Error Runtime::elapsed_ms(const Event &start, const Event &end,
+                          float *ms) const {
+  if (!ms)
+    return Error::InvalidValue;
+  if (!start.recorded || !end.recorded)
+    return Error::InvalidResourceHandle;
+  *ms = float((end.t - start.t) * 1000.0);
   return Error::Success;
 }
 

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -196,6 +197,50 @@ public:
   // `--check race` and more than one stream, work items that it does not
   // order are checked against each other for races.
   StreamOrder &streams() { return session_->streams(); }
+
+  // The objects behind cudaStream_t, cudaEvent_t, cudaGraph_t and
+  // cudaGraphExec_t (the stand-in hands out their addresses). Work runs
+  // when it is submitted, as a work item of its stream; a capturing stream
+  // records it into its graph instead, and a graph launch replays it.
+  using Work = std::function<Error(StreamOrder::Stream)>;
+  struct Graph {
+    std::vector<Work> work;
+  };
+  struct Stream {
+    StreamOrder::Stream id = StreamOrder::kLegacy;
+    unsigned flags = 0;
+    std::unique_ptr<Graph> capture; // while capturing
+  };
+  struct Event {
+    double t = 0; // work_seconds() when recorded
+    bool recorded = false;
+    StreamOrder::Clock clock; // the work it covers
+  };
+  // `blocking` false: cudaStreamNonBlocking (no implicit synchronization
+  // with the legacy default stream).
+  Stream *create_stream(unsigned flags, bool blocking);
+  Error destroy_stream(Stream *s);
+  // Runs `work` on stream `id` now, or records it while `s` (the stream's
+  // object; nullptr for the default streams, which never capture)
+  // captures.
+  Error submit(Stream *s, StreamOrder::Stream id, Work work);
+  Error begin_capture(Stream *s);
+  // The captured graph (owned by the runtime until destroy_graph).
+  Graph *end_capture(Stream *s);
+  Graph *create_graph();
+  Error destroy_graph(Graph *g);
+  // cudaGraphInstantiate: an executable copy (destroy_graph frees it).
+  Graph *instantiate(const Graph &g);
+  Error launch_graph(const Graph &g, Stream *s, StreamOrder::Stream id);
+  Event *create_event();
+  Error destroy_event(Event *e);
+  // cudaEventRecord (as work of the stream), cudaStreamWaitEvent,
+  // cudaEventSynchronize / a successful cudaEventQuery, and
+  // cudaEventElapsedTime.
+  Error record_event(Event *e, Stream *s, StreamOrder::Stream id);
+  void wait_event(StreamOrder::Stream id, const Event &e);
+  void sync_event(const Event &e);
+  Error elapsed_ms(const Event &start, const Event &end, float *ms) const;
   // The session: the checks, their findings, the order of the streams.
   Session &session() { return *session_; }
 
@@ -240,6 +285,7 @@ private:
   struct ModuleSlot {
     std::string name;
     std::string ptx;
+    std::shared_ptr<const SourceFile> source;
     std::unique_ptr<engine::Module> module;
     bool failed = false;
     bool released = false;
@@ -263,6 +309,9 @@ private:
   DeviceModel model_;
   std::unique_ptr<engine::Device> dev_;
   std::unique_ptr<Session> session_;
+  std::map<const void *, std::unique_ptr<Stream>> stream_objs_;
+  std::map<const void *, std::unique_ptr<Event>> event_objs_;
+  std::map<const void *, std::unique_ptr<Graph>> graph_objs_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
   std::vector<std::vector<int>> images_; // image -> module indices

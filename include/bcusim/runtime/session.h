@@ -36,7 +36,8 @@ class StreamRaces;
 }
 
 // Parses, validates (docs/ptx-validation.md) and compiles a PTX module;
-// nullptr with the reasons in `sink` when any step fails.
+// nullptr with the reasons in `sink` when any step fails. The diagnostics
+// point into `src`: keep it while they are used.
 std::unique_ptr<engine::Module>
 load_module(std::shared_ptr<const SourceFile> src, DiagnosticSink &sink);
 

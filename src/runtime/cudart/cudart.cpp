@@ -111,26 +111,14 @@ cudaError_t sticky() { return ret(rt().sticky()); }
 eng::Dim3 dim(dim3 d) { return eng::Dim3{d.x, d.y, d.z}; }
 
 // ---- streams, events, graphs --------------------------------------------
-// Work runs in order at once; a capturing stream records it instead. The
-// order between streams is the runtime's (runtime::StreamOrder).
+// The handles are the addresses of the runtime's objects (Runtime::Stream,
+// Runtime::Event, Runtime::Graph); work runs at once, a capturing stream
+// records it instead, and the order between streams is the runtime's.
 using StreamId = brt::StreamOrder::Stream;
-using Work = std::function<cudaError_t(StreamId)>;
-struct Graph {
-  std::vector<Work> work;
-};
-struct Stream {
-  Graph *capture = nullptr;
-  StreamId id = 0;
-  unsigned flags = cudaStreamDefault;
-};
-struct Event {
-  double t = 0;
-  bool recorded = false;
-  brt::StreamOrder::Clock clock;
-};
-struct GraphExec {
-  std::vector<Work> work;
-};
+using Stream = Runtime::Stream;
+using Event = Runtime::Event;
+using Graph = Runtime::Graph;
+using Work = Runtime::Work;
 
 Stream *stream_of(cudaStream_t s) {
   // 0, cudaStreamLegacy (1) and cudaStreamPerThread (2) are the default
@@ -156,12 +144,8 @@ StreamId stream_id(cudaStream_t s, bool per_thread = false) {
 
 // Runs `work` now, or records it when `s` is capturing.
 cudaError_t submit(cudaStream_t s, Work work, bool per_thread = false) {
-  Stream *st = stream_of(s);
-  if (st && st->capture) {
-    st->capture->work.push_back(std::move(work));
-    return cudaSuccess;
-  }
-  return work(stream_id(s, per_thread));
+  return ret(
+      rt().submit(stream_of(s), stream_id(s, per_thread), std::move(work)));
 }
 
 // ---- launches -------------------------------------------------------------
@@ -191,7 +175,7 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
       std::vector<void *> ptrs;
       for (auto &b : *bytes)
         ptrs.push_back(b.data());
-      return ret(rt().launch(func, p, ptrs.data(), sid));
+      return rt().launch(func, p, ptrs.data(), sid);
     });
     return cudaSuccess;
   }
@@ -384,7 +368,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
                                void *userData) {
   return submit(stream, [fn, userData](StreamId) {
     fn(userData);
-    return cudaSuccess;
+    return Error::Success;
   });
 }
 
@@ -614,7 +598,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
   if (cudaError_t e = check_kind(kind))
     return e;
   return submit(stream, [=](StreamId sid) {
-    return ret(rt().memcpy(dst, src, count, sid, "cudaMemcpyAsync"));
+    return rt().memcpy(dst, src, count, sid, "cudaMemcpyAsync");
   });
 }
 
@@ -639,8 +623,8 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
   if (cudaError_t e = check_kind(kind))
     return e;
   return submit(stream, [=](StreamId sid) {
-    return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height, sid,
-                             "cudaMemcpy2DAsync"));
+    return rt().memcpy2d(dst, dpitch, src, spitch, width, height, sid,
+                         "cudaMemcpy2DAsync");
   });
 }
 
@@ -660,7 +644,7 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                             cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
   return submit(stream, [=](StreamId sid) {
-    return ret(rt().memset(devPtr, value, count, sid, "cudaMemsetAsync"));
+    return rt().memset(devPtr, value, count, sid, "cudaMemsetAsync");
   });
 }
 
@@ -676,8 +660,8 @@ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
                               cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
   return submit(stream, [=](StreamId sid) {
-    return ret(rt().memset2d(devPtr, pitch, value, width, height, sid,
-                             "cudaMemset2DAsync"));
+    return rt().memset2d(devPtr, pitch, value, width, height, sid,
+                         "cudaMemset2DAsync");
   });
 }
 
@@ -713,8 +697,8 @@ cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
   if (cudaError_t e = check_kind(kind))
     return e;
   return submit(stream, [=](StreamId sid) {
-    return ret(rt().copy_to_symbol(symbol, src, count, offset, sid,
-                                   "cudaMemcpyToSymbolAsync"));
+    return rt().copy_to_symbol(symbol, src, count, offset, sid,
+                               "cudaMemcpyToSymbolAsync");
   });
 }
 
@@ -726,8 +710,8 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
   if (cudaError_t e = check_kind(kind))
     return e;
   return submit(stream, [=](StreamId sid) {
-    return ret(rt().copy_from_symbol(dst, symbol, count, offset, sid,
-                                     "cudaMemcpyFromSymbolAsync"));
+    return rt().copy_from_symbol(dst, symbol, count, offset, sid,
+                                 "cudaMemcpyFromSymbolAsync");
   });
 }
 
@@ -1122,10 +1106,8 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
   if (!pStream)
     return rec(Error::InvalidValue);
   std::lock_guard lock(g_mutex);
-  auto *st = new Stream;
-  st->flags = flags;
-  st->id = rt().streams().create((flags & cudaStreamNonBlocking) == 0);
-  *pStream = reinterpret_cast<cudaStream_t>(st);
+  *pStream = reinterpret_cast<cudaStream_t>(
+      rt().create_stream(flags, (flags & cudaStreamNonBlocking) == 0));
   return cudaSuccess;
 }
 
@@ -1139,7 +1121,9 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  delete stream_of(stream);
+  std::lock_guard lock(g_mutex);
+  if (Stream *st = stream_of(stream))
+    return ret(rt().destroy_stream(st));
   return cudaSuccess;
 }
 
@@ -1162,8 +1146,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
-  auto *e = reinterpret_cast<Event *>(event);
-  rt().streams().wait(stream_id(stream), e->clock);
+  rt().wait_event(stream_id(stream), *reinterpret_cast<Event *>(event));
   return cudaSuccess;
 }
 
@@ -1174,7 +1157,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
     return rec(Error::InvalidValue);
   return submit(stream, [stream, callback, userData](StreamId) {
     callback(stream, sticky(), userData);
-    return cudaSuccess;
+    return Error::Success;
   });
 }
 
@@ -1219,7 +1202,8 @@ cudaError_t cudaFuncGetName(const char **name, const void *func) {
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
   if (!event)
     return rec(Error::InvalidValue);
-  *event = reinterpret_cast<cudaEvent_t>(new Event);
+  std::lock_guard lock(g_mutex);
+  *event = reinterpret_cast<cudaEvent_t>(rt().create_event());
   return cudaSuccess;
 }
 
@@ -1228,21 +1212,16 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) {
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  delete reinterpret_cast<Event *>(event);
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return ret(rt().destroy_event(reinterpret_cast<Event *>(event)));
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
-  auto *e = reinterpret_cast<Event *>(event);
-  return submit(stream, [e](StreamId sid) {
-    e->t = rt().work_seconds();
-    e->recorded = true;
-    e->clock = rt().streams().record(sid);
-    return cudaSuccess;
-  });
+  return ret(rt().record_event(reinterpret_cast<Event *>(event),
+                               stream_of(stream), stream_id(stream)));
 }
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
@@ -1253,7 +1232,7 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   std::lock_guard lock(g_mutex);
   if (event)
-    rt().streams().host_wait(reinterpret_cast<Event *>(event)->clock);
+    rt().sync_event(*reinterpret_cast<Event *>(event));
   return sticky();
 }
 
@@ -1261,7 +1240,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
-  rt().streams().host_wait(reinterpret_cast<Event *>(event)->clock);
+  rt().sync_event(*reinterpret_cast<Event *>(event));
   return cudaSuccess;
 }
 
@@ -1269,31 +1248,25 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {
   if (!ms || !start || !end)
     return rec(Error::InvalidValue);
-  auto *a = reinterpret_cast<Event *>(start);
-  auto *b = reinterpret_cast<Event *>(end);
-  if (!a->recorded || !b->recorded)
-    return rec(Error::InvalidResourceHandle);
-  *ms = float((b->t - a->t) * 1000.0);
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return rec(rt().elapsed_ms(*reinterpret_cast<Event *>(start),
+                             *reinterpret_cast<Event *>(end), ms));
 }
 
 // ---- graphs (stream capture and replay) ---------------------------------
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
-  Stream *st = stream_of(stream);
-  if (!st)
-    return rec(Error::StreamCaptureUnsupported);
-  if (st->capture)
-    return rec(Error::InvalidValue);
-  st->capture = new Graph;
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return ret(rt().begin_capture(stream_of(stream)));
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
-  Stream *st = stream_of(stream);
-  if (!st || !st->capture || !pGraph)
+  if (!pGraph)
     return rec(Error::InvalidValue);
-  *pGraph = reinterpret_cast<cudaGraph_t>(st->capture);
-  st->capture = nullptr;
+  std::lock_guard lock(g_mutex);
+  Graph *g = rt().end_capture(stream_of(stream));
+  if (!g)
+    return rec(Error::InvalidValue);
+  *pGraph = reinterpret_cast<cudaGraph_t>(g);
   return cudaSuccess;
 }
 
@@ -1310,22 +1283,23 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int) {
   if (!pGraph)
     return rec(Error::InvalidValue);
-  *pGraph = reinterpret_cast<cudaGraph_t>(new Graph);
+  std::lock_guard lock(g_mutex);
+  *pGraph = reinterpret_cast<cudaGraph_t>(rt().create_graph());
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  delete reinterpret_cast<Graph *>(graph);
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return ret(rt().destroy_graph(reinterpret_cast<Graph *>(graph)));
 }
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                  unsigned long long) {
   if (!pGraphExec || !graph)
     return rec(Error::InvalidValue);
-  auto *x = new GraphExec;
-  x->work = reinterpret_cast<Graph *>(graph)->work;
-  *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
+  std::lock_guard lock(g_mutex);
+  *pGraphExec = reinterpret_cast<cudaGraphExec_t>(
+      rt().instantiate(*reinterpret_cast<Graph *>(graph)));
   return cudaSuccess;
 }
 
@@ -1338,19 +1312,14 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   if (!graphExec)
     return rec(Error::InvalidResourceHandle);
-  auto *x = reinterpret_cast<GraphExec *>(graphExec);
   std::lock_guard lock(g_mutex);
-  for (auto &w : x->work) {
-    cudaError_t e = submit(stream, w);
-    if (e != cudaSuccess)
-      return e;
-  }
-  return cudaSuccess;
+  return ret(rt().launch_graph(*reinterpret_cast<Graph *>(graphExec),
+                               stream_of(stream), stream_id(stream)));
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  delete reinterpret_cast<GraphExec *>(graphExec);
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return ret(rt().destroy_graph(reinterpret_cast<Graph *>(graphExec)));
 }
 
 cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) {

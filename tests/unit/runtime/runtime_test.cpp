@@ -496,6 +496,68 @@ TEST(Runtime, RacesAcrossStreams) {
   EXPECT_EQ(rt.stats().failed_launches, 0u);
 }
 
+// Streams, events and graphs are the runtime's objects: a captured launch
+// replays when its graph launches, and an event recorded in one stream
+// orders another stream's work after it.
+TEST(Runtime, StreamsEventsAndGraphs) {
+  runtime::RunOptions o;
+  o.check = "race";
+  Runtime rt(o);
+  int m = rt.add_ptx("streams.ptx", read("streams.ptx"));
+  rt.register_function(m, &produce_fn, "produce");
+  rt.register_function(m, &consume_fn, "consume");
+  void *buf = nullptr, *out = nullptr;
+  rt.malloc(&buf, 256 * 4);
+  rt.malloc(&out, 256 * 4);
+  Runtime::Stream *s1 = rt.create_stream(0, true);
+  Runtime::Stream *s2 = rt.create_stream(0, true);
+  ASSERT_NE(s1->id, s2->id);
+  // Capture "produce 7" into a graph: nothing runs until it launches.
+  ASSERT_EQ(rt.begin_capture(s1), Error::Success);
+  EXPECT_EQ(rt.begin_capture(s1), Error::InvalidValue); // already
+  int base = 7;
+  void *pargs[] = {&buf, &base};
+  auto produce = [&](runtime::StreamOrder::Stream sid) {
+    return rt.launch(&produce_fn, dims(2, 128), pargs, sid);
+  };
+  ASSERT_EQ(rt.submit(s1, s1->id, produce), Error::Success);
+  Runtime::Graph *g = rt.end_capture(s1);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->work.size(), 1u);
+  EXPECT_EQ(rt.stats().launches, 0u);
+  Runtime::Graph *exec = rt.instantiate(*g);
+  ASSERT_EQ(rt.destroy_graph(g), Error::Success);
+  Runtime::Event *start = rt.create_event();
+  Runtime::Event *done = rt.create_event();
+  ASSERT_EQ(rt.record_event(start, s1, s1->id), Error::Success);
+  ASSERT_EQ(rt.launch_graph(*exec, s1, s1->id), Error::Success);
+  EXPECT_EQ(rt.stats().launches, 1u);
+  ASSERT_EQ(rt.record_event(done, s1, s1->id), Error::Success);
+  float ms = -1;
+  EXPECT_EQ(rt.elapsed_ms(*start, *done, &ms), Error::Success);
+  EXPECT_GE(ms, 0.0f);
+  // Stream 2 waits for the event: its kernel reads what the graph wrote.
+  rt.wait_event(s2->id, *done);
+  void *cargs[] = {&buf, &out};
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2->id),
+            Error::Success);
+  rt.sync_event(*done);
+  std::vector<int> r(256);
+  ASSERT_EQ(rt.memcpy(r.data(), out, 256 * 4), Error::Success);
+  EXPECT_EQ(r[5], 2 * (7 + 5));
+  EXPECT_EQ(rt.stats().errors, 0u);
+  // Without the wait, the graph's second launch races with stream 2.
+  ASSERT_EQ(rt.launch_graph(*exec, s1, s1->id), Error::Success);
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2->id),
+            Error::Success);
+  EXPECT_EQ(rt.stats().errors, 1u);
+  EXPECT_EQ(rt.destroy_graph(exec), Error::Success);
+  EXPECT_EQ(rt.destroy_graph(exec), Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.destroy_event(start), Error::Success);
+  EXPECT_EQ(rt.destroy_stream(s2), Error::Success);
+  EXPECT_EQ(rt.begin_capture(nullptr), Error::StreamCaptureUnsupported);
+}
+
 TEST(Runtime, SummaryCountsLaunches) {
   Runtime rt;
   EXPECT_NE(rt.summary().find("0 launches (0 failed)"), std::string::npos)

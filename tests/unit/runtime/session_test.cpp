@@ -23,20 +23,19 @@ std::string read_exec(const std::string &name) {
 // module is refused before it compiles.
 TEST(Session, LoadValidatesAsPtxas) {
   DiagnosticSink sink;
-  auto bad = runtime::load_module(
-      SourceFile::from_string("k.ptx",
-                              ".version 8.0\n.target sm_80\n"
-                              ".address_size 64\n"
-                              ".visible .entry k()\n{\n"
-                              "\tbarrier.cluster.arrive;\n\tret;\n}\n"),
-      sink);
+  // The diagnostics point into the source: it outlives them.
+  auto src = SourceFile::from_string("k.ptx",
+                                     ".version 8.0\n.target sm_80\n"
+                                     ".address_size 64\n"
+                                     ".visible .entry k()\n{\n"
+                                     "\tbarrier.cluster.arrive;\n\tret;\n}\n");
+  auto bad = runtime::load_module(src, sink);
   EXPECT_FALSE(bad);
   EXPECT_NE(sink.render_all().find("sm_90"), std::string::npos)
       << sink.render_all();
   DiagnosticSink ok;
-  EXPECT_TRUE(runtime::load_module(
-      SourceFile::from_string("streams.ptx", read_exec("streams.ptx")), ok))
-      << ok.render_all();
+  auto good = SourceFile::from_string("streams.ptx", read_exec("streams.ptx"));
+  EXPECT_TRUE(runtime::load_module(good, ok)) << ok.render_all();
 }
 
 // Launches in two streams that nothing orders race; the session's findings
@@ -47,8 +46,8 @@ TEST(Session, LaunchesInStreams) {
   runtime::RunOptions options;
   runtime::Session s(checks, engine::Schedule{}, options);
   DiagnosticSink sink;
-  auto m = runtime::load_module(
-      SourceFile::from_string("streams.ptx", read_exec("streams.ptx")), sink);
+  auto src = SourceFile::from_string("streams.ptx", read_exec("streams.ptx"));
+  auto m = runtime::load_module(src, sink);
   ASSERT_TRUE(m) << sink.render_all();
   engine::Device dev;
   dev.map_module(*m);
