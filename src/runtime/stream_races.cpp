@@ -100,7 +100,8 @@ uint32_t StreamRaces::site(uint32_t pc, Kind k, const engine::AccessEvent *e) {
       s.access = fmt::format("atomic {} of {} bytes", engine::name_of(e->atom),
                              e->size);
   } else {
-    s.text = cur_->api;
+    // A copy or memset: its API call and stream stand for the thread.
+    s.text = fmt::format("{} in {}", cur_->api, cur_->stream_name);
   }
   cur_->sites.push_back(std::move(s));
   const uint32_t idx = uint32_t(cur_->sites.size() - 1);
