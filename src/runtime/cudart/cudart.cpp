@@ -131,16 +131,31 @@ Stream *stream_of(cudaStream_t s) {
 // The runtime's stream: 0 is the legacy default stream, or the calling
 // thread's per-thread default stream for the _ptsz/_ptds entry points
 // (nvcc --default-stream per-thread).
+// Set while a _ptsz/_ptds entry point runs (PerThreadDefault below).
+thread_local bool t_per_thread = false;
+
 StreamId stream_id(cudaStream_t s, bool per_thread = false) {
   const auto v = reinterpret_cast<uintptr_t>(s);
   if (v == 0)
-    return per_thread ? rt().streams().per_thread() : brt::StreamOrder::kLegacy;
+    return per_thread || t_per_thread ? rt().streams().per_thread()
+                                      : brt::StreamOrder::kLegacy;
   if (v == 1)
     return brt::StreamOrder::kLegacy;
   if (v == 2)
     return rt().streams().per_thread();
   return reinterpret_cast<Stream *>(s)->id;
 }
+
+// Entry points of the per-thread default stream (nvcc --default-stream
+// per-thread calls the _ptsz / _ptds variants): stream 0 is the calling
+// thread's per-thread default stream while one runs.
+struct PerThreadDefault {
+  bool old = t_per_thread;
+  PerThreadDefault() { t_per_thread = true; }
+  ~PerThreadDefault() { t_per_thread = old; }
+  PerThreadDefault(const PerThreadDefault &) = delete;
+  PerThreadDefault &operator=(const PerThreadDefault &) = delete;
+};
 
 // Runs `work` now, or records it when `s` is capturing.
 cudaError_t submit(cudaStream_t s, Work work, bool per_thread = false) {
@@ -583,10 +598,8 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
     return sticky();
   if (cudaError_t e = check_kind(kind))
     return e;
-  Error e =
-      rt().memcpy(dst, src, count, brt::StreamOrder::kLegacy, "cudaMemcpy");
-  rt().streams().host_sync(
-      brt::StreamOrder::kLegacy); // returns when the copy is done
+  Error e = rt().memcpy(dst, src, count, stream_id(nullptr), "cudaMemcpy");
+  rt().streams().host_sync(stream_id(nullptr)); // returns when done
   return ret(e);
 }
 
@@ -611,8 +624,8 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
   if (cudaError_t e = check_kind(kind))
     return e;
   Error e = rt().memcpy2d(dst, dpitch, src, spitch, width, height,
-                          brt::StreamOrder::kLegacy, "cudaMemcpy2D");
-  rt().streams().host_sync(brt::StreamOrder::kLegacy);
+                          stream_id(nullptr), "cudaMemcpy2D");
+  rt().streams().host_sync(stream_id(nullptr));
   return ret(e);
 }
 
@@ -636,8 +649,8 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
-  return ret(rt().memset(devPtr, value, count, brt::StreamOrder::kLegacy,
-                         "cudaMemset"));
+  return ret(
+      rt().memset(devPtr, value, count, stream_id(nullptr), "cudaMemset"));
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
@@ -652,7 +665,7 @@ cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                          size_t height) {
   std::lock_guard lock(g_mutex);
   return ret(rt().memset2d(devPtr, pitch, value, width, height,
-                           brt::StreamOrder::kLegacy, "cudaMemset2D"));
+                           stream_id(nullptr), "cudaMemset2D"));
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
@@ -671,10 +684,9 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  Error e =
-      rt().copy_to_symbol(symbol, src, count, offset, brt::StreamOrder::kLegacy,
-                          "cudaMemcpyToSymbol");
-  rt().streams().host_sync(brt::StreamOrder::kLegacy);
+  Error e = rt().copy_to_symbol(symbol, src, count, offset, stream_id(nullptr),
+                                "cudaMemcpyToSymbol");
+  rt().streams().host_sync(stream_id(nullptr));
   return ret(e);
 }
 
@@ -683,10 +695,9 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  Error e =
-      rt().copy_from_symbol(dst, symbol, count, offset,
-                            brt::StreamOrder::kLegacy, "cudaMemcpyFromSymbol");
-  rt().streams().host_sync(brt::StreamOrder::kLegacy);
+  Error e = rt().copy_from_symbol(dst, symbol, count, offset,
+                                  stream_id(nullptr), "cudaMemcpyFromSymbol");
+  rt().streams().host_sync(stream_id(nullptr));
   return ret(e);
 }
 
@@ -1558,6 +1569,207 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
   d.w = w;
   d.f = f;
   return d;
+}
+
+} // extern "C"
+
+// ---- the per-thread default stream's entry points ------------------------
+// (nvcc --default-stream per-thread): as above, with stream 0 the calling
+// thread's per-thread default stream.
+extern "C" {
+
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
+                            cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+                                 cudaMemcpyKind kind, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+
+cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
+                                   size_t spitch, size_t width, size_t height,
+                                   cudaMemcpyKind kind, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind,
+                           stream);
+}
+
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
+  PerThreadDefault ptd;
+  return cudaMemset(devPtr, value, count);
+}
+
+cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemsetAsync(devPtr, value, count, stream);
+}
+
+cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value,
+                              size_t width, size_t height) {
+  PerThreadDefault ptd;
+  return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
+                                   size_t width, size_t height,
+                                   cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+}
+
+cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src,
+                                    size_t count, size_t offset,
+                                    cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol,
+                                      size_t count, size_t offset,
+                                      cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src,
+                                         size_t count, size_t offset,
+                                         cudaMemcpyKind kind,
+                                         cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol,
+                                           size_t count, size_t offset,
+                                           cudaMemcpyKind kind,
+                                           cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+}
+
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMallocAsync(devPtr, size, stream);
+}
+
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaFreeAsync(devPtr, stream);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
+                                             dim3 blockDim, void **args,
+                                             size_t sharedMem,
+                                             cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem,
+                                     stream);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
+                                     const void *func, void **args) {
+  PerThreadDefault ptd;
+  return cudaLaunchKernelExC(config, func, args);
+}
+
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
+                                    void *userData) {
+  PerThreadDefault ptd;
+  return cudaLaunchHostFunc(stream, fn, userData);
+}
+
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream,
+                                       cudaStreamCallback_t callback,
+                                       void *userData, unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaStreamAddCallback(stream, callback, userData, flags);
+}
+
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaStreamSynchronize(stream);
+}
+
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaStreamQuery(stream);
+}
+
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
+                                     unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaStreamWaitEvent(stream, event, flags);
+}
+
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t stream, unsigned int *flags) {
+  PerThreadDefault ptd;
+  return cudaStreamGetFlags(stream, flags);
+}
+
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t stream, int *priority) {
+  PerThreadDefault ptd;
+  return cudaStreamGetPriority(stream, priority);
+}
+
+cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+                                          size_t length, unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+}
+
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaEventRecord(event, stream);
+}
+
+cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event,
+                                          cudaStream_t stream,
+                                          unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaEventRecordWithFlags(event, stream, flags);
+}
+
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                        cudaStreamCaptureMode mode) {
+  PerThreadDefault ptd;
+  return cudaStreamBeginCapture(stream, mode);
+}
+
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream,
+                                      cudaGraph_t *pGraph) {
+  PerThreadDefault ptd;
+  return cudaStreamEndCapture(stream, pGraph);
+}
+
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                       cudaStreamCaptureStatus *status) {
+  PerThreadDefault ptd;
+  return cudaStreamIsCapturing(stream, status);
+}
+
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaGraphLaunch(graphExec, stream);
+}
+
+cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaGraphUpload(graphExec, stream);
 }
 
 } // extern "C"
