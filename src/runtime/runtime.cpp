@@ -950,22 +950,14 @@ std::string Runtime::summary() const {
 bool Runtime::write_report() const {
   if (opts_.report.empty())
     return true;
-  nlohmann::json j;
-  j["launches"] = stats_.launches;
+  const bool checked = session_->checker() != nullptr;
+  static const std::vector<check::Finding> none;
+  nlohmann::json j = runtime::report_json(
+      checked ? session_->checks().str() : "", stats_.launches, stats_.errors,
+      stats_.warnings, summary(), checked ? session_->findings() : none);
   j["failed_launches"] = stats_.failed_launches;
   j["thread_instructions"] = stats_.thread_steps;
-  j["errors"] = stats_.errors;
-  j["warnings"] = stats_.warnings;
-  j["summary"] = summary();
-  j["findings"] = nlohmann::json::array();
-  if (session_->checker()) {
-    j["checks"] = session_->checks().str();
-    for (const auto &f : session_->findings())
-      j["findings"].push_back(f.to_json());
-  }
-  std::ofstream out(opts_.report);
-  out << j.dump(2) << "\n";
-  return bool(out);
+  return runtime::write_report(opts_.report, j);
 }
 
 } // namespace bcusim::runtime

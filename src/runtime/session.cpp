@@ -2,6 +2,8 @@
 // (include/bcusim/runtime/session.h, docs/api.md "Sessions").
 #include "bcusim/runtime/session.h"
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "bcusim/ptx/instructions.h"
@@ -86,6 +88,29 @@ std::string check_summary(const check::Checks &checks,
                                      *launches == 1 ? "" : "es")
                        : "");
   return s;
+}
+
+nlohmann::json report_json(const std::string &checks, uint64_t launches,
+                           size_t errors, size_t warnings,
+                           const std::string &summary,
+                           const std::vector<check::Finding> &findings) {
+  nlohmann::json j;
+  if (!checks.empty())
+    j["checks"] = checks;
+  j["launches"] = launches;
+  j["errors"] = errors;
+  j["warnings"] = warnings;
+  j["summary"] = summary;
+  j["findings"] = nlohmann::json::array();
+  for (const auto &f : findings)
+    j["findings"].push_back(f.to_json());
+  return j;
+}
+
+bool write_report(const std::string &path, const nlohmann::json &report) {
+  std::ofstream out(path);
+  out << report.dump(2) << "\n";
+  return bool(out);
 }
 
 Session::Session(check::Checks checks, engine::Schedule schedule,

@@ -546,19 +546,10 @@ int run_command(const RunOptions &o) {
     std::string line = runtime::check_summary(checks, findings, plans.size());
     std::fputs((line + "\n").c_str(), stderr);
     if (!o.report.empty()) {
-      nlohmann::json j;
-      j["checks"] = checks.str();
-      j["launches"] = plans.size();
+      nlohmann::json j = runtime::report_json(checks.str(), plans.size(),
+                                              errors, warnings, line, findings);
       j["schedules"] = o.explore > 1 ? o.explore : 1;
-      j["errors"] = errors;
-      j["warnings"] = warnings;
-      j["summary"] = line;
-      j["findings"] = nlohmann::json::array();
-      for (const auto &f : findings)
-        j["findings"].push_back(f.to_json());
-      std::ofstream out(o.report);
-      out << j.dump(2) << "\n";
-      if (!out) {
+      if (!runtime::write_report(o.report, j)) {
         usage_error(fmt::format("--report: cannot write '{}'", o.report));
         return 1;
       }

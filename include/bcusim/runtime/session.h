@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bcusim/check/checker.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/runtime/options.h"
@@ -53,6 +55,16 @@ check::Finding finding_of_run(const Diagnostic &d, engine::RunStatus status,
 std::string check_summary(const check::Checks &checks,
                           const std::vector<check::Finding> &findings,
                           std::optional<uint64_t> launches);
+
+// The --report document of a run (docs/checker.md "Reports"): `checks`
+// (left out when empty), `launches`, `errors`, `warnings`, `summary` and
+// every finding; a front door adds its own fields. write_report writes it
+// (false when the file cannot be written).
+nlohmann::json report_json(const std::string &checks, uint64_t launches,
+                           size_t errors, size_t warnings,
+                           const std::string &summary,
+                           const std::vector<check::Finding> &findings);
+bool write_report(const std::string &path, const nlohmann::json &report);
 
 class Session {
 public:
