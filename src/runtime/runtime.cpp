@@ -570,7 +570,7 @@ uint8_t *Runtime::resolve(const void *p, uint64_t bytes, bool &device) {
 }
 
 void Runtime::begin_host_work(StreamOrder::Stream stream, const char *api) {
-  session_->begin_work(stream, api);
+  session_->begin_work(stream, api, dev_.get());
 }
 
 // Device memory and host memory that kernels reach (mapped) can race;

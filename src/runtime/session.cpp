@@ -169,11 +169,13 @@ void Session::add_run_findings(const engine::RunReport &r,
                                        launches_ ? launches_ - 1 : 0, module));
 }
 
-void Session::begin_work(StreamOrder::Stream stream, const std::string &api) {
+void Session::begin_work(StreamOrder::Stream stream, const std::string &api,
+                         const engine::Device *dev) {
   StreamOrder::Work work = streams_.submit(stream);
   in_work_ = races_ && streams_.several();
   if (in_work_)
-    races_->begin_host(std::move(work), streams_.name(stream), api, launches_);
+    races_->begin_host(std::move(work), streams_.name(stream), api, launches_,
+                       dev);
 }
 
 void Session::work_access(uint64_t addr, uint64_t bytes, bool write) {

@@ -44,10 +44,27 @@ void StreamRaces::begin_kernel(StreamOrder::Work w, std::string stream_name,
 }
 
 void StreamRaces::begin_host(StreamOrder::Work w, std::string stream_name,
-                             std::string api, uint64_t launch_index) {
+                             std::string api, uint64_t launch_index,
+                             const engine::Device *dev) {
   begin(std::move(w), std::move(stream_name), launch_index);
   cur_->api = std::move(api);
   view_ = nullptr;
+  dev_ = dev;
+}
+
+// The allocation an address lies in, named as the engine names global
+// memory in its reports.
+std::string StreamRaces::describe(uint64_t addr) const {
+  if (view_)
+    return view_->describe(engine::StateSpace::Global, addr);
+  if (!dev_)
+    return "";
+  auto a = dev_->allocation(addr);
+  if (!a)
+    return "";
+  std::string what =
+      a->name.empty() ? fmt::format("allocation {:#x}", a->base) : a->name;
+  return addr == a->base ? what : fmt::format("{}+{}", what, addr - a->base);
 }
 
 void StreamRaces::on_launch_begin(const engine::LaunchView &v) {
@@ -222,7 +239,7 @@ void StreamRaces::report(const Item &earlier, const Span &es, Kind ek,
   f.sites = {s0, s1};
   f.space = "global";
   f.address = addr;
-  f.where = view_ ? view_->describe(engine::StateSpace::Global, addr) : "";
+  f.where = describe(addr);
   f.missing = fmt::format("{} and {} are not ordered: no stream order, "
                           "event (cudaEventRecord + cudaStreamWaitEvent) or "
                           "host synchronization between them",

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bcusim/check/checker.h"
+#include "bcusim/engine/engine.h"
 #include "bcusim/engine/observer.h"
 #include "bcusim/runtime/streams.h"
 
@@ -31,7 +32,7 @@ public:
   // A copy or memset: `api` ("cudaMemcpyAsync") is its "thread"; then
   // host_access() for each range it reads or writes, then end().
   void begin_host(StreamOrder::Work w, std::string stream_name, std::string api,
-                  uint64_t launch_index);
+                  uint64_t launch_index, const engine::Device *dev = nullptr);
   void host_access(uint64_t addr, uint64_t bytes, bool write);
   // Stores the work item's footprint and hands its findings to the
   // checker.
@@ -72,9 +73,11 @@ private:
   void report(const Item &earlier, const Span &es, Kind ek, uint64_t addr,
               uint32_t later_site, Kind lk);
   std::string who(const Item &it, const check::Site &s) const;
+  std::string describe(uint64_t addr) const;
 
   check::Checker &checker_;
   const engine::LaunchView *view_ = nullptr;
+  const engine::Device *dev_ = nullptr; // names addresses of host work
   std::unique_ptr<Item> cur_;
   std::vector<const Item *> concurrent_;
   std::deque<std::unique_ptr<Item>> items_;

@@ -95,9 +95,11 @@ public:
   void add_run_findings(const engine::RunReport &r, const std::string &kernel,
                         const engine::Module &module);
   // A copy or memset as a work item of `stream`: begin, each range it
-  // reads or writes (device memory, or host memory kernels reach), end.
+  // reads or writes (device memory, or host memory kernels reach), end;
+  // `dev` names the addresses in reports.
   // end_work returns the index of its first finding.
-  void begin_work(StreamOrder::Stream stream, const std::string &api);
+  void begin_work(StreamOrder::Stream stream, const std::string &api,
+                  const engine::Device *dev = nullptr);
   void work_access(uint64_t addr, uint64_t bytes, bool write);
   size_t end_work();
   // cudaDeviceReset: the device is idle and its memory gone; no earlier
