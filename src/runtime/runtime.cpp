@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cxxabi.h>
+#include <filesystem>
 #include <fstream>
 #include <string_view>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bcusim/check/checker.h"
+#include "bcusim/check/output.h"
 #include "bcusim/runtime/fatbin.h"
 
 namespace bcusim::runtime {
@@ -157,6 +159,10 @@ Runtime::Runtime(RunOptions options)
     schedule_ = *s;
   }
   session_ = std::make_unique<Session>(checks, schedule_, opts_);
+  if (!opts_.timeline.empty())
+    timeline_ = std::make_unique<check::Timeline>(session_->checker());
+  if (check::Progress::wanted())
+    progress_ = std::make_unique<check::Progress>(session_->checker());
 }
 
 Runtime::~Runtime() {
@@ -198,6 +204,22 @@ int Runtime::add_fatbin(const void *fatbin) {
     m.name = modules_.empty() ? exe + ".ptx"
                               : fmt::format("{}.{}.ptx", exe, modules_.size());
     m.ptx = std::move(ptx);
+    // --save-ptx DIR: the PTX as a file, named so that locations open it.
+    if (!opts_.save_ptx.empty()) {
+      std::string path = opts_.save_ptx + "/" + m.name;
+      std::error_code ec;
+      std::filesystem::create_directories(opts_.save_ptx, ec);
+      std::ofstream f(path, std::ios::binary);
+      f << m.ptx;
+      if (f)
+        m.name = path;
+      else
+        std::fputs(fmt::format("bcusim: error: --save-ptx: cannot write "
+                               "'{}'\n",
+                               path)
+                       .c_str(),
+                   stderr);
+    }
     modules_.push_back(std::move(m));
     images_.back().push_back(int(modules_.size() - 1));
   }
@@ -425,8 +447,24 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   cfg.cluster = p.cluster;
   cfg.shared_bytes = uint32_t(p.shared);
   cfg.has_prerequisite = p.programmatic;
+  // The checks, a timeline (--timeline) and a progress line (terminal)
+  // watch the launch together; findings name the host's call stacks.
+  if (check::Checker *checker = session_->checker()) {
+    launch_stack_ = capture_host_stack();
+    if (!symbolizer_)
+      symbolizer_ = std::make_unique<HostSymbolizer>();
+    check::HostContext host;
+    host.launch_stack = [this] { return symbolizer_->frames(launch_stack_); };
+    host.allocation_stack = [this](uint64_t base) {
+      auto it = alloc_stacks_.find(base);
+      return it == alloc_stacks_.end() ? std::vector<std::string>{}
+                                       : symbolizer_->frames(it->second);
+    };
+    checker->set_host_context(std::move(host));
+  }
   Session::Launched launched =
-      session_->launch(*dev_, *m, fn->name, cfg, kargs, stream);
+      session_->launch(*dev_, *m, fn->name, cfg, kargs, stream,
+                       {timeline_.get(), progress_.get()});
   const engine::RunReport &r = launched.report;
   const size_t checks_end = session_->findings().size();
   ++stats_.launches;
@@ -508,7 +546,9 @@ Error Runtime::malloc(void **p, uint64_t bytes) {
     return record(Error::InvalidValue);
   if (bytes > model_.global_mem)
     return record(Error::MemoryAllocation);
-  *p = reinterpret_cast<void *>(dev_->alloc(bytes));
+  *p = reinterpret_cast<void *>(dev_->alloc(bytes, "cudaMalloc memory"));
+  if (session_->checker())
+    alloc_stacks_[reinterpret_cast<uint64_t>(*p)] = capture_host_stack();
   return Error::Success;
 }
 
@@ -519,6 +559,7 @@ Error Runtime::free(void *p) {
     return free_host(p);
   if (!dev_->free(reinterpret_cast<uint64_t>(p)))
     return record(Error::InvalidValue);
+  alloc_stacks_.erase(reinterpret_cast<uint64_t>(p));
   return Error::Success;
 }
 
@@ -537,6 +578,8 @@ Error Runtime::malloc_host(void **p, uint64_t bytes, const char *what) {
     return record(Error::MemoryAllocation);
   }
   host_blocks_[reinterpret_cast<uint64_t>(m)] = size;
+  if (session_->checker())
+    alloc_stacks_[reinterpret_cast<uint64_t>(m)] = capture_host_stack();
   *p = m;
   return Error::Success;
 }
@@ -948,6 +991,25 @@ std::string Runtime::summary() const {
 }
 
 bool Runtime::write_report() const {
+  std::string err;
+  if (!opts_.sarif.empty() &&
+      !check::write_sarif(opts_.sarif,
+                          session_->checker() ? session_->findings()
+                                              : std::vector<check::Finding>{},
+                          err))
+    std::fputs(fmt::format("bcusim: error: --sarif: {}\n", err).c_str(),
+               stderr);
+  if (timeline_) {
+    if (timeline_->write(opts_.timeline, err))
+      std::fputs(fmt::format("bcusim: timeline written to {} (open it in "
+                             "ui.perfetto.dev or chrome://tracing)\n",
+                             opts_.timeline)
+                     .c_str(),
+                 stderr);
+    else
+      std::fputs(fmt::format("bcusim: error: --timeline: {}\n", err).c_str(),
+                 stderr);
+  }
   if (opts_.report.empty())
     return true;
   const bool checked = session_->checker() != nullptr;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "bcusim/check/output.h"
 #include "bcusim/ptx/instructions.h"
 #include "stream_races.h"
 
@@ -137,7 +138,8 @@ Session::Launched Session::launch(engine::Device &dev,
                                   const std::string &kernel,
                                   engine::LaunchConfig cfg,
                                   const std::vector<engine::KernelArg> &args,
-                                  StreamOrder::Stream stream) {
+                                  StreamOrder::Stream stream,
+                                  const std::vector<engine::Observer *> &also) {
   cfg.max_steps = opts_.max_steps;
   cfg.time_limit_s = opts_.time_limit;
   cfg.schedule = schedule_;
@@ -151,6 +153,16 @@ Session::Launched Session::launch(engine::Device &dev,
     races_->begin_kernel(std::move(work), streams_.name(stream), launches_);
     cfg.observer = races_.get();
   }
+  std::vector<engine::Observer *> observers;
+  if (cfg.observer)
+    observers.push_back(cfg.observer);
+  for (engine::Observer *o : also)
+    if (o)
+      observers.push_back(o);
+  check::FanOut fan(observers);
+  cfg.observer = observers.size() > 1 ? &fan
+                 : observers.empty()  ? nullptr
+                                      : observers[0];
   Launched out;
   out.report = dev.launch(module, kernel, cfg, args);
   if (across)

@@ -27,6 +27,7 @@
 #include <set>
 
 #include "bcusim/check/checker.h"
+#include "bcusim/check/output.h"
 #include "bcusim/engine/args.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/instructions.h"
@@ -120,6 +121,8 @@ struct Executions {
   const std::vector<DumpSpec> &dumps;
   // Modules of every execution stay loaded: findings point into them.
   std::vector<std::unique_ptr<engine::Module>> loaded;
+  // --timeline: the first execution's launches.
+  std::unique_ptr<check::Timeline> timeline;
 
   Outcome execute(const engine::Schedule &sched, const check::Checks &checks,
                   bool print);
@@ -211,6 +214,18 @@ Outcome Executions::execute(const engine::Schedule &sched,
   }
 
   runtime::Session session(checks, sched, o);
+  // A timeline (--timeline) and, for long launches on a terminal, a
+  // progress line watch the launches beside the checks.
+  std::vector<engine::Observer *> also;
+  if (print && !o.timeline.empty()) {
+    timeline = std::make_unique<check::Timeline>(session.checker());
+    also.push_back(timeline.get());
+  }
+  std::unique_ptr<check::Progress> progress;
+  if (print && check::Progress::wanted()) {
+    progress = std::make_unique<check::Progress>(session.checker());
+    also.push_back(progress.get());
+  }
 
   // The launches, in order; each one completes before the next starts.
   for (size_t li = 0; li < plans.size(); ++li) {
@@ -231,7 +246,8 @@ Outcome Executions::execute(const engine::Schedule &sched,
       }
       kargs.push_back(KernelArg::ptr(ptrs[i]));
     }
-    auto launched = session.launch(dev, *lp.module, lp.kernel, lp.cfg, kargs);
+    auto launched = session.launch(dev, *lp.module, lp.kernel, lp.cfg, kargs,
+                                   runtime::StreamOrder::kLegacy, also);
     const RunReport &r = launched.report;
     if (print)
       std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
@@ -498,9 +514,15 @@ int run_command(const RunOptions &o) {
     usage_error("--explore: at most 1000 schedules");
     return 2;
   }
-  const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty();
+  if (!o.save_ptx.empty()) {
+    usage_error("--save-ptx: bcusim exec writes the PTX it extracts from a "
+                "program; run's PTX is already a file");
+    return 2;
+  }
+  const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty() ||
+                       !o.sarif.empty();
 
-  Executions ses{o, plans, specs, spec_text, number_of, dumps, {}};
+  Executions ses{o, plans, specs, spec_text, number_of, dumps, {}, {}};
   Outcome first = ses.execute(*sched, checks, true);
   if (first.exit == 2 || first.load_failed)
     return first.exit;
@@ -554,6 +576,22 @@ int run_command(const RunOptions &o) {
         return 1;
       }
     }
+  }
+  if (checked && !o.sarif.empty() &&
+      !check::write_sarif(o.sarif, findings, err)) {
+    usage_error(fmt::format("--sarif: {}", err));
+    return 1;
+  }
+  if (ses.timeline) {
+    if (!ses.timeline->write(o.timeline, err)) {
+      usage_error(fmt::format("--timeline: {}", err));
+      return 1;
+    }
+    std::fputs(fmt::format("bcusim: timeline written to {} (open it in "
+                           "ui.perfetto.dev or chrome://tracing)\n",
+                           o.timeline)
+                   .c_str(),
+               stderr);
   }
   if (first.exit != 0)
     return first.exit;

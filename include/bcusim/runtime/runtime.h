@@ -24,9 +24,15 @@
 #include <vector>
 
 #include "bcusim/engine/engine.h"
+#include "bcusim/runtime/host_stack.h"
 #include "bcusim/runtime/options.h"
 #include "bcusim/runtime/session.h"
 #include "bcusim/runtime/streams.h"
+
+namespace bcusim::check {
+class Timeline;
+class Progress;
+} // namespace bcusim::check
 
 namespace bcusim::runtime {
 
@@ -312,6 +318,13 @@ private:
   std::map<const void *, std::unique_ptr<Stream>> stream_objs_;
   std::map<const void *, std::unique_ptr<Event>> event_objs_;
   std::map<const void *, std::unique_ptr<Graph>> graph_objs_;
+  std::unique_ptr<check::Timeline> timeline_; // --timeline
+  std::unique_ptr<check::Progress> progress_; // stderr is a terminal
+  // Host stacks of allocations (by base) and of the current launch, kept
+  // while findings are checked (docs/exec.md "Host stacks").
+  std::map<uint64_t, std::vector<uintptr_t>> alloc_stacks_;
+  std::vector<uintptr_t> launch_stack_;
+  std::unique_ptr<HostSymbolizer> symbolizer_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
   std::vector<std::vector<int>> images_; // image -> module indices

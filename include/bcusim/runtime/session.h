@@ -87,10 +87,13 @@ public:
   // Runs one launch as a work item of `stream`: the options' limits,
   // schedule, host threads and warn-only go into `cfg`, the checks observe
   // it. Its checker findings are in findings() from first_finding on.
+  // `also`: other observers that watch the launch beside the checks (a
+  // timeline, a progress line; null entries are skipped).
   Launched launch(engine::Device &dev, const engine::Module &module,
                   const std::string &kernel, engine::LaunchConfig cfg,
                   const std::vector<engine::KernelArg> &args,
-                  StreamOrder::Stream stream = StreamOrder::kLegacy);
+                  StreamOrder::Stream stream = StreamOrder::kLegacy,
+                  const std::vector<engine::Observer *> &also = {});
   // Adds the engine's diagnostics of the latest launch as findings.
   void add_run_findings(const engine::RunReport &r, const std::string &kernel,
                         const engine::Module &module);
