@@ -12,7 +12,8 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         table per measured binade (x in [0.5,1) is -1 + its own table: the
         hardware's results there lie 2^-26 to 2^-25 above -1 + those of
         [1,2)).
-  tanh: y itself, one table per measured binade ([0.5,1), [1,2)).
+  tanh: y itself, one table per measured binade ([0.5,1), [1,2)), of x
+        truncated to a multiple of 2^-20 as the unit reads it.
   sin:  the unit's sine of a quarter-turn angle A (23 bits, units of 2^-25
         turns, after the quadrant reduction of mufu.cpp) as A * g(A): g is
         fitted, so the relative precision near the zeros is kept. Every
@@ -92,13 +93,17 @@ def lg2_fit(name, offset):
     return fit(samples())
 
 
-def tanh_fit(name):
+def tanh_fit(name, low):
+    """The unit reads x in fixed point with 20 fraction bits (truncated): the
+    results change only where the mantissa's low `low` bits are zero."""
     t = table(name)
+    mask = ~((1 << low) - 1)
 
     def samples():
         for i in range(N):
             y = t[i]
-            yield i >> (23 - K), (i & (SEG - 1)) / SEG - 0.5, y, ulp(y, 0.0) ** -2
+            j = i & mask
+            yield j >> (23 - K), (j & (SEG - 1)) / SEG - 0.5, y, ulp(y, 0.0) ** -2
     return fit(samples())
 
 
@@ -146,8 +151,8 @@ def main():
              "lg2(m), m in [1, 2), in units of 2^-36: x >= 1")
         emit(out, "kLg2BelowOneTable", lg2_fit("lg2.approx.ftz.f32_b0.5-1", 1.0),
              "lg2(m), m in [1, 2), in units of 2^-36: x < 1")
-        emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1"), "tanh(x), x in [0.5, 1)")
-        emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2"), "tanh(x), x in [1, 2)")
+        emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1)")
+        emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2)")
         emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
     print("wrote", path)
 
