@@ -382,22 +382,22 @@ bool second_address(Compiler &c, const ptx::Operand &o, MemSpace sp,
 
 bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
-  Mods mods(in.modifiers);
-  if (!mods.take("async")) {
+  Mods mods(in);
+  if (!mods.take(ptx::Mod::async)) {
     c.unsupported("cp form");
     return true;
   }
   if (in.modifiers.size() >= 2 && in.modifiers[1] == "bulk") {
-    mods.take("bulk");
-    if (mods.take("commit_group")) {
+    mods.take(ptx::Mod::bulk);
+    if (mods.take(ptx::Mod::commit_group)) {
       if (!c.finish(mods) || !c.expect_operands(0))
         return true;
       Inst &i = c.emit(&exec_cp_commit);
       i.flags = 1;
       return true;
     }
-    if (mods.take("wait_group")) {
-      mods.take("read"); // reads done = copies done here
+    if (mods.take(ptx::Mod::wait_group)) {
+      mods.take(ptx::Mod::read); // reads done = copies done here
       if (!c.finish(mods) || !c.expect_operands(1))
         return true;
       uint32_t n = c.src(o[0], Ty{Ty::U32});
@@ -406,17 +406,17 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       i.a[0] = n;
       return true;
     }
-    if (mods.take("tensor") || mods.take("prefetch")) {
+    if (mods.take(ptx::Mod::tensor) || mods.take(ptx::Mod::prefetch)) {
       c.unsupported("cp.async.bulk form (tensor / prefetch)");
       return true;
     }
     std::string dsp =
         mods.take_any({"shared::cluster", "shared::cta", "global"});
     std::string ssp = mods.take_any({"global", "shared::cta"});
-    bool tx = mods.take("mbarrier::complete_tx::bytes");
-    bool group = !tx && mods.take("bulk_group");
-    if (mods.take("multicast::cluster") || mods.take("L2::cache_hint") ||
-        mods.take("cp_mask")) {
+    bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
+    bool group = !tx && mods.take(ptx::Mod::bulk_group);
+    if (mods.take(ptx::Mod::multicast_cluster) ||
+        mods.take(ptx::Mod::L2_cache_hint) || mods.take(ptx::Mod::cp_mask)) {
       c.unsupported("cp.async.bulk qualifier (multicast / cache hint / mask)");
       return true;
     }
@@ -459,13 +459,13 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
                 (ssp == "shared::cta" ? 4 : 0));
     return true;
   }
-  if (mods.take("commit_group")) {
+  if (mods.take(ptx::Mod::commit_group)) {
     if (!c.finish(mods) || !c.expect_operands(0))
       return true;
     c.emit(&exec_cp_commit);
     return true;
   }
-  if (mods.take("wait_group") || mods.take("wait_all")) {
+  if (mods.take(ptx::Mod::wait_group) || mods.take(ptx::Mod::wait_all)) {
     bool all = in.modifiers.size() >= 2 && in.modifiers[1] == "wait_all";
     if (!c.finish(mods) || !c.expect_operands(all ? 0 : 1))
       return true;
@@ -475,14 +475,14 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     i.a[0] = n;
     return true;
   }
-  if (mods.take("mbarrier")) {
-    if (!mods.take("arrive")) {
+  if (mods.take(ptx::Mod::mbarrier)) {
+    if (!mods.take(ptx::Mod::arrive)) {
       c.unsupported("cp.async.mbarrier form");
       return true;
     }
-    bool noinc = mods.take("noinc");
+    bool noinc = mods.take(ptx::Mod::noinc);
     std::string sp = mods.take_any({"shared", "shared::cta"});
-    if (!mods.take("b64")) {
+    if (!mods.take(ptx::Mod::b64)) {
       c.error(in.loc, fmt::format("'{}' needs the .b64 type", c.text_of(in)));
       return true;
     }
@@ -504,12 +504,12 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   mods.take_any({"shared", "shared::cta"});
-  if (!mods.take("global")) {
+  if (!mods.take(ptx::Mod::global)) {
     c.unsupported("cp.async form (source must be .global)");
     return true;
   }
   mods.take_any({"L2::64B", "L2::128B", "L2::256B"});
-  if (mods.take("L2::cache_hint")) {
+  if (mods.take(ptx::Mod::L2_cache_hint)) {
     c.unsupported(".L2::cache_hint");
     return true;
   }
@@ -590,9 +590,9 @@ MemOrder order_named(const std::string &s, MemOrder dflt) {
 }
 
 bool compile_fence(Compiler &c, const ptx::Instruction &in) {
-  Mods mods(in.modifiers);
-  bool membar = in.opcode == "membar";
-  bool proxy = mods.take("proxy");
+  Mods mods(in);
+  bool membar = in.op == ptx::Op::membar;
+  bool proxy = mods.take(ptx::Mod::proxy);
   bool tensormap = false;
   uint8_t flags = 0;
   // fence without .sem is .acq_rel; membar is fence.sc (seed 003: "On
@@ -632,7 +632,7 @@ bool compile_fence(Compiler &c, const ptx::Instruction &in) {
             : level == "gl" ? MemScope::Gpu
                             : MemScope::Sys;
   } else {
-    if (mods.take("mbarrier_init"))
+    if (mods.take(ptx::Mod::mbarrier_init))
       flags |= 2;
     order = order_named(mods.take_any({"sc", "acq_rel", "acquire", "release"}),
                         order);
@@ -656,9 +656,9 @@ bool compile_fence(Compiler &c, const ptx::Instruction &in) {
 } // namespace
 
 bool compile_async(Compiler &c, const ptx::Instruction &in) {
-  if (in.opcode == "cp")
+  if (in.op == ptx::Op::cp)
     return compile_cp(c, in);
-  if (in.opcode == "fence" || in.opcode == "membar")
+  if (in.op == ptx::Op::fence || in.op == ptx::Op::membar)
     return compile_fence(c, in);
   return false;
 }

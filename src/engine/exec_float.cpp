@@ -299,21 +299,12 @@ template <class T> void exec_testp(Exec &x, const Inst &in, uint32_t m) {
 } // namespace
 
 bool compile_float(Compiler &c, const ptx::Instruction &in) {
-  static const char *const ops[] = {"add", "sub", "mul",  "fma",      "mad",
-                                    "div", "rcp", "sqrt", "rsqrt",    "ex2",
-                                    "lg2", "sin", "cos",  "tanh",     "min",
-                                    "max", "abs", "neg",  "copysign", "testp"};
-  bool mine = false;
-  for (auto o : ops)
-    mine |= in.opcode == o;
-  if (!mine)
-    return false;
   for (const auto &m : in.modifiers)
     if (auto ht = parse_type(m); ht && is_half_type(*ht))
       return compile_half(c, in);
-  Mods mods(in.modifiers);
-  const std::string &op = in.opcode;
-  if (op == "testp") {
+  Mods mods(in);
+  const ptx::Op op = in.op;
+  if (op == ptx::Op::testp) {
     static const char *const kinds[] = {"finite",     "infinite", "number",
                                         "notanumber", "normal",   "subnormal"};
     uint32_t kind = kNone;
@@ -337,9 +328,10 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
-  bool approx = mods.take("approx");
-  bool full = mods.take("full");
-  int fs = (mods.take("ftz") ? kFtz : 0) | (mods.take("sat") ? kSat : 0);
+  bool approx = mods.take(ptx::Mod::approx);
+  bool full = mods.take(ptx::Mod::full);
+  int fs = (mods.take(ptx::Mod::ftz) ? kFtz : 0) |
+           (mods.take(ptx::Mod::sat) ? kSat : 0);
   auto t = mods.take_type();
   if (!t)
     return false; // not a float op after all (integer family reports)
@@ -354,46 +346,46 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   (void)full;
   ExecFn f = nullptr;
   size_t nsrc = 2;
-  if (op == "add")
+  if (op == ptx::Op::add)
     f = pick<f2x, FAdd>(*t, r, fs);
-  else if (op == "sub")
+  else if (op == ptx::Op::sub)
     f = pick<f2x, FSub>(*t, r, fs);
-  else if (op == "mul")
+  else if (op == ptx::Op::mul)
     f = pick<f2x, FMul>(*t, r, fs);
-  else if (op == "div")
+  else if (op == ptx::Op::div)
     f = pick<f2x, FDiv>(*t, r, fs);
-  else if (op == "fma" || op == "mad") {
+  else if (op == ptx::Op::fma || op == ptx::Op::mad) {
     f = pick<f3x, FFma>(*t, r, fs);
     if (r == 0 && fs == 0 && host_has_fma())
       f = t->code == Ty::F32 ? &fma_hw<float> : &fma_hw<double>;
     nsrc = 3;
-  } else if (op == "min")
+  } else if (op == ptx::Op::min)
     f = pick<f2x, FMin>(*t, 0, fs);
-  else if (op == "max")
+  else if (op == ptx::Op::max)
     f = pick<f2x, FMax>(*t, 0, fs);
-  else if (op == "copysign")
+  else if (op == ptx::Op::copysign)
     f = pick<f2x, FCopysign>(*t, 0, 0);
   else {
     nsrc = 1;
-    if (op == "rcp")
+    if (op == ptx::Op::rcp)
       f = pick<f1x, FRcp>(*t, r, fs);
-    else if (op == "sqrt")
+    else if (op == ptx::Op::sqrt)
       f = pick<f1x, FSqrt>(*t, r, fs);
-    else if (op == "rsqrt")
+    else if (op == ptx::Op::rsqrt)
       f = pick<f1x, FRsqrt>(*t, 0, fs);
-    else if (op == "ex2")
+    else if (op == ptx::Op::ex2)
       f = pick<f1x, FEx2>(*t, 0, fs);
-    else if (op == "lg2")
+    else if (op == ptx::Op::lg2)
       f = pick<f1x, FLg2>(*t, 0, fs);
-    else if (op == "sin")
+    else if (op == ptx::Op::sin)
       f = pick<f1x, FSin>(*t, 0, fs);
-    else if (op == "cos")
+    else if (op == ptx::Op::cos)
       f = pick<f1x, FCos>(*t, 0, fs);
-    else if (op == "tanh")
+    else if (op == ptx::Op::tanh)
       f = pick<f1x, FTanh>(*t, 0, fs);
-    else if (op == "abs")
+    else if (op == ptx::Op::abs)
       f = pick<f1x, FAbs>(*t, 0, fs);
-    else if (op == "neg")
+    else if (op == ptx::Op::neg)
       f = pick<f1x, FNeg>(*t, 0, fs);
   }
   (void)approx;

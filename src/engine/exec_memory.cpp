@@ -655,24 +655,24 @@ bool take_ignored(Mods &mods) {
 } // namespace
 
 bool compile_memory(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
-  if (op == "prefetch" || op == "prefetchu") {
+  if (op == ptx::Op::prefetch || op == ptx::Op::prefetchu) {
     return true; // a hint: nothing to do
   }
-  bool is_ld = op == "ld" || op == "ldu";
-  bool is_st = op == "st";
-  bool is_atom = op == "atom" || op == "red";
+  bool is_ld = op == ptx::Op::ld || op == ptx::Op::ldu;
+  bool is_st = op == ptx::Op::st;
+  bool is_atom = op == ptx::Op::atom || op == ptx::Op::red;
   if (!is_ld && !is_st && !is_atom)
     return false;
-  Mods mods(in.modifiers);
+  Mods mods(in);
   std::string sp = mods.take_any({"global", "shared", "shared::cta", "local",
                                   "param", "param::entry", "param::func",
                                   "const", "shared::cluster"});
   // .shared::cluster accesses use the Shared space: its addresses at and
   // above kSharedCtaWindow reach the CTAs of the cluster (cluster_addr.h).
-  if (mods.take("L2::cache_hint")) {
+  if (mods.take(ptx::Mod::L2_cache_hint)) {
     c.unsupported(".L2::cache_hint");
     return true;
   }
@@ -748,7 +748,7 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
       c.unsupported("atomic operation type");
       return true;
     }
-    bool red = op == "red";
+    bool red = op == ptx::Op::red;
     size_t want = (red ? 2 : 3) + (aop == int(ACas) ? 1 : 0);
     if (!c.expect_operands(want) || !c.finish(mods))
       return true;

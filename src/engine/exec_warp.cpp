@@ -274,22 +274,22 @@ bool same_collective(const Inst &a, const Inst &b) {
 }
 
 bool compile_warp(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
-  if (op == "activemask") {
-    Mods mods(in.modifiers);
-    mods.take("b32");
+  if (op == ptx::Op::activemask) {
+    Mods mods(in);
+    mods.take(ptx::Mod::b32);
     if (!c.expect_operands(1) || !c.finish(mods))
       return true;
     uint32_t d = c.dst(o[0]);
     c.emit(&exec_activemask).a[0] = d;
     return true;
   }
-  if (op == "elect") {
+  if (op == ptx::Op::elect) {
     // elect.sync d|p, membermask (seed 002 "elect.sync").
-    Mods mods(in.modifiers);
-    if (!mods.take("sync")) {
+    Mods mods(in);
+    if (!mods.take(ptx::Mod::sync)) {
       c.unsupported("form of elect (only elect.sync)");
       return true;
     }
@@ -310,17 +310,18 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.member = mem;
     return true;
   }
-  if (op != "shfl" && op != "vote" && op != "match" && op != "redux")
+  if (op != ptx::Op::shfl && op != ptx::Op::vote && op != ptx::Op::match &&
+      op != ptx::Op::redux)
     return false;
-  Mods mods(in.modifiers);
-  if (!mods.take("sync")) {
+  Mods mods(in);
+  if (!mods.take(ptx::Mod::sync)) {
     c.unsupported(
-        fmt::format("non-.sync {} (removed for sm_70 and later)", op));
+        fmt::format("non-.sync {} (removed for sm_70 and later)", in.opcode));
     return true;
   }
-  if (op == "shfl") {
+  if (op == ptx::Op::shfl) {
     std::string mode = mods.take_any({"up", "down", "bfly", "idx"});
-    mods.take("b32");
+    mods.take(ptx::Mod::b32);
     if (mode.empty()) {
       c.unsupported("shfl mode");
       return true;
@@ -347,7 +348,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.aux = mode == "up" ? 0 : mode == "down" ? 1 : mode == "bfly" ? 2 : 3;
     return true;
   }
-  if (op == "vote") {
+  if (op == ptx::Op::vote) {
     std::string mode = mods.take_any({"all", "any", "uni", "ballot"});
     auto t = mods.take_type();
     if (mode.empty() || !t || (mode == "ballot") != (t->code == Ty::B32)) {
@@ -366,7 +367,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.aux = mode == "all" ? 0 : mode == "any" ? 1 : mode == "uni" ? 2 : 3;
     return true;
   }
-  if (op == "match") {
+  if (op == ptx::Op::match) {
     std::string mode = mods.take_any({"any", "all"});
     auto t = mods.take_type();
     if (mode.empty() || !t || (t->bits() != 32 && t->bits() != 64)) {
