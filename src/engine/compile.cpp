@@ -151,6 +151,19 @@ std::string Mods::take_any(std::initializer_list<std::string_view> options) {
   return "";
 }
 
+ptx::Mod Mods::take_any(std::initializer_list<ptx::Mod> options) {
+  for (size_t i = 0; i < ids_.size(); ++i) {
+    if (used_[i])
+      continue;
+    for (auto o : options)
+      if (ids_[i] == o) {
+        used_[i] = true;
+        return o;
+      }
+  }
+  return ptx::Mod::unknown;
+}
+
 std::optional<Ty> Mods::take_type() {
   for (size_t i = 0; i < mods_.size(); ++i) {
     if (used_[i])

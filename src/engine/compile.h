@@ -69,6 +69,9 @@ public:
   bool take(std::string_view m);
   // Takes the first of `options` present; "" when none.
   std::string take_any(std::initializer_list<std::string_view> options);
+  // Takes the first of `options` present (in written order); Mod::unknown
+  // when none.
+  ptx::Mod take_any(std::initializer_list<ptx::Mod> options);
   // Takes the next type modifier (in written order).
   std::optional<Ty> take_type();
   std::vector<std::string> rest() const;

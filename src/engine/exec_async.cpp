@@ -412,7 +412,8 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     }
     std::string dsp =
         mods.take_any({"shared::cluster", "shared::cta", "global"});
-    std::string ssp = mods.take_any({"global", "shared::cta"});
+    const ptx::Mod ssp =
+        mods.take_any({ptx::Mod::global, ptx::Mod::shared_cta});
     bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
     bool group = !tx && mods.take(ptx::Mod::bulk_group);
     if (mods.take(ptx::Mod::multicast_cluster) ||
@@ -423,9 +424,9 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     if (!c.finish(mods))
       return true;
     bool ok = (tx && dsp != "global" && !dsp.empty() &&
-               (ssp == "global" ||
-                (ssp == "shared::cta" && dsp == "shared::cluster"))) ||
-              (group && dsp == "global" && ssp == "shared::cta");
+               (ssp == ptx::Mod::global ||
+                (ssp == ptx::Mod::shared_cta && dsp == "shared::cluster"))) ||
+              (group && dsp == "global" && ssp == ptx::Mod::shared_cta);
     if (!ok) {
       c.unsupported("cp.async.bulk combination of state spaces and "
                     "completion mechanism");
@@ -439,7 +440,8 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t sbase, soff;
     if (!second_address(c, o[1],
-                        ssp == "global" ? MemSpace::Global : MemSpace::Shared,
+                        ssp == ptx::Mod::global ? MemSpace::Global
+                                                : MemSpace::Shared,
                         sbase, soff))
       return true;
     uint32_t size = c.src(o[2], Ty{Ty::U32});
@@ -456,7 +458,7 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     i.a[5] = moff;
     i.flags =
         uint8_t((dsp == "shared::cluster" ? 1 : 0) | (dsp == "global" ? 2 : 0) |
-                (ssp == "shared::cta" ? 4 : 0));
+                (ssp == ptx::Mod::shared_cta ? 4 : 0));
     return true;
   }
   if (mods.take(ptx::Mod::commit_group)) {
@@ -481,7 +483,7 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       return true;
     }
     bool noinc = mods.take(ptx::Mod::noinc);
-    std::string sp = mods.take_any({"shared", "shared::cta"});
+    const ptx::Mod sp = mods.take_any({ptx::Mod::shared, ptx::Mod::shared_cta});
     if (!mods.take(ptx::Mod::b64)) {
       c.error(in.loc, fmt::format("'{}' needs the .b64 type", c.text_of(in)));
       return true;
@@ -489,17 +491,19 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     if (!c.finish(mods) || !c.expect_operands(1))
       return true;
     Addr a;
-    if (!c.address(o[0], sp.empty() ? MemSpace::Generic : MemSpace::Shared, a))
+    if (!c.address(
+            o[0],
+            sp == ptx::Mod::unknown ? MemSpace::Generic : MemSpace::Shared, a))
       return true;
     Inst &i = c.emit(&exec_cp_mbar_arrive);
     i.a[0] = a.base;
     i.imm = a.off;
-    i.n = sp.empty() ? kAddrGeneric : kAddrSharedCta;
+    i.n = sp == ptx::Mod::unknown ? kAddrGeneric : kAddrSharedCta;
     i.flags = noinc ? 1 : 0;
     return true;
   }
-  std::string cache = mods.take_any({"ca", "cg"});
-  if (cache.empty()) {
+  const ptx::Mod cache = mods.take_any({ptx::Mod::ca, ptx::Mod::cg});
+  if (cache == ptx::Mod::unknown) {
     c.unsupported("cp.async form");
     return true;
   }
@@ -522,8 +526,8 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   }
   if (o[2].kind != ptx::Operand::Kind::Imm ||
       !(o[2].ival == 4 || o[2].ival == 8 || o[2].ival == 16) ||
-      (cache == "cg" && o[2].ival != 16)) {
-    c.error(o[2].loc, cache == "cg"
+      (cache == ptx::Mod::cg && o[2].ival != 16)) {
+    c.error(o[2].loc, cache == ptx::Mod::cg
                           ? "cp.async.cg copies 16 bytes (cp-size must be 16)"
                           : "cp-size must be the constant 4, 8 or 16");
     return true;

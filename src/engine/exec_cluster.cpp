@@ -213,7 +213,8 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     // Ordering (seed 002): arrive is .release unless .relaxed; wait is
     // .acquire.
     MemOrder order = arrive ? MemOrder::Release : MemOrder::Acquire;
-    if (arrive && mods.take_any({"release", "relaxed"}) == "relaxed")
+    if (arrive && mods.take_any({ptx::Mod::release, ptx::Mod::relaxed}) ==
+                      ptx::Mod::relaxed)
       order = MemOrder::Relaxed;
     else if (wait)
       mods.take(ptx::Mod::acquire);

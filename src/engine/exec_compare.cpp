@@ -333,9 +333,7 @@ int parse_cmp(Mods &mods) {
 bool compile_compare(Compiler &c, const ptx::Instruction &in) {
   const ptx::Op op = in.op;
   const auto &o = in.operands;
-  bool is_pred_type = false;
-  for (auto &m : in.modifiers)
-    is_pred_type |= m == "pred";
+  const bool is_pred_type = in.has(ptx::Mod::pred);
   if ((op == ptx::Op::and_ || op == ptx::Op::or_ || op == ptx::Op::xor_ ||
        op == ptx::Op::not_ || op == ptx::Op::mov) &&
       is_pred_type) {
@@ -369,7 +367,8 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
   if (op == ptx::Op::setp || op == ptx::Op::set) {
     Mods mods(in);
     int cmp = parse_cmp(mods);
-    std::string boolop = mods.take_any({"and", "or", "xor"});
+    const ptx::Mod boolop =
+        mods.take_any({ptx::Mod::and_, ptx::Mod::or_, ptx::Mod::xor_});
     bool ftz = mods.take(ptx::Mod::ftz);
     std::optional<Ty> dt;
     if (op == ptx::Op::set)
@@ -399,11 +398,11 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
       c.unsupported("type");
       return true;
     }
-    size_t want = boolop.empty() ? 3 : 4;
+    size_t want = boolop == ptx::Mod::unknown ? 3 : 4;
     if (!c.expect_operands(want) || !c.finish(mods))
       return true;
     uint32_t a = c.src(o[1], *t), b = c.src(o[2], *t);
-    uint32_t cp = boolop.empty() ? kNone : c.psrc(o[3]);
+    uint32_t cp = boolop == ptx::Mod::unknown ? kNone : c.psrc(o[3]);
     uint32_t p = kNone, q = kNone, d = kNone;
     if (op == ptx::Op::setp) {
       if (o[0].kind == ptx::Operand::Kind::Pair) {
@@ -421,10 +420,10 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     i.a[2] = a;
     i.a[3] = b;
     i.a[4] = cp;
-    uint32_t bo = boolop == "and"   ? 1
-                  : boolop == "or"  ? 2
-                  : boolop == "xor" ? 3
-                                    : 0;
+    uint32_t bo = boolop == ptx::Mod::and_   ? 1
+                  : boolop == ptx::Mod::or_  ? 2
+                  : boolop == ptx::Mod::xor_ ? 3
+                                             : 0;
     i.aux = uint32_t(cmp) | (bo << 8);
     i.flags = (ftz ? 1 : 0) | (dt && dt->code == Ty::F32 ? 2 : 0);
     if (half) {

@@ -327,7 +327,8 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     i.aux = kind;
     return true;
   }
-  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
+  const ptx::Mod rnd =
+      mods.take_any({ptx::Mod::rn, ptx::Mod::rz, ptx::Mod::rm, ptx::Mod::rp});
   bool approx = mods.take(ptx::Mod::approx);
   bool full = mods.take(ptx::Mod::full);
   int fs = (mods.take(ptx::Mod::ftz) ? kFtz : 0) |
@@ -342,7 +343,10 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
         fmt::format("type .{}", t->code == Ty::F16 ? "f16" : "f16x2/bf16"));
     return true;
   }
-  int r = rnd == "rz" ? 1 : rnd == "rm" ? 2 : rnd == "rp" ? 3 : 0;
+  int r = rnd == ptx::Mod::rz   ? 1
+          : rnd == ptx::Mod::rm ? 2
+          : rnd == ptx::Mod::rp ? 3
+                                : 0;
   (void)full;
   ExecFn f = nullptr;
   size_t nsrc = 2;

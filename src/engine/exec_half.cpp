@@ -240,7 +240,8 @@ bool compile_half(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   Mods mods(in);
-  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
+  const ptx::Mod rnd =
+      mods.take_any({ptx::Mod::rn, ptx::Mod::rz, ptx::Mod::rm, ptx::Mod::rp});
   bool approx = mods.take(ptx::Mod::approx);
   uint8_t flags = 0;
   flags |= mods.take(ptx::Mod::ftz) ? kFtz : 0;
@@ -285,10 +286,10 @@ bool compile_half(Compiler &c, const ptx::Instruction &in) {
     i.a[k + 1] = s[k];
   i.aux = op;
   i.flags = flags;
-  i.n = uint8_t(rnd == "rz"   ? Round::RZ
-                : rnd == "rm" ? Round::RM
-                : rnd == "rp" ? Round::RP
-                              : Round::RN);
+  i.n = uint8_t(rnd == ptx::Mod::rz   ? Round::RZ
+                : rnd == ptx::Mod::rm ? Round::RM
+                : rnd == ptx::Mod::rp ? Round::RP
+                                      : Round::RN);
   return true;
 }
 

@@ -490,9 +490,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   if (is_float_op(in))
     return false;
   // Predicate logic (and/or/xor/not on .pred) belongs to compare.
-  for (auto &m : in.modifiers)
-    if (m == "pred")
-      return false;
+  if (in.has(ptx::Mod::pred))
+    return false;
   Mods mods(in);
   auto &ops_ = in.operands;
 
@@ -836,27 +835,27 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (op == ptx::Op::shf) {
-    std::string dir = mods.take_any({"l", "r"});
+    const ptx::Mod dir = mods.take_any({ptx::Mod::l, ptx::Mod::r});
     std::string mode = mods.take_any({"wrap", "clamp"});
-    if (dir.empty() || mode.empty() || t->bits() != 32) {
+    if (dir == ptx::Mod::unknown || mode.empty() || t->bits() != 32) {
       c.unsupported("form of shf (shf.{l,r}.{wrap,clamp}.b32)");
       return true;
     }
     simple(3, &exec_shf, *t);
     if (!c.failed)
       c.prog.code.back().flags =
-          (dir == "r" ? 1 : 0) | (mode == "clamp" ? 2 : 0);
+          (dir == ptx::Mod::r ? 1 : 0) | (mode == "clamp" ? 2 : 0);
     return true;
   }
   if (op == ptx::Op::bmsk) {
-    std::string mode = mods.take_any({"clamp", "wrap"});
-    if (mode.empty() || t->code != Ty::B32) {
+    const ptx::Mod mode = mods.take_any({ptx::Mod::clamp, ptx::Mod::wrap});
+    if (mode == ptx::Mod::unknown || t->code != Ty::B32) {
       c.unsupported("form of bmsk (bmsk.{clamp,wrap}.b32)");
       return true;
     }
     simple(2, &exec_bmsk, *t);
     if (!c.failed)
-      c.prog.code.back().flags = mode == "clamp" ? 1 : 0;
+      c.prog.code.back().flags = mode == ptx::Mod::clamp ? 1 : 0;
     return true;
   }
   if (op == ptx::Op::dp4a) {

@@ -576,11 +576,13 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
   // (docs/memory-model.md); the observer's race checker uses them.
   MemOrder order = MemOrder::Relaxed;
   if (is_arrive)
-    order = mods.take_any({"release", "relaxed"}) == "relaxed"
+    order = mods.take_any({ptx::Mod::release, ptx::Mod::relaxed}) ==
+                    ptx::Mod::relaxed
                 ? MemOrder::Relaxed
                 : MemOrder::Release;
   else if (is_wait)
-    order = mods.take_any({"acquire", "relaxed"}) == "relaxed"
+    order = mods.take_any({ptx::Mod::acquire, ptx::Mod::relaxed}) ==
+                    ptx::Mod::relaxed
                 ? MemOrder::Relaxed
                 : MemOrder::Acquire;
   else if (op == MbarOp::ExpectTx || op == MbarOp::CompleteTx)
@@ -588,7 +590,7 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
   MemScope scope = MemScope::Cta;
   if (is_arrive || is_wait || op == MbarOp::ExpectTx ||
       op == MbarOp::CompleteTx)
-    if (mods.take_any({"cta", "cluster"}) == "cluster")
+    if (mods.take_any({ptx::Mod::cta, ptx::Mod::cluster}) == ptx::Mod::cluster)
       scope = MemScope::Cluster;
   std::string sp = mods.take_any({"shared", "shared::cta", "shared::cluster"});
   bool remote_ok =

@@ -774,12 +774,13 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   uint32_t n = 1;
-  std::string vec = mods.take_any({"v2", "v4", "v8"});
-  if (vec == "v2")
+  const ptx::Mod vec =
+      mods.take_any({ptx::Mod::v2, ptx::Mod::v4, ptx::Mod::v8});
+  if (vec == ptx::Mod::v2)
     n = 2;
-  else if (vec == "v4")
+  else if (vec == ptx::Mod::v4)
     n = 4;
-  else if (vec == "v8")
+  else if (vec == ptx::Mod::v8)
     n = 8;
   take_ignored(mods);
   auto t = mods.take_type();

@@ -596,10 +596,11 @@ Ty reg_ty(El e) {
 }
 
 MemSpace space_of(Mods &mods) {
-  std::string sp = mods.take_any({"global", "shared", "shared::cta"});
-  return sp.empty()       ? MemSpace::Generic
-         : sp == "global" ? MemSpace::Global
-                          : MemSpace::Shared;
+  const ptx::Mod sp =
+      mods.take_any({ptx::Mod::global, ptx::Mod::shared, ptx::Mod::shared_cta});
+  return sp == ptx::Mod::unknown  ? MemSpace::Generic
+         : sp == ptx::Mod::global ? MemSpace::Global
+                                  : MemSpace::Shared;
 }
 
 // wmma.mma's layout qualifier for matrix `which` ("a"/"b") against the
@@ -779,10 +780,10 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
       c.error(in.loc, "'wmma.load' needs '.a', '.b' or '.c'");
       return true;
     }
-    std::string lay = mods.take_any({"row", "col"});
+    const ptx::Mod lay = mods.take_any({ptx::Mod::row, ptx::Mod::col});
     MemSpace sp = space_of(mods);
     take_types();
-    if (lay.empty() || types.size() != 1) {
+    if (lay == ptx::Mod::unknown || types.size() != 1) {
       c.error(in.loc, fmt::format("'{}' needs '.row' or '.col' and one type",
                                   c.text_of(in)));
       return true;
@@ -813,7 +814,7 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     w[0] = store ? kWmmaStore : kWmmaLoad;
     w[4] = w[5] = w[6] = w[7] = uint32_t(e);
     w[8] = uint32_t(which) << 1;
-    w[9] = lay == "col" ? 1 : 0;
+    w[9] = lay == ptx::Mod::col ? 1 : 0;
     w[13] = nregs; // the fragment's registers take d's place
     auto &L = c.prog.operand_lists;
     uint32_t at = uint32_t(L.size());
@@ -835,7 +836,8 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   }
   std::string la = mods.take_any({"row", "col"});
   std::string lb = mods.take_any({"row", "col"});
-  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
+  const ptx::Mod rnd =
+      mods.take_any({ptx::Mod::rn, ptx::Mod::rz, ptx::Mod::rm, ptx::Mod::rp});
   bool satf = mods.take(ptx::Mod::satfinite);
   std::string bitop = mods.take_any({"and", "xor"});
   if (!bitop.empty() && !mods.take(ptx::Mod::popc)) {
@@ -903,10 +905,10 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   w[8] = (satf ? kSatfinite : 0) | (bitop == "and"   ? kBitAnd
                                     : bitop == "xor" ? kBitXor
                                                      : 0);
-  w[9] = uint32_t(rnd == "rz"   ? Round::RZ
-                  : rnd == "rm" ? Round::RM
-                  : rnd == "rp" ? Round::RP
-                                : Round::RN)
+  w[9] = uint32_t(rnd == ptx::Mod::rz   ? Round::RZ
+                  : rnd == ptx::Mod::rm ? Round::RM
+                  : rnd == ptx::Mod::rp ? Round::RP
+                                        : Round::RN)
          << 8;
   w[10] = na;
   w[11] = nb;

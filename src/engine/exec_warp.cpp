@@ -368,9 +368,10 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (op == ptx::Op::match) {
-    std::string mode = mods.take_any({"any", "all"});
+    const ptx::Mod mode = mods.take_any({ptx::Mod::any, ptx::Mod::all});
     auto t = mods.take_type();
-    if (mode.empty() || !t || (t->bits() != 32 && t->bits() != 64)) {
+    if (mode == ptx::Mod::unknown || !t ||
+        (t->bits() != 32 && t->bits() != 64)) {
       c.unsupported("form of match.sync");
       return true;
     }
@@ -390,7 +391,7 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.a[1] = p;
     i.a[2] = a;
     i.member = mem;
-    i.aux = mode == "any" ? 0 : 1;
+    i.aux = mode == ptx::Mod::any ? 0 : 1;
     i.flags = t->bits() == 64 ? 1 : 0;
     return true;
   }
