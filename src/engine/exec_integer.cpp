@@ -563,20 +563,21 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (op == ptx::Op::mul || op == ptx::Op::mad || op == ptx::Op::madc) {
-    std::string mode = mods.take_any({"lo", "hi", "wide"});
+    const ptx::Mod mode =
+        mods.take_any({ptx::Mod::lo, ptx::Mod::hi, ptx::Mod::wide});
     bool cc = mods.take(ptx::Mod::cc);
     bool carry_in = op == ptx::Op::madc;
     auto t = need_type();
     if (!t)
       return true;
-    if (mode.empty()) {
+    if (mode == ptx::Mod::unknown) {
       c.error(in.loc,
               fmt::format("'{}' needs .lo, .hi or .wide", c.text_of(in)));
       return true;
     }
     bool mad = op != ptx::Op::mul;
     if (cc || carry_in) {
-      if (mode == "wide") {
+      if (mode == ptx::Mod::wide) {
         c.unsupported("carry with .wide");
         return true;
       }
@@ -590,12 +591,12 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       if (!c.failed && f) {
         auto &i = c.prog.code.back();
         i.target = cc_index();
-        i.aux = mode == "hi" ? 3 : 2;
+        i.aux = mode == ptx::Mod::hi ? 3 : 2;
         i.flags = (cc ? 1 : 0) | (carry_in ? 2 : 0);
       }
       return true;
     }
-    if (mode == "wide") {
+    if (mode == ptx::Mod::wide) {
       ExecFn f = nullptr;
       switch (t->code) {
       case Ty::S16:
@@ -636,15 +637,19 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       return true;
     }
     if (mad)
-      simple(3, mode == "lo" ? by_int<L3, MadLo>(*t) : by_int<L3, MadHi>(*t),
+      simple(3,
+             mode == ptx::Mod::lo ? by_int<L3, MadLo>(*t)
+                                  : by_int<L3, MadHi>(*t),
              *t);
     else
-      simple(2, mode == "lo" ? by_int<L2, MulLo>(*t) : by_int<L2, MulHi>(*t),
+      simple(2,
+             mode == ptx::Mod::lo ? by_int<L2, MulLo>(*t)
+                                  : by_int<L2, MulHi>(*t),
              *t);
     return true;
   }
   if (op == ptx::Op::mul24 || op == ptx::Op::mad24) {
-    std::string mode = mods.take_any({"lo", "hi"});
+    const ptx::Mod mode = mods.take_any({ptx::Mod::lo, ptx::Mod::hi});
     auto t = need_type();
     if (!t)
       return true;
@@ -655,11 +660,11 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     bool s = t->is_signed();
     if (op == ptx::Op::mul24)
       simple(2,
-             mode == "hi"
+             mode == ptx::Mod::hi
                  ? (s ? &op2<int32_t, Mul24Hi> : &op2<uint32_t, Mul24Hi>)
                  : (s ? &op2<int32_t, Mul24Lo> : &op2<uint32_t, Mul24Lo>),
              *t);
-    else if (mode == "hi")
+    else if (mode == ptx::Mod::hi)
       c.unsupported("mad24.hi");
     else
       simple(3, s ? &op3<int32_t, Mad24Lo> : &op3<uint32_t, Mad24Lo>, *t);
@@ -836,15 +841,16 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == ptx::Op::shf) {
     const ptx::Mod dir = mods.take_any({ptx::Mod::l, ptx::Mod::r});
-    std::string mode = mods.take_any({"wrap", "clamp"});
-    if (dir == ptx::Mod::unknown || mode.empty() || t->bits() != 32) {
+    const ptx::Mod mode = mods.take_any({ptx::Mod::wrap, ptx::Mod::clamp});
+    if (dir == ptx::Mod::unknown || mode == ptx::Mod::unknown ||
+        t->bits() != 32) {
       c.unsupported("form of shf (shf.{l,r}.{wrap,clamp}.b32)");
       return true;
     }
     simple(3, &exec_shf, *t);
     if (!c.failed)
       c.prog.code.back().flags =
-          (dir == ptx::Mod::r ? 1 : 0) | (mode == "clamp" ? 2 : 0);
+          (dir == ptx::Mod::r ? 1 : 0) | (mode == ptx::Mod::clamp ? 2 : 0);
     return true;
   }
   if (op == ptx::Op::bmsk) {

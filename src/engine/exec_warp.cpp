@@ -320,9 +320,10 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (op == ptx::Op::shfl) {
-    std::string mode = mods.take_any({"up", "down", "bfly", "idx"});
+    const ptx::Mod mode = mods.take_any(
+        {ptx::Mod::up, ptx::Mod::down, ptx::Mod::bfly, ptx::Mod::idx});
     mods.take(ptx::Mod::b32);
-    if (mode.empty()) {
+    if (mode == ptx::Mod::unknown) {
       c.unsupported("shfl mode");
       return true;
     }
@@ -345,13 +346,18 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.a[3] = b;
     i.a[4] = cc;
     i.member = mem;
-    i.aux = mode == "up" ? 0 : mode == "down" ? 1 : mode == "bfly" ? 2 : 3;
+    i.aux = mode == ptx::Mod::up     ? 0
+            : mode == ptx::Mod::down ? 1
+            : mode == ptx::Mod::bfly ? 2
+                                     : 3;
     return true;
   }
   if (op == ptx::Op::vote) {
-    std::string mode = mods.take_any({"all", "any", "uni", "ballot"});
+    const ptx::Mod mode = mods.take_any(
+        {ptx::Mod::all, ptx::Mod::any, ptx::Mod::uni, ptx::Mod::ballot});
     auto t = mods.take_type();
-    if (mode.empty() || !t || (mode == "ballot") != (t->code == Ty::B32)) {
+    if (mode == ptx::Mod::unknown || !t ||
+        (mode == ptx::Mod::ballot) != (t->code == Ty::B32)) {
       c.unsupported("form of vote.sync");
       return true;
     }
@@ -359,12 +365,15 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t a = c.psrc(o[1]);
     uint32_t mem = c.src(o[2], Ty{Ty::B32});
-    uint32_t d = mode == "ballot" ? c.dst(o[0]) : c.pdst(o[0]);
+    uint32_t d = mode == ptx::Mod::ballot ? c.dst(o[0]) : c.pdst(o[0]);
     Inst &i = c.emit(exec_vote, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = a;
     i.member = mem;
-    i.aux = mode == "all" ? 0 : mode == "any" ? 1 : mode == "uni" ? 2 : 3;
+    i.aux = mode == ptx::Mod::all   ? 0
+            : mode == ptx::Mod::any ? 1
+            : mode == ptx::Mod::uni ? 2
+                                    : 3;
     return true;
   }
   if (op == ptx::Op::match) {
@@ -396,9 +405,11 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   // redux
-  std::string rop = mods.take_any({"add", "min", "max", "and", "or", "xor"});
+  const ptx::Mod rop =
+      mods.take_any({ptx::Mod::add, ptx::Mod::min, ptx::Mod::max,
+                     ptx::Mod::and_, ptx::Mod::or_, ptx::Mod::xor_});
   auto t = mods.take_type();
-  if (rop.empty() || !t || t->bits() != 32 || t->is_float()) {
+  if (rop == ptx::Mod::unknown || !t || t->bits() != 32 || t->is_float()) {
     c.unsupported("form of redux.sync");
     return true;
   }
@@ -411,7 +422,9 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
   i.a[0] = d;
   i.a[1] = a;
   i.member = mem;
-  static const char *const names[] = {"add", "min", "max", "and", "or", "xor"};
+  static constexpr ptx::Mod names[] = {ptx::Mod::add, ptx::Mod::min,
+                                       ptx::Mod::max, ptx::Mod::and_,
+                                       ptx::Mod::or_, ptx::Mod::xor_};
   for (uint32_t k = 0; k < 6; ++k)
     if (rop == names[k])
       i.aux = k;
