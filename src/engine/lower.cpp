@@ -66,8 +66,9 @@ std::optional<LoweredBarrier> lower_barrier(const ptx::Instruction &in,
   };
 
   // Modifiers (seeds 000/004 syntax tables): {.cta} then .sync | .arrive |
-  // .red.{popc,and,or}, {.aligned} (barrier only; bar.* is always aligned),
-  // and the type .u32 (popc) / .pred (and, or).
+  // .red.{popc,and,or}, {.aligned} (barrier only; bar.* is always aligned;
+  // ptxas also takes it before the operation, barrier.aligned.sync), and the
+  // type .u32 (popc) / .pred (and, or).
   using M = ptx::Mod;
   bool is_bar = in.op == ptx::Op::bar;
   bool sync = false, arrive = false, red = false, aligned = false;
@@ -86,7 +87,7 @@ std::optional<LoweredBarrier> lower_barrier(const ptx::Instruction &in,
     else if (red && redop == M::unknown &&
              (m == M::popc || m == M::and_ || m == M::or_))
       redop = m;
-    else if (m == M::aligned && !aligned && (sync || arrive || red))
+    else if (m == M::aligned && !aligned) // in any position, as ptxas takes it
       aligned = true;
     else if (red && type == M::unknown && (m == M::u32 || m == M::pred))
       type = m;

@@ -645,16 +645,45 @@ bool is_float_type(std::string_view t) {
 void Validator::arithmetic(const Instruction &in) {
   const Op op = in.op;
   static constexpr Op ops[] = {
-      Op::add, Op::sub,   Op::mul, Op::mad, Op::div,  Op::fma, Op::sqrt,
-      Op::rcp, Op::rsqrt, Op::ex2, Op::lg2, Op::sin,  Op::cos, Op::tanh,
-      Op::min, Op::max,   Op::abs, Op::neg, Op::setp, Op::set, Op::testp};
+      Op::add,   Op::sub,   Op::mul,  Op::mad, Op::div,  Op::fma, Op::sqrt,
+      Op::rcp,   Op::rsqrt, Op::ex2,  Op::lg2, Op::sin,  Op::cos, Op::tanh,
+      Op::min,   Op::max,   Op::abs,  Op::neg, Op::setp, Op::set, Op::testp,
+      Op::mad24, Op::szext, Op::bmsk, Op::dp2a};
   if (std::find(std::begin(ops), std::end(ops), op) == std::end(ops))
     return;
+  const std::string name = full_name(in);
+  // The mode szext/bmsk (.wrap/.clamp) and dp2a (.lo/.hi) need.
+  if ((op == Op::szext || op == Op::bmsk) && !in.has(Mod::wrap) &&
+      !in.has(Mod::clamp)) {
+    error(in.loc, fmt::format("'{}' needs .wrap or .clamp", name));
+    return;
+  }
+  if (op == Op::dp2a && !in.has(Mod::lo) && !in.has(Mod::hi)) {
+    error(in.loc, fmt::format("'{}' needs .lo or .hi", name));
+    return;
+  }
   const auto types = types_of(in);
   if (types.size() != 1)
     return;
   const std::string &t = types[0];
-  const std::string name = full_name(in);
+  // .relu on integer min/max: .s32 and .s16x2 only; .NaN and .xorsign.abs:
+  // the f32 and half types, and .xorsign only with .abs.
+  if ((op == Op::min || op == Op::max) && in.has(Mod::relu) && t != "s32" &&
+      t != "s16x2" && !is_float_type(t)) {
+    error(in.loc, fmt::format("'.relu' does not apply to '{}'", name));
+    return;
+  }
+  for (const char *m : {"NaN", "xorsign"})
+    if ((op == Op::min || op == Op::max) && has(in, m) &&
+        (t == "f64" || !is_float_type(t))) {
+      error(in.loc, fmt::format("'.{}' does not apply to '{}'", m, name));
+      return;
+    }
+  if ((op == Op::min || op == Op::max) && in.has(Mod::xorsign) &&
+      !in.has(Mod::abs)) {
+    error(in.loc, fmt::format("'{}': '.xorsign' needs '.abs'", name));
+    return;
+  }
   // .sat and .ftz against the type (ptxas: "Modifier '.sat' does not apply
   // to '.u32' type", "Illegal modifier '.ftz' for instruction 'add'").
   if (in.has(Mod::sat)) {
@@ -667,6 +696,8 @@ void Validator::arithmetic(const Instruction &in) {
            !in.has(Mod::wide);
     else if (op == Op::mad)
       ok = (t == "s32" && in.has(Mod::hi)) || t == "f32";
+    else if (op == Op::mad24)
+      ok = t == "s32" && in.has(Mod::hi);
     if (!ok) {
       error(in.loc, fmt::format("'.sat' does not apply to '{}'", name));
       return;
