@@ -155,10 +155,16 @@ Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
 
 void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
                     uint64_t addr, const RaceSide &earlier,
-                    const RaceSide &later) {
+                    const RaceSide &later, WriteValues values) {
   const bool intra = !earlier.async_id && !later.async_id &&
                      warp_key(earlier.tid) == warp_key(later.tid);
-  FindingKind kind = intra ? FindingKind::IntraWarpRace : FindingKind::DataRace;
+  const bool benign = values == WriteValues::Same;
+  FindingKind kind = benign  ? FindingKind::BenignRace
+                     : intra ? FindingKind::IntraWarpRace
+                             : FindingKind::DataRace;
+  if (L.checks.suppressed(kind))
+    return;
+  const Severity sev = benign ? Severity::Warning : Severity::Error;
   auto key = std::make_tuple(int(kind), std::min(earlier.pc, later.pc),
                              std::max(earlier.pc, later.pc),
                              std::string(engine::name_of(space)));
@@ -171,7 +177,7 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   Pending p;
   Finding &f = p.f;
   f.kind = kind;
-  f.severity = Severity::Error;
+  f.severity = sev;
   f.kernel = L.kernel;
   f.launch = L.launch_index;
   f.space = std::string(engine::name_of(space));
@@ -203,15 +209,22 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
       t = "the asynchronous copy issued by " + t;
     return t;
   };
-  f.diag.severity = Severity::Error;
+  f.diag.severity = sev;
   f.diag.loc = s1.ptx;
   f.diag.message = fmt::format(
-      "{}: {} on {}: {} by {} at '{}'{}, then {} by {} at '{}'{}",
-      intra ? "data race between lanes of one warp (intra-warp hazard)"
-            : "data race",
+      "{}: {} on {}: {} by {} at '{}'{}, then {} by {} at '{}'{}{}",
+      benign  ? "benign race"
+      : intra ? "data race between lanes of one warp (intra-warp hazard)"
+              : "data race",
       type, place, s0.access, who(s0), s0.text,
       s0.cuda_line ? " (" + cuda_text(s0) + ")" : "", s1.access, who(s1),
-      s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "");
+      s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "",
+      benign ? "; both store the same value, so the result does not depend "
+               "on their order"
+      : values == WriteValues::Different
+          ? "; they store different values: the result depends on which "
+            "thread writes last"
+          : "");
   p.notes.push_back(
       note(s0.ptx, fmt::format("the first access{}: {} by {}",
                                s0.cuda_line ? " (" + cuda_text(s0) + ")" : "",
@@ -220,8 +233,52 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   pending_.push_back(std::move(p));
 }
 
+void Findings::lanes_race(LaunchSt &L, StateSpace space, uint64_t owner,
+                          uint64_t addr, const RaceSide &first,
+                          const RaceSide &second) {
+  const FindingKind kind = FindingKind::IntraWarpRace;
+  if (L.checks.suppressed(kind))
+    return;
+  auto key = std::make_tuple(int(kind), first.pc, first.pc,
+                             std::string(engine::name_of(space)) + "/lanes");
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    ++pending_[it->second].f.instances;
+    return;
+  }
+  (void)owner;
+  index_[key] = pending_.size();
+  Pending p;
+  Finding &f = p.f;
+  f.kind = kind;
+  f.severity = Severity::Error;
+  f.kernel = L.kernel;
+  f.launch = L.launch_index;
+  f.space = std::string(engine::name_of(space));
+  f.address = addr;
+  f.where = L.view ? L.view->describe(space, addr) : "";
+  f.sites.push_back(site_of(L, first.pc, first.tid, access_text(first)));
+  f.sites.push_back(site_of(L, second.pc, second.tid, access_text(second)));
+  f.missing = "nothing orders the lanes of one instruction: store from one "
+              "lane, or give each lane its own address";
+  const Site &s0 = f.sites[0], &s1 = f.sites[1];
+  f.diag.severity = Severity::Error;
+  f.diag.loc = s1.ptx;
+  f.diag.message = fmt::format(
+      "data race between lanes of one instruction: '{}'{} stores different "
+      "values to .{} {}(address {:#x}) from lanes {} and {} of warp {}: the "
+      "result depends on which lane writes last",
+      s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "", f.space,
+      f.where.empty() ? "" : f.where + " ", addr, s0.thread.lane,
+      s1.thread.lane, s1.thread.warp);
+  p.notes.push_back(note({}, "missing ordering: " + f.missing));
+  pending_.push_back(std::move(p));
+}
+
 void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
                       uint64_t addr, uint32_t size, Tid reader, uint32_t pc) {
+  if (L.checks.suppressed(FindingKind::UninitializedRead))
+    return;
   auto key = std::make_tuple(int(FindingKind::UninitializedRead), pc, pc,
                              std::string(engine::name_of(space)));
   auto it = index_.find(key);
@@ -258,6 +315,8 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
 void Findings::at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc,
                   Tid who, std::string message, std::vector<Diagnostic> notes,
                   std::string key) {
+  if (L.checks.suppressed(kind))
+    return;
   auto k = std::make_tuple(int(kind), pc, pc, key);
   auto it = index_.find(k);
   if (it != index_.end()) {
