@@ -170,6 +170,39 @@ uint64_t nan_into(uint64_t v, Ty::Code s, Ty::Code d) {
          (uint64_t(f32 & 0x7fffffu) << 29);
 }
 
+// NaN results of float -> float cvt, as measured on H100 (docs/engine.md
+// "Conversions"): from f64 the payload's high bits are kept (quieted) in
+// every destination; from f32 into f16/bf16 and from f16 into f32, and
+// f32 -> f32 (.rni etc., .ftz), the result is the canonical NaN; bf16 ->
+// f32 is the bf16 bit pattern shifted, unquieted; f16/bf16 -> f64 keeps the
+// payload (quieted); f32 -> f64 too, except under .ftz, which makes the
+// canonical f32 NaN first.
+uint64_t nan_result(uint64_t v, Ty::Code s, Ty::Code d, bool ftz) {
+  if (s == Ty::F64) {
+    const uint64_t frac = v & ((uint64_t(1) << 52) - 1);
+    const uint64_t sign = v >> 63;
+    switch (d) {
+    case Ty::F16:
+      return sign << 15 | 0x7e00 | (frac >> 42);
+    case Ty::BF16:
+      return sign << 15 | 0x7fc0 | (frac >> 45);
+    default:
+      return nan_into(v, s, d);
+    }
+  }
+  if (d == Ty::F16 || d == Ty::BF16)
+    return kCanonicalNaN16;
+  if (d == Ty::F32) {
+    if (s == Ty::BF16)
+      return (v & 0xffff) << 16;
+    return 0x7fffffffu;
+  }
+  // into f64
+  if (s == Ty::F32 && ftz)
+    return nan_into(0x7fffffffu, s, d);
+  return nan_into(v, s, d);
+}
+
 uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
   Ty st{s}, dt{d};
   const bool sat = flags & kCvtSat, ftz = flags & kCvtFtz;
@@ -220,7 +253,10 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
     return sat ? saturate(f, r) : r;
   }
   double fv = read_float(v, s);
-  if (ftz && s == Ty::F32 && std::fpclassify(fv) != FP_ZERO &&
+  // .ftz does not flush the f32 source of cvt.f16.f32 (measured on H100:
+  // cvt.rm.ftz.f16.f32 of 0x807fffff gives 0x8001, tests/kernels
+  // cvt_corners).
+  if (ftz && s == Ty::F32 && d != Ty::F16 && std::fpclassify(fv) != FP_ZERO &&
       std::fabs(fv) < double(std::numeric_limits<float>::min()))
     fv = std::copysign(0.0, fv);
   if (!dt.is_float()) {
@@ -248,8 +284,8 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
   }
   const FloatFormat &f = format_of(d);
   uint64_t r;
-  if (std::isnan(fv) && (d == Ty::F32 || d == Ty::F64)) {
-    r = nan_into(v, s, d);
+  if (std::isnan(fv)) {
+    r = nan_result(v, s, d, ftz);
   } else {
     if ((rnd & 4) && rnd != kRna) // .rni etc.: same type, integral value
       fv = round_integral(fv, rnd);
@@ -264,12 +300,28 @@ uint64_t convert(uint64_t v, Ty::Code s, Ty::Code d, int rnd, int flags) {
   return r;
 }
 
+// A signed integer result fills its register sign-extended (measured on
+// H100: cvt.s8.s32 of 0xffffffff gives 0xffffffff in a 32-bit register),
+// as ld.s8/ld.s16 do; unsigned results are zero-extended.
+uint64_t extend_result(uint64_t r, Ty::Code d) {
+  switch (d) {
+  case Ty::S8:
+    return uint64_t(int64_t(int8_t(r)));
+  case Ty::S16:
+    return uint64_t(int64_t(int16_t(r)));
+  default:
+    return r;
+  }
+}
+
 void exec_cvt(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]);
   auto s = Ty::Code(in.aux), dt = Ty::Code(in.flags);
   int flags = int(in.imm);
-  for_lanes(m, [&](uint32_t l) { d[l] = convert(a[l], s, dt, in.n, flags); });
+  for_lanes(m, [&](uint32_t l) {
+    d[l] = extend_result(convert(a[l], s, dt, in.n, flags), dt);
+  });
 }
 
 // Conversions into the narrow and packed formats: aux = the destination
@@ -339,6 +391,17 @@ void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
   if (in.a[2] == kNone) {
     for_lanes(m, [&](uint32_t l) {
       d[l] = to_narrow(in.aux, as<float>(hi[l]), in.n, flags);
+      // tf32 from an infinity or NaN (measured on H100): .rna cuts the
+      // 13 low bits off (NaN payload and sign kept; 0x7f800001 becomes
+      // infinity), and .satfinite then takes one tf32 unit off (infinity
+      // becomes the largest finite value); .rn/.rz give 0x7fffe000 for NaN.
+      uint32_t b = uint32_t(hi[l]);
+      if (in.aux == kNarrowTF32 && (b & 0x7f800000u) == 0x7f800000u) {
+        if (in.n == kRna)
+          d[l] = (b & ~0x1fffu) - ((flags & kCvtSatfinite) ? 0x2000u : 0u);
+        else if (b & 0x7fffffu)
+          d[l] = 0x7fffe000u;
+      }
     });
     return;
   }

@@ -3,7 +3,9 @@
 // .rn/.rz/.rm/.rp, .ftz and .sat. `.approx` operations are computed with the
 // host's correctly rounded (or libm) functions: at least as accurate as the
 // hardware's approximations (docs/engine.md "Decisions").
+#include <bit>
 #include <cfenv>
+#include <cfloat>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -26,7 +28,16 @@ template <class T, int FS> inline T pre(T v) {
   else
     return v;
 }
+// An f32 NaN result is the canonical 0x7fffffff whatever the operands
+// (measured on H100: add.rn.f32 of 0x7fc00001 and 1 gives 0x7fffffff, and so
+// do abs.f32 and neg.f32 of any NaN).
+inline float canonical(float v) {
+  return std::isnan(v) ? std::bit_cast<float>(0x7fffffffu) : v;
+}
+inline double canonical(double v) { return v; }
+
 template <class T, int FS> inline T post(T v) {
+  v = canonical(v);
   if constexpr ((FS & kFtz) != 0)
     v = flush(v);
   if constexpr ((FS & kSat) != 0) {
@@ -98,15 +109,55 @@ void f3(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
+// A NaN with its quiet bit set (sign and payload kept).
+inline double quiet(double v) {
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) |
+                               (uint64_t(1) << 51));
+}
+inline float quiet(float v) { return v; } // f32 NaN results are canonical
+// f64 add, sub, mul, min and max with a NaN operand give b's NaN when b is
+// one, else a's, quieted (measured on H100: add.rn.f64 of 0x7ff8000000000000
+// and 0xfff80000deadbeef gives 0xfff80000deadbeef); the host picks a's.
+template <class T> inline bool nan_operand(T a, T b, T &r) {
+  if (std::isnan(b))
+    r = quiet(b);
+  else if (std::isnan(a))
+    r = quiet(a);
+  else
+    return false;
+  return true;
+}
 struct FAdd {
-  template <class T> T operator()(T a, T b) const { return a + b; }
+  template <class T> T operator()(T a, T b) const {
+    T r;
+    return nan_operand(a, b, r) ? r : a + b;
+  }
 };
 struct FSub {
-  template <class T> T operator()(T a, T b) const { return a - b; }
+  template <class T> T operator()(T a, T b) const {
+    T r;
+    return nan_operand(a, b, r) ? r : a - b;
+  }
 };
-struct FMul {
-  template <class T> T operator()(T a, T b) const { return a * b; }
+// With .ftz a product whose exact value is below the smallest normal is
+// flushed even when it rounds up to it (tininess before rounding; measured
+// on H100: mul.rn.ftz.f32 of 0x00800000 and 0x3f7fffff gives +0). `exact`
+// is the result before rounding to f32.
+template <bool Ftz, class T> inline T flush_tiny(double exact, T r) {
+  if constexpr (Ftz && std::is_same_v<T, float>)
+    if (exact != 0 && std::fabs(exact) < double(FLT_MIN))
+      return std::copysign(0.0f, float(exact));
+  return r;
+}
+template <bool Ftz> struct FMulT {
+  template <class T> T operator()(T a, T b) const {
+    T r;
+    if (nan_operand(a, b, r))
+      return r;
+    return flush_tiny<Ftz>(double(a) * double(b), a * b);
+  }
 };
+using FMul = FMulT<false>;
 struct FDiv {
   template <class T> T operator()(T a, T b) const { return a / b; }
 };
@@ -116,7 +167,8 @@ template <class T>
 __attribute__((target("fma"))) inline uint64_t fma_one(uint64_t va, uint64_t vb,
                                                        uint64_t vc) {
   if constexpr (std::is_same_v<T, float>)
-    return bits(__builtin_fmaf(as<float>(va), as<float>(vb), as<float>(vc)));
+    return bits(
+        canonical(__builtin_fmaf(as<float>(va), as<float>(vb), as<float>(vc))));
   else
     return bits(__builtin_fma(as<double>(va), as<double>(vb), as<double>(vc)));
 }
@@ -140,9 +192,13 @@ bool host_has_fma() {
   static const bool has = __builtin_cpu_supports("fma");
   return has;
 }
-struct FFma {
+template <bool Ftz> struct FFmaT {
   template <class T> T operator()(T a, T b, T c) const {
-    return std::fma(a, b, c);
+    if constexpr (std::is_same_v<T, float>)
+      return flush_tiny<Ftz>(std::fma(double(a), double(b), double(c)),
+                             std::fma(a, b, c));
+    else
+      return std::fma(a, b, c);
   }
 };
 struct FRcp {
@@ -169,17 +225,24 @@ struct FCos {
 struct FTanh {
   template <class T> T operator()(T a) const { return std::tanh(a); }
 };
+// abs/neg of an f64 NaN: the NaN quieted, its sign unchanged (measured on
+// H100: neg.f64 of 0x7ff8000000000000 gives 0x7ff8000000000000).
 struct FAbs {
-  template <class T> T operator()(T a) const { return std::fabs(a); }
+  template <class T> T operator()(T a) const {
+    return std::isnan(a) ? quiet(a) : std::fabs(a);
+  }
 };
 struct FNeg {
-  template <class T> T operator()(T a) const { return -a; }
+  template <class T> T operator()(T a) const {
+    return std::isnan(a) ? quiet(a) : -a;
+  }
 };
-// PTX min/max: a NaN operand yields the other operand; -0 < +0.
+// PTX min/max: a NaN operand yields the other operand; -0 < +0; two NaNs
+// give b's, quieted (measured on H100 for f64).
 struct FMin {
   template <class T> T operator()(T a, T b) const {
     if (std::isnan(a))
-      return b;
+      return std::isnan(b) ? quiet(b) : b;
     if (std::isnan(b))
       return a;
     if (a == b)
@@ -190,7 +253,7 @@ struct FMin {
 struct FMax {
   template <class T> T operator()(T a, T b) const {
     if (std::isnan(a))
-      return b;
+      return std::isnan(b) ? quiet(b) : b;
     if (std::isnan(b))
       return a;
     if (a == b)
@@ -198,12 +261,53 @@ struct FMax {
     return a > b ? a : b;
   }
 };
-// copysign d, a, b: b's magnitude with a's sign (PTX operand order).
-struct FCopysign {
-  template <class T> T operator()(T a, T b) const {
-    return std::copysign(b, a);
-  }
-};
+// copysign d, a, b: b's magnitude with a's sign (PTX operand order); the
+// bits are moved as they are, NaN payloads included (measured on H100).
+template <class U> void exec_copysign(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+  for_lanes(m,
+            [&](uint32_t l) { d[l] = (U(a[l]) & sign) | (U(b[l]) & ~sign); });
+}
+
+// min/max .f32 with .NaN and/or .xorsign.abs (flags: 1 max, 2 .NaN,
+// 4 .xorsign.abs, 8 .ftz), as the f16 forms: .NaN makes any NaN operand give
+// the canonical NaN; .xorsign.abs compares magnitudes and gives the result
+// the exclusive or of the operands' signs (measured on H100, NaN operands
+// included: min.xorsign.abs.f32 of NaN and -2 is the 2 with the signs'
+// xor).
+void exec_minmax_f32(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  const bool is_max = in.flags & 1, nan_mode = in.flags & 2,
+             xorsign = in.flags & 4, ftz = in.flags & 8;
+  for_lanes(m, [&](uint32_t l) {
+    float fa = as<float>(a[l]), fb = as<float>(b[l]);
+    if (ftz) {
+      fa = flush(fa);
+      fb = flush(fb);
+    }
+    uint32_t ua = std::bit_cast<uint32_t>(fa), ub = std::bit_cast<uint32_t>(fb);
+    bool na = std::isnan(fa), nb = std::isnan(fb);
+    if ((na && nb) || (nan_mode && (na || nb))) {
+      d[l] = 0x7fffffffu;
+      return;
+    }
+    uint32_t sign = (ua ^ ub) & 0x80000000u;
+    if (xorsign) {
+      ua &= 0x7fffffffu;
+      ub &= 0x7fffffffu;
+    }
+    uint32_t r =
+        is_max
+            ? bits(FMax{}(std::bit_cast<float>(ua), std::bit_cast<float>(ub)))
+            : bits(FMin{}(std::bit_cast<float>(ua), std::bit_cast<float>(ub)));
+    if (xorsign)
+      r = (r & 0x7fffffffu) | sign;
+    d[l] = r;
+  });
+}
 
 template <class T, class F, int R, int FS> struct f1x {
   static void run(Exec &x, const Inst &i, uint32_t m) {
@@ -284,8 +388,9 @@ template <class T> void exec_testp(Exec &x, const Inst &in, uint32_t m) {
     case 3:
       b = std::isnan(v);
       break;
-    case 4:
-      b = std::isnormal(v);
+    case 4: // zero counts as normal (measured on H100: testp.normal.f32
+            // of 0x00000000 and 0x80000000 is true)
+      b = std::isnormal(v) || v == T(0);
       break;
     case 5:
       b = std::fpclassify(v) == FP_SUBNORMAL;
@@ -336,6 +441,35 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     i.aux = kind;
     return true;
   }
+  bool nan_mode = false, xorsign = false;
+  for (const auto &m : in.modifiers) {
+    nan_mode |= m == "NaN";
+    xorsign |= m == "xorsign";
+  }
+  if ((op == "min" || op == "max") && (nan_mode || xorsign)) {
+    mods.take("NaN");
+    if (xorsign && !(mods.take("xorsign") && mods.take("abs"))) {
+      c.unsupported(".xorsign without .abs");
+      return true;
+    }
+    bool ftz = mods.take("ftz");
+    auto t = mods.take_type();
+    if (!t || t->code != Ty::F32) {
+      c.unsupported("type (min/max .NaN/.xorsign.abs take .f32 here)");
+      return true;
+    }
+    if (!c.expect_operands(3) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(in.operands[1], *t), b = c.src(in.operands[2], *t);
+    uint32_t d = c.dst(in.operands[0]);
+    Inst &i = c.emit(&exec_minmax_f32);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.flags = (op == "max" ? 1 : 0) | (nan_mode ? 2 : 0) | (xorsign ? 4 : 0) |
+              (ftz ? 8 : 0);
+    return true;
+  }
   std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
   bool approx = mods.take("approx");
   bool full = mods.take("full");
@@ -359,11 +493,13 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   else if (op == "sub")
     f = pick<f2x, FSub>(*t, r, fs);
   else if (op == "mul")
-    f = pick<f2x, FMul>(*t, r, fs);
+    f = (fs & kFtz) ? pick<f2x, FMulT<true>>(*t, r, fs)
+                    : pick<f2x, FMulT<false>>(*t, r, fs);
   else if (op == "div")
     f = pick<f2x, FDiv>(*t, r, fs);
   else if (op == "fma" || op == "mad") {
-    f = pick<f3x, FFma>(*t, r, fs);
+    f = (fs & kFtz) ? pick<f3x, FFmaT<true>>(*t, r, fs)
+                    : pick<f3x, FFmaT<false>>(*t, r, fs);
     if (r == 0 && fs == 0 && host_has_fma())
       f = t->code == Ty::F32 ? &fma_hw<float> : &fma_hw<double>;
     nsrc = 3;
@@ -372,7 +508,8 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   else if (op == "max")
     f = pick<f2x, FMax>(*t, 0, fs);
   else if (op == "copysign")
-    f = pick<f2x, FCopysign>(*t, 0, 0);
+    f = t->code == Ty::F32 ? &exec_copysign<uint32_t>
+                           : &exec_copysign<uint64_t>;
   else {
     nsrc = 1;
     if (op == "rcp")

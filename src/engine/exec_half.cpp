@@ -74,16 +74,17 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
     if (is_subnormal16(c, bf))
       c &= 0x8000;
   }
-  // .oob: an operand holding the out-of-bounds NaN 0x7fff gives +0.
-  if ((in.flags & kOob) && (a == 0x7fff || b == 0x7fff || c == 0x7fff))
-    return 0;
+  // .oob changes nothing for register operands (measured on H100:
+  // fma.rn.oob.f16 of 0, 0, 0x7fff gives 0x7fff, as fma.rn.f16 does).
   uint32_t r;
   switch (op) {
+  // neg/abs of a NaN give the canonical NaN (measured on H100: neg.f16 of
+  // 0x7e00 gives 0x7fff), like every f16/bf16 arithmetic result.
   case kNeg:
-    r = a ^ 0x8000;
+    r = is_nan16(a, bf) ? kCanonicalNaN16 : a ^ 0x8000;
     break;
   case kAbs:
-    r = a & 0x7fff;
+    r = is_nan16(a, bf) ? kCanonicalNaN16 : a & 0x7fff;
     break;
   case kMin:
   case kMax: {
@@ -135,6 +136,14 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
       break;
     }
     r = uint32_t(encode_double(f, v, {mode, false, (in.flags & kRelu) != 0}));
+    // .ftz flushes a product or fma whose exact value is below the
+    // smallest normal, even when it rounds up to it (tininess before
+    // rounding; measured on H100: mul.rn.ftz.f16 of 0x0400 and 0x3bff
+    // gives +0).
+    const double min_normal = bf ? 0x1p-126 : 0x1p-14;
+    if ((in.flags & kFtz) && (op == kMul || op == kFma) && v != 0 &&
+        std::fabs(v) < min_normal && !is_nan16(r, bf))
+      r = std::signbit(v) && !(in.flags & kRelu) ? 0x8000 : 0;
     break;
   }
   }

@@ -164,8 +164,8 @@ struct Abs {
   }
 };
 // Division by zero: PTX leaves the result unspecified; bcusim gives all
-// ones (quotient) and the dividend (remainder), and INT_MIN / -1 = INT_MIN
-// (docs/engine.md "Decisions").
+// ones for both quotient and remainder, as measured on H100, and
+// INT_MIN / -1 = INT_MIN (docs/engine.md "Decisions").
 struct Div {
   template <class T> T operator()(T a, T b) const {
     if (b == 0)
@@ -179,7 +179,7 @@ struct Div {
 struct Rem {
   template <class T> T operator()(T a, T b) const {
     if (b == 0)
-      return a;
+      return T(~U<T>(0));
     if constexpr (std::is_signed_v<T>)
       if (b == T(-1))
         return 0;
@@ -246,6 +246,62 @@ struct Mad24Lo {
   }
 };
 
+// mad24.hi: bits 47..16 of the 48-bit product plus c; .sat (only .s32)
+// clamps the sum to the s32 range.
+struct Mad24Hi {
+  template <class T> T operator()(T a, T b, T c) const {
+    return T((uint64_t(low24(a) * low24(b)) >> 16) + uint64_t(c));
+  }
+};
+struct Mad24HiSat {
+  int32_t operator()(int32_t a, int32_t b, int32_t c) const {
+    int64_t r = ((low24(a) * low24(b)) >> 16) + c;
+    return int32_t(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX));
+  }
+};
+// mad.hi.sat.s32: the high half of the product plus c, clamped to s32.
+struct MadHiSat {
+  int32_t operator()(int32_t a, int32_t b, int32_t c) const {
+    int64_t r = ((int64_t(a) * b) >> 32) + c;
+    return int32_t(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX));
+  }
+};
+// min.relu / max.relu (.s32): the result, or 0 when it is negative.
+struct MinRelu {
+  int32_t operator()(int32_t a, int32_t b) const {
+    return std::max(std::min(a, b), 0);
+  }
+};
+struct MaxRelu {
+  int32_t operator()(int32_t a, int32_t b) const {
+    return std::max(std::max(a, b), 0);
+  }
+};
+
+// add/min/max on .u16x2/.s16x2: each half-word on its own. aux: 0 add,
+// 2 min, 3 max; flags bit0 = signed, bit1 = .relu (min/max .s16x2).
+void exec_x2(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  const bool sgn = in.flags & 1, relu = in.flags & 2;
+  for_lanes(m, [&](uint32_t l) {
+    uint32_t r = 0;
+    for (uint32_t h = 0; h < 2; ++h) {
+      uint32_t ua = uint32_t(a[l] >> (16 * h)) & 0xffff,
+               ub = uint32_t(b[l] >> (16 * h)) & 0xffff;
+      int32_t va = sgn ? int16_t(ua) : int32_t(ua),
+              vb = sgn ? int16_t(ub) : int32_t(ub);
+      int32_t v = in.aux == 0   ? va + vb
+                  : in.aux == 2 ? std::min(va, vb)
+                                : std::max(va, vb);
+      if (relu)
+        v = std::max(v, 0);
+      r |= (uint32_t(v) & 0xffff) << (16 * h);
+    }
+    d[l] = r;
+  });
+}
+
 // mul.wide / mad.wide: the destination is twice as wide.
 template <class T> void mul_wide(Exec &x, const Inst &in, uint32_t m) {
   op2<T, MulWide>(x, in, m);
@@ -308,24 +364,44 @@ template <class T> void carry_op(Exec &x, const Inst &in, uint32_t m) {
     cc = out;
 }
 
+// 32-bit bfe/bfi take position and length modulo 256 (PTX). The 64-bit
+// forms are shifts and masks on the H100 (measured: bfe.u64 with length
+// 256 extracts every bit): a position of 64 or more shifts everything out
+// (sign bits for .s64), a length of 64 or more is the whole register; for
+// .s64 the sign is bit len-1 of the shifted value.
+uint64_t shl64(uint64_t v, uint64_t n) { return n >= 64 ? 0 : v << n; }
+uint64_t mask64(uint64_t len) { return shl64(1, len) - 1; }
+
 void exec_bfe(Exec &x, const Inst &in, uint32_t m) {
   // flags: bit0 signed, bit1 64-bit
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
   bool sgn = in.flags & 1;
-  uint32_t msb = (in.flags & 2) ? 63 : 31;
+  if (in.flags & 2) {
+    for_lanes(m, [&](uint32_t l) {
+      uint64_t pos = uint32_t(b[l]), len = uint32_t(c[l]);
+      uint64_t mask = mask64(len);
+      uint64_t t = sgn ? uint64_t(int64_t(a[l]) >> std::min<uint64_t>(pos, 63))
+                       : (pos >= 64 ? 0 : a[l] >> pos);
+      t &= mask;
+      if (sgn && len >= 1 && len <= 64 && ((t >> (len - 1)) & 1))
+        t |= ~mask;
+      d[l] = t;
+    });
+    return;
+  }
   for_lanes(m, [&](uint32_t l) {
     uint32_t pos = b[l] & 0xff, len = c[l] & 0xff;
-    uint64_t v = (in.flags & 2) ? a[l] : (a[l] & 0xffffffffu);
+    uint64_t v = a[l] & 0xffffffffu;
     uint64_t sbit = 0;
     if (sgn && len > 0)
-      sbit = (v >> std::min(pos + len - 1, msb)) & 1;
+      sbit = (v >> std::min(pos + len - 1, 31u)) & 1;
     uint64_t r = 0;
-    for (uint32_t i = 0; i <= msb; ++i) {
-      uint64_t bit = (i < len && pos + i <= msb) ? (v >> (pos + i)) & 1 : sbit;
+    for (uint32_t i = 0; i <= 31; ++i) {
+      uint64_t bit = (i < len && pos + i <= 31) ? (v >> (pos + i)) & 1 : sbit;
       r |= bit << i;
     }
-    d[l] = (in.flags & 2) ? r : (r & 0xffffffffu);
+    d[l] = r & 0xffffffffu;
   });
 }
 
@@ -333,15 +409,21 @@ void exec_bfi(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
   const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]),
                  *e = x.s(in.a[4]);
-  uint32_t msb = (in.flags & 2) ? 63 : 31;
+  if (in.flags & 2) {
+    for_lanes(m, [&](uint32_t l) {
+      uint64_t pos = uint32_t(c[l]), mask = mask64(uint32_t(e[l]));
+      d[l] = shl64(a[l] & mask, pos) | (b[l] & ~shl64(mask, pos));
+    });
+    return;
+  }
   for_lanes(m, [&](uint32_t l) {
     uint32_t pos = c[l] & 0xff, len = e[l] & 0xff;
     uint64_t f = b[l];
-    for (uint32_t i = 0; i < len && pos + i <= msb; ++i) {
+    for (uint32_t i = 0; i < len && pos + i <= 31; ++i) {
       uint64_t bit = (a[l] >> i) & 1;
       f = (f & ~(1ull << (pos + i))) | (bit << (pos + i));
     }
-    d[l] = (in.flags & 2) ? f : (f & 0xffffffffu);
+    d[l] = f & 0xffffffffu;
   });
 }
 
@@ -423,6 +505,66 @@ void exec_dp4a(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
+// dp2a.{lo,hi}: two 16-bit elements of a times two bytes of b (bytes 0-1
+// for .lo, 2-3 for .hi) plus c. flags bit0 = a signed, bit1 = b signed,
+// bit2 = .hi.
+void exec_dp2a(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  const uint32_t first = (in.flags & 4) ? 2 : 0;
+  for_lanes(m, [&](uint32_t l) {
+    int64_t acc =
+        (in.flags & 3) ? int64_t(int32_t(c[l])) : int64_t(uint32_t(c[l]));
+    for (uint32_t i = 0; i < 2; ++i) {
+      uint32_t ha = (a[l] >> (16 * i)) & 0xffff,
+               bb = (b[l] >> (8 * (first + i))) & 0xff;
+      int64_t va = (in.flags & 1) ? int64_t(int16_t(ha)) : int64_t(ha);
+      int64_t vb = (in.flags & 2) ? int64_t(int8_t(bb)) : int64_t(bb);
+      acc += va * vb;
+    }
+    d[l] = uint32_t(acc);
+  });
+}
+
+// szext.{wrap,clamp}.{s32,u32} d, a, n: the low n bits of a, sign- or
+// zero-extended; n is b mod 32 (.wrap) or min(b, 32) (.clamp); n = 0 gives
+// 0. flags bit0 = signed, bit1 = clamp.
+void exec_szext(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  for_lanes(m, [&](uint32_t l) {
+    uint32_t n = uint32_t(b[l]);
+    n = (in.flags & 2) ? std::min(n, 32u) : (n & 31);
+    uint32_t v = uint32_t(a[l]);
+    if (n == 0) {
+      v = 0;
+    } else if (n < 32) {
+      v &= (1u << n) - 1;
+      if ((in.flags & 1) && ((v >> (n - 1)) & 1))
+        v |= ~0u << n;
+    }
+    d[l] = v;
+  });
+}
+
+// bmsk.{wrap,clamp}.b32 d, a, b: b one bits starting at bit a; both are
+// taken mod 32 (.wrap) or limited to 32 (.clamp). flags bit1 = clamp.
+void exec_bmsk(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  for_lanes(m, [&](uint32_t l) {
+    uint64_t pos = uint32_t(a[l]), len = uint32_t(b[l]);
+    if (in.flags & 2) {
+      pos = std::min<uint64_t>(pos, 32);
+      len = std::min<uint64_t>(len, 32);
+    } else {
+      pos &= 31;
+      len &= 31;
+    }
+    d[l] = (((uint64_t(1) << len) - 1) << pos) & 0xffffffffu;
+  });
+}
+
 // bfind: position of the most significant non-sign bit, 0xffffffff when
 // there is none; .shiftamt gives the left shift that brings it to the top.
 // flags bit0 = signed, bit1 = 64-bit, bit2 = shiftamt.
@@ -457,10 +599,11 @@ bool is_float_op(const ptx::Instruction &in) {
 bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   const std::string &op = in.opcode;
   static const char *const ops[] = {
-      "add",   "sub",  "mul",  "mad",  "div",  "rem",  "min", "max",  "abs",
-      "neg",   "shl",  "shr",  "and",  "or",   "xor",  "not", "cnot", "popc",
-      "clz",   "brev", "bfe",  "bfi",  "prmt", "lop3", "shf", "sad",  "mul24",
-      "mad24", "dp4a", "addc", "subc", "madc", "bfind"};
+      "add",   "sub",  "mul",   "mad",   "div",  "rem",  "min",  "max",
+      "abs",   "neg",  "shl",   "shr",   "and",  "or",   "xor",  "not",
+      "cnot",  "popc", "clz",   "brev",  "bfe",  "bfi",  "prmt", "lop3",
+      "shf",   "sad",  "mul24", "mad24", "dp4a", "addc", "subc", "madc",
+      "bfind", "dp2a", "szext", "bmsk"};
   bool mine = false;
   for (auto o : ops)
     mine |= op == o;
@@ -504,6 +647,24 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     return c.prog.cc_pred;
   };
 
+  // .u16x2 / .s16x2 (add, min, max): two half-words in a .b32.
+  if (op == "add" || op == "min" || op == "max") {
+    bool x2s = mods.take("s16x2"), x2u = !x2s && mods.take("u16x2");
+    if (x2s || x2u) {
+      bool relu = mods.take("relu");
+      if (relu && (!x2s || op == "add")) {
+        c.unsupported(".relu (only min/max .s32 and .s16x2)");
+        return true;
+      }
+      simple(2, &exec_x2, Ty{Ty::B32});
+      if (!c.failed) {
+        auto &i = c.prog.code.back();
+        i.aux = op == "add" ? 0 : op == "min" ? 2 : 3;
+        i.flags = (x2s ? 1 : 0) | (relu ? 2 : 0);
+      }
+      return true;
+    }
+  }
   if (op == "add" || op == "sub" || op == "addc" || op == "subc") {
     bool cc = mods.take("cc");
     bool carry_in = op == "addc" || op == "subc";
@@ -612,6 +773,14 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       i.a[3] = cc2;
       return true;
     }
+    if (mad && mods.take("sat")) {
+      if (mode != "hi" || t->code != Ty::S32) {
+        c.unsupported("saturation (only mad.hi.sat.s32)");
+        return true;
+      }
+      simple(3, &op3<int32_t, MadHiSat>, *t);
+      return true;
+    }
     if (mad)
       simple(3, mode == "lo" ? by_int<L3, MadLo>(*t) : by_int<L3, MadHi>(*t),
              *t);
@@ -622,6 +791,7 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == "mul24" || op == "mad24") {
     std::string mode = mods.take_any({"lo", "hi"});
+    bool sat = op == "mad24" && mods.take("sat");
     auto t = need_type();
     if (!t)
       return true;
@@ -636,8 +806,12 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
                  ? (s ? &op2<int32_t, Mul24Hi> : &op2<uint32_t, Mul24Hi>)
                  : (s ? &op2<int32_t, Mul24Lo> : &op2<uint32_t, Mul24Lo>),
              *t);
+    else if (sat && (mode != "hi" || !s))
+      c.unsupported("saturation (only mad24.hi.sat.s32)");
+    else if (sat)
+      simple(3, &op3<int32_t, Mad24HiSat>, *t);
     else if (mode == "hi")
-      c.unsupported("mad24.hi");
+      simple(3, s ? &op3<int32_t, Mad24Hi> : &op3<uint32_t, Mad24Hi>, *t);
     else
       simple(3, s ? &op3<int32_t, Mad24Lo> : &op3<uint32_t, Mad24Lo>, *t);
     return true;
@@ -651,6 +825,15 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == "rem") {
     simple(2, by_int<L2, Rem>(*t), *t);
+    return true;
+  }
+  if ((op == "min" || op == "max") && mods.take("relu")) {
+    if (t->code != Ty::S32) {
+      c.unsupported(".relu (only min/max .s32 and .s16x2)");
+      return true;
+    }
+    simple(2, op == "min" ? &op2<int32_t, MinRelu> : &op2<int32_t, MaxRelu>,
+           *t);
     return true;
   }
   if (op == "min") {
@@ -822,6 +1005,42 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     if (!c.failed)
       c.prog.code.back().flags =
           (dir == "r" ? 1 : 0) | (mode == "clamp" ? 2 : 0);
+    return true;
+  }
+  if (op == "szext" || op == "bmsk") {
+    std::string mode = mods.take_any({"wrap", "clamp"});
+    bool ok = op == "szext" ? (t->code == Ty::S32 || t->code == Ty::U32)
+                            : t->code == Ty::B32;
+    if (mode.empty() || !ok) {
+      c.unsupported(op == "szext"
+                        ? "form of szext (szext.{wrap,clamp}.{s32,u32})"
+                        : "form of bmsk (bmsk.{wrap,clamp}.b32)");
+      return true;
+    }
+    if (!c.expect_operands(3) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(ops_[1], *t), b = c.src(ops_[2], Ty{Ty::U32});
+    uint32_t d = c.dst(ops_[0]);
+    Inst &i = c.emit(op == "szext" ? &exec_szext : &exec_bmsk);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.flags = (t->is_signed() ? 1 : 0) | (mode == "clamp" ? 2 : 0);
+    return true;
+  }
+  if (op == "dp2a") {
+    // the mode comes first (dp2a.lo.atype.btype); need_type took atype
+    std::string mode = mods.take_any({"lo", "hi"});
+    auto t2 = mods.take_type();
+    if (mode.empty() || !t2 || t->bits() != 32 || t2->bits() != 32) {
+      c.unsupported("form of dp2a (dp2a.{lo,hi}.atype.btype, 32-bit types)");
+      return true;
+    }
+    simple(3, &exec_dp2a, *t);
+    if (!c.failed)
+      c.prog.code.back().flags = (t->is_signed() ? 1 : 0) |
+                                 (t2->is_signed() ? 2 : 0) |
+                                 (mode == "hi" ? 4 : 0);
     return true;
   }
   if (op == "dp4a") {

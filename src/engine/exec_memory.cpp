@@ -10,6 +10,8 @@
 // so that they stay atomic when CTAs run on several host threads.
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "cluster_addr.h"
@@ -500,6 +502,23 @@ enum AtomOp : uint32_t {
   ACas
 };
 
+// atom/red .add.f32, as measured on H100: in global memory the operands
+// and the result are flushed to sign-preserving zero when subnormal (the
+// instruction is RED/ATOMG .ADD.F32.FTZ.RN), in shared memory they are not;
+// a NaN result is the canonical 0x7fffffff in both.
+float atom_add_f32(float o, float b, bool ftz) {
+  auto flush = [&](float v) {
+    return ftz && std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v)
+                                                     : v;
+  };
+  float r = flush(flush(o) + flush(b));
+  return std::isnan(r) ? std::bit_cast<float>(0x7fffffffu) : r;
+}
+bool in_shared_memory(MemSpace sp, uint64_t addr) {
+  return sp == MemSpace::Shared ||
+         (sp == MemSpace::Generic && addr - kSharedWindow < kWindowSize);
+}
+
 // a[0] = destination (kNone for red), a[1] = address base, a[2] = b,
 // a[3] = c (cas); aux = AtomOp; flags = MemSpace; imm = offset.
 template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
@@ -539,7 +558,9 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
       T o = std::bit_cast<T>(old), r = o;
       switch (in.aux) {
       case AAdd:
-        if constexpr (std::is_floating_point_v<T>)
+        if constexpr (std::is_same_v<T, float>)
+          r = atom_add_f32(o, vb, !in_shared_memory(sp, addr));
+        else if constexpr (std::is_floating_point_v<T>)
           r = o + vb;
         else
           r = T(uint64_t(o) + uint64_t(vb));
@@ -668,8 +689,14 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   // .shared::cluster accesses use the Shared space: its addresses at and
   // above kSharedCtaWindow reach the CTAs of the cluster (cluster_addr.h).
   if (mods.take("L2::cache_hint")) {
-    c.unsupported(".L2::cache_hint");
-    return true;
+    // A cache policy (the last operand) changes no result: compiled as
+    // the same access without the hint.
+    ptx::Instruction plain = in;
+    plain.modifiers.erase(std::find(plain.modifiers.begin(),
+                                    plain.modifiers.end(), "L2::cache_hint"));
+    if (!plain.operands.empty())
+      plain.operands.pop_back();
+    return compile_memory(c, plain);
   }
   MemSpace space = sp.empty()                   ? MemSpace::Generic
                    : sp == "global"             ? MemSpace::Global
@@ -687,11 +714,53 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     for (int k = 0; k < 10; ++k)
       if (mods.take(names[k]))
         aop = k;
+    std::string vec = mods.take_any({"v2", "v4"});
     take_ignored(mods);
     auto t = mods.take_type();
     if (aop < 0 || !t) {
       c.error(in.loc,
               fmt::format("'{}' needs an operation and a type", c.text_of(in)));
+      return true;
+    }
+    if (!vec.empty()) {
+      // atom/red .v2/.v4 .f32 .add (sm_90): one f32 atomic add per element,
+      // at consecutive addresses (each element is atomic on its own).
+      const size_t n = vec == "v2" ? 2 : 4;
+      bool red = op == "red";
+      if (t->code != Ty::F32 || aop != int(AAdd)) {
+        c.unsupported("vector atomic (only .v2/.v4 .f32 .add)");
+        return true;
+      }
+      if (!c.expect_operands(red ? 2 : 3) || !c.finish(mods))
+        return true;
+      size_t ai = red ? 0 : 1;
+      const auto &vb = o[ai + 1];
+      if (vb.kind != K::Vector || vb.elems.size() != n ||
+          (!red && (o[0].kind != K::Vector || o[0].elems.size() != n))) {
+        c.error(vb.loc, fmt::format("expected vectors of {} elements", n));
+        return true;
+      }
+      Addr addr;
+      if (!c.address(o[ai], space, addr))
+        return true;
+      uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
+      for (size_t k = 0; k < n; ++k) {
+        uint32_t b = c.src(vb.elems[k], *t);
+        uint32_t d = kNone;
+        if (!red)
+          d = o[0].elems[k].kind == K::Sink ? c.scratch_slot()
+                                            : c.dst(o[0].elems[k]);
+        Inst &i = c.emit(&exec_atom<float>);
+        i.a[0] = d;
+        i.a[1] = base;
+        i.a[2] = b;
+        i.a[3] = kNone;
+        i.aux = uint32_t(AAdd);
+        i.flags = uint8_t(addr.space);
+        i.imm = addr.off + int64_t(4 * k);
+        i.order = order;
+        i.scope = scope;
+      }
       return true;
     }
     if (space == MemSpace::Local || space == MemSpace::KParam ||

@@ -73,7 +73,9 @@ void shfl(Exec &x, Parts parts) {
     uint64_t *d = x.s(in.a[0]);
     for_lanes(pt.lanes, [&](uint32_t lane) {
       uint32_t cv = uint32_t(c[lane]);
-      uint32_t bval = uint32_t(b[lane]);
+      // b[4:0] in every mode (PTX ISA; measured on H100: shfl.sync.up by
+      // 33 reads lane - 1)
+      uint32_t bval = uint32_t(b[lane]) & 0x1f;
       int32_t clamp = int32_t(cv & 0x1f), seg = int32_t((cv >> 8) & 0x1f);
       int32_t ln = int32_t(lane);
       int32_t max_lane = (ln & seg) | (clamp & ~seg);
@@ -94,7 +96,7 @@ void shfl(Exec &x, Parts parts) {
         ok = j <= max_lane;
         break;
       default:
-        j = min_lane | (int32_t(bval & 0x1f) & ~seg);
+        j = min_lane | (int32_t(bval) & ~seg);
         ok = j <= max_lane;
         break;
       }

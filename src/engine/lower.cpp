@@ -68,8 +68,9 @@ std::optional<LoweredBarrier> lower_barrier(const ptx::Instruction &in,
   };
 
   // Modifiers (seeds 000/004 syntax tables): {.cta} then .sync | .arrive |
-  // .red.{popc,and,or}, {.aligned} (barrier only; bar.* is always aligned),
-  // and the type .u32 (popc) / .pred (and, or).
+  // .red.{popc,and,or}, {.aligned} (barrier only; bar.* is always aligned;
+  // ptxas also takes it before the operation, barrier.aligned.sync), and the
+  // type .u32 (popc) / .pred (and, or).
   bool is_bar = in.opcode == "bar";
   bool sync = false, arrive = false, red = false, aligned = false;
   std::string redop, type;
@@ -84,7 +85,7 @@ std::optional<LoweredBarrier> lower_barrier(const ptx::Instruction &in,
       red = true;
     else if (red && redop.empty() && (m == "popc" || m == "and" || m == "or"))
       redop = m;
-    else if (m == "aligned" && !aligned && (sync || arrive || red))
+    else if (m == "aligned" && !aligned) // in any position, as ptxas takes it
       aligned = true;
     else if (red && type.empty() && (m == "u32" || m == "pred"))
       type = m;

@@ -157,6 +157,11 @@ int format_printf(Exec &x, uint64_t fmt_addr, uint64_t args_addr, uint32_t lane,
     case 'p':
       if (!fetch(8, v))
         return -1;
+      if (v == 0) { // a null pointer prints "(nil)" (measured on H100)
+        std::snprintf(buf, sizeof buf, (spec + "s").c_str(), "(nil)");
+        out += buf;
+        break;
+      }
       std::snprintf(buf, sizeof buf, (spec + "llx").c_str(),
                     (unsigned long long)v);
       out += "0x";

@@ -312,6 +312,8 @@ constexpr Signature kSignatures[] = {
     {"prmt", "", "b32", "T T T T"},
     {"dp4a", "", "", "U T T2 U"},
     {"dp2a", "", "", "U T T2 U"},
+    {"szext", "", "u32 s32", "T T U"},
+    {"bmsk", "", "b32", "T T U"},
     {"mov", "", "pred b16 u16 s16 b32 u32 s32 f32 b64 u64 s64 f64 b128", "T T"},
     {"selp", "", "b16 u16 s16 b32 u32 s32 f32 b64 u64 s64 f64", "T T T P"},
     {"setp", "", "b16 u16 s16 b32 u32 s32 b64 u64 s64 f16 bf16 f32 f64 f16x2 bf16x2", "P T T ?P"},

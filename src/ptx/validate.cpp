@@ -644,16 +644,43 @@ bool is_float_type(std::string_view t) {
 void Validator::arithmetic(const Instruction &in) {
   const std::string &op = in.opcode;
   static const std::string_view ops[] = {
-      "add", "sub",   "mul", "mad", "div",  "fma", "sqrt",
-      "rcp", "rsqrt", "ex2", "lg2", "sin",  "cos", "tanh",
-      "min", "max",   "abs", "neg", "setp", "set", "testp"};
+      "add",  "sub", "mul",   "mad",   "div",   "fma",  "sqrt", "rcp", "rsqrt",
+      "ex2",  "lg2", "sin",   "cos",   "tanh",  "min",  "max",  "abs", "neg",
+      "setp", "set", "testp", "mad24", "szext", "bmsk", "dp2a"};
   if (std::find(std::begin(ops), std::end(ops), op) == std::end(ops))
     return;
+  const std::string name = full_name(in);
+  // The mode szext/bmsk (.wrap/.clamp) and dp2a (.lo/.hi) need.
+  if ((op == "szext" || op == "bmsk") && !has(in, "wrap") &&
+      !has(in, "clamp")) {
+    error(in.loc, fmt::format("'{}' needs .wrap or .clamp", name));
+    return;
+  }
+  if (op == "dp2a" && !has(in, "lo") && !has(in, "hi")) {
+    error(in.loc, fmt::format("'{}' needs .lo or .hi", name));
+    return;
+  }
   const auto types = types_of(in);
   if (types.size() != 1)
     return;
   const std::string &t = types[0];
-  const std::string name = full_name(in);
+  // .relu on integer min/max: .s32 and .s16x2 only; .NaN and .xorsign.abs:
+  // the f32 and half types, and .xorsign only with .abs.
+  if ((op == "min" || op == "max") && has(in, "relu") && t != "s32" &&
+      t != "s16x2" && !is_float_type(t)) {
+    error(in.loc, fmt::format("'.relu' does not apply to '{}'", name));
+    return;
+  }
+  for (const char *m : {"NaN", "xorsign"})
+    if ((op == "min" || op == "max") && has(in, m) &&
+        (t == "f64" || !is_float_type(t))) {
+      error(in.loc, fmt::format("'.{}' does not apply to '{}'", m, name));
+      return;
+    }
+  if ((op == "min" || op == "max") && has(in, "xorsign") && !has(in, "abs")) {
+    error(in.loc, fmt::format("'{}': '.xorsign' needs '.abs'", name));
+    return;
+  }
   // .sat and .ftz against the type (ptxas: "Modifier '.sat' does not apply
   // to '.u32' type", "Illegal modifier '.ftz' for instruction 'add'").
   if (has(in, "sat")) {
@@ -666,6 +693,8 @@ void Validator::arithmetic(const Instruction &in) {
            !has(in, "wide");
     else if (op == "mad")
       ok = (t == "s32" && has(in, "hi")) || t == "f32";
+    else if (op == "mad24")
+      ok = t == "s32" && has(in, "hi");
     if (!ok) {
       error(in.loc, fmt::format("'.sat' does not apply to '{}'", name));
       return;

@@ -1488,6 +1488,13 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
   }
   for (int k = 0; k < 4; ++k)
     t.border[k] = d.borderColor[k];
+  if (pResDesc->resType == cudaResourceTypeLinear) {
+    // tex1Dfetch outside linear memory reads 0 whatever the address mode
+    // (measured on H100: indices -4..-1 and 16.. of a 16-element texture).
+    t.address[0] = t.address[1] = eng::Texture::Address::Border;
+    for (float &b : t.border)
+      b = 0;
+  }
   *pTexObject = rt().device().create_texture(t);
   return cudaSuccess;
 }

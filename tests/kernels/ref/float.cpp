@@ -394,21 +394,42 @@ u64 cvt_one(const std::string &mods, const std::string &dst,
             const std::string &src, Source s) {
   Mods m = parse_mods(mods);
   ld v = s.v;
-  if (m.ftz && src == "f32" && v != 0 && std::fabs(v) < 0x1p-126L)
+  // .ftz flushes an f32 subnormal source, except into f16 (as the H100
+  // does: cvt.rm.ftz.f16.f32 of 0x807fffff gives 0x8001).
+  if (m.ftz && src == "f32" && dst != "f16" && v != 0 &&
+      std::fabs(v) < 0x1p-126L)
     v = std::signbit(v) ? -0.0L : 0.0L;
   if (is_int(dst))
     return float_to_int(v, src, dst, m);
   if (m.irnd >= 0) // same type: round to an integral value
     v = round_int(v, m.irnd);
+  // NaN results, as the H100 gives them (docs/engine.md "Conversions"): an
+  // f64 NaN keeps its sign and the high bits of its payload, quieted, in
+  // every destination; f32/f16 sources give the canonical NaN of an
+  // f16/bf16/f32 destination; bf16 -> f32 shifts the pattern unquieted.
+  if (std::isnan(v) && src == "f64" && (dst == "f16" || dst == "bf16")) {
+    const u64 frac = s.nan64 & ((u64(1) << 52) - 1), sign = s.nan64 >> 63;
+    return dst == "f16" ? (sign << 15 | 0x7e00 | frac >> 42)
+                        : (sign << 15 | 0x7fc0 | frac >> 45);
+  }
   if (dst == "f16")
     return round_table(f16_table(), v, m);
   if (dst == "bf16")
     return round_table(bf16_table(), v, m);
-  if (dst == "tf32")
-    return std::isnan(v) ? 0x7fffffffu : round_table(tf32_table(), v, m) << 13;
+  if (dst == "tf32") {
+    // an infinity or NaN: .rna cuts the 13 low bits (.satfinite then takes
+    // one tf32 unit off); .rn/.rz give 0x7fffe000 for NaN
+    const uint32_t b = s.nan32;
+    if (m.mode == Mode::RNA && (std::isnan(v) || std::isinf(v)))
+      return (b & ~0x1fffu) - (m.satfinite ? 0x2000u : 0u);
+    return std::isnan(v) ? 0x7fffe000u : round_table(tf32_table(), v, m) << 13;
+  }
   if (dst == "f32") {
     if (std::isnan(v))
-      return m.sat ? 0 : (s.nan32 | 0x400000u);
+      return m.sat           ? 0
+             : src == "f64"  ? (s.nan32 | 0x400000u)
+             : src == "bf16" ? s.nan32
+                             : 0x7fffffffu;
     float f = host_round<float>(v, m.mode);
     if (m.ftz && std::fpclassify(f) == FP_SUBNORMAL)
       f = std::copysign(0.0f, f);
@@ -419,6 +440,8 @@ u64 cvt_one(const std::string &mods, const std::string &dst,
     return b;
   }
   // f64
+  if (std::isnan(v) && m.ftz && src == "f32")
+    return 0x7fffffffe0000000ull; // the canonical f32 NaN, widened
   if (std::isnan(v))
     return m.sat ? 0 : (s.nan64 | (u64(1) << 51));
   double d = host_round<double>(v, m.mode);
@@ -824,18 +847,17 @@ uint32_t half_arith(const std::string &op, bool bf, uint32_t a, uint32_t b,
                     uint32_t c) {
   const bool ftz = has_mod(op, "ftz");
   const std::string name = op.substr(0, op.find('.'));
-  if (has_mod(op, "oob") && (a == 0x7fff || b == 0x7fff || c == 0x7fff))
-    return 0;
+  // .oob: no effect on register operands (as on the H100).
   if (ftz) {
     for (uint32_t *v : {&a, &b, &c})
       if (h_sub(*v, bf))
         *v &= 0x8000;
   }
   uint32_t r;
-  if (name == "neg") {
-    r = a ^ 0x8000;
+  if (name == "neg") { // a NaN gives 0x7fff (as on the H100)
+    r = h_nan(a, bf) ? 0x7fff : a ^ 0x8000;
   } else if (name == "abs") {
-    r = a & 0x7fff;
+    r = h_nan(a, bf) ? 0x7fff : a & 0x7fff;
   } else if (name == "min" || name == "max") {
     const bool is_min = name == "min", xs = has_mod(op, "xorsign");
     bool na = h_nan(a, bf), nb = h_nan(b, bf);
@@ -881,6 +903,13 @@ uint32_t half_arith(const std::string &op, bool bf, uint32_t a, uint32_t b,
       r = s != s ? 0x7fff : round_pair(bf, s, err);
       if (s - s != 0 && s == s) // infinite
         r = (s < 0 ? 0x8000 : 0) | (bf ? 0x7f80 : 0x7c00);
+      // .ftz: an exact product or fma below the smallest normal is flushed
+      // even when it rounds up to it (tininess before rounding, as the
+      // H100 does)
+      const q128 min_normal = bf ? q128(0x1p-126) : q128(0x1p-14);
+      if (ftz && (name == "mul" || name == "fma") && s == s && s != 0 &&
+          (s < 0 ? -s : s) < min_normal)
+        r = s < 0 ? 0x8000 : 0;
     }
     if (has_mod(op, "relu") && r != 0x7fff && (r & 0x8000))
       r = 0;
