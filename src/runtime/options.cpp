@@ -32,6 +32,15 @@ void add_run_options(CLI::App &app, RunOptions &o) {
   app.add_flag("--warn-only", o.warn_only,
                "report barrier misuse the barrier unit survives as warnings "
                "and keep running (docs/barriers.md)");
+  app.add_option("--sarif", o.sarif,
+                 "write the findings as a SARIF 2.1.0 log to FILE "
+                 "(docs/checker.md \"SARIF\")");
+  app.add_option("--timeline", o.timeline,
+                 "write a timeline of the run (Chrome / Perfetto trace "
+                 "events) to FILE (docs/checker.md \"Timeline\")");
+  app.add_option("--save-ptx", o.save_ptx,
+                 "bcusim exec: write the PTX of the program's kernels to "
+                 "DIR, so that every PTX location in a report can be opened");
 }
 
 std::vector<std::string> to_args(const RunOptions &o) {
@@ -59,6 +68,12 @@ std::vector<std::string> to_args(const RunOptions &o) {
     opt("--explore", std::to_string(o.explore));
   if (o.warn_only)
     a.push_back("--warn-only");
+  if (!o.sarif.empty())
+    opt("--sarif", o.sarif);
+  if (!o.timeline.empty())
+    opt("--timeline", o.timeline);
+  if (!o.save_ptx.empty())
+    opt("--save-ptx", o.save_ptx);
   return a;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cxxabi.h>
+#include <filesystem>
 #include <fstream>
 #include <string_view>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bcusim/check/checker.h"
+#include "bcusim/check/output.h"
 #include "bcusim/runtime/fatbin.h"
 
 namespace bcusim::runtime {
@@ -148,6 +150,10 @@ Runtime::Runtime(RunOptions options)
   }
   if (checks.any())
     checker_ = std::make_unique<check::Checker>(checks);
+  if (!opts_.timeline.empty())
+    timeline_ = std::make_unique<check::Timeline>(checker_.get());
+  if (check::Progress::wanted())
+    progress_ = std::make_unique<check::Progress>(checker_.get());
   auto s = engine::Schedule::parse(opts_.schedule);
   if (!s) {
     std::fputs(fmt::format("bcusim: error: --schedule: '{}' is not {}\n",
@@ -199,6 +205,22 @@ int Runtime::add_fatbin(const void *fatbin) {
     m.name = modules_.empty() ? exe + ".ptx"
                               : fmt::format("{}.{}.ptx", exe, modules_.size());
     m.ptx = std::move(ptx);
+    // --save-ptx DIR: the PTX as a file, named so that locations open it.
+    if (!opts_.save_ptx.empty()) {
+      std::string path = opts_.save_ptx + "/" + m.name;
+      std::error_code ec;
+      std::filesystem::create_directories(opts_.save_ptx, ec);
+      std::ofstream f(path, std::ios::binary);
+      f << m.ptx;
+      if (f)
+        m.name = path;
+      else
+        std::fputs(fmt::format("bcusim: error: --save-ptx: cannot write "
+                               "'{}'\n",
+                               path)
+                       .c_str(),
+                   stderr);
+    }
     modules_.push_back(std::move(m));
     images_.back().push_back(int(modules_.size() - 1));
   }
@@ -427,7 +449,32 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
   cfg.host_threads = opts_.threads;
   cfg.warn_only = opts_.warn_only;
   cfg.has_prerequisite = p.programmatic;
-  cfg.observer = checker_.get();
+  // The checker, a timeline (--timeline) and a progress line (terminal)
+  // watch the launch together.
+  std::vector<engine::Observer *> observers;
+  if (checker_)
+    observers.push_back(checker_.get());
+  if (timeline_)
+    observers.push_back(timeline_.get());
+  if (progress_)
+    observers.push_back(progress_.get());
+  if (checker_) {
+    launch_stack_ = capture_host_stack();
+    if (!symbolizer_)
+      symbolizer_ = std::make_unique<HostSymbolizer>();
+    check::HostContext host;
+    host.launch_stack = [this] { return symbolizer_->frames(launch_stack_); };
+    host.allocation_stack = [this](uint64_t base) {
+      auto it = alloc_stacks_.find(base);
+      return it == alloc_stacks_.end() ? std::vector<std::string>{}
+                                       : symbolizer_->frames(it->second);
+    };
+    checker_->set_host_context(std::move(host));
+  }
+  check::FanOut fan(observers);
+  cfg.observer = observers.size() > 1 ? &fan
+                 : observers.empty()  ? nullptr
+                                      : observers[0];
   const size_t before = checker_ ? checker_->findings().size() : 0;
   engine::RunReport r = dev_->launch(*m, fn->name, cfg, kargs);
   ++stats_.launches;
@@ -529,7 +576,9 @@ Error Runtime::malloc(void **p, uint64_t bytes) {
     return record(Error::InvalidValue);
   if (bytes > model_.global_mem)
     return record(Error::MemoryAllocation);
-  *p = reinterpret_cast<void *>(dev_->alloc(bytes));
+  *p = reinterpret_cast<void *>(dev_->alloc(bytes, "cudaMalloc memory"));
+  if (checker_)
+    alloc_stacks_[reinterpret_cast<uint64_t>(*p)] = capture_host_stack();
   return Error::Success;
 }
 
@@ -540,6 +589,7 @@ Error Runtime::free(void *p) {
     return free_host(p);
   if (!dev_->free(reinterpret_cast<uint64_t>(p)))
     return record(Error::InvalidValue);
+  alloc_stacks_.erase(reinterpret_cast<uint64_t>(p));
   return Error::Success;
 }
 
@@ -558,6 +608,8 @@ Error Runtime::malloc_host(void **p, uint64_t bytes, const char *what) {
     return record(Error::MemoryAllocation);
   }
   host_blocks_[reinterpret_cast<uint64_t>(m)] = size;
+  if (checker_)
+    alloc_stacks_[reinterpret_cast<uint64_t>(m)] = capture_host_stack();
   *p = m;
   return Error::Success;
 }
@@ -796,6 +848,24 @@ std::string Runtime::summary() const {
 }
 
 bool Runtime::write_report() const {
+  std::string err;
+  if (!opts_.sarif.empty() &&
+      !check::write_sarif(
+          opts_.sarif,
+          checker_ ? checker_->findings() : std::vector<check::Finding>{}, err))
+    std::fputs(fmt::format("bcusim: error: --sarif: {}\n", err).c_str(),
+               stderr);
+  if (timeline_) {
+    if (timeline_->write(opts_.timeline, err))
+      std::fputs(fmt::format("bcusim: timeline written to {} (open it in "
+                             "ui.perfetto.dev or chrome://tracing)\n",
+                             opts_.timeline)
+                     .c_str(),
+                 stderr);
+    else
+      std::fputs(fmt::format("bcusim: error: --timeline: {}\n", err).c_str(),
+                 stderr);
+  }
   if (opts_.report.empty())
     return true;
   nlohmann::json j;

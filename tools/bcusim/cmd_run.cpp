@@ -27,6 +27,7 @@
 #include <set>
 
 #include "bcusim/check/checker.h"
+#include "bcusim/check/output.h"
 #include "bcusim/engine/args.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/instructions.h"
@@ -171,6 +172,8 @@ struct Session {
   const std::vector<DumpSpec> &dumps;
   // Modules of every execution stay loaded: findings point into them.
   std::vector<std::unique_ptr<engine::Module>> loaded;
+  // --timeline: the first execution's launches.
+  std::unique_ptr<check::Timeline> timeline;
 
   Outcome execute(const engine::Schedule &sched, const check::Checks &checks,
                   bool print);
@@ -269,6 +272,20 @@ Outcome Session::execute(const engine::Schedule &sched,
   std::unique_ptr<check::Checker> checker;
   if (checks.any())
     checker = std::make_unique<check::Checker>(checks);
+  std::vector<engine::Observer *> observers;
+  if (checker)
+    observers.push_back(checker.get());
+  if (print && !o.timeline.empty()) {
+    timeline = std::make_unique<check::Timeline>(checker.get());
+    observers.push_back(timeline.get());
+  }
+  // A progress line for long launches, on a terminal only.
+  std::unique_ptr<check::Progress> progress;
+  if (print && check::Progress::wanted()) {
+    progress = std::make_unique<check::Progress>(checker.get());
+    observers.push_back(progress.get());
+  }
+  check::FanOut fan(observers);
 
   // The launches, in order; each one completes before the next starts.
   for (size_t li = 0; li < plans.size(); ++li) {
@@ -295,7 +312,9 @@ Outcome Session::execute(const engine::Schedule &sched,
     cfg.schedule = sched;
     cfg.host_threads = o.threads;
     cfg.warn_only = o.warn_only;
-    cfg.observer = checker.get();
+    cfg.observer = observers.size() > 1 ? &fan
+                   : observers.empty()  ? nullptr
+                                        : observers[0];
     const size_t before = checker ? checker->findings().size() : 0;
     RunReport r = dev.launch(*lp.module, lp.kernel, cfg, kargs);
     if (print)
@@ -583,9 +602,15 @@ int run_command(const RunOptions &o) {
     usage_error("--explore: at most 1000 schedules");
     return 2;
   }
-  const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty();
+  if (!o.save_ptx.empty()) {
+    usage_error("--save-ptx: bcusim exec writes the PTX it extracts from a "
+                "program; run's PTX is already a file");
+    return 2;
+  }
+  const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty() ||
+                       !o.sarif.empty();
 
-  Session ses{o, plans, specs, spec_text, number_of, dumps, {}};
+  Session ses{o, plans, specs, spec_text, number_of, dumps, {}, {}};
   Outcome first = ses.execute(*sched, checks, true);
   if (first.exit == 2 || first.load_failed)
     return first.exit;
@@ -651,6 +676,22 @@ int run_command(const RunOptions &o) {
         return 1;
       }
     }
+  }
+  if (checked && !o.sarif.empty() &&
+      !check::write_sarif(o.sarif, findings, err)) {
+    usage_error(fmt::format("--sarif: {}", err));
+    return 1;
+  }
+  if (ses.timeline) {
+    if (!ses.timeline->write(o.timeline, err)) {
+      usage_error(fmt::format("--timeline: {}", err));
+      return 1;
+    }
+    std::fputs(fmt::format("bcusim: timeline written to {} (open it in "
+                           "ui.perfetto.dev or chrome://tracing)\n",
+                           o.timeline)
+                   .c_str(),
+               stderr);
   }
   if (first.exit != 0)
     return first.exit;

@@ -21,11 +21,14 @@
 #include <vector>
 
 #include "bcusim/engine/engine.h"
+#include "bcusim/runtime/host_stack.h"
 #include "bcusim/runtime/options.h"
 
 namespace bcusim::check {
 class Checker;
-}
+class Timeline;
+class Progress;
+} // namespace bcusim::check
 
 namespace bcusim::runtime {
 
@@ -230,6 +233,13 @@ private:
   DeviceModel model_;
   std::unique_ptr<engine::Device> dev_;
   std::unique_ptr<check::Checker> checker_;
+  std::unique_ptr<check::Timeline> timeline_; // --timeline
+  std::unique_ptr<check::Progress> progress_; // stderr is a terminal
+  // Host stacks of allocations (by base) and of the current launch, kept
+  // while findings are checked (docs/exec.md "Host stacks").
+  std::map<uint64_t, std::vector<uintptr_t>> alloc_stacks_;
+  std::vector<uintptr_t> launch_stack_;
+  std::unique_ptr<HostSymbolizer> symbolizer_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
   std::vector<std::vector<int>> images_; // image -> module indices
