@@ -4,7 +4,6 @@
 
 #include <bit>
 #include <cmath>
-#include <numbers>
 
 #include "float_format.h"
 
@@ -58,37 +57,67 @@ float ex2(float x) {
   return unit_result(std::exp2(double(x)));
 }
 
+namespace {
+#include "mufu_tables.inc"
+
+// The segment of a mantissa (23 bits) and the position in it, -1/2 .. 1/2.
+struct Segment {
+  int index;
+  double u;
+};
+Segment segment(uint32_t mantissa) {
+  constexpr int kLow = 23 - kMufuSegmentBits;
+  return {int(mantissa >> kLow),
+          std::ldexp(double(mantissa & ((1u << kLow) - 1)), -kLow) - 0.5};
+}
+double quadratic(const double (&c)[3], double u) {
+  return c[0] + (c[1] + c[2] * u) * u;
+}
+} // namespace
+
 float lg2(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
     return kNaN32;
   if (x == 1)
     return 0;
-  // The unit's result lies above log2 x by 0.4 to 2.3 units of 2^-24
-  // (absolute; an interpolation error that varies along the binade): the
-  // average, 2^-24, is added (75.9 % -> 92.8 % of [0.5, 1) within 4 ulp).
-  return unit_result(std::log2(double(x)) + 0x1p-24);
+  if (x == 0 || std::isinf(x))
+    return x == 0 ? -INFINITY : x;
+  // The unit interpolates lg2 of the mantissa in fixed point (units of
+  // 2^-36, fitted to the H100's results: mufu_tables.inc) and adds the
+  // exponent; the sum rounded to nearest f32. Near x = 1 this reproduces
+  // the hardware's absolute error, where the result is tiny. Below 1 its
+  // results lie 2^-26 to 2^-25 higher: a table of its own.
+  const uint32_t b = std::bit_cast<uint32_t>(x);
+  const Segment s = segment(b & 0x7fffffu);
+  const int e = int(b >> 23) - 127;
+  const double m = std::nearbyint(
+      quadratic(e >= 0 ? kLg2Table[s.index] : kLg2BelowOneTable[s.index], s.u));
+  return unit_result(std::ldexp(std::ldexp(double(e), 36) + m, -36));
 }
 
 namespace {
 // The unit's angle: |t| as a fraction of a turn in fixed point with 25
-// fraction bits (truncated).
-double fraction25(float t) {
+// fraction bits (truncated), in units of 2^-25 turns.
+uint32_t fraction25(float t) {
   const double q = std::trunc(std::ldexp(std::fabs(double(t)), 25));
-  return std::fmod(q, 33554432.0) / 33554432.0;
+  return uint32_t(std::fmod(q, 33554432.0));
 }
-// The sine of a fraction f of a turn, by quadrants: the second and fourth
-// are mirrored, the remainder r negated by one's complement (1/4 - r -
-// 2^-25; measured: sin near 2 pi is sin(2 pi (t - 1 + 2^-25)) and cos of
-// a quarter turn exactly 0).
-double sin_fraction(double f) {
-  const int quadrant = int(f * 4);
-  const double r = f - quadrant * 0.25, mirrored = 0.25 - r - 0x1p-25;
-  const double a = quadrant == 0   ? r
-                   : quadrant == 1 ? mirrored
-                   : quadrant == 2 ? -r
-                                   : -mirrored;
-  return std::sin(2.0 * std::numbers::pi * a);
+// The sine of q 2^-25 turns, by quadrants: the second and fourth are
+// mirrored, the remainder r negated by one's complement (2^23 - 1 - r;
+// measured: sin near 2 pi is sin(2 pi (t - 1 + 2^-25)) and cos of a quarter
+// turn exactly 0). The quarter-turn angle's sine is the unit's
+// interpolation, fitted to the H100's results as A g(A) (mufu_tables.inc):
+// near the zeros its slope is 2 pi (1 + 4.2e-5), as measured.
+double sin_units(uint32_t q) {
+  const uint32_t quadrant = q >> 23, r = q & 0x7fffffu;
+  const uint32_t a = quadrant & 1 ? 0x7fffffu - r : r;
+  if (a == 0)
+    return 0;
+  const Segment s = segment(a);
+  const double v =
+      std::ldexp(double(a), -25) * quadratic(kSinTable[s.index], s.u);
+  return quadrant >= 2 ? -v : v;
 }
 } // namespace
 
@@ -98,7 +127,7 @@ float sin_turns(float t) {
     return kNaN32;
   // Odd: the magnitude's sine with t's sign (a zero too). |x| < 2^-22.35
   // (|t| < 2^-25) gives 0, as measured.
-  const float r = unit_result(sin_fraction(fraction25(t)));
+  const float r = unit_result(sin_units(fraction25(t)));
   return std::signbit(t) ? -r : r;
 }
 
@@ -107,11 +136,9 @@ float cos_turns(float t) {
   if (!std::isfinite(t))
     return kNaN32;
   // Even; the sine of a quarter turn minus the angle, the angle negated by
-  // one's complement: 1/4 - f - 2^-25 (every input of [0.5, 1) within 4
-  // ulp, 32 % bit-exact; cos of a quarter turn exactly 0).
-  double g = 1.25 - 0x1p-25 - fraction25(t);
-  g -= std::floor(g);
-  return unit_result(sin_fraction(g));
+  // one's complement: 1/4 - f - 2^-25 (cos of a quarter turn exactly 0).
+  const uint32_t g = (5u * 0x800000u - 1u - fraction25(t)) & 0x1ffffffu;
+  return unit_result(sin_units(g));
 }
 
 float tanh(float x) {
@@ -121,6 +148,18 @@ float tanh(float x) {
   // (measured: every f16 and bf16 input up to there gives x).
   if (std::fabs(x) < std::bit_cast<float>(0x3b810000u))
     return x;
+  // On [0.5, 2) the interpolation fitted to the H100's results
+  // (mufu_tables.inc); elsewhere the exact function, rounded.
+  const uint32_t b = std::bit_cast<uint32_t>(x);
+  const uint32_t e = (b >> 23) & 0xff;
+  if (e == 126 || e == 127) {
+    // The unit reads x in fixed point with 20 fraction bits, truncated
+    // (measured: the results change only at multiples of 2^-20).
+    const Segment s = segment(b & (e == 126 ? 0x7ffff0u : 0x7ffff8u));
+    const double v = quadratic(
+        e == 126 ? kTanhHalfTable[s.index] : kTanhOneTable[s.index], s.u);
+    return unit_result(std::signbit(x) ? -v : v);
+  }
   return unit_result(std::tanh(double(x)));
 }
 

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Derive the MUFU interpolation tables of mufu.cpp from the H100's results.
+
+The unit evaluates lg2 and tanh as quadratics over 2^K segments of the
+operand's mantissa. ../shared/hardware/mufu holds every result of whole
+binades; this script fits, per segment, y = c0 + c1*u + c2*u^2 (u the
+position in the segment, -1/2 .. 1/2) to the measured results by weighted
+least squares (weight 1/ulp^2 of the result, so the tiny results of lg2 near
+x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
+
+  lg2:  the fixed-point value in units of 2^-36, lg2(m) for m in [1, 2); one
+        table per measured binade (x in [0.5,1) is -1 + its own table: the
+        hardware's results there lie 2^-26 to 2^-25 above -1 + those of
+        [1,2)).
+  tanh: y itself, one table per measured binade ([0.5,1), [1,2)), of x
+        truncated to a multiple of 2^-20 as the unit reads it.
+  sin:  the unit's sine of a quarter-turn angle A (23 bits, units of 2^-25
+        turns, after the quadrant reduction of mufu.cpp) as A * g(A): g is
+        fitted, so the relative precision near the zeros is kept. Every
+        measured sin and cos binade feeds the one fit.
+
+  python3 src/engine/mufu_fit.py [MUFU_DIR]     (default ../shared/hardware/mufu)
+"""
+import array, math, os, struct, sys
+
+K = 9  # 512 segments
+N = 1 << 23
+SEG = N >> K
+
+here = os.path.dirname(os.path.abspath(__file__))
+mufu_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "../../../shared/hardware/mufu")
+sys.path.insert(0, mufu_dir)
+import decode  # noqa: E402
+
+
+def table(name):
+    bits = array.array("I", decode.load(os.path.join(mufu_dir, name + ".bin.xz")))
+    vals = array.array("f")
+    vals.frombytes(bits.tobytes())
+    return vals
+
+
+def solve(m):
+    for i in range(3):
+        p = max(range(i, 3), key=lambda r: abs(m[r][i]))
+        m[i], m[p] = m[p], m[i]
+        for r in range(3):
+            if r != i:
+                c = m[r][i] / m[i][i]
+                for j in range(4):
+                    m[r][j] -= c * m[i][j]
+    return [m[i][3] / m[i][i] for i in range(3)]
+
+
+def fit(samples):
+    """samples yields (segment, u, target, weight)."""
+    acc = [[0.0] * 8 for _ in range(1 << K)]
+    for s, u, y, w in samples:
+        a = acc[s]
+        wu = w * u
+        wu2 = wu * u
+        a[0] += w; a[1] += wu; a[2] += wu2; a[3] += wu2 * u; a[4] += wu2 * u * u
+        a[5] += w * y; a[6] += wu * y; a[7] += wu2 * y
+    return [solve([[a[0], a[1], a[2], a[5]], [a[1], a[2], a[3], a[6]],
+                   [a[2], a[3], a[4], a[7]]]) for a in acc]
+
+
+def f32(bits):
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def f32_rz(p):
+    """p > 0 rounded toward zero to f32 (FMUL.RZ)."""
+    b = struct.unpack("<I", struct.pack("<f", p))[0]
+    return f32(b - 1) if f32(b) > p else f32(b)
+
+
+def ulp(y, floor):
+    return max(math.ulp(y), floor) if y else floor
+
+
+def lg2_fit(name, offset):
+    t = table(name)
+    unit = 2.0 ** 36
+
+    def samples():
+        for i in range(N):
+            y = t[i]
+            if y == 0:  # lg2(1) = 0 is a special value
+                continue
+            yield (i >> (23 - K), (i & (SEG - 1)) / SEG - 0.5, (y + offset) * unit,
+                   (unit * ulp(y, 2.0 ** -36)) ** -2)
+    return fit(samples())
+
+
+def tanh_fit(name, low):
+    """The unit reads x in fixed point with 20 fraction bits (truncated): the
+    results change only where the mantissa's low `low` bits are zero."""
+    t = table(name)
+    mask = ~((1 << low) - 1)
+
+    def samples():
+        for i in range(N):
+            y = t[i]
+            j = i & mask
+            yield j >> (23 - K), (j & (SEG - 1)) / SEG - 0.5, y, ulp(y, 0.0) ** -2
+    return fit(samples())
+
+
+def sin_fit():
+    inv = f32(0x3E22F983)  # 1/(2 pi)
+
+    def samples():
+        for name, base, cos in (("sin.approx.ftz.f32_b0.5-1", 0x3F000000, False),
+                                ("sin.approx.ftz.f32_b4-8", 0x40800000, False),
+                                ("cos.approx.ftz.f32_b0.5-1", 0x3F000000, True)):
+            hw = table(name)
+            xf = array.array("f")
+            xf.frombytes(array.array("I", range(base, base + N)).tobytes())
+            for i in range(N):
+                t = f32_rz(xf[i] * inv)  # the product is exact in double
+                q = int(t * 33554432.0) % 33554432
+                if cos:
+                    q = (5 * 8388608 - 1 - q) % 33554432
+                r = q & 8388607
+                a = 8388607 - r if (q >> 23) & 1 else r
+                y = abs(hw[i])
+                if a == 0 or y == 0:
+                    continue
+                turns = a * 2.0 ** -25
+                yield (a >> (23 - K), (a & (SEG - 1)) / SEG - 0.5, y / turns,
+                       (turns / math.ulp(y)) ** 2)
+    return fit(samples())
+
+
+def emit(out, name, coef, comment):
+    out.write("// %s\nconstexpr double %s[%d][3] = {\n" % (comment, name, len(coef)))
+    for c in coef:
+        out.write("    {%s, %s, %s},\n" % tuple(x.hex() for x in c))
+    out.write("};\n")
+
+
+def main():
+    path = os.path.join(here, "mufu_tables.inc")
+    with open(path, "w") as out:
+        out.write("// Generated by mufu_fit.py from ../shared/hardware/mufu; do not edit.\n")
+        out.write("// Per segment of the mantissa (%d segments): c0 + c1*u + c2*u^2,\n" % (1 << K))
+        out.write("// u in [-1/2, 1/2) the position in the segment.\n")
+        out.write("constexpr int kMufuSegmentBits = %d;\n" % K)
+        emit(out, "kLg2Table", lg2_fit("lg2.approx.ftz.f32_b1-2", 0.0),
+             "lg2(m), m in [1, 2), in units of 2^-36: x >= 1")
+        emit(out, "kLg2BelowOneTable", lg2_fit("lg2.approx.ftz.f32_b0.5-1", 1.0),
+             "lg2(m), m in [1, 2), in units of 2^-36: x < 1")
+        emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1)")
+        emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2)")
+        emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()
