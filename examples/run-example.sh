@@ -4,6 +4,8 @@ set -euo pipefail
 BCUSIM=${1:-build/bcusim}
 # Resolve the binary before changing directory (make passes a relative path).
 BCUSIM="$(cd "$(dirname "$BCUSIM")" && pwd)/$(basename "$BCUSIM")"
+# Timelines and the SARIF log are written beside the binary.
+OUT="$(dirname "$BCUSIM")"
 cd "$(dirname "$0")"
 "$BCUSIM" --version
 
@@ -26,25 +28,12 @@ echo "== bcusim replay replay/05-producer-consumer.trace"
 # (kernels/pipeline.cu). First what its barriers become on the BCU, then the run.
 echo "== bcusim lower kernels/pipeline.ptx"
 "$BCUSIM" lower kernels/pipeline.ptx
-echo "== bcusim run kernels/pipeline.ptx -g 2 -b 128 ... --dump 2"
+# --timeline writes what the warps and barriers did over simulated time
+# (open it in ui.perfetto.dev or chrome://tracing; docs/checker.md
+# "Timeline").
+echo "== bcusim run kernels/pipeline.ptx -g 2 -b 128 ... --dump 2 --timeline $OUT/pipeline.trace.json"
 "$BCUSIM" run kernels/pipeline.ptx -g 2 -b 128 -a 's32[512]=iota' -a 's32[512]' \
-  -a 's32[2]' -a s32:4 --dump 2
-
-# Checker (docs/checker.md): the same tile computation with and without the
-# __syncthreads() between staging data in shared memory and reading it
-# (kernels/tile_sum.cu). The racy version computes the right result on the
-# default schedule, yet the race checker reports each pair of conflicting
-# instructions with both CUDA lines, the threads and what is missing; the
-# run then exits with status 1. The fixed version is clean.
-echo "== bcusim run kernels/tile_sum.ptx -k tile_sum_racy ... --check race"
-status=0
-"$BCUSIM" run kernels/tile_sum.ptx -k tile_sum_racy -g 2 -b 256 \
-  -a 's32[512]=iota' -a 's32[512]' --check race || status=$?
-echo "(exit status $status: error findings)"
-[ "$status" -eq 1 ]
-echo "== bcusim run kernels/tile_sum.ptx -k tile_sum ... --check all"
-"$BCUSIM" run kernels/tile_sum.ptx -k tile_sum -g 2 -b 256 \
-  -a 's32[512]=iota' -a 's32[512]' --check all
+  -a 's32[2]' -a s32:4 --dump 2 --timeline "$OUT/pipeline.trace.json"
 
 # bcusim exec (docs/exec.md): an unmodified CUDA program, built with
 # nvcc -cudart shared, runs with every kernel in bcusim and prints its own
@@ -60,3 +49,24 @@ if [ -x "$NVCC" ] && [ -e "$CUDART_LIB" ]; then
 else
   echo "== bcusim exec: skipped ($NVCC or $CUDART_LIB is missing)"
 fi
+
+# Checker (docs/checker.md): the same tile computation with and without the
+# __syncthreads() between staging data in shared memory and reading it
+# (kernels/tile_sum.cu). The racy version computes the right result on the
+# default schedule, yet the race checker reports each pair of conflicting
+# instructions with both CUDA lines, the threads and what is missing; the
+# run then exits with status 1. The fixed version is clean. Each finding is
+# located at its CUDA line (source text and caret), its PTX instruction
+# follows as a note.
+echo "== bcusim run kernels/tile_sum.ptx -k tile_sum ... --check all"
+"$BCUSIM" run kernels/tile_sum.ptx -k tile_sum -g 2 -b 256 \
+  -a 's32[512]=iota' -a 's32[512]' --check all
+echo "== bcusim run kernels/tile_sum.ptx -k tile_sum_racy ... --check race --timeline ... --sarif ..."
+status=0
+"$BCUSIM" run kernels/tile_sum.ptx -k tile_sum_racy -g 2 -b 256 \
+  -a 's32[512]=iota' -a 's32[512]' --check race \
+  --timeline "$OUT/tile_sum_racy.trace.json" --sarif "$OUT/tile_sum_racy.sarif" \
+  || status=$?
+echo "(exit status $status: error findings; SARIF log: $OUT/tile_sum_racy.sarif)"
+[ "$status" -eq 1 ]
+

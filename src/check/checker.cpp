@@ -104,6 +104,8 @@ nlohmann::json site_json(const Site &s) {
   if (s.cuda_line) {
     j["cuda_file"] = s.cuda_file;
     j["cuda_line"] = s.cuda_line;
+    if (s.cuda_col)
+      j["cuda_col"] = s.cuda_col;
     if (s.cuda_inlined_line) {
       j["cuda_inlined_file"] = s.cuda_inlined_file;
       j["cuda_inlined_line"] = s.cuda_inlined_line;
@@ -131,6 +133,7 @@ nlohmann::json Finding::to_json() const {
                   : severity == Severity::Warning ? "warning"
                                                   : "note";
   j["kernel"] = kernel;
+  j["kernel_demangled"] = demangle(kernel);
   j["launch"] = launch;
   j["message"] = diag.message;
   j["instances"] = instances;
@@ -142,6 +145,34 @@ nlohmann::json Finding::to_json() const {
   }
   if (!missing.empty())
     j["missing"] = missing;
+  if (allocation) {
+    const AllocationOrigin &a = *allocation;
+    j["allocation"] = {{"base", a.base},     {"size", a.size},
+                       {"offset", a.offset}, {"origin", a.origin},
+                       {"name", a.name},     {"host_stack", a.host_stack}};
+    if (!a.mangled.empty())
+      j["allocation"]["mangled"] = a.mangled;
+  }
+  if (!launch_stack.empty())
+    j["launch_stack"] = launch_stack;
+  if (!instance_list.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto &in : instance_list) {
+      nlohmann::json threads = nlohmann::json::array();
+      for (const auto &t : in.threads) {
+        nlohmann::json tj = {{"cta", {t.cta.x, t.cta.y, t.cta.z}},
+                             {"warp", t.warp},
+                             {"lane", t.lane},
+                             {"tid", {t.tid.x, t.tid.y, t.tid.z}}};
+        if (t.async_id)
+          tj["async_copy"] = t.async_id;
+        threads.push_back(std::move(tj));
+      }
+      list.push_back(
+          {{"pcs", in.pcs}, {"threads", threads}, {"address", in.address}});
+    }
+    j["instance_list"] = std::move(list);
+  }
   j["sites"] = nlohmann::json::array();
   for (const auto &s : sites)
     j["sites"].push_back(site_json(s));
@@ -277,6 +308,13 @@ std::string Checker::summary() const {
 }
 
 void Checker::add(Finding f) { impl_->all.push_back(std::move(f)); }
+
+uint64_t Checker::findings_so_far() const { return impl_->findings.created(); }
+
+void Checker::set_host_context(HostContext context) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  impl_->findings.set_host(std::move(context));
+}
 
 nlohmann::json Checker::report_json() const {
   nlohmann::json j;

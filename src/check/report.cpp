@@ -1,7 +1,74 @@
 // Findings: deduplication, explanations and rendering (report.h).
 #include "report.h"
 
+#include <cxxabi.h>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
 #include <fmt/format.h>
+
+namespace bcusim::check {
+
+std::string demangle(std::string_view name) {
+  if (name.rfind("_Z", 0) != 0)
+    return std::string(name);
+  int status = 0;
+  std::string n(name);
+  char *d = abi::__cxa_demangle(n.c_str(), nullptr, nullptr, &status);
+  std::string r = status == 0 && d ? std::string(d) : n;
+  std::free(d);
+  return r;
+}
+
+namespace {
+
+// CUDA source files by the name .file gives them (and the PTX file's
+// folder), loaded once and kept: diagnostics point into them.
+const SourceFile *cuda_source(const std::string &name, const SourceFile *ptx) {
+  // Never destroyed: findings are rendered at exit too (bcusim exec).
+  static auto &mu = *new std::mutex;
+  static auto &files =
+      *new std::map<std::string, std::shared_ptr<const SourceFile>>;
+  namespace fs = std::filesystem;
+  std::string beside;
+  if (ptx && fs::path(name).is_relative())
+    beside = (fs::path(ptx->name()).parent_path() / name).string();
+  std::lock_guard<std::mutex> g(mu);
+  auto key = name + '\n' + beside;
+  auto it = files.find(key);
+  if (it != files.end())
+    return it->second.get();
+  std::string err;
+  std::shared_ptr<const SourceFile> f;
+  if (auto t = SourceFile::read(name, err))
+    f = std::move(t);
+  else if (!beside.empty() && beside != name &&
+           (t = SourceFile::read(beside, err)))
+    f = std::move(t); // named by the path that opens it
+  else
+    f = SourceFile::name_only(name);
+  return files.emplace(key, std::move(f)).first->second.get();
+}
+
+} // namespace
+
+SourceLoc source_first(const Site &s) {
+  if (!s.cuda_line)
+    return s.ptx;
+  SourceLoc l;
+  l.file = cuda_source(s.cuda_file, s.ptx.file);
+  l.line = s.cuda_line;
+  l.col = s.cuda_col;
+  if (!l.col) { // inlined code: the call's column is not recorded
+    std::string_view text = l.file->line(l.line);
+    size_t first = text.find_first_not_of(" \t");
+    l.col = first == std::string_view::npos ? 1 : uint32_t(first + 1);
+  }
+  return l;
+}
+
+} // namespace bcusim::check
 
 namespace bcusim::check::detail {
 
@@ -110,6 +177,21 @@ Diagnostic note(SourceLoc loc, std::string msg) {
 
 } // namespace
 
+namespace {
+
+// What groups a site's reports: its CUDA line, else its instruction.
+std::string source_key(const LaunchSt &L, uint32_t pc) {
+  if (L.view) {
+    auto c = L.view->cuda_loc(pc);
+    if (c.valid())
+      return fmt::format("{}:{}:{}:{}", c.file, c.line, c.inner_file,
+                         c.inner_line);
+  }
+  return fmt::format("#{}", pc);
+}
+
+} // namespace
+
 ThreadRef thread_ref(const LaunchSt &L, Tid t, uint64_t async_id) {
   ThreadRef r;
   r.cta_linear = L.cta_of(t);
@@ -128,6 +210,40 @@ std::string thread_text(const ThreadRef &t) {
                      dim(t.cta), t.warp, t.lane);
 }
 
+std::optional<AllocationOrigin> allocation_of(const LaunchSt &L,
+                                              uint64_t addr) {
+  if (!L.view)
+    return std::nullopt;
+  auto a = L.view->allocation(addr);
+  if (!a)
+    return std::nullopt;
+  AllocationOrigin o;
+  o.base = a->base;
+  o.size = a->size;
+  o.offset = addr - a->base;
+  o.name = a->name;
+  auto starts = [&](const char *p) { return a->name.rfind(p, 0) == 0; };
+  if (a->module_var) {
+    o.origin = "__device__ variable";
+    o.name = demangle(a->name);
+    if (o.name != a->name)
+      o.mangled = a->name;
+  } else if (starts("argument ")) {
+    o.origin = "-a argument";
+  } else if (starts("managed memory") || starts("cudaMallocManaged")) {
+    o.origin = "cudaMallocManaged";
+  } else if (starts("cudaMallocHost")) {
+    o.origin = "cudaMallocHost";
+  } else if (starts("cudaHostAlloc")) {
+    o.origin = "cudaHostAlloc";
+  } else if (starts("cudaMalloc")) {
+    o.origin = "cudaMalloc";
+  } else {
+    o.origin = "allocation";
+  }
+  return o;
+}
+
 Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
              uint64_t async_id) {
   Site s;
@@ -141,6 +257,7 @@ Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
     if (c.valid()) {
       s.cuda_file = std::string(c.file);
       s.cuda_line = c.line;
+      s.cuda_col = c.col;
       if (c.inner_line) {
         s.cuda_inlined_file = std::string(c.inner_file);
         s.cuda_inlined_line = c.inner_line;
@@ -159,17 +276,33 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   const bool intra = !earlier.async_id && !later.async_id &&
                      warp_key(earlier.tid) == warp_key(later.tid);
   FindingKind kind = intra ? FindingKind::IntraWarpRace : FindingKind::DataRace;
-  auto key = std::make_tuple(int(kind), std::min(earlier.pc, later.pc),
-                             std::max(earlier.pc, later.pc),
-                             std::string(engine::name_of(space)));
+  // One report per pair of source locations (CUDA lines, else PTX
+  // instructions) per state space.
+  std::string ka = source_key(L, earlier.pc), kb = source_key(L, later.pc);
+  if (kb < ka)
+    std::swap(ka, kb);
+  auto key =
+      std::make_tuple(int(kind), 0u, 0u,
+                      fmt::format("{}|{}|{}", engine::name_of(space), ka, kb));
   auto it = index_.find(key);
+  auto instance = [&](Finding &f) {
+    if (f.instance_list.size() < Finding::kMaxInstances)
+      f.instance_list.push_back({{earlier.pc, later.pc},
+                                 {thread_ref(L, earlier.tid, earlier.async_id),
+                                  thread_ref(L, later.tid, later.async_id)},
+                                 addr});
+  };
   if (it != index_.end()) {
-    ++pending_[it->second].f.instances;
+    Finding &f = pending_[it->second].f;
+    ++f.instances;
+    instance(f);
     return;
   }
   index_[key] = pending_.size();
+  created_.fetch_add(1, std::memory_order_relaxed);
   Pending p;
   Finding &f = p.f;
+  instance(f);
   f.kind = kind;
   f.severity = Severity::Error;
   f.kernel = L.kernel;
@@ -177,6 +310,8 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   f.space = std::string(engine::name_of(space));
   f.address = addr;
   f.where = L.view ? L.view->describe(space, addr) : "";
+  if (space == StateSpace::Global)
+    f.allocation = allocation_of(L, addr);
   f.sites.push_back(site_of(L, earlier.pc, earlier.tid, access_text(earlier),
                             earlier.async_id));
   f.sites.push_back(
@@ -213,9 +348,14 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
       s0.cuda_line ? " (" + cuda_text(s0) + ")" : "", s1.access, who(s1),
       s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "");
   p.notes.push_back(
-      note(s0.ptx, fmt::format("the first access{}: {} by {}",
-                               s0.cuda_line ? " (" + cuda_text(s0) + ")" : "",
-                               s0.access, who(s0))));
+      note(source_first(s0),
+           fmt::format("the first access{}: {} by {}",
+                       s0.cuda_inlined_line ? " (" + cuda_text(s0) + ")" : "",
+                       s0.access, who(s0))));
+  if (s0.cuda_line)
+    p.notes.push_back(
+        note(s0.ptx,
+             fmt::format("the first access's PTX instruction '{}'", s0.text)));
   p.notes.push_back(note({}, "missing ordering: " + f.missing));
   pending_.push_back(std::move(p));
 }
@@ -225,14 +365,22 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
   auto key = std::make_tuple(int(FindingKind::UninitializedRead), pc, pc,
                              std::string(engine::name_of(space)));
   auto it = index_.find(key);
+  auto instance = [&](Finding &f) {
+    if (f.instance_list.size() < Finding::kMaxInstances)
+      f.instance_list.push_back({{pc}, {thread_ref(L, reader)}, addr});
+  };
   if (it != index_.end()) {
-    ++pending_[it->second].f.instances;
+    Finding &f = pending_[it->second].f;
+    ++f.instances;
+    instance(f);
     return;
   }
   (void)owner;
   index_[key] = pending_.size();
+  created_.fetch_add(1, std::memory_order_relaxed);
   Pending p;
   Finding &f = p.f;
+  instance(f);
   f.kind = FindingKind::UninitializedRead;
   f.severity = Severity::Error;
   f.kernel = L.kernel;
@@ -260,13 +408,22 @@ void Findings::at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc,
                   std::string key) {
   auto k = std::make_tuple(int(kind), pc, pc, key);
   auto it = index_.find(k);
+  auto instance = [&](Finding &f) {
+    if (f.instance_list.size() < Finding::kMaxInstances)
+      f.instance_list.push_back(
+          {{pc}, {who != kNoTid ? thread_ref(L, who) : ThreadRef{}}, 0});
+  };
   if (it != index_.end()) {
-    ++pending_[it->second].f.instances;
+    Finding &f = pending_[it->second].f;
+    ++f.instances;
+    instance(f);
     return;
   }
   index_[k] = pending_.size();
+  created_.fetch_add(1, std::memory_order_relaxed);
   Pending p;
   Finding &f = p.f;
+  instance(f);
   f.kind = kind;
   f.severity = sev;
   f.kernel = L.kernel;
@@ -284,19 +441,62 @@ void Findings::finish(LaunchSt &L) {
     Finding &f = p.f;
     Diagnostic &d = f.diag;
     const Site &last = f.sites.back();
-    std::string where = fmt::format("in kernel '{}'", L.kernel);
+    // Source first: the CUDA line, then the PTX instruction as a note.
+    if (last.cuda_line && d.loc.file == last.ptx.file &&
+        d.loc.line == last.ptx.line) {
+      d.loc = source_first(last);
+      d.notes.push_back(
+          note(last.ptx, fmt::format("the PTX instruction '{}'", last.text)));
+    }
+    std::string where = fmt::format("in kernel '{}'", demangle(L.kernel));
     if (last.thread.async_id == 0 && !f.sites.empty())
       where += ", " + thread_text(last.thread);
     d.notes.push_back(note({}, where));
     for (auto &n : p.notes)
       d.notes.push_back(std::move(n));
+    if (f.allocation) {
+      AllocationOrigin &a = *f.allocation;
+      if (host_.allocation_stack && !a.host_stack.size())
+        a.host_stack = host_.allocation_stack(a.base);
+      std::string what =
+          a.origin == "__device__ variable"
+              ? fmt::format("the __device__ variable '{}'", a.name)
+          : a.origin == "-a argument" ? a.name
+          : a.origin == "allocation"  ? "an allocation"
+                                      : "memory from " + a.origin;
+      d.notes.push_back(
+          note({}, fmt::format("address {:#x} is byte {} of {} ({} byte{} at "
+                               "{:#x}){}",
+                               f.address, a.offset, what, a.size,
+                               a.size == 1 ? "" : "s", a.base,
+                               a.host_stack.empty() ? "" : ", allocated at:")));
+      for (size_t i = 0; i < a.host_stack.size(); ++i)
+        d.notes.push_back(
+            note({}, fmt::format("    #{} {}", i, a.host_stack[i])));
+    }
+    if (host_.launch_stack && f.launch_stack.empty())
+      f.launch_stack = host_.launch_stack();
+    if (!f.launch_stack.empty()) {
+      d.notes.push_back(note({}, "the kernel was launched at:"));
+      for (size_t i = 0; i < f.launch_stack.size(); ++i)
+        d.notes.push_back(
+            note({}, fmt::format("    #{} {}", i, f.launch_stack[i])));
+    }
+    if (!hinted_ && last.ptx.valid() && !last.cuda_line) {
+      hinted_ = true;
+      d.notes.push_back(
+          note({}, "the PTX has no line information: build with -lineinfo (or "
+                   "-G) to see CUDA source lines in reports"));
+    }
     if (f.instances > 1)
       d.notes.push_back(note(
           {}, fmt::format("{} more instance{} of this {} (other threads or "
                           "addresses)",
                           f.instances - 1, f.instances == 2 ? "" : "s",
-                          f.sites.size() == 2 ? "pair of instructions"
-                                              : "instruction")));
+                          f.sites.size() != 2 ? "instruction"
+                          : f.sites[0].cuda_line && f.sites[1].cuda_line
+                              ? "pair of source lines"
+                              : "pair of instructions")));
     f.text = render(d);
     out_.push_back(std::move(f));
   }

@@ -4,6 +4,7 @@
 // Internal to src/check.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <tuple>
 
@@ -38,6 +39,8 @@ public:
           std::string key = {});
   // Renders the findings of this launch into `out` (in report order).
   void finish(LaunchSt &L);
+  void set_host(HostContext h) { host_ = std::move(h); }
+  uint64_t created() const { return created_.load(std::memory_order_relaxed); }
 
 private:
   struct Pending {
@@ -47,11 +50,16 @@ private:
   std::vector<Finding> &out_;
   std::vector<Pending> pending_;
   std::map<std::tuple<int, uint32_t, uint32_t, std::string>, size_t> index_;
+  bool hinted_ = false; // the -lineinfo note was given (once per checker)
+  HostContext host_;
+  std::atomic<uint64_t> created_{0}; // findings made (not instances)
 };
 
 // Helpers shared by the parts.
 ThreadRef thread_ref(const LaunchSt &L, Tid t, uint64_t async_id = 0);
 std::string thread_text(const ThreadRef &t);
+// The allocation holding a global address, with its origin.
+std::optional<AllocationOrigin> allocation_of(const LaunchSt &L, uint64_t addr);
 Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
              uint64_t async_id = 0);
 

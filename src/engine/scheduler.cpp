@@ -480,6 +480,7 @@ void Worker::run() {
   using clock = std::chrono::steady_clock;
   const uint64_t max_steps = S.cfg.max_steps;
   const bool timed = S.cfg.time_limit_s > 0;
+  uint64_t publish_quanta = 0;
   while (!S.stop.load(std::memory_order_relaxed)) {
     // A random schedule also admits units at random moments, so that CTAs
     // interleave in different orders, up to kRandomResident CTAs at once
@@ -564,6 +565,11 @@ void Worker::run() {
       break;
     if (c->live_warps == 0)
       retire_unit(c);
+    // Progress (LaunchView::thread_steps) sees the count every 256 turns.
+    if ((++publish_quanta & 255) == 0) {
+      S.thread_steps.fetch_add(pending_tsteps, std::memory_order_relaxed);
+      pending_tsteps = 0;
+    }
     if (timed && (++local_quanta & 255) == 0) {
       double el = std::chrono::duration<double>(clock::now() - S.start).count();
       if (el > S.cfg.time_limit_s && !resident.empty()) {
@@ -596,7 +602,12 @@ namespace {
 // What an observer may ask about the launch (observer.h).
 class View final : public LaunchView {
 public:
-  View(const Launch &l, const GlobalMemory &m) : L(l), P(*l.prog), mem(m) {}
+  View(const Launch &l, const GlobalMemory &m,
+       const std::atomic<uint64_t> &steps)
+      : L(l), P(*l.prog), mem(m), tsteps(steps) {}
+  uint64_t thread_steps() const override {
+    return tsteps.load(std::memory_order_relaxed);
+  }
   std::string_view kernel() const override { return L.kernel_name; }
   Dim3 grid() const override { return L.grid; }
   Dim3 block() const override { return L.block; }
@@ -653,6 +664,12 @@ public:
                            : a->name;
     return addr == a->base ? what : fmt::format("{}+{}", what, addr - a->base);
   }
+  std::optional<AllocationRef> allocation(uint64_t addr) const override {
+    const Allocation *a = mem.find(addr);
+    if (!a)
+      return std::nullopt;
+    return AllocationRef{a->base, a->size, a->name, a->module_var, a->host};
+  }
   Dim3 cta_id(uint64_t linear) const override {
     return unflatten(linear, L.grid);
   }
@@ -665,6 +682,7 @@ private:
   const Launch &L;
   const Program &P;
   const GlobalMemory &mem;
+  const std::atomic<uint64_t> &tsteps;
 };
 
 } // namespace
@@ -673,7 +691,7 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
                      const LaunchConfig &cfg) {
   LaunchState S(launch, cfg, mem);
   S.obs = cfg.observer;
-  View view(launch, mem);
+  View view(launch, mem, S.thread_steps);
   if (S.obs)
     S.obs->on_launch_begin(view);
   S.unit_ctas = uint32_t(launch.cluster.count());

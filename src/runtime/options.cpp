@@ -32,6 +32,21 @@ void add_run_options(CLI::App &app, RunOptions &o) {
   app.add_flag("--warn-only", o.warn_only,
                "report barrier misuse the barrier unit survives as warnings "
                "and keep running (docs/barriers.md)");
+  app.add_option("--sarif", o.sarif,
+                 "write the findings as a SARIF 2.1.0 log to FILE "
+                 "(docs/checker.md \"SARIF\")");
+  app.add_option("--timeline", o.timeline,
+                 "write a timeline of the run (Chrome / Perfetto trace "
+                 "events) to FILE (docs/checker.md \"Timeline\")");
+  app.add_option("--save-ptx", o.save_ptx,
+                 "bcusim exec: write the PTX of the program's kernels to "
+                 "DIR, so that every PTX location in a report can be opened");
+}
+
+void add_exec_options(CLI::App &app, RunOptions &o) {
+  app.add_option("--error-exitcode", o.error_exitcode,
+                 "exit status of the program when there were error findings "
+                 "(default 0: the program's own status)");
 }
 
 std::vector<std::string> to_args(const RunOptions &o) {
@@ -59,6 +74,14 @@ std::vector<std::string> to_args(const RunOptions &o) {
     opt("--explore", std::to_string(o.explore));
   if (o.warn_only)
     a.push_back("--warn-only");
+  if (!o.sarif.empty())
+    opt("--sarif", o.sarif);
+  if (!o.timeline.empty())
+    opt("--timeline", o.timeline);
+  if (!o.save_ptx.empty())
+    opt("--save-ptx", o.save_ptx);
+  if (o.error_exitcode != d.error_exitcode)
+    opt("--error-exitcode", std::to_string(o.error_exitcode));
   return a;
 }
 
@@ -67,6 +90,7 @@ parse_run_options(const std::vector<std::string> &args, std::string &error) {
   RunOptions o;
   CLI::App app{"run options", "bcusim"};
   add_run_options(app, o);
+  add_exec_options(app, o);
   std::vector<std::string> rev(args.rbegin(), args.rend());
   try {
     app.parse(rev);

@@ -37,6 +37,12 @@ std::shared_ptr<const SourceFile> SourceFile::read(const std::string &path,
   return from_string(path, ss.str());
 }
 
+std::shared_ptr<const SourceFile> SourceFile::name_only(std::string name) {
+  auto f = std::make_shared<SourceFile>(std::move(name), std::string());
+  f->has_text_ = false;
+  return f;
+}
+
 std::string_view SourceFile::line(uint32_t line) const {
   if (line == 0 || line > line_starts_.size())
     return {};
@@ -77,6 +83,8 @@ static void render_one(const Diagnostic &d, std::string &out) {
   }
   out += fmt::format("{}:{}:{}: {}: {}\n", d.loc.file->name(), d.loc.line,
                      d.loc.col, severity_name(d.severity), d.message);
+  if (!d.loc.file->has_text())
+    return;
   std::string_view text = d.loc.file->line(d.loc.line);
   out += text;
   out += '\n';

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,6 +64,10 @@ enum class FindingKind : uint8_t {
 };
 std::string_view name_of(FindingKind k);
 
+// A C++ name as the source spells it ("scale(float*, int, float)" for
+// "_Z5scalePfif"); other names as they are.
+std::string demangle(std::string_view name);
+
 // One thread, fully identified.
 struct ThreadRef {
   uint64_t cta_linear = 0;
@@ -81,6 +86,7 @@ struct Site {
   std::string ptx_file;
   std::string cuda_file; // from .loc; empty when the PTX has none
   uint32_t cuda_line = 0;
+  uint32_t cuda_col = 0; // 0: unknown (inlined code)
   // Inlined code: cuda_file:cuda_line is the call in the kernel's own
   // source, cuda_inlined_file:cuda_inlined_line the inlined line (0: not
   // inlined).
@@ -88,6 +94,34 @@ struct Site {
   uint32_t cuda_inlined_line = 0;
   ThreadRef thread;
   std::string access; // "write of 4 bytes", "read", "atomic add", ...
+};
+
+// The location a report shows for a site: its CUDA source line when the
+// PTX has line information (the file's text when it can be read, else its
+// name only; relative names are also looked for beside the PTX file),
+// otherwise its PTX instruction. Source files stay loaded for the life of
+// the process.
+SourceLoc source_first(const Site &s);
+
+// The allocation a memory finding's address lies in, with its origin.
+struct AllocationOrigin {
+  uint64_t base = 0, size = 0;
+  uint64_t offset = 0; // of the finding's address
+  // How it was made: "cudaMalloc", "cudaMallocManaged", "cudaMallocHost",
+  // "cudaHostAlloc", "__device__ variable", "-a argument", "allocation"
+  // (anything else).
+  std::string origin;
+  std::string name;                    // demangled for variables
+  std::string mangled;                 // variables: the name in the PTX
+  std::vector<std::string> host_stack; // where the host allocated it
+};
+
+// Host context a runtime gives the checker (bcusim exec): the host stack
+// of the launch being observed, and of each allocation by its base
+// address. Frames read "function at file:line" (innermost first).
+struct HostContext {
+  std::function<std::vector<std::string>()> launch_stack;
+  std::function<std::vector<std::string>(uint64_t base)> allocation_stack;
 };
 
 struct Finding {
@@ -104,6 +138,18 @@ struct Finding {
   Diagnostic diag;         // the report (its locations point into the
                            // module's source: valid while it is loaded)
   std::string text;        // the report rendered when it was made
+  // Every instance counted in `instances` (up to kMaxInstances): the
+  // instructions (a race's two; one otherwise), the threads and the
+  // address. --report lists them.
+  struct Instance {
+    std::vector<uint32_t> pcs;
+    std::vector<ThreadRef> threads;
+    uint64_t address = 0;
+  };
+  static constexpr size_t kMaxInstances = 10000;
+  std::vector<Instance> instance_list;
+  std::optional<AllocationOrigin> allocation; // global-memory findings
+  std::vector<std::string> launch_stack;      // the launch's host stack
   nlohmann::json to_json() const;
 };
 
@@ -134,6 +180,11 @@ public:
   // Adds a finding from elsewhere (the engine's own diagnostics of a run,
   // schedule exploration) so that summary and report include it.
   void add(Finding f);
+  // Findings made so far, also those of the launch still running (safe to
+  // read from any thread; for progress lines).
+  uint64_t findings_so_far() const;
+  // Host stacks for the findings of the next launches (bcusim exec).
+  void set_host_context(HostContext context);
   // The largest shadow memory any launch used (bytes).
   uint64_t shadow_bytes() const;
 

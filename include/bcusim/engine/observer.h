@@ -206,6 +206,15 @@ struct CudaLoc {
   bool valid() const { return line != 0; }
 };
 
+// The allocation (or module .global variable) holding a global address.
+struct AllocationRef {
+  uint64_t base = 0, size = 0;
+  std::string name;        // as allocated ("argument 1 (f32[256])"); the
+                           // variable's (mangled) name for module variables
+  bool module_var = false; // a module .global variable (__device__)
+  bool host = false;       // host memory mapped at its own address
+};
+
 // What the engine knows about the launch an observer is attached to.
 class LaunchView {
 public:
@@ -224,6 +233,15 @@ public:
   // offset, the allocation or module variable at a global address; empty
   // when none.
   virtual std::string describe(StateSpace space, uint64_t addr) const = 0;
+  // The allocation holding global address `addr` (nullopt: none).
+  virtual std::optional<AllocationRef> allocation(uint64_t addr) const {
+    (void)addr;
+    return std::nullopt;
+  }
+  // Thread-instructions executed so far in this launch (published by the
+  // host threads every few hundred scheduling turns; exact at the end).
+  // Safe to read from any thread.
+  virtual uint64_t thread_steps() const { return 0; }
   // The CTA's 3-D index from its linear index.
   virtual Dim3 cta_id(uint64_t linear) const = 0;
   // The cooperative-groups grid workspace (0: none).

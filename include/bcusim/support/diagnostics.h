@@ -26,9 +26,13 @@ public:
   // Reads a file; returns nullptr and sets `error` when it cannot be read.
   static std::shared_ptr<const SourceFile> read(const std::string &path,
                                                 std::string &error);
+  // A file known by name only (its text could not be read): diagnostics
+  // located in it print `name:line:col:` without the source line and caret.
+  static std::shared_ptr<const SourceFile> name_only(std::string name);
 
   const std::string &name() const { return name_; }
   const std::string &text() const { return text_; }
+  bool has_text() const { return has_text_; }
   // 1-based line; returns the line without its newline ("" when out of range).
   std::string_view line(uint32_t line) const;
   uint32_t line_count() const {
@@ -41,6 +45,7 @@ private:
   std::string name_;
   std::string text_;
   std::vector<size_t> line_starts_;
+  bool has_text_ = true;
 };
 
 // A location in a source file: 1-based line and column, and a length in

@@ -1,0 +1,360 @@
+// The timeline observer and the fan-out observer (include/bcusim/check/
+// output.h, docs/checker.md "Timeline").
+#include "bcusim/check/output.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace bcusim::check {
+
+using engine::SyncKind;
+
+FanOut::FanOut(std::vector<engine::Observer *> observers)
+    : obs_(std::move(observers)) {
+  for (auto *o : obs_) {
+    if (o->wants_accesses()) {
+      wants_ = true;
+      access_obs_.push_back(o);
+    }
+    concurrent_ &= o->concurrent();
+  }
+}
+void FanOut::on_launch_begin(const engine::LaunchView &v) {
+  for (auto *o : obs_)
+    o->on_launch_begin(v);
+}
+void FanOut::on_access(const engine::AccessEvent &e) {
+  for (auto *o : access_obs_)
+    o->on_access(e);
+}
+void FanOut::on_sync(const engine::SyncEvent &e) {
+  for (auto *o : obs_)
+    o->on_sync(e);
+}
+void FanOut::on_launch_end(const engine::LaunchView &v) {
+  for (auto *o : obs_)
+    o->on_launch_end(v);
+}
+
+namespace {
+
+// More events than a trace viewer opens comfortably: the rest is dropped
+// (the trace says so).
+constexpr size_t kMaxEvents = 2'000'000;
+
+std::string dim(const engine::Dim3 &d) {
+  return fmt::format("({},{},{})", d.x, d.y, d.z);
+}
+
+} // namespace
+
+// Each launch's CTAs get their own process ids: launch L, CTA c -> L *
+// 2^20 + c + 1 (a launch of more CTAs shares ids modulo 2^20).
+int Timeline::pid(uint64_t cta) const {
+  return int((launch_ << 20) + (cta & 0xfffff) + 1);
+}
+
+void Timeline::instant(int p, int tid, std::string name, nlohmann::json args) {
+  nlohmann::json e = {{"ph", "i"},  {"ts", now_}, {"pid", p},
+                      {"tid", tid}, {"s", "t"},   {"name", std::move(name)}};
+  if (!args.is_null())
+    e["args"] = std::move(args);
+  events_.push_back(std::move(e));
+}
+
+void Timeline::name_tracks(const engine::LaunchView &v, uint64_t cta) {
+  if (named_[cta])
+    return;
+  named_[cta] = true;
+  const int p = pid(cta);
+  events_.push_back(
+      {{"ph", "M"},
+       {"ts", uint64_t{0}},
+       {"pid", p},
+       {"tid", 0},
+       {"name", "process_name"},
+       {"args",
+        {{"name", fmt::format("launch {} {} CTA {}", launch_, demangle(kernel_),
+                              dim(v.cta_id(cta)))}}}});
+  events_.push_back({{"ph", "M"},
+                     {"ts", uint64_t{0}},
+                     {"pid", p},
+                     {"tid", 0},
+                     {"name", "process_sort_index"},
+                     {"args", {{"sort_index", p}}}});
+  events_.push_back({{"ph", "M"},
+                     {"ts", uint64_t{0}},
+                     {"pid", p},
+                     {"tid", 0},
+                     {"name", "thread_name"},
+                     {"args", {{"name", "CTA"}}}});
+  const uint32_t warps = uint32_t((v.block().count() + 31) / 32);
+  for (uint32_t w = 0; w < warps; ++w)
+    events_.push_back({{"ph", "M"},
+                       {"ts", uint64_t{0}},
+                       {"pid", p},
+                       {"tid", w + 1},
+                       {"name", "thread_name"},
+                       {"args", {{"name", fmt::format("warp {}", w)}}}});
+}
+
+void Timeline::on_launch_begin(const engine::LaunchView &v) {
+  kernel_ = std::string(v.kernel());
+  launch_start_ = now_;
+  warps_.clear();
+  copies_in_flight_.clear();
+  tx_.clear();
+  first_at_.clear();
+  named_.clear();
+  waits_seen_.clear();
+  resident_.clear();
+  findings_before_ = checker_ ? checker_->findings().size() : 0;
+}
+
+void Timeline::on_access(const engine::AccessEvent &e) {
+  ++now_;
+  Warp &w = warps_[{e.cta, e.warp}];
+  if (!w.seen) {
+    w.seen = true;
+    w.first = now_;
+  }
+  w.last = now_;
+  first_at_.try_emplace({e.cta, e.warp, e.pc}, now_);
+}
+
+void Timeline::on_sync(const engine::SyncEvent &e) {
+  ++now_;
+  // Past the limit only the ends of resident spans already begun are kept
+  // (every B has its E).
+  if (events_.size() >= kMaxEvents &&
+      !(e.kind == SyncKind::CtaEnd && resident_.count(e.cta))) {
+    truncated_ = true;
+    return;
+  }
+  const int p = pid(e.cta);
+  const int tid = int(e.warp) + 1;
+  auto touch = [&] {
+    Warp &w = warps_[{e.cta, e.warp}];
+    if (!w.seen) {
+      w.seen = true;
+      w.first = now_;
+    }
+    w.last = now_;
+    first_at_.try_emplace({e.cta, e.warp, e.pc}, now_);
+    return &w;
+  };
+  auto end_wait = [&](Warp &w, const std::string &name) {
+    if (w.waiting < 0)
+      return;
+    events_.push_back({{"ph", "X"},
+                       {"ts", w.wait_since},
+                       {"dur", now_ - w.wait_since},
+                       {"pid", p},
+                       {"tid", tid},
+                       {"name", name},
+                       {"cat", "barrier"},
+                       {"args", {{"phase", e.phase}}}});
+    w.waiting = -1;
+  };
+  switch (e.kind) {
+  case SyncKind::CtaBegin:
+    resident_.insert(e.cta);
+    events_.push_back({{"ph", "B"},
+                       {"ts", now_},
+                       {"pid", p},
+                       {"tid", 0},
+                       {"name", "resident"},
+                       {"cat", "cta"}});
+    break;
+  case SyncKind::CtaEnd:
+    if (!resident_.erase(e.cta))
+      break;
+    events_.push_back({{"ph", "E"},
+                       {"ts", now_},
+                       {"pid", p},
+                       {"tid", 0},
+                       {"name", "resident"},
+                       {"cat", "cta"}});
+    break;
+  case SyncKind::BarrierArrive: {
+    Warp *w = touch();
+    if (e.op == 1) {
+      instant(p, tid, fmt::format("bar.arrive {}", e.barrier),
+              {{"phase", e.phase}, {"lanes", e.lanes}});
+    } else {
+      w->waiting = e.barrier;
+      w->wait_since = now_;
+    }
+    break;
+  }
+  case SyncKind::BarrierResume: {
+    Warp *w = touch();
+    end_wait(*w, fmt::format("barrier {} wait", e.barrier));
+    break;
+  }
+  case SyncKind::BarrierComplete:
+    instant(p, 0,
+            fmt::format("barrier {} phase {} complete", e.barrier, e.phase),
+            {{"warps", e.warps}});
+    break;
+  case SyncKind::ClusterArrive: {
+    Warp *w = touch();
+    w->waiting = 16;
+    w->wait_since = now_;
+    break;
+  }
+  case SyncKind::ClusterResume: {
+    Warp *w = touch();
+    end_wait(*w, "cluster barrier wait");
+    break;
+  }
+  case SyncKind::MbarInit:
+  case SyncKind::MbarArrive:
+  case SyncKind::MbarExpectTx:
+  case SyncKind::MbarCompleteTx:
+  case SyncKind::MbarPhaseComplete:
+  case SyncKind::MbarWaitDone:
+  case SyncKind::MbarInval: {
+    if (!e.async_id && e.kind != SyncKind::MbarPhaseComplete &&
+        e.kind != SyncKind::MbarCompleteTx)
+      touch();
+    const int op = pid(e.object_owner);
+    const std::string obj = fmt::format("mbarrier +{:#x}", e.object_offset);
+    int64_t &tx = tx_[{e.object_owner, e.object_offset}];
+    const int64_t was = tx;
+    if (e.kind == SyncKind::MbarInit)
+      tx = 0;
+    else if (e.kind == SyncKind::MbarExpectTx ||
+             (e.kind == SyncKind::MbarArrive && e.tx))
+      tx += e.tx;
+    else if (e.kind == SyncKind::MbarCompleteTx)
+      tx -= e.tx;
+    const bool counter = tx != was || e.kind == SyncKind::MbarInit;
+    if (e.kind == SyncKind::MbarPhaseComplete)
+      instant(op, 0, fmt::format("{} phase {} complete", obj, e.phase));
+    else if (e.kind == SyncKind::MbarWaitDone &&
+             waits_seen_
+                 .insert(
+                     {e.cta, e.warp, e.object_owner, e.object_offset, e.phase})
+                 .second) // once per warp and phase, not per lane
+      instant(p, tid, fmt::format("{} wait done (phase {})", obj, e.phase));
+    else if (e.kind == SyncKind::MbarArrive)
+      instant(e.async_id ? op : p, e.async_id ? 0 : tid,
+              fmt::format("{} arrive", obj),
+              {{"phase", e.phase}, {"count", e.count}, {"tx", e.tx}});
+    if (counter)
+      events_.push_back({{"ph", "C"},
+                         {"ts", now_},
+                         {"pid", op},
+                         {"tid", 0},
+                         {"name", obj + " tx-count"},
+                         {"args", {{"pending bytes", tx}}}});
+    break;
+  }
+  case SyncKind::AsyncIssue:
+  case SyncKind::AsyncComplete: {
+    if (e.kind == SyncKind::AsyncIssue)
+      touch();
+    if (e.kind == SyncKind::AsyncIssue && e.op == 2)
+      break; // an arrive-on, no copy
+    uint64_t &n = copies_in_flight_[e.cta];
+    if (e.kind == SyncKind::AsyncIssue)
+      ++n;
+    else if (n)
+      --n;
+    events_.push_back({{"ph", "C"},
+                       {"ts", now_},
+                       {"pid", p},
+                       {"tid", 0},
+                       {"name", "async copies in flight"},
+                       {"args", {{"copies", n}}}});
+    break;
+  }
+  case SyncKind::AsyncWait:
+    touch();
+    instant(p, tid, e.bulk ? "cp.async.bulk.wait_group" : "cp.async.wait",
+            {{"groups below", e.phase}});
+    break;
+  case SyncKind::GridSync:
+    touch();
+    instant(p, tid, "grid.sync");
+    break;
+  case SyncKind::ThreadExit:
+    touch();
+    break;
+  default:
+    touch();
+    break;
+  }
+}
+
+void Timeline::on_launch_end(const engine::LaunchView &v) {
+  for (const auto &[key, w] : warps_) {
+    name_tracks(v, key.first);
+    events_.push_back({{"ph", "X"},
+                       {"ts", w.first},
+                       {"dur", std::max<uint64_t>(w.last - w.first, 1)},
+                       {"pid", pid(key.first)},
+                       {"tid", key.second + 1},
+                       {"name", "running"},
+                       {"cat", "warp"}});
+  }
+  if (checker_) {
+    const auto &all = checker_->findings();
+    for (size_t i = findings_before_; i < all.size(); ++i) {
+      const Finding &f = all[i];
+      uint64_t ts = now_;
+      int p = pid(0), tid = 0;
+      if (!f.sites.empty()) {
+        const Site &s = f.sites.back();
+        p = pid(s.thread.cta_linear);
+        tid = int(s.thread.warp) + 1;
+        auto it = first_at_.find({s.thread.cta_linear, s.thread.warp, s.pc});
+        if (it != first_at_.end())
+          ts = it->second;
+      }
+      std::string where;
+      if (!f.sites.empty() && f.sites.back().cuda_line)
+        where = fmt::format("{}:{}", f.sites.back().cuda_file,
+                            f.sites.back().cuda_line);
+      else if (!f.sites.empty() && f.sites.back().ptx.valid())
+        where = fmt::format("{}:{}", f.sites.back().ptx_file,
+                            f.sites.back().ptx.line);
+      events_.push_back(
+          {{"ph", "i"},
+           {"ts", ts},
+           {"pid", p},
+           {"tid", tid},
+           {"s", "p"},
+           {"cat", "finding"},
+           {"name", fmt::format("{} at {}", name_of(f.kind), where)},
+           {"args",
+            {{"message", f.diag.message}, {"instances", f.instances}}}});
+    }
+  }
+  ++launch_;
+  ++now_; // launches do not overlap
+}
+
+nlohmann::json Timeline::trace() const {
+  nlohmann::json j;
+  j["traceEvents"] = events_;
+  j["displayTimeUnit"] = "ns";
+  j["otherData"] = {{"generator", "bcusim"},
+                    {"time", "simulated: one tick (1 us) per engine event"},
+                    {"truncated", truncated_}};
+  return j;
+}
+
+bool Timeline::write(const std::string &path, std::string &error) const {
+  std::ofstream out(path);
+  out << trace().dump() << "\n";
+  if (!out) {
+    error = fmt::format("cannot write '{}'", path);
+    return false;
+  }
+  return true;
+}
+
+} // namespace bcusim::check
