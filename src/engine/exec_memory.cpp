@@ -909,9 +909,15 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     ptx::Instruction plain = in;
     plain.modifiers.erase(std::find(plain.modifiers.begin(),
                                     plain.modifiers.end(), "L2::cache_hint"));
+    ptx::resolve(plain); // its resolved modifiers lose the hint too
     if (!plain.operands.empty())
       plain.operands.pop_back();
-    return compile_memory(c, plain);
+    // Operand checks read the compiler's current instruction.
+    const ptx::Instruction *outer = c.cur;
+    c.cur = &plain;
+    bool ok = compile_memory(c, plain);
+    c.cur = outer;
+    return ok;
   }
   MemSpace space = sp.empty()                   ? MemSpace::Generic
                    : sp == "global"             ? MemSpace::Global
