@@ -117,6 +117,8 @@ std::string_view name_of(FindingKind k) {
     return "fault";
   case FindingKind::Limit:
     return "limit";
+  case FindingKind::HeapLeak:
+    return "heap-leak";
   }
   return "?";
 }
@@ -451,7 +453,8 @@ std::string Checker::summary() const {
                                       FindingKind::UninitializedRead,
                                       FindingKind::ScheduleDependent,
                                       FindingKind::Fault,
-                                      FindingKind::Limit};
+                                      FindingKind::Limit,
+                                      FindingKind::HeapLeak};
   std::string kinds;
   for (FindingKind k : order) {
     size_t n = 0;

@@ -40,6 +40,9 @@ const char *rule_text(FindingKind k) {
            "unsupported operation.";
   case FindingKind::Limit:
     return "The run hit its step or time limit.";
+  case FindingKind::HeapLeak:
+    return "A block of the device heap (malloc or new in a kernel) was never "
+           "freed.";
   }
   return "";
 }

@@ -69,6 +69,28 @@ std::string external_function_hint(const std::string &name) {
   return " (the module does not define it)";
 }
 
+// The device heap's functions as nvcc declares them (.extern .func):
+// malloc/free, and the Itanium-mangled operators new, new[], delete,
+// delete[] (sized and nothrow forms included).
+HeapFn heap_function(const std::string &name) {
+  static const char *const alloc[] = {
+      "malloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t"};
+  static const char *const release[] = {"free",
+                                        "_ZdlPv",
+                                        "_ZdaPv",
+                                        "_ZdlPvm",
+                                        "_ZdaPvm",
+                                        "_ZdlPvRKSt9nothrow_t",
+                                        "_ZdaPvRKSt9nothrow_t"};
+  for (auto n : alloc)
+    if (name == n)
+      return HeapFn::Malloc;
+  for (auto n : release)
+    if (name == n)
+      return HeapFn::Free;
+  return HeapFn::None;
+}
+
 } // namespace
 
 // ---- types and modifiers ---------------------------------------------------
@@ -640,6 +662,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.ast = &fa;
     fi.is_entry = fa.is_entry;
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
+    if (fa.is_extern)
+      fi.heap_fn = heap_function(fa.name);
     fi.reg_slot.resize(fa.regs.size());
     fi.reg_is_pred.resize(fa.regs.size());
     for (size_t r = 0; r < fa.regs.size(); ++r) {
@@ -830,7 +854,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     auto &site = prog.calls[prog.code[pc].aux];
     const auto &callee = prog.funcs[site.callee];
     auto &caller = prog.funcs[prog.code_func[pc]];
-    if (!callee.compiled && !callee.is_vprintf) {
+    if (!callee.compiled && !callee.is_vprintf &&
+        callee.heap_fn == HeapFn::None) {
       Diagnostic d;
       d.loc = prog.locs[pc];
       d.message = fmt::format("call to undefined external function '{}'{}",

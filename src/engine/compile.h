@@ -185,5 +185,7 @@ bool reads_grid_workspace(const Inst &in);
 
 // Shared helpers for handlers.
 void exec_mov(Exec &x, const Inst &in, uint32_t m);
+// malloc / free and the C++ operators new / delete (exec_memory.cpp).
+void exec_heap(Exec &x, const Inst &in, uint32_t m);
 
 } // namespace bcusim::engine::detail

@@ -237,6 +237,21 @@ bool Device::destroy_texture(uint64_t handle) {
   return memory_->remove_texture(handle);
 }
 
+bool Device::set_heap_size(uint64_t bytes) {
+  return memory_->set_heap_size(bytes);
+}
+
+uint64_t Device::heap_size() const { return memory_->heap_size(); }
+
+std::vector<Device::HeapBlockInfo> Device::heap_blocks() const {
+  std::vector<HeapBlockInfo> out;
+  for (auto &[base, b] : memory_->heap().live())
+    out.push_back({base, b.size, b.by});
+  return out;
+}
+
+uint64_t Device::simulated_ns() const { return memory_->sim_ns; }
+
 bool Device::is_device_address(DevicePtr addr) {
   // Module variables from kModuleGlobalBase, allocations from
   // kUserGlobalBase; 8 TiB of room above it.
@@ -414,6 +429,9 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     }
   }
   memory_->map_program(P);
+  if (P.uses_heap)
+    memory_->map_heap();
+  L.timer_base_ns = memory_->sim_ns;
   L.has_prerequisite = config.has_prerequisite;
   L.warn_only = config.warn_only;
   // Cooperative groups (grid.sync) read their grid workspace through
@@ -429,6 +447,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     write(L.grid_workspace, ws, sizeof(ws));
   }
   RunReport r = run_launch(*memory_, L, config);
+  memory_->sim_ns += detail::cycles_to_ns(r.cycles);
   if (cooperative)
     memory_->free(L.grid_workspace);
   return r;

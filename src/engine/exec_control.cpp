@@ -199,6 +199,43 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
       i.aux = uint32_t(c.prog.calls.size() - 1);
       return true;
     }
+    if (target.heap_fn != HeapFn::None) {
+      // The device heap (docs/engine.md "Device heap"): one argument (the
+      // size or the pointer), and malloc's result.
+      const bool is_free = target.heap_fn == HeapFn::Free;
+      if (nargs < 1 || nrets != (is_free ? 0u : 1u)) {
+        c.error(in.loc,
+                fmt::format("call to '{}' with {} argument(s) and {} "
+                            "result(s); it takes 1 and {}",
+                            target.name, nargs, nrets, is_free ? 0 : 1));
+        return true;
+      }
+      uint32_t arg_off, ret_off = kNone;
+      uint64_t size;
+      if (!var_of(args->elems[0], arg_off, size))
+        return true;
+      if (size < 8) {
+        c.error(in.loc, fmt::format("the argument of '{}' must be 8 bytes",
+                                    target.name));
+        return true;
+      }
+      if (!is_free) {
+        if (!var_of(rets->elems[0], ret_off, size))
+          return true;
+        if (size < 8) {
+          c.error(in.loc, fmt::format("the result of '{}' must be 8 bytes",
+                                      target.name));
+          return true;
+        }
+      }
+      Inst &i = c.emit(&exec_heap, Kind::Plain);
+      i.a[0] = arg_off;
+      i.a[1] = ret_off;
+      i.flags = is_free ? 1 : 0;
+      i.visible = 1;
+      c.prog.uses_heap = true;
+      return true;
+    }
     const auto &ast = *target.ast;
     // A failed device-side assert (CUDA's assert() calls the extern
     // __assertfail(message, file, line, function, charSize)): the kernel

@@ -9,6 +9,7 @@
 // qualifiers and scopes need no further action. Atomics use std::atomic_ref
 // so that they stay atomic when CTAs run on several host threads.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -147,10 +148,219 @@ void GlobalMemory::map_program(Program &prog) {
   }
 }
 
+// ---- device heap -----------------------------------------------------------
+namespace {
+constexpr uint64_t kHeapAlign = 16; // what CUDA's malloc guarantees
+constexpr uint64_t kHeapGap = 16;   // between blocks, so that overruns fault
+uint64_t heap_round(uint64_t n) {
+  return (n + kHeapAlign - 1) / kHeapAlign * kHeapAlign;
+}
+} // namespace
+
+uint64_t HeapBlocks::alloc(uint64_t base, uint64_t limit, uint64_t bytes,
+                           std::string by) {
+  std::lock_guard<std::mutex> g(mu_);
+  const uint64_t need = heap_round(std::max<uint64_t>(bytes, 1));
+  if (need > limit || need < bytes)
+    return 0;
+  uint64_t off = 0;
+  // Fresh space first (a freed block's addresses stay unused as long as
+  // possible, so that a use after free is found), then the first gap.
+  if (next_ <= limit && limit - next_ >= need) {
+    off = next_;
+    next_ += need + kHeapGap;
+  } else {
+    uint64_t cursor = 0;
+    for (const auto &[b, blk] : blocks_) {
+      if (!blk.live)
+        continue;
+      if (b - base >= cursor && b - base - cursor >= need + kHeapGap)
+        break;
+      cursor = std::max(cursor, b - base + heap_round(blk.size) + kHeapGap);
+    }
+    if (cursor > limit || limit - cursor < need)
+      return 0;
+    off = cursor;
+    // Freed blocks whose space is reused are forgotten.
+    for (auto it = blocks_.begin(); it != blocks_.end();) {
+      uint64_t o = it->first - base;
+      if (!it->second.live && o < off + need + kHeapGap &&
+          o + heap_round(it->second.size) + kHeapGap > off)
+        it = blocks_.erase(it);
+      else
+        ++it;
+    }
+  }
+  HeapBlock blk;
+  blk.size = bytes;
+  blk.by = std::move(by);
+  blocks_[base + off] = std::move(blk);
+  return base + off;
+}
+
+int HeapBlocks::free(uint64_t addr, uint64_t &size) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = blocks_.find(addr);
+  if (it == blocks_.end())
+    return 1;
+  if (!it->second.live)
+    return 2;
+  it->second.live = false;
+  size = it->second.size;
+  return 0;
+}
+
+bool HeapBlocks::check(uint64_t addr, uint64_t size,
+                       std::string &detail) const {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = blocks_.upper_bound(addr);
+  if (it != blocks_.begin()) {
+    --it;
+    const HeapBlock &b = it->second;
+    const uint64_t off = addr - it->first;
+    if (off < std::max<uint64_t>(b.size, 1)) {
+      if (!b.live) {
+        detail = fmt::format("use after free: the {}-byte heap block at {:#x} "
+                             "({}) was freed",
+                             b.size, it->first, b.by);
+        return false;
+      }
+      if (size <= b.size - off)
+        return true;
+      detail = fmt::format("the access runs past the end of the {}-byte heap "
+                           "block at {:#x} ({})",
+                           b.size, it->first, b.by);
+      return false;
+    }
+    if (b.live) {
+      detail = fmt::format("{} bytes past the end of the {}-byte heap block at "
+                           "{:#x} ({})",
+                           off - b.size, b.size, it->first, b.by);
+      return false;
+    }
+  }
+  detail = "the address is inside the device heap but not inside a block";
+  return false;
+}
+
+std::vector<std::pair<uint64_t, HeapBlock>> HeapBlocks::live() const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::vector<std::pair<uint64_t, HeapBlock>> out;
+  for (const auto &[b, blk] : blocks_)
+    if (blk.live)
+      out.emplace_back(b, blk);
+  return out;
+}
+
+void HeapBlocks::clear() {
+  std::lock_guard<std::mutex> g(mu_);
+  blocks_.clear();
+  next_ = 0;
+}
+
+bool GlobalMemory::set_heap_size(uint64_t bytes) {
+  if (bytes == heap_size_)
+    return true;
+  if (!heap_.live().empty())
+    return false;
+  if (heap_base_) {
+    free(heap_base_);
+    heap_base_ = 0;
+    heap_.clear();
+  }
+  heap_size_ = bytes;
+  return true;
+}
+
+void GlobalMemory::map_heap() {
+  if (heap_base_)
+    return;
+  heap_base_ = alloc(heap_size_, "the device heap");
+  for (auto &a : allocs_)
+    if (a->base == heap_base_)
+      a->heap = true;
+}
+
+// malloc / operator new (flags bit0 = free / operator delete): the
+// argument and the result are the caller's .param variables (in.a[0],
+// in.a[1] frame offsets).
+void exec_heap(Exec &x, const Inst &in, uint32_t m) {
+  GlobalMemory &g = *x.gmem;
+  const uint32_t fb = x.prog->frame_bytes;
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint8_t *f = x.cta->local.data() + uint64_t(x.thread_of(l)) * fb;
+    uint64_t arg = 0;
+    std::memcpy(&arg, f + in.a[0], 8);
+    if (!(in.flags & 1)) {
+      // Exhaustion returns NULL, as on the GPU.
+      uint64_t p = g.heap_base()
+                       ? g.heap().alloc(g.heap_base(), g.heap_size(), arg,
+                                        fmt::format("allocated in kernel {}",
+                                                    x.launch->kernel_name))
+                       : 0;
+      std::memcpy(f + in.a[1], &p, 8);
+      return;
+    }
+    if (arg == 0)
+      return; // free(NULL) does nothing
+    uint64_t size = 0;
+    int r = g.heap_base() ? g.heap().free(arg, size) : 1;
+    if (r == 0) {
+      // The block's addresses stop being valid: forget cached bounds.
+      x.g_base = x.g_base2 = 1;
+      x.g_size = x.g_size2 = 0;
+      return;
+    }
+    x.set_error(FaultKind::Heap, l,
+                r == 2 ? fmt::format("double free: the heap block at {:#x} "
+                                     "was already freed",
+                                     arg)
+                       : fmt::format("free of address {:#x}, which is not a "
+                                     "block of the device heap",
+                                     arg));
+  });
+  ++x.progress;
+  if (x.obs && !(in.flags & 1) && !x.faulted) {
+    // malloc's result lands in the caller's frame.
+    std::array<uint64_t, kWarpSize> addr{};
+    addr.fill(in.a[1]);
+    AccessEvent e;
+    e.pc = x.pc;
+    e.cta = x.cta->linear;
+    e.owner = x.cta->linear;
+    e.warp = x.warp->index;
+    e.lanes = m;
+    e.space = StateSpace::Local;
+    e.type = AccessType::Write;
+    e.size = 8;
+    e.addr = addr.data();
+    x.obs->on_access(e);
+  }
+}
+
 // ---- translation -----------------------------------------------------------
 uint8_t *Exec::global_slow(uint64_t addr, uint32_t size, bool write,
                            uint32_t lane) {
   const Allocation *a = gmem->find(addr);
+  if (a && a->heap) {
+    // Heap blocks are checked one by one and never cached: another thread
+    // may free them at any time.
+    std::string detail;
+    if (gmem->heap().check(addr, size, detail))
+      return a->data + (addr - a->base);
+    set_error(FaultKind::Heap, lane,
+              fmt::format("invalid .global {} of {} byte{} at address {:#x}: "
+                          "{}",
+                          write ? "store" : "load", size, size == 1 ? "" : "s",
+                          addr, detail));
+    fault.space = MemSpace::Global;
+    fault.addr = addr;
+    fault.size = size;
+    fault.write = write;
+    return nullptr;
+  }
   if (!a || size > a->size - (addr - a->base)) {
     set_fault(addr < kNullPage ? FaultKind::Null : FaultKind::OutOfBounds,
               MemSpace::Global, addr, size, lane, write);

@@ -72,9 +72,15 @@ enum Sreg : uint32_t {
   WarpSz,
 };
 
-// Deterministic clock: warp-instructions the CTA has executed so far
-// (one "cycle" each); %globaltimer counts them as nanoseconds.
-uint64_t clock_of(const Exec &x) { return x.cta->steps + x.warp->steps; }
+// Deterministic clock (docs/engine.md "Simulated time"): the
+// warp-instructions the CTA has issued so far, this one included (one
+// cycle each); %globaltimer is the device's simulated time in nanoseconds:
+// the launches before this one, then this CTA's cycles at the modelled
+// clock rate.
+uint64_t clock_of(const Exec &x) { return x.cta->steps + x.turn_steps; }
+uint64_t timer_of(const Exec &x) {
+  return x.launch->timer_base_ns + cycles_to_ns(clock_of(x));
+}
 
 void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
   uint64_t *d = x.s(in.a[0]);
@@ -146,12 +152,13 @@ void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
   case ClockHi:
     return uniform(clock_of(x) >> 32);
   case Clock64:
-  case GlobalTimer:
     return uniform(clock_of(x));
+  case GlobalTimer:
+    return uniform(timer_of(x));
   case GlobalTimerLo:
-    return uniform(clock_of(x) & 0xffffffffu);
+    return uniform(timer_of(x) & 0xffffffffu);
   case GlobalTimerHi:
-    return uniform(clock_of(x) >> 32);
+    return uniform(timer_of(x) >> 32);
   case EnvReg:
     // %envreg1:%envreg2 = the grid workspace of cooperative groups
     // (docs/clusters.md "grid.sync"); every other environment register 0.

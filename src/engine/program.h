@@ -13,7 +13,9 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -35,6 +37,14 @@ constexpr uint32_t kWarpSize = 32;
 constexpr uint32_t kReservedSmemBytes = 1024;
 constexpr uint32_t kFullMask = 0xffffffffu;
 constexpr uint32_t kNone = 0xffffffffu;
+// The modelled H100 SXM for simulated time (docs/engine.md "Simulated
+// time"): 132 SMs at 1.98 GHz.
+constexpr uint64_t kModelSms = 132;
+constexpr uint64_t kModelClockKHz = 1'980'000;
+inline uint64_t cycles_to_ns(uint64_t cycles) {
+  return cycles / kModelClockKHz * 1'000'000 +
+         cycles % kModelClockKHz * 1'000'000 / kModelClockKHz;
+}
 
 // The generic address space (docs/engine.md "Memory"): global addresses are
 // generic addresses; the other state spaces appear in 4 GiB windows. Their
@@ -132,11 +142,16 @@ struct CallSite {
   std::vector<std::pair<uint32_t, uint32_t>> arg_vars, ret_vars;
 };
 
+enum class HeapFn : uint8_t { None, Malloc, Free };
+
 struct FuncInfo {
   std::string name;
   const ptx::Function *ast = nullptr;
   bool is_entry = false;
   bool is_vprintf = false;
+  // The device heap's functions (malloc, free and the C++ operators
+  // new/delete that nvcc declares .extern): calls run in the engine.
+  HeapFn heap_fn = HeapFn::None;
   bool compiled = false;
   // Why this function cannot run (unsupported instructions, calls to
   // undefined functions, recursion), each at its location; kernels that call
@@ -189,6 +204,9 @@ struct Program {
   // Some instruction reads %reserved_smem_offset_*: launches give each CTA
   // the reserved shared-memory region (docs/engine.md "Special registers").
   bool uses_reserved_smem = false;
+  // Some function calls malloc/free (the device heap, docs/engine.md
+  // "Device heap"): launches map the heap first.
+  bool uses_heap = false;
   // Module .global variables (mutable by kernels) and .const variables.
   std::vector<uint8_t> global_image;
   std::vector<GlobalVar> global_vars;
@@ -317,6 +335,7 @@ enum class FaultKind : uint8_t {
   Cluster,  // barrier.cluster / DSMEM misuse (detail holds the message)
   Mbarrier, // mbarrier / async-copy misuse (detail = the message)
   Texture,  // tex / tld4 with an invalid texture object (detail)
+  Heap,     // device heap: use after free, block overrun, bad free (detail)
 };
 
 struct Fault {
@@ -352,6 +371,9 @@ struct Launch {
   bool has_prerequisite = false;
   // --warn-only: misuse the engine survives is a warning (Exec::warn).
   bool warn_only = false;
+  // Simulated nanoseconds of the device before this launch (%globaltimer
+  // starts there; docs/engine.md "Simulated time").
+  uint64_t timer_base_ns = 0;
 };
 
 struct Cta {
@@ -389,6 +411,9 @@ struct Exec {
   const Program *prog = nullptr;
   GlobalMemory *gmem = nullptr;
   uint32_t pc = 0;
+  // Warp-instructions of the current warp's turn so far, the current one
+  // included (%clock: the CTA's count plus these).
+  uint64_t turn_steps = 0;
   // the last two global allocations hit (kernels often stream two arrays)
   uint64_t g_base = 1, g_size = 0;
   uint8_t *g_data = nullptr;
@@ -490,6 +515,34 @@ struct Allocation {
   std::string name;        // module variables, named allocations
   bool module_var = false; // a module .global variable
   bool host = false;       // host memory mapped at its own address
+  bool heap = false;       // the device heap (blocks checked by HeapBlocks)
+};
+
+// The blocks of the device heap (docs/engine.md "Device heap"): malloc and
+// free may run on several host threads at once, so every operation takes
+// the lock; accesses to the heap region look their block up here.
+struct HeapBlock {
+  uint64_t size = 0;
+  bool live = true;
+  std::string by; // "malloc in kernel K" (who allocated it)
+};
+class HeapBlocks {
+public:
+  // 16-byte aligned block of `bytes` inside [base, base + limit); 0 when
+  // the heap is exhausted.
+  uint64_t alloc(uint64_t base, uint64_t limit, uint64_t bytes, std::string by);
+  // 0: freed; 1: not a block's base; 2: already freed.
+  int free(uint64_t addr, uint64_t &size);
+  // The live block holding [addr, addr + size), or why not (detail).
+  bool check(uint64_t addr, uint64_t size, std::string &detail) const;
+  std::vector<std::pair<uint64_t, HeapBlock>> live() const;
+  void clear();
+
+private:
+  mutable std::mutex mu_;
+  std::map<uint64_t, HeapBlock> blocks_; // by base; freed ones kept for
+                                         // use-after-free reports
+  uint64_t next_ = 0;                    // bump offset
 };
 
 class GlobalMemory {
@@ -512,12 +565,26 @@ public:
   void map_program(Program &prog);
   // The allocation nearest to addr (for fault notes); nullptr when none.
   const Allocation *nearest(uint64_t addr) const;
+  // The device heap: its size (cudaLimitMallocHeapSize, default 8 MiB) can
+  // change while it holds no live block; map_heap() makes the region
+  // addressable (before a launch that uses it).
+  uint64_t heap_size() const { return heap_size_; }
+  bool set_heap_size(uint64_t bytes);
+  void map_heap();
+  uint64_t heap_base() const { return heap_base_; }
+  HeapBlocks &heap() { return heap_; }
+  // Simulated nanoseconds of every launch so far (%globaltimer).
+  uint64_t sim_ns = 0;
+  const HeapBlocks &heap() const { return heap_; }
 
 private:
   std::vector<std::unique_ptr<Allocation>> allocs_; // sorted by base
   std::vector<const Program *> mapped_;
   std::vector<std::pair<bool, Texture>> textures_; // (live, texture)
   uint64_t next_ = kUserGlobalBase;
+  uint64_t heap_size_ = 8ull << 20;
+  uint64_t heap_base_ = 0; // 0: not mapped
+  HeapBlocks heap_;
 };
 
 } // namespace bcusim::engine::detail

@@ -58,7 +58,8 @@ std::string fault_message(const Fault &f) {
   bool detail_is_message =
       f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
       f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster ||
-      f.kind == FaultKind::Mbarrier || f.kind == FaultKind::Texture;
+      f.kind == FaultKind::Mbarrier || f.kind == FaultKind::Texture ||
+      f.kind == FaultKind::Heap;
   if (!detail_is_message && !f.detail.empty())
     msg += ": " + f.detail;
   return msg;

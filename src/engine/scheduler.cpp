@@ -517,6 +517,8 @@ void Worker::run() {
     }
     uint64_t n = run_warp(*c, *w, quantum);
     c->steps += n;
+    x.turn_steps = 0;
+    max_cta_steps = std::max(max_cta_steps, c->steps);
     now += n;
     // Asynchronous copies complete at the latest when the issuing warp's
     // turn ends (docs/mbarrier.md "Asynchronous copies").
@@ -583,6 +585,10 @@ void Worker::run() {
   S.steps.fetch_add(pending_steps, std::memory_order_relaxed);
   S.thread_steps.fetch_add(pending_tsteps, std::memory_order_relaxed);
   pending_steps = pending_tsteps = 0;
+  for (uint64_t m = S.max_cta_steps.load();
+       m < max_cta_steps &&
+       !S.max_cta_steps.compare_exchange_weak(m, max_cta_steps);) {
+  }
   if (S.nworkers > 1) {
     S.published[me].progress.store(x.progress, std::memory_order_release);
     S.published[me].stuck.store(LaunchState::kDone, std::memory_order_release);
@@ -752,6 +758,10 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
     S.obs->on_launch_end(view);
   r.warp_steps = S.steps.load();
   r.thread_steps = S.thread_steps.load();
+  // Simulated time (docs/engine.md "Simulated time"): one cycle per
+  // warp-instruction a CTA issues, CTAs in parallel on the modelled SMs.
+  r.cycles = std::max<uint64_t>(S.max_cta_steps.load(),
+                                (r.warp_steps + kModelSms - 1) / kModelSms);
   r.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - S.start)
           .count();

@@ -238,6 +238,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       m &= in.guard_neg ? ~g : g;
     }
     ++steps;
+    x.turn_steps = steps;
     ++w.path_steps;
     tsteps += m == kFullMask ? kWarpSize : uint32_t(std::popcount(m));
     x.pc = p->pc;

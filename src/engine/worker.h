@@ -62,6 +62,7 @@ struct LaunchState {
   uint32_t unit_ctas = 1;
   std::atomic<uint64_t> next_unit{0};
   std::atomic<uint64_t> steps{0};
+  std::atomic<uint64_t> max_cta_steps{0};
   std::atomic<uint64_t> thread_steps{0};
   std::atomic<bool> stop{false};
   std::mutex mu;
@@ -178,9 +179,10 @@ private:
   uint64_t since_admit = 0;
   uint64_t local_quanta = 0;
   uint64_t pending_steps = 0, pending_tsteps = 0;
-  bool exhausted = false; // no units left to admit
-  uint64_t now = 0;       // warp-instructions run by this worker (mbarrier
-                          // wait bounds are measured in them)
+  uint64_t max_cta_steps = 0; // the longest CTA so far (simulated time)
+  bool exhausted = false;     // no units left to admit
+  uint64_t now = 0;           // warp-instructions run by this worker (mbarrier
+                              // wait bounds are measured in them)
   // One ClusterState per resident unit (reused).
   std::vector<std::unique_ptr<ClusterState>> clusters, cluster_pool;
 

@@ -4,6 +4,6 @@
 set -e
 cd "$(dirname "$0")"
 for f in memory launch fault reduce_scan sync_samples texture pipeline_tiles \
-  race_loop streams; do
+  race_loop streams heap clock; do
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
 done

@@ -344,6 +344,24 @@ Outcome Executions::execute(const engine::Schedule &sched,
     if (!r.diagnostics.empty()) // warnings (--warn-only, harmless misuse)
       say(r.diagnostics_text());
   }
+  // Device-heap blocks the kernels never freed (docs/engine.md "Device
+  // heap"): a warning each when a check is on.
+  if (session.checker())
+    for (const auto &b : dev.heap_blocks()) {
+      check::Finding f;
+      f.kind = check::FindingKind::HeapLeak;
+      f.severity = Severity::Warning;
+      f.space = "global";
+      f.address = b.base;
+      f.launch = plans.size() - 1;
+      f.diag.severity = Severity::Warning;
+      f.diag.message =
+          fmt::format("heap block of {} byte{} at {:#x} ({}) was never freed",
+                      b.size, b.size == 1 ? "" : "s", b.base, b.by);
+      f.text = render(f.diag);
+      say(f.text);
+      out.findings.push_back(std::move(f));
+    }
   for (const auto &d : dumps) {
     const ArgSpec &s = specs[d.index];
     std::vector<uint8_t> data(s.count * size_of(s.type));

@@ -70,6 +70,8 @@ enum class FindingKind : uint8_t {
   Fault,             // "fault": the run stopped at an invalid access, a
                      // trap or an unsupported operation (engine)
   Limit,             // "limit": the run hit --max-steps or the time limit
+  HeapLeak,          // "heap-leak": a device-heap block (malloc/new in a
+                     // kernel) never freed by the end of the program
 };
 std::string_view name_of(FindingKind k);
 

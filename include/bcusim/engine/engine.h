@@ -157,6 +157,8 @@ struct RunReport {
   std::string printf_output;           // device printf, CTA order
   uint64_t warp_steps = 0;             // warp-instructions executed
   uint64_t thread_steps = 0;           // thread-instructions (active lanes)
+  // Simulated cycles of the launch (docs/engine.md "Simulated time").
+  uint64_t cycles = 0;
   double seconds = 0;
   // Remarks that do not fail the run (e.g. griddepcontrol.wait in a launch
   // without prerequisite); `bcusim run --verbose` prints them.
@@ -278,6 +280,21 @@ public:
   // range overlaps device memory or is not outside the engine's windows.
   bool map_host(void *host, uint64_t bytes, std::string name = {});
   bool unmap_host(void *host);
+  // The device heap of kernels' malloc/new (docs/engine.md "Device heap"):
+  // its size (default 8 MiB, cudaLimitMallocHeapSize) may change only while
+  // no block is live (false otherwise); the live blocks, each with who
+  // allocated it.
+  bool set_heap_size(uint64_t bytes);
+  uint64_t heap_size() const;
+  struct HeapBlockInfo {
+    DevicePtr base = 0;
+    uint64_t size = 0;
+    std::string by; // "allocated in kernel K"
+  };
+  std::vector<HeapBlockInfo> heap_blocks() const;
+  // Simulated nanoseconds of every launch so far (docs/engine.md
+  // "Simulated time"; %globaltimer reads it).
+  uint64_t simulated_ns() const;
   // Texture objects: a non-zero handle for kernels' tex/tld4; the texture
   // reads its memory at each fetch (bounds-checked).
   uint64_t create_texture(const Texture &t);

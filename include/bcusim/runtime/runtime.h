@@ -58,6 +58,8 @@ enum class Error : int {
   LaunchOutOfResources = 701,
   LaunchTimeout = 702,
   Assert = 710,
+  HostMemoryAlreadyRegistered = 712,
+  HostMemoryNotRegistered = 713,
   IllegalInstruction = 715,
   MisalignedAddress = 716,
   LaunchFailure = 719,
@@ -272,6 +274,9 @@ public:
   // "bcusim: 3 launches, 1.2M thread-instructions, 0.12 s simulated; no
   // findings" (and the checker's summary line when checks ran).
   std::string summary() const;
+  // With --check: a warning for each device-heap block still allocated
+  // (at the program's exit; docs/exec.md "Device heap").
+  void check_heap_leaks();
   // Writes --report FILE (when given); false on an I/O error.
   bool write_report() const;
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,8 @@ namespace eng = bcusim::engine;
 // The numbers of runtime::Error are CUDA's.
 #define BCUSIM_SAME(a, b) static_assert(int(Error::a) == int(cudaError##b))
 BCUSIM_SAME(InvalidValue, InvalidValue);
+BCUSIM_SAME(HostMemoryAlreadyRegistered, HostMemoryAlreadyRegistered);
+BCUSIM_SAME(HostMemoryNotRegistered, HostMemoryNotRegistered);
 BCUSIM_SAME(MemoryAllocation, MemoryAllocation);
 BCUSIM_SAME(InitializationError, InitializationError);
 BCUSIM_SAME(InvalidConfiguration, InvalidConfiguration);
@@ -66,6 +69,7 @@ void at_exit() {
   if (!g_rt)
     return;
   std::fflush(stdout);
+  g_rt->check_heap_leaks();
   std::fputs((g_rt->summary() + "\n").c_str(), stderr);
   if (!g_rt->write_report())
     std::fputs(fmt::format("bcusim: error: --report: cannot write '{}'\n",
@@ -560,10 +564,27 @@ cudaError_t cudaFreeHost(void *ptr) {
   return ret(rt().free_host(ptr));
 }
 
+// ---- registered host memory (docs/exec.md "Decisions"): base -> (size,
+// cudaHostRegister flags); the engine maps the range at its own address.
+namespace {
+std::map<uint64_t, std::pair<uint64_t, unsigned>> g_registered;
+
+// The registered range holding p, or end().
+auto registered_at(const void *p) {
+  const uint64_t a = reinterpret_cast<uint64_t>(p);
+  auto it = g_registered.upper_bound(a);
+  if (it == g_registered.begin())
+    return g_registered.end();
+  --it;
+  return a - it->first < it->second.first ? it : g_registered.end();
+}
+} // namespace
+
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
                                      unsigned int) {
   std::lock_guard lock(g_mutex);
-  if (!pDevice || !rt().is_host_mapped(pHost))
+  if (!pDevice || (!rt().is_host_mapped(pHost) &&
+                   registered_at(pHost) == g_registered.end()))
     return rec(Error::InvalidValue);
   *pDevice = pHost; // the same address on both sides
   return cudaSuccess;
@@ -571,23 +592,45 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
 
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
   std::lock_guard lock(g_mutex);
-  if (!pFlags || !rt().is_host_mapped(pHost))
+  if (!pFlags)
+    return rec(Error::InvalidValue);
+  if (auto it = registered_at(pHost); it != g_registered.end()) {
+    *pFlags = it->second.second;
+    return cudaSuccess;
+  }
+  if (!rt().is_host_mapped(pHost))
     return rec(Error::InvalidValue);
   *pFlags = cudaHostAllocMapped;
   return cudaSuccess;
 }
 
-cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int) {
+// Mapped or not, portable or not, the range is one pointer on both sides
+// (unified addressing): the flags are kept for cudaHostGetFlags.
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
   std::lock_guard lock(g_mutex);
+  const unsigned known = cudaHostRegisterPortable | cudaHostRegisterMapped |
+                         cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
+  if (!ptr || size == 0 || (flags & ~known))
+    return rec(Error::InvalidValue);
+  const uint64_t a = reinterpret_cast<uint64_t>(ptr);
+  auto next = g_registered.lower_bound(a);
+  if (registered_at(ptr) != g_registered.end() ||
+      (next != g_registered.end() && next->first < a + size) ||
+      rt().is_host_mapped(ptr))
+    return rec(Error::HostMemoryAlreadyRegistered);
   if (!rt().device().map_host(ptr, size, "cudaHostRegister memory"))
     return rec(Error::InvalidValue);
+  g_registered[a] = {size, flags};
   return cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void *ptr) {
   std::lock_guard lock(g_mutex);
-  if (!rt().device().unmap_host(ptr))
-    return rec(Error::InvalidValue);
+  auto it = g_registered.find(reinterpret_cast<uint64_t>(ptr));
+  if (it == g_registered.end())
+    return rec(Error::HostMemoryNotRegistered);
+  rt().device().unmap_host(ptr);
+  g_registered.erase(it);
   return cudaSuccess;
 }
 
@@ -1030,16 +1073,29 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, cudaLimit limit) {
     *pValue = 1024;
     break;
   case cudaLimitPrintfFifoSize:
-  case cudaLimitMallocHeapSize:
     *pValue = 8 << 20;
     break;
+  case cudaLimitMallocHeapSize: {
+    std::lock_guard lock(g_mutex);
+    *pValue = rt().device().heap_size();
+    break;
+  }
   default:
     *pValue = 0;
   }
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetLimit(cudaLimit, size_t) { return cudaSuccess; }
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  // The device heap's size changes while no block is live (docs/exec.md
+  // "Device heap"); the other limits are accepted and change nothing.
+  if (limit == cudaLimitMallocHeapSize) {
+    std::lock_guard lock(g_mutex);
+    if (!rt().device().set_heap_size(value))
+      return rec(Error::InvalidValue);
+  }
+  return cudaSuccess;
+}
 
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
 
@@ -1087,6 +1143,7 @@ cudaError_t cudaDeviceSynchronize(void) {
 cudaError_t cudaDeviceReset(void) {
   std::lock_guard lock(g_mutex);
   rt().reset();
+  g_registered.clear(); // a reset ends every registration
   return cudaSuccess;
 }
 

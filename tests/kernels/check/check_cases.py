@@ -18,6 +18,9 @@ kernels"):
                                   which threads wait for ever
     sync-misuse:L                 one report at CUDA line L
     uninitialized-read:L          one report at CUDA line L
+    fault:L                       the engine's fault at CUDA line L (it
+                                  stops the run, with or without --check)
+    heap-leak                     one device-heap block never freed
     warning:KIND:...              the same, with warning severity
 
 Commands:
@@ -66,12 +69,15 @@ TIMEOUT_S = 120
 
 RACE_KINDS = ("data-race", "intra-warp-race", "benign-race")
 LINE_KINDS = ("barrier-divergence", "deadlock", "sync-misuse",
-              "uninitialized-read")
+              "uninitialized-read", "fault")
+# Kinds without a line: one report each.
+PLAIN_KINDS = ("heap-leak",)
 SPACES = ("shared", "global", "local")
 CHECK_OF = {"data-race": "race", "intra-warp-race": "race",
             "benign-race": "race",
             "barrier-divergence": "sync", "deadlock": "sync",
-            "sync-misuse": "sync", "uninitialized-read": "init"}
+            "sync-misuse": "sync", "uninitialized-read": "init",
+            "fault": None, "heap-leak": None}  # None: under any check
 
 
 class Item:
@@ -103,6 +109,9 @@ class Item:
                 raise ValueError(f"'{text}': only a deadlock names several "
                                  "lines")
             self.lines = [_line(text, x) for x in lines]
+        elif self.kind in PLAIN_KINDS:
+            if len(parts) != 1:
+                raise ValueError(f"'{text}': {self.kind} names no line")
         else:
             raise ValueError(f"'{text}': unknown kind '{self.kind}'")
 
@@ -137,7 +146,7 @@ class Case:
         if not wanted <= {"race", "sync", "init"}:
             raise ValueError(f"bad --check list '{self.checks}'")
         for it in self.items:
-            if CHECK_OF[it.kind] not in wanted:
+            if CHECK_OF[it.kind] and CHECK_OF[it.kind] not in wanted:
                 raise ValueError(f"'{it.text}' needs --check "
                                  f"{CHECK_OF[it.kind]} (or all)")
 
@@ -320,6 +329,9 @@ def cmd_validate(args):
             bad += 1
             continue
         by_line = {}
+        with open(ptx, encoding="utf-8") as f:
+            cu_lines = {int(m.group(1)) for m in re.finditer(
+                r"^\s*\.loc\s+\d+\s+(\d+)", f.read(), re.M)}
         for st in sites:
             if st.cu_line:
                 by_line.setdefault(st.cu_line, set()).update(st.kinds())
@@ -342,6 +354,11 @@ def cmd_validate(args):
                 elif it.kind == "deadlock":
                     ok = "sync" in k or "load" in k
                     want = "synchronization instruction (or spin load)"
+                elif it.kind == "fault":
+                    # A faulting access, or a call (free) the sites do not
+                    # list: the line must hold some instruction.
+                    ok = ln in cu_lines
+                    want = "instruction"
                 else:
                     ok = "sync" in k
                     want = "synchronization instruction"
@@ -382,6 +399,9 @@ def smoke_one(bcusim, c):
         return True, "deadlock reported"
     if p.returncode == 0:
         return True, "ran"
+    # A fault stops the run whatever the checks.
+    if "fault" in errors and p.returncode == 1 and "error:" in err:
+        return True, "stopped by the expected fault"
     # Misuse the engine already diagnoses (it stops the launch) is accepted
     # for cases that expect a synchronization finding.
     if kinds & {"sync-misuse", "barrier-divergence"} and p.returncode == 1 \

@@ -27,7 +27,7 @@ std::string read(const std::string &name) {
 char reduce_fn, scan_fn, add_fn, staged_fn, sample2d_fn, fetch1d_fn,
     asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
     block_sum_fn, grid_total_fn, scale_var, counter_var, racy_step_fn,
-    produce_fn, consume_fn;
+    produce_fn, consume_fn, per_thread_fn, exhaust_fn, clock_spin_fn;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
   Runtime::LaunchParams p;
@@ -345,9 +345,10 @@ TEST(Runtime, TextureObjectsFilterAndAddress) {
 }
 
 TEST(Runtime, EveryTestProgramsPtxCompiles) {
-  for (const char *f : {"memory.ptx", "launch.ptx", "fault.ptx",
-                        "reduce_scan.ptx", "sync_samples.ptx", "texture.ptx",
-                        "pipeline_tiles.ptx", "race_loop.ptx", "streams.ptx"}) {
+  for (const char *f :
+       {"memory.ptx", "launch.ptx", "fault.ptx", "reduce_scan.ptx",
+        "sync_samples.ptx", "texture.ptx", "pipeline_tiles.ptx",
+        "race_loop.ptx", "streams.ptx", "heap.ptx", "clock.ptx"}) {
     Runtime rt;
     int m = rt.add_ptx(f, read(f));
     EXPECT_TRUE(rt.init_module(m)) << f;
@@ -562,4 +563,64 @@ TEST(Runtime, SummaryCountsLaunches) {
   Runtime rt;
   EXPECT_NE(rt.summary().find("0 launches (0 failed)"), std::string::npos)
       << rt.summary();
+}
+
+// malloc/free in every thread of CTAs that run on four host threads: the
+// heap's lock keeps the blocks apart, and every block is freed.
+TEST(Runtime, DeviceHeapOnSeveralHostThreads) {
+  runtime::RunOptions o;
+  o.threads = 4;
+  Runtime rt(o);
+  int m = rt.add_ptx("heap.ptx", read("heap.ptx"));
+  rt.register_function(m, &per_thread_fn, "_Z10per_threadPii");
+  rt.register_function(m, &exhaust_fn, "_Z7exhaustPym");
+  const int blocks = 16, threads = 64, n = 12;
+  void *out = nullptr;
+  ASSERT_EQ(rt.malloc(&out, blocks * threads * 4), Error::Success);
+  int nn = n;
+  void *args[] = {&out, &nn};
+  ASSERT_EQ(rt.launch(&per_thread_fn, dims(blocks, threads), args),
+            Error::Success);
+  std::vector<int> h(blocks * threads);
+  ASSERT_EQ(rt.memcpy(h.data(), out, h.size() * 4), Error::Success);
+  for (int t = 0; t < blocks * threads; ++t)
+    ASSERT_EQ(h[t], n * t + n * (n - 1) / 2) << t;
+  EXPECT_TRUE(rt.device().heap_blocks().empty());
+  EXPECT_EQ(rt.device().heap_size(), 8u << 20);
+  // A 1 MiB heap: the second 600 KiB block does not fit (NULL).
+  EXPECT_TRUE(rt.device().set_heap_size(1 << 20));
+  void *flags = nullptr;
+  ASSERT_EQ(rt.malloc(&flags, 32), Error::Success);
+  uint64_t big = 600 << 10;
+  void *eargs[] = {&flags, &big};
+  ASSERT_EQ(rt.launch(&exhaust_fn, dims(1, 1), eargs), Error::Success);
+  uint64_t f[4];
+  ASSERT_EQ(rt.memcpy(f, flags, sizeof(f)), Error::Success);
+  EXPECT_EQ(f[0], 1u);
+  EXPECT_EQ(f[1], 0u);
+  EXPECT_EQ(f[2], 1u);
+  EXPECT_EQ(f[3], 0u); // 16-byte aligned
+}
+
+// A kernel that spins until clock64() has advanced ends; the runtime's
+// simulated time (what events measure) covers the cycles it spun.
+TEST(Runtime, ClockSpinEndsInSimulatedTime) {
+  Runtime rt;
+  int m = rt.add_ptx("clock.ptx", read("clock.ptx"));
+  rt.register_function(m, &clock_spin_fn, "_Z4spinxPxPy");
+  void *elapsed = nullptr, *timer = nullptr;
+  ASSERT_EQ(rt.malloc(&elapsed, 16), Error::Success);
+  ASSERT_EQ(rt.malloc(&timer, 16), Error::Success);
+  long long cycles = 100000;
+  void *args[] = {&cycles, &elapsed, &timer};
+  const double t0 = rt.work_seconds();
+  ASSERT_EQ(rt.launch(&clock_spin_fn, dims(1, 32), args), Error::Success);
+  long long e[2];
+  uint64_t t[2];
+  ASSERT_EQ(rt.memcpy(e, elapsed, sizeof(e)), Error::Success);
+  ASSERT_EQ(rt.memcpy(t, timer, sizeof(t)), Error::Success);
+  EXPECT_GE(e[0], cycles);
+  EXPECT_LT(e[0], cycles + 100);
+  EXPECT_GE(t[1] - t[0], uint64_t(cycles / 1.98));
+  EXPECT_GE(rt.work_seconds() - t0, cycles / 1.98e9);
 }
