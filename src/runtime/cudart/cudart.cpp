@@ -19,6 +19,7 @@
 
 #include "bcusim/runtime/options.h"
 #include "bcusim/runtime/runtime.h"
+#include "graph.h"
 
 using bcusim::runtime::Error;
 using bcusim::runtime::Runtime;
@@ -114,9 +115,6 @@ struct Stream {
 struct Event {
   double t = 0;
   bool recorded = false;
-};
-struct GraphExec {
-  std::vector<std::function<cudaError_t()>> work;
 };
 
 Stream *stream_of(cudaStream_t s) {
@@ -391,6 +389,32 @@ cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr,
   if (!rt().function(func, err))
     return rec(err);
   return cudaSuccess; // carveout, cluster scheduling: no effect
+}
+
+// Parameters are laid out at their natural alignment (at most 8 bytes).
+cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex,
+                                 size_t *paramOffset, size_t *paramSize) {
+  std::lock_guard lock(g_mutex);
+  Error err = Error::Success;
+  auto fn = rt().function(func, err);
+  if (!fn)
+    return rec(err);
+  if (paramIndex >= fn->param_sizes.size())
+    return cudaErrorInvalidValue; // not recorded: callers probe for the end
+  size_t offset = 0;
+  for (size_t i = 0;; ++i) {
+    size_t size = fn->param_sizes[i];
+    size_t align = std::min<size_t>(size & -size, 8);
+    offset = (offset + align - 1) / align * align;
+    if (i == paramIndex) {
+      if (paramOffset)
+        *paramOffset = offset;
+      if (paramSize)
+        *paramSize = size;
+      return cudaSuccess;
+    }
+    offset += size;
+  }
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) {
@@ -1212,8 +1236,15 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
   Stream *st = stream_of(stream);
   if (!st || !st->capture || !pGraph)
     return rec(Error::InvalidValue);
-  *pGraph = reinterpret_cast<cudaGraph_t>(st->capture);
+  std::vector<bcusim::cudart::CapturedWork> work;
+  for (auto &w : st->capture->work)
+    work.push_back([w](cudaStream_t s) {
+      std::lock_guard lock(g_mutex);
+      return submit(s, w);
+    });
+  delete st->capture;
   st->capture = nullptr;
+  *pGraph = bcusim::cudart::graph_from_capture(std::move(work));
   return cudaSuccess;
 }
 
@@ -1227,55 +1258,7 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int) {
-  if (!pGraph)
-    return rec(Error::InvalidValue);
-  *pGraph = reinterpret_cast<cudaGraph_t>(new Graph);
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  delete reinterpret_cast<Graph *>(graph);
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
-                                 unsigned long long) {
-  if (!pGraphExec || !graph)
-    return rec(Error::InvalidValue);
-  auto *x = new GraphExec;
-  x->work = reinterpret_cast<Graph *>(graph)->work;
-  *pGraphExec = reinterpret_cast<cudaGraphExec_t>(x);
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
-                                          cudaGraph_t graph,
-                                          unsigned long long flags) {
-  return cudaGraphInstantiate(pGraphExec, graph, flags);
-}
-
-cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (!graphExec)
-    return rec(Error::InvalidResourceHandle);
-  auto *x = reinterpret_cast<GraphExec *>(graphExec);
-  std::lock_guard lock(g_mutex);
-  for (auto &w : x->work) {
-    cudaError_t e = submit(stream, w);
-    if (e != cudaSuccess)
-      return e;
-  }
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  delete reinterpret_cast<GraphExec *>(graphExec);
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) {
-  return cudaSuccess;
-}
+// The graph objects and every cudaGraph* function are in graph.cpp.
 
 // ---- CUDA arrays and texture objects ------------------------------------
 // A CUDA array is row-major device memory (pitch = width x element size);
