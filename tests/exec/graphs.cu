@@ -240,6 +240,26 @@ int main() {
     CHECK(cudaGraphLaunch(capx, stream));
     CHECK(cudaStreamSynchronize(stream));
     EXPECT(host[1] == round * 10 + 1);
+    // The captured launch is a kernel node whose parameters can be read
+    // and set on the executable graph (as jacobiCudaGraphs does).
+    cudaGraphNode_t nodes[2];
+    count = 2;
+    CHECK(cudaGraphGetNodes(cg, nodes, &count));
+    EXPECT(count == 2);
+    CHECK(cudaGraphNodeGetType(nodes[0], &type));
+    EXPECT(type == cudaGraphNodeTypeKernel);
+    cudaKernelNodeParams kp{};
+    CHECK(cudaGraphKernelNodeGetParams(nodes[0], &kp));
+    EXPECT(kp.func == (void *)fill && kp.gridDim.x == N / 64 &&
+           kp.blockDim.x == 64 &&
+           *static_cast<int *>(kp.kernelParams[2]) == round * 10);
+    int v = round * 100;
+    void *kargs[] = {kp.kernelParams[0], kp.kernelParams[1], &v};
+    kp.kernelParams = kargs;
+    CHECK(cudaGraphExecKernelNodeSetParams(capx, nodes[0], &kp));
+    CHECK(cudaGraphLaunch(capx, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    EXPECT(host[1] == round * 100 + 1);
     CHECK(cudaGraphDestroy(cg));
   }
   CHECK(cudaGraphExecDestroy(capx));

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -135,6 +136,16 @@ cudaError_t submit(cudaStream_t s, std::function<cudaError_t()> work) {
   return work();
 }
 
+// The plain kernel launches a capturing graph recorded, by position: they
+// become kernel nodes (graph.h).
+std::map<const void *, std::map<size_t, bcusim::cudart::CapturedKernel>> &
+captured_kernels() {
+  static std::map<const void *,
+                  std::map<size_t, bcusim::cudart::CapturedKernel>>
+      m;
+  return m;
+}
+
 // ---- launches -------------------------------------------------------------
 struct CallConfig {
   dim3 grid, block;
@@ -164,6 +175,11 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
         ptrs.push_back(b.data());
       return ret(rt().launch(func, p, ptrs.data()));
     });
+    // A plain launch becomes a kernel node of the captured graph.
+    if (!p.cooperative && !p.programmatic && !p.cluster.x)
+      captured_kernels()[st->capture][st->capture->work.size() - 1] = {
+          func, dim3(p.grid.x, p.grid.y, p.grid.z),
+          dim3(p.block.x, p.block.y, p.block.z), unsigned(p.shared), *bytes};
     return cudaSuccess;
   }
   return ret(rt().launch(func, p, args));
@@ -1236,12 +1252,20 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
   Stream *st = stream_of(stream);
   if (!st || !st->capture || !pGraph)
     return rec(Error::InvalidValue);
-  std::vector<bcusim::cudart::CapturedWork> work;
-  for (auto &w : st->capture->work)
-    work.push_back([w](cudaStream_t s) {
+  std::vector<bcusim::cudart::Captured> work;
+  auto kernels = std::move(captured_kernels()[st->capture]);
+  captured_kernels().erase(st->capture);
+  for (auto &w : st->capture->work) {
+    bcusim::cudart::Captured c;
+    c.work = [w](cudaStream_t s) {
       std::lock_guard lock(g_mutex);
       return submit(s, w);
-    });
+    };
+    auto k = kernels.find(work.size());
+    if (k != kernels.end())
+      c.kernel = std::move(k->second);
+    work.push_back(std::move(c));
+  }
   delete st->capture;
   st->capture = nullptr;
   *pGraph = bcusim::cudart::graph_from_capture(std::move(work));

@@ -407,17 +407,29 @@ void update_params(GraphObj &to, const GraphObj &from) {
 
 } // namespace
 
-cudaGraph_t graph_from_capture(std::vector<CapturedWork> work) {
+cudaGraph_t graph_from_capture(std::vector<Captured> work) {
   auto *g = new GraphObj;
   NodeObj *prev = nullptr;
   for (auto &w : work) {
     auto n = std::make_unique<NodeObj>();
     n->graph = g;
     n->index = g->nodes.size();
-    // Captured operations are opaque: kernels, copies and the rest alike
-    // are reported as empty nodes that carry their operation.
-    n->type = cudaGraphNodeTypeEmpty;
-    n->work = std::move(w);
+    if (w.kernel) {
+      n->type = cudaGraphNodeTypeKernel;
+      n->kernel.func = const_cast<void *>(w.kernel->func);
+      n->kernel.gridDim = w.kernel->grid;
+      n->kernel.blockDim = w.kernel->block;
+      n->kernel.sharedMemBytes = w.kernel->shared;
+      n->args = std::move(w.kernel->args);
+      for (auto &a : n->args)
+        n->arg_ptrs.push_back(a.data());
+      n->kernel.kernelParams = n->arg_ptrs.data();
+    } else {
+      // Other captured operations are opaque: empty nodes that carry
+      // their operation.
+      n->type = cudaGraphNodeTypeEmpty;
+      n->work = std::move(w.work);
+    }
     if (prev) {
       n->deps.push_back(prev);
       prev->out.push_back(n.get());
