@@ -57,6 +57,18 @@ void write_init(
 
 std::atomic<uint64_t> next_module_segment{0};
 
+} // namespace
+
+DeviceFn device_fn_named(const std::string &name) {
+  if (name == "__cudaCDP2GetParameterBufferV2")
+    return DeviceFn::GetParameterBuffer;
+  if (name == "__cudaCDP2LaunchDeviceV2")
+    return DeviceFn::LaunchDevice;
+  return DeviceFn::None;
+}
+
+namespace {
+
 // Why a well-known external function is undefined in a module.
 std::string external_function_hint(const std::string &name) {
   if (name.rfind("__cudaCDP", 0) == 0 ||
@@ -612,6 +624,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.ast = &fa;
     fi.is_entry = fa.is_entry;
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
+    if (fa.is_extern)
+      fi.device_fn = device_fn_named(fa.name);
     fi.reg_slot.resize(fa.regs.size());
     fi.reg_is_pred.resize(fa.regs.size());
     for (size_t r = 0; r < fa.regs.size(); ++r) {
@@ -802,7 +816,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     auto &site = prog.calls[prog.code[pc].aux];
     const auto &callee = prog.funcs[site.callee];
     auto &caller = prog.funcs[prog.code_func[pc]];
-    if (!callee.compiled && !callee.is_vprintf) {
+    if (!callee.compiled && !callee.is_vprintf &&
+        callee.device_fn == DeviceFn::None) {
       Diagnostic d;
       d.loc = prog.locs[pc];
       d.message = fmt::format("call to undefined external function '{}'{}",
