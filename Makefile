@@ -11,7 +11,7 @@ CMAKE_GEN  := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
 DEB_PACKAGES := cmake g++ make python3 libfmt-dev libcli11-dev nlohmann-json3-dev \
                 libgtest-dev libgmock-dev googletest libbenchmark-dev ninja-build ccache \
-                libzstd-dev liblz4-dev libdw-dev
+                libzstd-dev liblz4-dev libdw-dev liblzma-dev
 # libFuzzer's runtime is in the compiler-rt package of the installed clang's
 # own version (libclang-rt-N-dev), so N is read from `clang --version`.
 FUZZ_RUNS  ?= 3000

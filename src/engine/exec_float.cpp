@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "compile.h"
+#include "mufu.h"
 
 namespace bcusim::engine::detail {
 
@@ -401,6 +402,74 @@ template <class T> void exec_testp(Exec &x, const Inst &in, uint32_t m) {
   x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
 }
 
+// The f32 .approx forms and div.full: the models of the hardware's MUFU
+// sequences (mufu.h). aux = the operation, flags bit 0 = .ftz.
+enum ApproxOp : uint32_t {
+  kRcpA,
+  kSqrtA,
+  kRsqrtA,
+  kEx2A,
+  kLg2A,
+  kSinA,
+  kCosA,
+  kTanhA,
+  kDivA,
+  kDivFull
+};
+void exec_approx(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  const uint64_t *b = in.a[2] == kNone ? a : x.s(in.a[2]);
+  const bool ftz = in.flags & 1;
+  for_lanes(m, [&](uint32_t l) {
+    const float va = as<float>(a[l]), vb = as<float>(b[l]);
+    float r;
+    switch (in.aux) {
+    case kRcpA:
+      r = mufu::rcp_approx(va, ftz);
+      break;
+    case kSqrtA:
+      r = mufu::sqrt_approx(va, ftz);
+      break;
+    case kRsqrtA:
+      r = mufu::rsqrt_approx(va, ftz);
+      break;
+    case kEx2A:
+      r = mufu::ex2_approx(va, ftz);
+      break;
+    case kLg2A:
+      r = mufu::lg2_approx(va, ftz);
+      break;
+    case kSinA:
+      r = mufu::sin_approx(va);
+      break;
+    case kCosA:
+      r = mufu::cos_approx(va);
+      break;
+    case kTanhA:
+      r = mufu::tanh_approx(va);
+      break;
+    case kDivA:
+      r = mufu::div_approx(va, vb, ftz);
+      break;
+    default:
+      r = mufu::div_full(va, vb, ftz);
+      break;
+    }
+    d[l] = bits(r);
+  });
+}
+// rcp/rsqrt .approx.ftz.f64 (mufu.h); aux = 0 rcp, 1 rsqrt.
+void exec_approx64(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]);
+  for_lanes(m, [&](uint32_t l) {
+    const double v = as<double>(a[l]);
+    d[l] = bits(in.aux == 0 ? mufu::rcp_approx_ftz64(v)
+                            : mufu::rsqrt_approx_ftz64(v));
+  });
+}
+
 } // namespace
 
 bool compile_float(Compiler &c, const ptx::Instruction &in) {
@@ -485,7 +554,43 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   int r = rnd == "rz" ? 1 : rnd == "rm" ? 2 : rnd == "rp" ? 3 : 0;
-  (void)full;
+  if (t->code == Ty::F64 && fs == kFtz &&
+      ((op == "rcp" && approx) || op == "rsqrt")) {
+    if (!c.expect_operands(2) || !c.finish(mods))
+      return true;
+    uint32_t s0 = c.src(in.operands[1], *t);
+    uint32_t d = c.dst(in.operands[0]);
+    Inst &i = c.emit(&exec_approx64);
+    i.a[0] = d;
+    i.a[1] = s0;
+    i.aux = op == "rcp" ? 0 : 1;
+    return true;
+  }
+  if (t->code == Ty::F32 &&
+      (approx || full || op == "rsqrt" || op == "tanh" || op == "sin" ||
+       op == "cos" || op == "ex2" || op == "lg2")) {
+    static const std::pair<const char *, ApproxOp> approx_ops[] = {
+        {"rcp", kRcpA}, {"sqrt", kSqrtA}, {"rsqrt", kRsqrtA},
+        {"ex2", kEx2A}, {"lg2", kLg2A},   {"sin", kSinA},
+        {"cos", kCosA}, {"tanh", kTanhA}, {"div", kDivA}};
+    for (auto &[name, code] : approx_ops) {
+      if (op != name || (fs & kSat))
+        continue;
+      const size_t n = code == kDivA ? 2 : 1;
+      if (!c.expect_operands(n + 1) || !c.finish(mods))
+        return true;
+      uint32_t s0 = c.src(in.operands[1], *t);
+      uint32_t s1 = n == 2 ? c.src(in.operands[2], *t) : kNone;
+      uint32_t d = c.dst(in.operands[0]);
+      Inst &i = c.emit(&exec_approx);
+      i.a[0] = d;
+      i.a[1] = s0;
+      i.a[2] = s1;
+      i.aux = code == kDivA && full ? kDivFull : code;
+      i.flags = (fs & kFtz) ? 1 : 0;
+      return true;
+    }
+  }
   ExecFn f = nullptr;
   size_t nsrc = 2;
   if (op == "add")

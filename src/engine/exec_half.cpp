@@ -9,6 +9,7 @@
 
 #include "compile.h"
 #include "float_format.h"
+#include "mufu.h"
 #include "observe.h"
 
 namespace bcusim::engine::detail {
@@ -114,7 +115,7 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
     break;
   }
   default: {
-    double x = decode(f, a), y = decode(f, b), v;
+    double x = decode(f, a), y = decode(f, b), v = 0;
     switch (op) {
     case kAdd:
       v = exact_sum(x, y, mode);
@@ -128,13 +129,15 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
     case kFma:
       v = exact_sum(x * y, decode(f, c), mode);
       break;
-    case kEx2:
-      v = std::exp2(x);
+    case kEx2: // the hardware's approximations (mufu.h)
+      r = mufu::ex2_approx16(a, bf);
       break;
     default:
-      v = std::tanh(x);
+      r = mufu::tanh_approx16(a, bf);
       break;
     }
+    if (op == kEx2 || op == kTanh)
+      break;
     r = uint32_t(encode_double(f, v, {mode, false, (in.flags & kRelu) != 0}));
     // .ftz flushes a product or fma whose exact value is below the
     // smallest normal, even when it rounds up to it (tininess before

@@ -7,6 +7,8 @@
 // every lane's accesses to the observer like ld/st.
 #include <algorithm>
 #include <cfenv>
+#include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -151,10 +153,9 @@ struct Frag {
 
 // ---- the arithmetic (docs/tensor-cores.md "Arithmetic") ---------------------
 // D = A (m x k) * B (k x n) + C, all row-major in `a`, `b`, `c`.
-// Floating point: the products are exact, the sum runs in double precision
-// in k order starting from C, and the result is rounded once into D's type.
-// f64: a chain of IEEE fma in k order (rounding mode `rnd`). Integers:
-// exact, wrapping to 32 bits, or clamped with .satfinite.
+// Floating point: the H100's block accumulation (below). f64: a chain of
+// IEEE fma in k order (rounding mode `rnd`). Integers: exact, wrapping to 32
+// bits, or clamped with .satfinite.
 struct MmaShape {
   uint32_t m, n, k;
 };
@@ -165,19 +166,103 @@ enum : uint8_t { kSatfinite = 1 };
 // sum counts the bits: d = c + popc(row op column).
 enum : uint8_t { kBitAnd = 2, kBitXor = 4 };
 
-void multiply(MmaShape s, El ab, El cd_in, El cd_out, Round rnd, uint32_t flags,
-              const std::vector<double> &a, const std::vector<double> &b,
-              const std::vector<double> &c, std::vector<uint64_t> &d) {
+// The smallest normal exponent of an element type (a subnormal's exponent
+// for the alignment).
+int el_emin(El e) {
+  switch (e) {
+  case El::F16:
+  case El::E5M2:
+    return -14;
+  case El::E4M3:
+    return -6;
+  default:
+    return -126;
+  }
+}
+
+// How many products the hardware adds in one step (with the accumulator):
+// 16 for 16-bit and 8-bit floating-point multiplicands, 4 for tf32.
+uint32_t block_size(El ab) { return ab == El::TF32 ? 4 : 16; }
+
+// The exponent a term is aligned by: its exponent field (the smallest normal
+// exponent for a subnormal); a product's is the sum of its factors'.
+int align_exp(double v, int emin) { return std::max(std::ilogb(v), emin); }
+
+// One step of the floating-point accumulation: `acc` (an f32 value, the
+// exponent minimum `acc_emin`) plus the products a[q] * b[q] for q in
+// [q0, q1). Every term is truncated toward zero to a multiple of
+// 2^(E - 25), E the largest alignment exponent of the step's nonzero terms,
+// the truncated terms are added exactly, and the sum is truncated (rounded
+// toward zero) into f32, overflowing to infinity.
+double block_step(double acc, int acc_emin, const double *a, const double *b,
+                  uint32_t stride_b, uint32_t q0, uint32_t q1, int emin_a,
+                  int emin_b) {
+  int e = INT32_MIN;
+  bool all_neg_zero = std::signbit(acc);
+  if (acc != 0)
+    e = align_exp(acc, acc_emin);
+  for (uint32_t q = q0; q < q1; ++q) {
+    const double x = a[q], y = b[q * stride_b];
+    if (x != 0 && y != 0)
+      e = std::max(e, align_exp(x, emin_a) + align_exp(y, emin_b));
+    all_neg_zero = all_neg_zero && std::signbit(x) != std::signbit(y);
+  }
+  if (e == INT32_MIN) // every term is zero: IEEE's sign of a sum of zeros
+    return all_neg_zero ? -0.0 : 0.0;
+  const int quantum = e - 25;
+  // |term| < 2^(e + 2), so a truncated term is below 2^27 quanta and the
+  // sum of 1 + 16 of them fits easily.
+  auto quanta = [&](double v) {
+    return int64_t(std::trunc(std::ldexp(v, -quantum)));
+  };
+  int64_t sum = quanta(acc);
+  for (uint32_t q = q0; q < q1; ++q)
+    sum += quanta(a[q] * b[q * stride_b]); // exact: at most 48 bits
+  if (sum == 0)
+    return 0.0;
+  const uint64_t mag = uint64_t(sum < 0 ? -sum : sum);
+  const uint32_t bits =
+      uint32_t(encode(kF32, sum < 0, mag, quantum, {Round::RZ, false, false}));
+  if ((bits & 0x7fffffffu) == 0x7f7fffffu &&
+      std::ldexp(double(mag), quantum) > double(FLT_MAX))
+    return sum < 0 ? -INFINITY : INFINITY;
+  return std::bit_cast<float>(bits);
+}
+
+// The special values of one element: NaN when an operand is NaN, a product
+// is inf x 0, or infinities of both signs meet; otherwise +-inf when one is
+// present; 0 when the result is finite.
+double special(double c, const double *a, const double *b, uint32_t stride_b,
+               uint32_t k) {
+  bool pos = std::isinf(c) && c > 0, neg = std::isinf(c) && c < 0,
+       nan = std::isnan(c);
+  for (uint32_t q = 0; q < k; ++q) {
+    const double x = a[q], y = b[q * stride_b];
+    if (std::isnan(x) || std::isnan(y) ||
+        ((std::isinf(x) || std::isinf(y)) && (x == 0 || y == 0)))
+      nan = true;
+    else if (std::isinf(x) || std::isinf(y))
+      (std::signbit(x) != std::signbit(y) ? neg : pos) = true;
+  }
+  if (nan || (pos && neg))
+    return NAN;
+  return pos ? INFINITY : neg ? -INFINITY : 0.0;
+}
+
+void multiply(MmaShape s, El ea, El eb, El cd_in, El cd_out, Round rnd,
+              uint32_t flags, const std::vector<double> &a,
+              const std::vector<double> &b, const std::vector<double> &c,
+              std::vector<uint64_t> &d) {
   d.assign(size_t(s.m) * s.n, 0);
   for (uint32_t i = 0; i < s.m; ++i)
     for (uint32_t j = 0; j < s.n; ++j) {
       double cv = c[i * s.n + j];
       const bool satf = flags & kSatfinite;
-      if (is_int(ab)) {
+      if (is_int(ea)) {
         int64_t acc = int64_t(cv);
         for (uint32_t q = 0; q < s.k; ++q) {
           int64_t x = int64_t(a[i * s.k + q]), y = int64_t(b[q * s.n + j]);
-          if (ab == El::B1)
+          if (ea == El::B1)
             acc += (flags & kBitXor) ? (x ^ y) : (x & y);
           else
             acc += x * y;
@@ -187,7 +272,7 @@ void multiply(MmaShape s, El ab, El cd_in, El cd_out, Round rnd, uint32_t flags,
         d[i * s.n + j] = uint32_t(int32_t(uint32_t(acc)));
         continue;
       }
-      if (ab == El::F64) {
+      if (ea == El::F64) {
         int old = std::fegetround();
         std::fesetround(rnd == Round::RZ   ? FE_TOWARDZERO
                         : rnd == Round::RM ? FE_DOWNWARD
@@ -200,17 +285,25 @@ void multiply(MmaShape s, El ab, El cd_in, El cd_out, Round rnd, uint32_t flags,
         d[i * s.n + j] = std::bit_cast<uint64_t>(double(acc));
         continue;
       }
-      double acc = cv;
-      for (uint32_t q = 0; q < s.k; ++q)
-        acc += a[i * s.k + q] * b[q * s.n + j];
-      if (cd_out == El::F16) {
-        d[i * s.n + j] = encode_double(kF16, acc, {Round::RN, satf, false});
-      } else if (std::isnan(acc)) {
-        d[i * s.n + j] = 0x7fffffffu;
-      } else { // the host converts to nearest even (its default mode)
-        d[i * s.n + j] = std::bit_cast<uint32_t>(float(acc));
+      const double *ra = &a[i * s.k], *rb = &b[j];
+      double acc = special(cv, ra, rb, s.n, s.k);
+      if (acc == 0) {
+        acc = cv;
+        int acc_emin = el_emin(cd_in);
+        for (uint32_t q0 = 0; q0 < s.k && !std::isinf(acc);
+             q0 += block_size(ea)) {
+          acc = block_step(acc, acc_emin, ra, rb, s.n, q0,
+                           std::min(s.k, q0 + block_size(ea)), el_emin(ea),
+                           el_emin(eb));
+          acc_emin = el_emin(El::F32);
+        }
       }
-      (void)cd_in;
+      if (cd_out == El::F16) // the f32 sum, rounded to nearest even
+        d[i * s.n + j] = encode_double(kF16, acc, {Round::RN, satf, false});
+      else if (std::isnan(acc))
+        d[i * s.n + j] = 0x7fffffffu;
+      else
+        d[i * s.n + j] = std::bit_cast<uint32_t>(float(acc)); // exact
     }
 }
 
@@ -385,8 +478,8 @@ void exec_mma(Exec &x, const Inst &in, uint32_t m) {
   gather(x, d, kA, a);
   gather(x, d, kB, b);
   gather(x, d, kC, c);
-  multiply({d.m, d.n, d.k}, d.a, d.c, d.d, Round(d.layout >> 8), d.flags, a, b,
-           c, out);
+  multiply({d.m, d.n, d.k}, d.a, d.b, d.c, d.d, Round(d.layout >> 8), d.flags,
+           a, b, c, out);
   scatter(x, d, out);
 }
 

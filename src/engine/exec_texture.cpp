@@ -70,10 +70,21 @@ struct Texel {
   uint32_t u[4] = {0, 0, 0, 0};
 };
 
+// The address mode that applies: wrap and mirror need normalized
+// coordinates (CUDA refuses them otherwise); with unnormalized ones the
+// hardware clamps (measured on H100 for wrap).
+Texture::Address mode(const Texture &t, int k) {
+  const Texture::Address m = t.address[k];
+  if (!t.normalized_coords &&
+      (m == Texture::Address::Wrap || m == Texture::Address::Mirror))
+    return Texture::Address::Clamp;
+  return m;
+}
+
 bool fetch(Exec &x, const Texture &t, int64_t i, int64_t j, uint32_t lane,
            Texel &out) {
-  bool inside = address(i, t.width, t.address[0]);
-  inside &= address(j, t.height, t.address[1]);
+  bool inside = address(i, t.width, mode(t, 0));
+  inside &= address(j, t.height, mode(t, 1));
   if (!inside) {
     for (int c = 0; c < 4; ++c) {
       out.f[c] = t.border[c];
@@ -143,6 +154,43 @@ uint64_t result(const Inst &in, const Texel &t, int c) {
   return out_type(in) == 0 ? bits(t.f[c]) : uint64_t(t.u[c]);
 }
 
+// Linear filtering of one channel (weights a, b with 8 fractional bits):
+// as measured on the H100, the weighted sum is rounded once to f32, a
+// texel of weight 0 does not take part (its infinity or NaN is ignored), a
+// denormal result is flushed to zero and a NaN result is 0x7fffffff.
+float filter(float a, float b, bool two_d, float t00, float t10, float t01,
+             float t11) {
+  const float w[4] = {(1 - a) * (two_d ? 1 - b : 1), a * (two_d ? 1 - b : 1),
+                      two_d ? (1 - a) * b : 0, two_d ? a * b : 0};
+  const float t[4] = {t00, t10, t01, t11};
+  long double sum = 0; // 9-bit weights x 24-bit texels: exact products
+  for (int k = 0; k < 4; ++k)
+    if (w[k] != 0)
+      sum += static_cast<long double>(w[k]) * t[k];
+  const float r = float(sum);
+  if (std::isnan(r))
+    return std::bit_cast<float>(0x7fffffffu);
+  if (std::fpclassify(r) == FP_SUBNORMAL)
+    return std::copysign(0.0f, r);
+  return r;
+}
+
+// Linear filtering of normalized u8 texels, in fixed point as the H100
+// does it (measured on the numerics data, tex.1d u8-normalized linear):
+// the weighted sum of the 8-bit values with the 8-bit weights, widened to
+// 16 bits (x 257) and rounded half up, is the 16-bit normalized value
+// q / 65535. 2-D footprints use the products of the weights the same way.
+float filter_unorm8(float a, float b, bool two_d, uint32_t t00, uint32_t t10,
+                    uint32_t t01, uint32_t t11) {
+  const uint64_t ia = uint64_t(a * 256), ib = two_d ? uint64_t(b * 256) : 0;
+  const uint64_t wa[2] = {256 - ia, ia}, wb[2] = {256 - ib, ib};
+  // The sum in units of 2^-16 of a texel step (weights' product / 65536).
+  const uint64_t s = wa[0] * wb[0] * t00 + wa[1] * wb[0] * t10 +
+                     wa[0] * wb[1] * t01 + wa[1] * wb[1] * t11;
+  const uint64_t q = (s * 257 + 32768) >> 16;
+  return float(double(q) / 65535.0);
+}
+
 void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
   for_lanes(mask, [&](uint32_t l) {
     if (x.faulted)
@@ -160,7 +208,12 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
     const uint64_t ys = in.aux == kNone ? 0 : x.s(in.aux)[l];
     Texel out;
     if (in.flags & kIntCoords) {
-      if (!fetch(x, *t, int64_t(int32_t(xs)), int64_t(int32_t(ys)), l, out))
+      // Integer coordinates (tex1Dfetch) use no address mode: a texel
+      // outside the texture reads as 0 in every channel (measured on H100).
+      const int64_t i = int32_t(xs), j = int32_t(ys);
+      const bool inside = i >= 0 && i < int64_t(t->width) &&
+                          (in.n < 2 || (j >= 0 && j < int64_t(t->height)));
+      if (inside && !fetch(x, *t, i, j, l, out))
         return;
     } else {
       float u = as<float>(xs), v = in.n > 1 ? as<float>(ys) : 0.5f;
@@ -200,11 +253,13 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
             out.u[k] = order[k]->u[c];
           }
         } else {
+          const bool unorm8 =
+              t->format == Texture::Format::U8 && t->normalized_float;
           for (int c = 0; c < 4; ++c) {
-            out.f[c] = in.n > 1 ? (1 - a) * (1 - b) * t00.f[c] +
-                                      a * (1 - b) * t10.f[c] +
-                                      (1 - a) * b * t01.f[c] + a * b * t11.f[c]
-                                : (1 - a) * t00.f[c] + a * t10.f[c];
+            out.f[c] = unorm8 ? filter_unorm8(a, b, in.n > 1, t00.u[c],
+                                              t10.u[c], t01.u[c], t11.u[c])
+                              : filter(a, b, in.n > 1, t00.f[c], t10.f[c],
+                                       t01.f[c], t11.f[c]);
             out.u[c] = std::bit_cast<uint32_t>(out.f[c]);
           }
         }

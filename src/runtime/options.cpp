@@ -43,6 +43,12 @@ void add_run_options(CLI::App &app, RunOptions &o) {
                  "DIR, so that every PTX location in a report can be opened");
 }
 
+void add_exec_options(CLI::App &app, RunOptions &o) {
+  app.add_option("--error-exitcode", o.error_exitcode,
+                 "exit status of the program when there were error findings "
+                 "(default 0: the program's own status)");
+}
+
 std::vector<std::string> to_args(const RunOptions &o) {
   const RunOptions d;
   std::vector<std::string> a;
@@ -74,6 +80,8 @@ std::vector<std::string> to_args(const RunOptions &o) {
     opt("--timeline", o.timeline);
   if (!o.save_ptx.empty())
     opt("--save-ptx", o.save_ptx);
+  if (o.error_exitcode != d.error_exitcode)
+    opt("--error-exitcode", std::to_string(o.error_exitcode));
   return a;
 }
 
@@ -82,6 +90,7 @@ parse_run_options(const std::vector<std::string> &args, std::string &error) {
   RunOptions o;
   CLI::App app{"run options", "bcusim"};
   add_run_options(app, o);
+  add_exec_options(app, o);
   std::vector<std::string> rev(args.rbegin(), args.rend());
   try {
     app.parse(rev);

@@ -148,12 +148,6 @@ Runtime::Runtime(RunOptions options)
       checks = *c;
     }
   }
-  if (checks.any())
-    checker_ = std::make_unique<check::Checker>(checks);
-  if (!opts_.timeline.empty())
-    timeline_ = std::make_unique<check::Timeline>(checker_.get());
-  if (check::Progress::wanted())
-    progress_ = std::make_unique<check::Progress>(checker_.get());
   auto s = engine::Schedule::parse(opts_.schedule);
   if (!s) {
     std::fputs(fmt::format("bcusim: error: --schedule: '{}' is not {}\n",
@@ -164,6 +158,11 @@ Runtime::Runtime(RunOptions options)
   } else {
     schedule_ = *s;
   }
+  session_ = std::make_unique<Session>(checks, schedule_, opts_);
+  if (!opts_.timeline.empty())
+    timeline_ = std::make_unique<check::Timeline>(session_->checker());
+  if (check::Progress::wanted())
+    progress_ = std::make_unique<check::Progress>(session_->checker());
 }
 
 Runtime::~Runtime() {
@@ -319,7 +318,10 @@ engine::Module *Runtime::module(int index, Error &err) {
     return nullptr;
   }
   DiagnosticSink sink;
-  m.module = engine::Module::load_string(m.name, m.ptx, sink);
+  // Validated as ptxas does, as `bcusim run` does (the session layer).
+  // (The source outlives the diagnostics that point into it.)
+  m.source = SourceFile::from_string(m.name, m.ptx);
+  m.module = load_module(m.source, sink);
   std::string text = sink.render_all();
   if (!m.module) {
     std::fputs(text.c_str(), stderr);
@@ -394,7 +396,8 @@ Error Runtime::set_max_dynamic_shared(const void *host_fn, int bytes) {
   return Error::Success;
 }
 
-Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
+Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
+                      StreamOrder::Stream stream) {
   if (!options_ok_)
     return record(Error::InitializationError);
   if (sticky_ != Error::Success)
@@ -443,22 +446,10 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
   cfg.block = p.block;
   cfg.cluster = p.cluster;
   cfg.shared_bytes = uint32_t(p.shared);
-  cfg.max_steps = opts_.max_steps;
-  cfg.time_limit_s = opts_.time_limit;
-  cfg.schedule = schedule_;
-  cfg.host_threads = opts_.threads;
-  cfg.warn_only = opts_.warn_only;
   cfg.has_prerequisite = p.programmatic;
-  // The checker, a timeline (--timeline) and a progress line (terminal)
-  // watch the launch together.
-  std::vector<engine::Observer *> observers;
-  if (checker_)
-    observers.push_back(checker_.get());
-  if (timeline_)
-    observers.push_back(timeline_.get());
-  if (progress_)
-    observers.push_back(progress_.get());
-  if (checker_) {
+  // The checks, a timeline (--timeline) and a progress line (terminal)
+  // watch the launch together; findings name the host's call stacks.
+  if (check::Checker *checker = session_->checker()) {
     launch_stack_ = capture_host_stack();
     if (!symbolizer_)
       symbolizer_ = std::make_unique<HostSymbolizer>();
@@ -469,14 +460,13 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
       return it == alloc_stacks_.end() ? std::vector<std::string>{}
                                        : symbolizer_->frames(it->second);
     };
-    checker_->set_host_context(std::move(host));
+    checker->set_host_context(std::move(host));
   }
-  check::FanOut fan(observers);
-  cfg.observer = observers.size() > 1 ? &fan
-                 : observers.empty()  ? nullptr
-                                      : observers[0];
-  const size_t before = checker_ ? checker_->findings().size() : 0;
-  engine::RunReport r = dev_->launch(*m, fn->name, cfg, kargs);
+  Session::Launched launched =
+      session_->launch(*dev_, *m, fn->name, cfg, kargs, stream,
+                       {timeline_.get(), progress_.get()});
+  const engine::RunReport &r = launched.report;
+  const size_t checks_end = session_->findings().size();
   ++stats_.launches;
   stats_.thread_steps += r.thread_steps;
   stats_.warp_steps += r.warp_steps;
@@ -517,43 +507,15 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
     return Error::Unknown;
   };
   result = classify();
-  for (const auto &d : r.diagnostics) {
-    if (d.severity == Severity::Error)
-      ++stats_.errors;
-    else
-      ++stats_.warnings;
-    if (checker_ && r.status != engine::RunStatus::BadLaunch) {
-      check::Finding f;
-      f.kind = r.status == engine::RunStatus::Deadlock
-                   ? check::FindingKind::Deadlock
-               : r.status == engine::RunStatus::StepLimit ||
-                       r.status == engine::RunStatus::TimeLimit
-                   ? check::FindingKind::Limit
-                   : check::FindingKind::Fault;
-      f.severity = d.severity;
-      f.kernel = fn->name;
-      f.launch = stats_.launches - 1;
-      f.diag = d;
-      f.text = render(d);
-      checker_->add(std::move(f));
-    }
-  }
+  for (const auto &d : r.diagnostics)
+    (d.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
+  if (session_->checker() && r.status != engine::RunStatus::BadLaunch)
+    session_->add_run_findings(r, fn->name, *m);
   if (!r.diagnostics.empty())
     say(r.diagnostics_text());
-  bool checker_error = false;
-  if (checker_)
-    for (size_t i = before; i < checker_->findings().size(); ++i) {
-      const auto &f = checker_->findings()[i];
-      if (f.kind == check::FindingKind::Fault ||
-          f.kind == check::FindingKind::Deadlock ||
-          f.kind == check::FindingKind::Limit)
-        continue; // the engine's own, counted and printed above
-      say(render(f.diag));
-      (f.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
-      checker_error |= f.severity == Severity::Error;
-    }
-  if (result == Error::Success && checker_error)
-    result = Error::LaunchFailure;
+  // Findings do not fail the launch: on a GPU a race changes nothing in
+  // the program's control flow (docs/exec.md).
+  report_findings(launched.first_finding, checks_end);
   if (result != Error::Success) {
     ++stats_.failed_launches;
     say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n",
@@ -563,6 +525,14 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args) {
       sticky_ = result;
   }
   return record(result);
+}
+
+void Runtime::report_findings(size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    const auto &f = session_->findings()[i];
+    std::fputs(render(f.diag).c_str(), stderr);
+    (f.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
+  }
 }
 
 // ---- memory -----------------------------------------------------------------
@@ -577,7 +547,7 @@ Error Runtime::malloc(void **p, uint64_t bytes) {
   if (bytes > model_.global_mem)
     return record(Error::MemoryAllocation);
   *p = reinterpret_cast<void *>(dev_->alloc(bytes, "cudaMalloc memory"));
-  if (checker_)
+  if (session_->checker())
     alloc_stacks_[reinterpret_cast<uint64_t>(*p)] = capture_host_stack();
   return Error::Success;
 }
@@ -608,7 +578,7 @@ Error Runtime::malloc_host(void **p, uint64_t bytes, const char *what) {
     return record(Error::MemoryAllocation);
   }
   host_blocks_[reinterpret_cast<uint64_t>(m)] = size;
-  if (checker_)
+  if (session_->checker())
     alloc_stacks_[reinterpret_cast<uint64_t>(m)] = capture_host_stack();
   *p = m;
   return Error::Success;
@@ -642,55 +612,92 @@ uint8_t *Runtime::resolve(const void *p, uint64_t bytes, bool &device) {
   return dev_->data(reinterpret_cast<uint64_t>(p), bytes);
 }
 
-Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes) {
+void Runtime::begin_host_work(StreamOrder::Stream stream, const char *api) {
+  session_->begin_work(stream, api, dev_.get());
+}
+
+// Device memory and host memory that kernels reach (mapped) can race;
+// other host memory is the program's own.
+void Runtime::host_access(const void *p, uint64_t bytes, bool write) {
+  if (is_device_address(p) || is_host_mapped(p))
+    session_->work_access(reinterpret_cast<uint64_t>(p), bytes, write);
+}
+
+void Runtime::end_host_work() {
+  const size_t first = session_->end_work();
+  report_findings(first, session_->findings().size());
+}
+
+Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes,
+                      StreamOrder::Stream stream, const char *api) {
   if (bytes == 0)
     return Error::Success;
-  if (!dst || !src)
-    return record(Error::InvalidValue);
-  bool dd = false, sd = false;
-  uint8_t *d = resolve(dst, bytes, dd);
-  uint8_t *s = resolve(src, bytes, sd);
-  if (!d || !s)
-    return record(Error::InvalidValue);
-  const double t0 = now_s();
-  std::memmove(d, s, bytes);
-  work_seconds_ += now_s() - t0;
-  return Error::Success;
+  return memcpy2d(dst, bytes, src, bytes, bytes, 1, stream, api);
 }
 
 Error Runtime::memcpy2d(void *dst, uint64_t dpitch, const void *src,
-                        uint64_t spitch, uint64_t width, uint64_t height) {
+                        uint64_t spitch, uint64_t width, uint64_t height,
+                        StreamOrder::Stream stream, const char *api) {
   if (width > dpitch || width > spitch)
     return record(Error::InvalidValue);
+  if (width == 0 || height == 0)
+    return Error::Success;
+  if (!dst || !src)
+    return record(Error::InvalidValue);
+  std::vector<std::pair<uint8_t *, const uint8_t *>> rows;
+  rows.reserve(height);
   for (uint64_t row = 0; row < height; ++row) {
-    Error e = memcpy(static_cast<uint8_t *>(dst) + row * dpitch,
-                     static_cast<const uint8_t *>(src) + row * spitch, width);
-    if (e != Error::Success)
-      return e;
+    bool dd = false, sd = false;
+    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + row * dpitch, width, dd);
+    uint8_t *s =
+        resolve(static_cast<const uint8_t *>(src) + row * spitch, width, sd);
+    if (!d || !s)
+      return record(Error::InvalidValue);
+    rows.emplace_back(d, s);
   }
+  begin_host_work(stream, api);
+  const double t0 = now_s();
+  for (uint64_t row = 0; row < height; ++row) {
+    host_access(static_cast<const uint8_t *>(src) + row * spitch, width, false);
+    host_access(static_cast<uint8_t *>(dst) + row * dpitch, width, true);
+    std::memmove(rows[row].first, rows[row].second, width);
+  }
+  work_seconds_ += now_s() - t0;
+  end_host_work();
   return Error::Success;
 }
 
-Error Runtime::memset(void *dst, int value, uint64_t bytes) {
+Error Runtime::memset(void *dst, int value, uint64_t bytes,
+                      StreamOrder::Stream stream, const char *api) {
   if (bytes == 0)
     return Error::Success;
-  bool dev = false;
-  uint8_t *d = resolve(dst, bytes, dev);
-  if (!d || !dst)
-    return record(Error::InvalidValue);
-  std::memset(d, value, bytes);
-  return Error::Success;
+  return memset2d(dst, bytes, value, bytes, 1, stream, api);
 }
 
 Error Runtime::memset2d(void *dst, uint64_t pitch, int value, uint64_t width,
-                        uint64_t height) {
+                        uint64_t height, StreamOrder::Stream stream,
+                        const char *api) {
   if (width > pitch)
     return record(Error::InvalidValue);
+  if (width == 0 || height == 0)
+    return Error::Success;
+  if (!dst)
+    return record(Error::InvalidValue);
+  std::vector<uint8_t *> rows;
+  rows.reserve(height);
   for (uint64_t row = 0; row < height; ++row) {
-    Error e = memset(static_cast<uint8_t *>(dst) + row * pitch, value, width);
-    if (e != Error::Success)
-      return e;
+    bool dev = false;
+    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + row * pitch, width, dev);
+    if (!d)
+      return record(Error::InvalidValue);
+    rows.push_back(d);
   }
+  begin_host_work(stream, api);
+  for (uint64_t row = 0; row < height; ++row) {
+    host_access(static_cast<uint8_t *>(dst) + row * pitch, width, true);
+    std::memset(rows[row], value, width);
+  }
+  end_host_work();
   return Error::Success;
 }
 
@@ -724,8 +731,24 @@ Error Runtime::resolve_symbol(const void *symbol, uint64_t offset,
   return *where ? Error::Success : Error::InvalidValue;
 }
 
+// The device address of a global (not __constant__) symbol's bytes, for
+// race checks across streams; nullptr otherwise.
+const void *Runtime::symbol_device_address(const void *symbol,
+                                           uint64_t offset) {
+  const Var &v = vars_.at(symbol);
+  if (v.managed)
+    return static_cast<uint8_t *>(*v.managed) + offset;
+  Error e = Error::Success;
+  engine::Module *m = module(v.module, e);
+  auto sym = m ? m->symbol(v.name) : std::nullopt;
+  if (!sym || sym->is_const)
+    return nullptr;
+  return reinterpret_cast<const void *>(sym->addr + offset);
+}
+
 Error Runtime::copy_to_symbol(const void *symbol, const void *src,
-                              uint64_t bytes, uint64_t offset) {
+                              uint64_t bytes, uint64_t offset,
+                              StreamOrder::Stream stream, const char *api) {
   uint8_t *where = nullptr;
   Error e = resolve_symbol(symbol, offset, bytes, &where);
   if (e != Error::Success)
@@ -734,6 +757,11 @@ Error Runtime::copy_to_symbol(const void *symbol, const void *src,
   const uint8_t *s = resolve(src, bytes, dev);
   if (!s)
     return record(Error::InvalidValue);
+  begin_host_work(stream, api);
+  host_access(src, bytes, false);
+  if (const void *d = symbol_device_address(symbol, offset))
+    host_access(d, bytes, true);
+  end_host_work();
   if (where) {
     std::memmove(where, s, bytes);
     return Error::Success;
@@ -745,7 +773,8 @@ Error Runtime::copy_to_symbol(const void *symbol, const void *src,
 }
 
 Error Runtime::copy_from_symbol(void *dst, const void *symbol, uint64_t bytes,
-                                uint64_t offset) {
+                                uint64_t offset, StreamOrder::Stream stream,
+                                const char *api) {
   uint8_t *where = nullptr;
   Error e = resolve_symbol(symbol, offset, bytes, &where);
   if (e != Error::Success)
@@ -754,6 +783,11 @@ Error Runtime::copy_from_symbol(void *dst, const void *symbol, uint64_t bytes,
   uint8_t *d = resolve(dst, bytes, dev);
   if (!d)
     return record(Error::InvalidValue);
+  begin_host_work(stream, api);
+  if (const void *s = symbol_device_address(symbol, offset))
+    host_access(s, bytes, false);
+  host_access(dst, bytes, true);
+  end_host_work();
   if (where) {
     std::memmove(d, where, bytes);
     return Error::Success;
@@ -790,6 +824,118 @@ Error Runtime::symbol_size(const void *symbol, uint64_t *size) {
   return Error::Success;
 }
 
+// ---- streams, events, graphs
+// -------------------------------------------------
+
+namespace {
+template <class T>
+Error drop(std::map<const void *, std::unique_ptr<T>> &objs, T *p) {
+  auto it = objs.find(p);
+  if (it == objs.end())
+    return Error::InvalidResourceHandle;
+  objs.erase(it);
+  return Error::Success;
+}
+} // namespace
+
+Runtime::Stream *Runtime::create_stream(unsigned flags, bool blocking) {
+  auto st = std::make_unique<Stream>();
+  st->flags = flags;
+  st->id = streams().create(blocking);
+  Stream *p = st.get();
+  stream_objs_[p] = std::move(st);
+  return p;
+}
+
+Error Runtime::destroy_stream(Stream *s) {
+  return record(drop(stream_objs_, s));
+}
+
+Error Runtime::submit(Stream *s, StreamOrder::Stream id, Work work) {
+  if (s && s->capture) {
+    s->capture->work.push_back(std::move(work));
+    return Error::Success;
+  }
+  return work(id);
+}
+
+Error Runtime::begin_capture(Stream *s) {
+  if (!s)
+    return record(Error::StreamCaptureUnsupported);
+  if (s->capture)
+    return record(Error::InvalidValue);
+  s->capture = std::make_unique<Graph>();
+  return Error::Success;
+}
+
+Runtime::Graph *Runtime::end_capture(Stream *s) {
+  if (!s || !s->capture)
+    return nullptr;
+  Graph *g = s->capture.get();
+  graph_objs_[g] = std::move(s->capture);
+  return g;
+}
+
+Runtime::Graph *Runtime::create_graph() {
+  auto g = std::make_unique<Graph>();
+  Graph *p = g.get();
+  graph_objs_[p] = std::move(g);
+  return p;
+}
+
+Error Runtime::destroy_graph(Graph *g) { return record(drop(graph_objs_, g)); }
+
+Runtime::Graph *Runtime::instantiate(const Graph &g) {
+  Graph *x = create_graph();
+  x->work = g.work;
+  return x;
+}
+
+Error Runtime::launch_graph(const Graph &g, Stream *s, StreamOrder::Stream id) {
+  // Copied: a captured host function may not change the graph it runs in.
+  const std::vector<Work> work = g.work;
+  for (const auto &w : work) {
+    Error e = submit(s, id, w);
+    if (e != Error::Success)
+      return e;
+  }
+  return Error::Success;
+}
+
+Runtime::Event *Runtime::create_event() {
+  auto e = std::make_unique<Event>();
+  Event *p = e.get();
+  event_objs_[p] = std::move(e);
+  return p;
+}
+
+Error Runtime::destroy_event(Event *e) { return record(drop(event_objs_, e)); }
+
+Error Runtime::record_event(Event *e, Stream *s, StreamOrder::Stream id) {
+  return submit(s, id, [this, e](StreamOrder::Stream sid) {
+    e->t = work_seconds_;
+    e->recorded = true;
+    e->clock = streams().record(sid);
+    return Error::Success;
+  });
+}
+
+void Runtime::wait_event(StreamOrder::Stream id, const Event &e) {
+  streams().wait(id, e.clock);
+}
+
+void Runtime::sync_event(const Event &e) { streams().host_wait(e.clock); }
+
+Error Runtime::elapsed_ms(const Event &start, const Event &end,
+                          float *ms) const {
+  if (!ms)
+    return Error::InvalidValue;
+  if (!start.recorded || !end.recorded)
+    return Error::InvalidResourceHandle;
+  *ms = float((end.t - start.t) * 1000.0);
+  return Error::Success;
+}
+
 // ---- errors and state -------------------------------------------------------
 
 Error Runtime::record(Error e) {
@@ -819,6 +965,9 @@ void Runtime::reset() {
     }
   sticky_ = Error::Success;
   last_ = Error::Success;
+  // The device is idle and its memory gone: no earlier work races with
+  // later work.
+  session_->end_all_work();
 }
 
 std::string Runtime::summary() const {
@@ -827,18 +976,12 @@ std::string Runtime::summary() const {
       "simulated",
       stats_.launches, stats_.launches == 1 ? "" : "es", stats_.failed_launches,
       stats_.thread_steps, stats_.seconds);
-  if (checker_) {
-    // "bcusim: check (sync): no findings in 3 launches" -> "check (sync):
-    // no findings"
-    std::string c = checker_->summary();
+  if (session_->checker()) {
+    // "check (sync): no findings: 0 errors, 0 warnings" (the launches are
+    // counted above).
+    std::string c = session_->summary_line(false);
     if (c.rfind("bcusim: ", 0) == 0)
       c = c.substr(8);
-    // The checker counts the launches it observed; the runtime's count is
-    // above.
-    auto in = c.find(" in ");
-    auto colon = in == std::string::npos ? in : c.find(':', in);
-    if (colon != std::string::npos)
-      c.erase(in, colon - in);
     s += "; " + c;
   } else {
     s +=
@@ -850,9 +993,10 @@ std::string Runtime::summary() const {
 bool Runtime::write_report() const {
   std::string err;
   if (!opts_.sarif.empty() &&
-      !check::write_sarif(
-          opts_.sarif,
-          checker_ ? checker_->findings() : std::vector<check::Finding>{}, err))
+      !check::write_sarif(opts_.sarif,
+                          session_->checker() ? session_->findings()
+                                              : std::vector<check::Finding>{},
+                          err))
     std::fputs(fmt::format("bcusim: error: --sarif: {}\n", err).c_str(),
                stderr);
   if (timeline_) {
@@ -868,22 +1012,14 @@ bool Runtime::write_report() const {
   }
   if (opts_.report.empty())
     return true;
-  nlohmann::json j;
-  j["launches"] = stats_.launches;
+  const bool checked = session_->checker() != nullptr;
+  static const std::vector<check::Finding> none;
+  nlohmann::json j = runtime::report_json(
+      checked ? session_->checks().str() : "", stats_.launches, stats_.errors,
+      stats_.warnings, summary(), checked ? session_->findings() : none);
   j["failed_launches"] = stats_.failed_launches;
   j["thread_instructions"] = stats_.thread_steps;
-  j["errors"] = stats_.errors;
-  j["warnings"] = stats_.warnings;
-  j["summary"] = summary();
-  j["findings"] = nlohmann::json::array();
-  if (checker_) {
-    j["checks"] = checker_->checks().str();
-    for (const auto &f : checker_->findings())
-      j["findings"].push_back(f.to_json());
-  }
-  std::ofstream out(opts_.report);
-  out << j.dump(2) << "\n";
-  return bool(out);
+  return runtime::write_report(opts_.report, j);
 }
 
 } // namespace bcusim::runtime

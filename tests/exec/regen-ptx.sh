@@ -3,6 +3,7 @@
 # as nvcc embeds them with -arch=sm_90) for tests/unit/runtime.
 set -e
 cd "$(dirname "$0")"
-for f in memory launch fault reduce_scan sync_samples texture pipeline_tiles; do
+for f in memory launch fault reduce_scan sync_samples texture pipeline_tiles \
+  race_loop streams; do
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
 done

@@ -5,6 +5,8 @@ Exit 77 (skipped) when nvcc or the libcudart.so.13 stand-in is missing.
 
   run_exec.py --bcusim B --nvcc NVCC --out DIR PROGRAM.cu [--expect-stderr S]...
   run_exec.py ... --mode static|no-ptx PROGRAM.cu   (the errors bcusim gives)
+  --arg A (the program's arguments), --expect-exit N (its exit status, 0 by
+  default), --expect-no-stderr S (text that must not be reported)
 """
 import argparse, os, subprocess, sys
 
@@ -19,6 +21,10 @@ ap.add_argument("--option", action="append", default=[],
 ap.add_argument("--extra-source", action="append", default=[],
                 help="another translation unit of the program")
 ap.add_argument("--nvcc-flag", action="append", default=[])
+ap.add_argument("--expect-no-stderr", action="append", default=[])
+ap.add_argument("--expect-exit", type=int, default=0)
+ap.add_argument("--arg", action="append", default=[],
+                help="an argument for the program (default: --program-arg)")
 ap.add_argument("--expect-report", help="a --report JSON file to check: "
                 "it counts the launches and lists the findings")
 ap.add_argument("source")
@@ -37,7 +43,11 @@ if not os.path.exists(lib):
 os.makedirs(a.out, exist_ok=True)
 name = os.path.splitext(os.path.basename(a.source))[0]
 # Tests that share a source with other run options get their own build.
-exe = os.path.join(a.out, f"{name}.{a.mode}" + (".opt" if a.option else "")
+# (named by their options and arguments: ctest runs them in parallel).
+import hashlib
+variant = hashlib.sha1(repr((a.option, a.arg)).encode()).hexdigest()[:8]
+exe = os.path.join(a.out, f"{name}.{a.mode}" +
+                   (f".{variant}" if a.option or a.arg else "")
                    + "".join(f.replace("=", "") for f in a.nvcc_flag))
 flags = {"run": ["-cudart", "shared", "-arch=sm_90"],
          "static": ["-arch=sm_90"],
@@ -61,13 +71,16 @@ if (not os.path.exists(exe) or
 
 if a.expect_report and os.path.exists(a.expect_report):
     os.remove(a.expect_report)
-r = subprocess.run([a.bcusim, "exec", *a.option, exe, "--program-arg"],
+r = subprocess.run([a.bcusim, "exec", *a.option, exe,
+                    *(a.arg or ["--program-arg"])],
                    capture_output=True, text=True, timeout=600)
 print(r.stdout)
 print(r.stderr, file=sys.stderr)
 ok = True
 if a.mode == "run":
-    ok = r.returncode == 0 and f"{name}: PASS" in r.stdout
+    ok = r.returncode == a.expect_exit and f"{name}: PASS" in r.stdout
+    if r.returncode != a.expect_exit:
+        print(f"exit status {r.returncode}, expected {a.expect_exit}")
     ok = ok and "bcusim: " in r.stderr and "launch" in r.stderr  # summary
 elif a.mode == "static":
     ok = r.returncode == 127 and "nvcc -cudart shared" in r.stderr
@@ -87,5 +100,9 @@ if a.expect_report:
 for s in a.expect_stderr:
     if s not in r.stderr:
         print(f"expected on stderr: {s}")
+        ok = False
+for s in a.expect_no_stderr:
+    if s in r.stderr:
+        print(f"not expected on stderr: {s}")
         ok = False
 sys.exit(0 if ok else 1)

@@ -22,6 +22,7 @@ void add_exec_command(CLI::App &app, Context &ctx) {
                "PROGRAM [ARGS...] follow the options; the program's own "
                "arguments are passed on untouched.");
   runtime::add_run_options(*exec, *o);
+  runtime::add_exec_options(*exec, *o);
   exec->callback([o, &ctx, exec] {
     std::vector<std::string> argv = exec->remaining();
     char self[4096];

@@ -32,6 +32,7 @@
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/instructions.h"
 #include "bcusim/runtime/options.h"
+#include "bcusim/runtime/session.h"
 #include "commands.h"
 
 namespace bcusim::cli {
@@ -94,59 +95,6 @@ std::string finding_key(const check::Finding &f) {
   return k;
 }
 
-// The engine's own diagnostics of a run (faults, deadlocks, misuse,
-// warnings) as findings, so that the summary and --report hold every
-// diagnostic.
-check::Finding from_run(const Diagnostic &d, engine::RunStatus st,
-                        const std::string &kernel, size_t launch,
-                        const engine::Module &module) {
-  check::Finding f;
-  f.kernel = kernel;
-  f.launch = launch;
-  f.severity = d.severity;
-  f.diag = d;
-  const std::string &m = d.message;
-  bool misuse = m.find("misuse") != std::string::npos ||
-                m.find("barrier") != std::string::npos ||
-                m.find("membermask") != std::string::npos ||
-                m.find("arrives") != std::string::npos;
-  f.kind =
-      st == engine::RunStatus::Deadlock ? check::FindingKind::Deadlock
-      : m.find("divergen") != std::string::npos
-          ? check::FindingKind::BarrierDivergence
-      : st == engine::RunStatus::StepLimit || st == engine::RunStatus::TimeLimit
-          ? check::FindingKind::Limit
-      : misuse ? check::FindingKind::SyncMisuse
-               : check::FindingKind::Fault;
-  // Sites: the diagnostic's location and every located note (a deadlock's
-  // waiting warps), with their CUDA lines.
-  auto add = [&](const SourceLoc &loc) {
-    if (!loc.valid())
-      return;
-    for (const auto &s : f.sites)
-      if (s.ptx.line == loc.line && s.ptx.file == loc.file)
-        return;
-    check::Site s;
-    s.ptx = loc;
-    s.ptx_file = loc.file->name();
-    auto c = module.cuda_loc(loc);
-    if (c.valid()) {
-      s.cuda_file = std::string(c.file);
-      s.cuda_line = c.line;
-      if (c.inner_line) {
-        s.cuda_inlined_file = std::string(c.inner_file);
-        s.cuda_inlined_line = c.inner_line;
-      }
-    }
-    f.sites.push_back(std::move(s));
-  };
-  add(d.loc);
-  for (const auto &n : d.notes)
-    add(n.loc);
-  f.text = render(d);
-  return f;
-}
-
 // What one execution of the launches produced.
 struct Outcome {
   int exit = 0;
@@ -162,8 +110,9 @@ struct DumpSpec {
 };
 
 // Runs the command line's launches, once per schedule (--explore runs them
-// again with fresh modules and buffers).
-struct Session {
+// again with fresh modules and buffers), each time in a fresh session
+// (runtime::Session: loading, launching, checks and findings).
+struct Executions {
   const RunOptions &o;
   std::vector<LaunchPlan> &plans;
   const std::vector<engine::ArgSpec> &specs;
@@ -179,8 +128,8 @@ struct Session {
                   bool print);
 };
 
-Outcome Session::execute(const engine::Schedule &sched,
-                         const check::Checks &checks, bool print) {
+Outcome Executions::execute(const engine::Schedule &sched,
+                            const check::Checks &checks, bool print) {
   using namespace engine;
   Outcome out;
   std::string err;
@@ -198,17 +147,12 @@ Outcome Session::execute(const engine::Schedule &sched,
       DiagnosticSink sink;
       // Parsed and validated as ptxas does (docs/ptx-validation.md), then
       // compiled; `src` keeps the diagnostics' source alive.
-      std::unique_ptr<Module> module;
       std::string read_error;
       auto src = SourceFile::read(lp.file, read_error);
       if (!src)
         sink.error(SourceLoc{},
                    read_error.empty() ? "cannot read " + lp.file : read_error);
-      std::optional<ptx::Module> ast;
-      if (src)
-        ast = ptx::parse(src, sink);
-      if (ast && ptx::validate(*ast, sink))
-        module = Module::compile(std::move(*ast), sink);
+      std::unique_ptr<Module> module = runtime::load_module(src, sink);
       say(sink.render_all());
       if (!module) {
         out.exit = 1;
@@ -269,23 +213,19 @@ Outcome Session::execute(const engine::Schedule &sched,
     dev.write(ptrs[i], bytes->data(), bytes->size());
   }
 
-  std::unique_ptr<check::Checker> checker;
-  if (checks.any())
-    checker = std::make_unique<check::Checker>(checks);
-  std::vector<engine::Observer *> observers;
-  if (checker)
-    observers.push_back(checker.get());
+  runtime::Session session(checks, sched, o);
+  // A timeline (--timeline) and, for long launches on a terminal, a
+  // progress line watch the launches beside the checks.
+  std::vector<engine::Observer *> also;
   if (print && !o.timeline.empty()) {
-    timeline = std::make_unique<check::Timeline>(checker.get());
-    observers.push_back(timeline.get());
+    timeline = std::make_unique<check::Timeline>(session.checker());
+    also.push_back(timeline.get());
   }
-  // A progress line for long launches, on a terminal only.
   std::unique_ptr<check::Progress> progress;
   if (print && check::Progress::wanted()) {
-    progress = std::make_unique<check::Progress>(checker.get());
-    observers.push_back(progress.get());
+    progress = std::make_unique<check::Progress>(session.checker());
+    also.push_back(progress.get());
   }
-  check::FanOut fan(observers);
 
   // The launches, in order; each one completes before the next starts.
   for (size_t li = 0; li < plans.size(); ++li) {
@@ -306,31 +246,20 @@ Outcome Session::execute(const engine::Schedule &sched,
       }
       kargs.push_back(KernelArg::ptr(ptrs[i]));
     }
-    LaunchConfig cfg = lp.cfg;
-    cfg.max_steps = o.max_steps;
-    cfg.time_limit_s = o.time_limit;
-    cfg.schedule = sched;
-    cfg.host_threads = o.threads;
-    cfg.warn_only = o.warn_only;
-    cfg.observer = observers.size() > 1 ? &fan
-                   : observers.empty()  ? nullptr
-                                        : observers[0];
-    const size_t before = checker ? checker->findings().size() : 0;
-    RunReport r = dev.launch(*lp.module, lp.kernel, cfg, kargs);
+    auto launched = session.launch(dev, *lp.module, lp.kernel, lp.cfg, kargs,
+                                   runtime::StreamOrder::kLegacy, also);
+    const RunReport &r = launched.report;
     if (print)
       std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
     std::fflush(stdout);
     if (print && o.verbose && !r.notes.empty())
       for (const auto &n : r.notes)
         say(render(n));
-    if (checker)
-      for (size_t k = before; k < checker->findings().size(); ++k) {
-        const auto &f = checker->findings()[k];
-        say(render(f.diag));
-        out.findings.push_back(f);
-      }
-    for (const auto &d : r.diagnostics)
-      out.findings.push_back(from_run(d, r.status, lp.kernel, li, *lp.module));
+    for (size_t k = launched.first_finding; k < session.findings().size(); ++k)
+      say(render(session.findings()[k].diag));
+    session.add_run_findings(r, lp.kernel, *lp.module);
+    for (size_t k = out.findings.size(); k < session.findings().size(); ++k)
+      out.findings.push_back(session.findings()[k]);
     if (!r.ok()) {
       say(r.diagnostics_text());
       out.failure = r.diagnostics.empty() ? std::string(name_of(r.status))
@@ -415,23 +344,6 @@ compare_outcomes(const Outcome &a, const Outcome &b,
   if (f.diag.message.empty())
     return std::nullopt;
   return f;
-}
-
-std::string summary_line(const check::Checks &checks,
-                         const std::vector<check::Finding> &findings,
-                         size_t launches) {
-  check::Checker c(checks);
-  for (const auto &f : findings)
-    c.add(f);
-  std::string s = c.summary();
-  // The checker counts the launches it observed; these findings come from
-  // every launch of the command line.
-  auto pos = s.find(" in 0 launches");
-  if (pos != std::string::npos)
-    s.replace(
-        pos, 14,
-        fmt::format(" in {} launch{}", launches, launches == 1 ? "" : "es"));
-  return s;
 }
 
 int run_command(const RunOptions &o) {
@@ -610,7 +522,7 @@ int run_command(const RunOptions &o) {
   const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty() ||
                        !o.sarif.empty();
 
-  Session ses{o, plans, specs, spec_text, number_of, dumps, {}, {}};
+  Executions ses{o, plans, specs, spec_text, number_of, dumps, {}, {}};
   Outcome first = ses.execute(*sched, checks, true);
   if (first.exit == 2 || first.load_failed)
     return first.exit;
@@ -653,25 +565,13 @@ int run_command(const RunOptions &o) {
   for (const auto &f : findings)
     (f.severity == Severity::Error ? errors : warnings) += 1;
   if (checked) {
-    check::Checker summary(checks);
-    for (auto &f : findings)
-      summary.add(f);
-    std::string line = summary_line(checks, findings, plans.size());
+    std::string line = runtime::check_summary(checks, findings, plans.size());
     std::fputs((line + "\n").c_str(), stderr);
     if (!o.report.empty()) {
-      nlohmann::json j;
-      j["checks"] = checks.str();
-      j["launches"] = plans.size();
+      nlohmann::json j = runtime::report_json(checks.str(), plans.size(),
+                                              errors, warnings, line, findings);
       j["schedules"] = o.explore > 1 ? o.explore : 1;
-      j["errors"] = errors;
-      j["warnings"] = warnings;
-      j["summary"] = line;
-      j["findings"] = nlohmann::json::array();
-      for (const auto &f : findings)
-        j["findings"].push_back(f.to_json());
-      std::ofstream out(o.report);
-      out << j.dump(2) << "\n";
-      if (!out) {
+      if (!runtime::write_report(o.report, j)) {
         usage_error(fmt::format("--report: cannot write '{}'", o.report));
         return 1;
       }

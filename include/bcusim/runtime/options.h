@@ -30,10 +30,15 @@ struct RunOptions {
   std::string sarif;    // SARIF 2.1.0 log of the findings; empty: none
   std::string timeline; // Chrome / Perfetto trace of the run; empty: none
   std::string save_ptx; // exec: folder the program's PTX is written to
+  // `bcusim exec --error-exitcode N`: the program's exit status becomes N
+  // when there were error findings (0: the program's own status).
+  int error_exitcode = 0;
 };
 
 // Adds the options to a CLI11 (sub)command, storing into `o`.
 void add_run_options(CLI::App &app, RunOptions &o);
+// The options only `bcusim exec` takes (--error-exitcode).
+void add_exec_options(CLI::App &app, RunOptions &o);
 // The options as command-line arguments (only those that differ from the
 // defaults); parse_run_options(to_args(o)) == o.
 std::vector<std::string> to_args(const RunOptions &o);

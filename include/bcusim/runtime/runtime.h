@@ -1,6 +1,8 @@
 // The CUDA runtime that `bcusim exec` puts under unmodified host programs
 // (docs/exec.md): registered fat binaries become engine modules, launches
 // run in the engine with the run options, memory lives in an engine Device.
+// Loading, launching, the checks and the findings are the session layer's
+// (session.h), shared with `bcusim run`.
 // The shared library libcudart.so.13 (src/runtime/cudart) is a thin C layer
 // over this class; tests drive it directly.
 //
@@ -14,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,9 +26,10 @@
 #include "bcusim/engine/engine.h"
 #include "bcusim/runtime/host_stack.h"
 #include "bcusim/runtime/options.h"
+#include "bcusim/runtime/session.h"
+#include "bcusim/runtime/streams.h"
 
 namespace bcusim::check {
-class Checker;
 class Timeline;
 class Progress;
 } // namespace bcusim::check
@@ -135,9 +139,12 @@ public:
     bool cooperative = false;      // cudaLaunchCooperativeKernel
     bool programmatic = false;     // programmatic dependent launch
   };
-  // Runs the kernel to completion; its printf output goes to stdout and
-  // bcusim's report of a fault, deadlock or checker error to stderr.
-  Error launch(const void *host_fn, const LaunchParams &p, void **args);
+  // Runs the kernel to completion as a work item of `stream` (streams());
+  // its printf output goes to stdout and bcusim's report of a fault,
+  // deadlock or checker finding to stderr. Checker findings do not fail
+  // the launch: only what fails on a GPU does (docs/exec.md).
+  Error launch(const void *host_fn, const LaunchParams &p, void **args,
+               StreamOrder::Stream stream = StreamOrder::kLegacy);
   // The kernel's name and attributes; nullopt when host_fn is unknown.
   struct FuncInfo {
     std::string name;
@@ -160,22 +167,88 @@ public:
   Error free_host(void *p);
   bool is_host_mapped(const void *p) const;
   // Copies between any two addresses: device (engine) ranges must lie in
-  // one allocation; anything else is host memory.
-  Error memcpy(void *dst, const void *src, uint64_t bytes);
+  // one allocation; anything else is host memory. Each copy or memset is
+  // one work item of `stream`; `api` names it in race reports.
+  Error memcpy(void *dst, const void *src, uint64_t bytes,
+               StreamOrder::Stream stream = StreamOrder::kLegacy,
+               const char *api = "cudaMemcpy");
   Error memcpy2d(void *dst, uint64_t dpitch, const void *src, uint64_t spitch,
-                 uint64_t width, uint64_t height);
-  Error memset(void *dst, int value, uint64_t bytes);
+                 uint64_t width, uint64_t height,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemcpy2D");
+  Error memset(void *dst, int value, uint64_t bytes,
+               StreamOrder::Stream stream = StreamOrder::kLegacy,
+               const char *api = "cudaMemset");
   Error memset2d(void *dst, uint64_t pitch, int value, uint64_t width,
-                 uint64_t height);
+                 uint64_t height,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemset2D");
   // Symbols (host shadow addresses of __device__ / __constant__ variables).
   Error copy_to_symbol(const void *symbol, const void *src, uint64_t bytes,
-                       uint64_t offset);
+                       uint64_t offset,
+                       StreamOrder::Stream stream = StreamOrder::kLegacy,
+                       const char *api = "cudaMemcpyToSymbol");
   Error copy_from_symbol(void *dst, const void *symbol, uint64_t bytes,
-                         uint64_t offset);
+                         uint64_t offset,
+                         StreamOrder::Stream stream = StreamOrder::kLegacy,
+                         const char *api = "cudaMemcpyFromSymbol");
   Error symbol_address(const void *symbol, void **addr);
   Error symbol_size(const void *symbol, uint64_t *size);
   // Whether p is an address in the engine's device memory ranges.
   static bool is_device_address(const void *p);
+
+  // ---- streams ----------------------------------------------------------
+  // The order of the work items across streams: events, stream waits and
+  // host synchronization go here (docs/checker.md "Streams"). With
+  // `--check race` and more than one stream, work items that it does not
+  // order are checked against each other for races.
+  StreamOrder &streams() { return session_->streams(); }
+
+  // The objects behind cudaStream_t, cudaEvent_t, cudaGraph_t and
+  // cudaGraphExec_t (the stand-in hands out their addresses). Work runs
+  // when it is submitted, as a work item of its stream; a capturing stream
+  // records it into its graph instead, and a graph launch replays it.
+  using Work = std::function<Error(StreamOrder::Stream)>;
+  struct Graph {
+    std::vector<Work> work;
+  };
+  struct Stream {
+    StreamOrder::Stream id = StreamOrder::kLegacy;
+    unsigned flags = 0;
+    std::unique_ptr<Graph> capture; // while capturing
+  };
+  struct Event {
+    double t = 0; // work_seconds() when recorded
+    bool recorded = false;
+    StreamOrder::Clock clock; // the work it covers
+  };
+  // `blocking` false: cudaStreamNonBlocking (no implicit synchronization
+  // with the legacy default stream).
+  Stream *create_stream(unsigned flags, bool blocking);
+  Error destroy_stream(Stream *s);
+  // Runs `work` on stream `id` now, or records it while `s` (the stream's
+  // object; nullptr for the default streams, which never capture)
+  // captures.
+  Error submit(Stream *s, StreamOrder::Stream id, Work work);
+  Error begin_capture(Stream *s);
+  // The captured graph (owned by the runtime until destroy_graph).
+  Graph *end_capture(Stream *s);
+  Graph *create_graph();
+  Error destroy_graph(Graph *g);
+  // cudaGraphInstantiate: an executable copy (destroy_graph frees it).
+  Graph *instantiate(const Graph &g);
+  Error launch_graph(const Graph &g, Stream *s, StreamOrder::Stream id);
+  Event *create_event();
+  Error destroy_event(Event *e);
+  // cudaEventRecord (as work of the stream), cudaStreamWaitEvent,
+  // cudaEventSynchronize / a successful cudaEventQuery, and
+  // cudaEventElapsedTime.
+  Error record_event(Event *e, Stream *s, StreamOrder::Stream id);
+  void wait_event(StreamOrder::Stream id, const Event &e);
+  void sync_event(const Event &e);
+  Error elapsed_ms(const Event &start, const Event &end, float *ms) const;
+  // The session: the checks, their findings, the order of the streams.
+  Session &session() { return *session_; }
 
   // ---- errors and state -------------------------------------------------
   // Records an error as cudaGetLastError sees it; returns it.
@@ -218,6 +291,7 @@ private:
   struct ModuleSlot {
     std::string name;
     std::string ptx;
+    std::shared_ptr<const SourceFile> source;
     std::unique_ptr<engine::Module> module;
     bool failed = false;
     bool released = false;
@@ -225,6 +299,14 @@ private:
   engine::Module *module(int index, Error &err);
   int module_of(int image, const std::string &name, bool kernel) const;
   void map_managed(int index);
+  // A copy or memset as a work item: begin, the ranges it touches, end
+  // (which prints its findings).
+  void begin_host_work(StreamOrder::Stream stream, const char *api);
+  void host_access(const void *p, uint64_t bytes, bool write);
+  void end_host_work();
+  const void *symbol_device_address(const void *symbol, uint64_t offset);
+  // Prints the session's findings [from, to) and counts them.
+  void report_findings(size_t from, size_t to);
   Error resolve_symbol(const void *symbol, uint64_t offset, uint64_t bytes,
                        uint8_t **where);
   uint8_t *resolve(const void *p, uint64_t bytes, bool &device);
@@ -232,7 +314,10 @@ private:
   RunOptions opts_;
   DeviceModel model_;
   std::unique_ptr<engine::Device> dev_;
-  std::unique_ptr<check::Checker> checker_;
+  std::unique_ptr<Session> session_;
+  std::map<const void *, std::unique_ptr<Stream>> stream_objs_;
+  std::map<const void *, std::unique_ptr<Event>> event_objs_;
+  std::map<const void *, std::unique_ptr<Graph>> graph_objs_;
   std::unique_ptr<check::Timeline> timeline_; // --timeline
   std::unique_ptr<check::Progress> progress_; // stderr is a terminal
   // Host stacks of allocations (by base) and of the current launch, kept

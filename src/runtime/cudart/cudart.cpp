@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>
@@ -73,6 +74,12 @@ void at_exit() {
                            g_rt->options().report)
                    .c_str(),
                stderr);
+  // --error-exitcode N: the exit status says there were error findings
+  // (the handlers registered before the runtime's do not run then).
+  if (g_rt->options().error_exitcode != 0 && g_rt->stats().errors != 0) {
+    std::fflush(nullptr);
+    _exit(g_rt->options().error_exitcode);
+  }
 }
 
 // The process's runtime, made at the first call with the options of
@@ -106,34 +113,56 @@ cudaError_t sticky() { return ret(rt().sticky()); }
 eng::Dim3 dim(dim3 d) { return eng::Dim3{d.x, d.y, d.z}; }
 
 // ---- streams, events, graphs --------------------------------------------
-// Work runs in order at once; a capturing stream records it instead.
-struct Graph {
-  std::vector<std::function<cudaError_t()>> work;
-};
-struct Stream {
-  Graph *capture = nullptr;
-};
-struct Event {
-  double t = 0;
-  bool recorded = false;
-};
+// The handles are the addresses of the runtime's objects (Runtime::Stream,
+// Runtime::Event, Runtime::Graph); work runs at once, a capturing stream
+// records it instead, and the order between streams is the runtime's.
+using StreamId = brt::StreamOrder::Stream;
+using Stream = Runtime::Stream;
+using Event = Runtime::Event;
+using Graph = Runtime::Graph;
+using Work = Runtime::Work;
 
 Stream *stream_of(cudaStream_t s) {
   // 0, cudaStreamLegacy (1) and cudaStreamPerThread (2) are the default
-  // stream, which never captures.
+  // streams, which never capture.
   if (reinterpret_cast<uintptr_t>(s) <= 2)
     return nullptr;
   return reinterpret_cast<Stream *>(s);
 }
 
+// The runtime's stream: 0 is the legacy default stream, or the calling
+// thread's per-thread default stream for the _ptsz/_ptds entry points
+// (nvcc --default-stream per-thread).
+// Set while a _ptsz/_ptds entry point runs (PerThreadDefault below).
+thread_local bool t_per_thread = false;
+
+StreamId stream_id(cudaStream_t s, bool per_thread = false) {
+  const auto v = reinterpret_cast<uintptr_t>(s);
+  if (v == 0)
+    return per_thread || t_per_thread ? rt().streams().per_thread()
+                                      : brt::StreamOrder::kLegacy;
+  if (v == 1)
+    return brt::StreamOrder::kLegacy;
+  if (v == 2)
+    return rt().streams().per_thread();
+  return reinterpret_cast<Stream *>(s)->id;
+}
+
+// Entry points of the per-thread default stream (nvcc --default-stream
+// per-thread calls the _ptsz / _ptds variants): stream 0 is the calling
+// thread's per-thread default stream while one runs.
+struct PerThreadDefault {
+  bool old = t_per_thread;
+  PerThreadDefault() { t_per_thread = true; }
+  ~PerThreadDefault() { t_per_thread = old; }
+  PerThreadDefault(const PerThreadDefault &) = delete;
+  PerThreadDefault &operator=(const PerThreadDefault &) = delete;
+};
+
 // Runs `work` now, or records it when `s` is capturing.
-cudaError_t submit(cudaStream_t s, std::function<cudaError_t()> work) {
-  Stream *st = stream_of(s);
-  if (st && st->capture) {
-    st->capture->work.push_back(std::move(work));
-    return cudaSuccess;
-  }
-  return work();
+cudaError_t submit(cudaStream_t s, Work work, bool per_thread = false) {
+  return ret(
+      rt().submit(stream_of(s), stream_id(s, per_thread), std::move(work)));
 }
 
 // The plain kernel launches a capturing graph recorded, by position: they
@@ -155,7 +184,7 @@ struct CallConfig {
 thread_local std::vector<CallConfig> t_configs;
 
 cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
-                   void **args, cudaStream_t stream) {
+                   void **args, cudaStream_t stream, bool per_thread = false) {
   std::lock_guard lock(g_mutex);
   Stream *st = stream_of(stream);
   if (st && st->capture) {
@@ -169,20 +198,20 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
       auto *a = static_cast<const uint8_t *>(args[i]);
       bytes->emplace_back(a, a + fn->param_sizes[i]);
     }
-    st->capture->work.push_back([func, p, bytes] {
+    st->capture->work.push_back([func, p, bytes](StreamId sid) {
       std::vector<void *> ptrs;
       for (auto &b : *bytes)
         ptrs.push_back(b.data());
-      return ret(rt().launch(func, p, ptrs.data()));
+      return rt().launch(func, p, ptrs.data(), sid);
     });
     // A plain launch becomes a kernel node of the captured graph.
     if (!p.cooperative && !p.programmatic && !p.cluster.x)
-      captured_kernels()[st->capture][st->capture->work.size() - 1] = {
+      captured_kernels()[st->capture.get()][st->capture->work.size() - 1] = {
           func, dim3(p.grid.x, p.grid.y, p.grid.z),
           dim3(p.block.x, p.block.y, p.block.z), unsigned(p.shared), *bytes};
     return cudaSuccess;
   }
-  return ret(rt().launch(func, p, args));
+  return ret(rt().launch(func, p, args, stream_id(stream, per_thread)));
 }
 
 bool g_warned_kind = false;
@@ -312,16 +341,21 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                           blockDim, args, sharedMem, stream);
 }
 
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
-                                    dim3 blockDim, void **args,
-                                    size_t sharedMem, cudaStream_t stream) {
-  return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
-}
-
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                   void **args, size_t sharedMem,
                                   cudaStream_t stream) {
-  return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+  Runtime::LaunchParams p;
+  p.grid = dim(gridDim);
+  p.block = dim(blockDim);
+  p.shared = sharedMem;
+  return launch(func, p, args, stream, true);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
+                                    dim3 blockDim, void **args,
+                                    size_t sharedMem, cudaStream_t stream) {
+  return cudaLaunchKernel_ptsz(reinterpret_cast<const void *>(kernel), gridDim,
+                               blockDim, args, sharedMem, stream);
 }
 
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
@@ -364,9 +398,9 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
                                void *userData) {
-  return submit(stream, [fn, userData] {
+  return submit(stream, [fn, userData](StreamId) {
     fn(userData);
-    return cudaSuccess;
+    return Error::Success;
   });
 }
 
@@ -529,6 +563,7 @@ cudaError_t cudaFree(void *devPtr) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
+  rt().streams().host_sync_all(); // cudaFree waits for the device
   return ret(rt().free(devPtr));
 }
 
@@ -606,7 +641,9 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
     return sticky();
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().memcpy(dst, src, count));
+  Error e = rt().memcpy(dst, src, count, stream_id(nullptr), "cudaMemcpy");
+  rt().streams().host_sync(stream_id(nullptr)); // returns when done
+  return ret(e);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
@@ -616,7 +653,9 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
     return sticky();
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] { return ret(rt().memcpy(dst, src, count)); });
+  return submit(stream, [=](StreamId sid) {
+    return rt().memcpy(dst, src, count, sid, "cudaMemcpyAsync");
+  });
 }
 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
@@ -627,7 +666,10 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
     return sticky();
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height));
+  Error e = rt().memcpy2d(dst, dpitch, src, spitch, width, height,
+                          stream_id(nullptr), "cudaMemcpy2D");
+  rt().streams().host_sync(stream_id(nullptr));
+  return ret(e);
 }
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
@@ -636,8 +678,9 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] {
-    return ret(rt().memcpy2d(dst, dpitch, src, spitch, width, height));
+  return submit(stream, [=](StreamId sid) {
+    return rt().memcpy2d(dst, dpitch, src, spitch, width, height, sid,
+                         "cudaMemcpy2DAsync");
   });
 }
 
@@ -649,27 +692,32 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
-  return ret(rt().memset(devPtr, value, count));
+  return ret(
+      rt().memset(devPtr, value, count, stream_id(nullptr), "cudaMemset"));
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                             cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
-  return submit(stream, [=] { return ret(rt().memset(devPtr, value, count)); });
+  return submit(stream, [=](StreamId sid) {
+    return rt().memset(devPtr, value, count, sid, "cudaMemsetAsync");
+  });
 }
 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                          size_t height) {
   std::lock_guard lock(g_mutex);
-  return ret(rt().memset2d(devPtr, pitch, value, width, height));
+  return ret(rt().memset2d(devPtr, pitch, value, width, height,
+                           stream_id(nullptr), "cudaMemset2D"));
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
                               size_t width, size_t height,
                               cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
-  return submit(stream, [=] {
-    return ret(rt().memset2d(devPtr, pitch, value, width, height));
+  return submit(stream, [=](StreamId sid) {
+    return rt().memset2d(devPtr, pitch, value, width, height, sid,
+                         "cudaMemset2DAsync");
   });
 }
 
@@ -679,7 +727,10 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().copy_to_symbol(symbol, src, count, offset));
+  Error e = rt().copy_to_symbol(symbol, src, count, offset, stream_id(nullptr),
+                                "cudaMemcpyToSymbol");
+  rt().streams().host_sync(stream_id(nullptr));
+  return ret(e);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
@@ -687,7 +738,10 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return ret(rt().copy_from_symbol(dst, symbol, count, offset));
+  Error e = rt().copy_from_symbol(dst, symbol, count, offset,
+                                  stream_id(nullptr), "cudaMemcpyFromSymbol");
+  rt().streams().host_sync(stream_id(nullptr));
+  return ret(e);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
@@ -696,8 +750,9 @@ cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] {
-    return ret(rt().copy_to_symbol(symbol, src, count, offset));
+  return submit(stream, [=](StreamId sid) {
+    return rt().copy_to_symbol(symbol, src, count, offset, sid,
+                               "cudaMemcpyToSymbolAsync");
   });
 }
 
@@ -708,8 +763,9 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
   std::lock_guard lock(g_mutex);
   if (cudaError_t e = check_kind(kind))
     return e;
-  return submit(stream, [=] {
-    return ret(rt().copy_from_symbol(dst, symbol, count, offset));
+  return submit(stream, [=](StreamId sid) {
+    return rt().copy_from_symbol(dst, symbol, count, offset, sid,
+                                 "cudaMemcpyFromSymbolAsync");
   });
 }
 
@@ -1067,6 +1123,7 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
 
 cudaError_t cudaDeviceSynchronize(void) {
   std::lock_guard lock(g_mutex);
+  rt().streams().host_sync_all();
   return sticky();
 }
 
@@ -1098,38 +1155,52 @@ const char *cudaGetErrorName(cudaError_t error) {
 }
 
 // ---- streams and events -------------------------------------------------
-cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
+                                      unsigned int flags) {
   if (!pStream)
     return rec(Error::InvalidValue);
-  *pStream = reinterpret_cast<cudaStream_t>(new Stream);
+  std::lock_guard lock(g_mutex);
+  *pStream = reinterpret_cast<cudaStream_t>(
+      rt().create_stream(flags, (flags & cudaStreamNonBlocking) == 0));
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int) {
-  return cudaStreamCreate(pStream);
+cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+  return cudaStreamCreateWithFlags(pStream, cudaStreamDefault);
 }
 
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int,
-                                         int) {
-  return cudaStreamCreate(pStream);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
+                                         unsigned int flags, int) {
+  return cudaStreamCreateWithFlags(pStream, flags);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  delete stream_of(stream);
+  std::lock_guard lock(g_mutex);
+  if (Stream *st = stream_of(stream))
+    return ret(rt().destroy_stream(st));
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) {
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
+  rt().streams().host_sync(stream_id(stream));
   return sticky();
 }
 
-cudaError_t cudaStreamQuery(cudaStream_t) {
+// The stream's work is always complete: a query that says so orders it
+// before what the host does next, as a synchronization does.
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
+  rt().streams().host_sync(stream_id(stream));
   return sticky();
 }
 
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) {
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                unsigned int) {
+  if (!event)
+    return rec(Error::InvalidResourceHandle);
+  std::lock_guard lock(g_mutex);
+  rt().wait_event(stream_id(stream), *reinterpret_cast<Event *>(event));
   return cudaSuccess;
 }
 
@@ -1138,9 +1209,9 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
                                   unsigned int) {
   if (!callback)
     return rec(Error::InvalidValue);
-  return submit(stream, [stream, callback, userData] {
+  return submit(stream, [stream, callback, userData](StreamId) {
     callback(stream, sticky(), userData);
-    return cudaSuccess;
+    return Error::Success;
   });
 }
 
@@ -1149,10 +1220,11 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t,
   return cudaSuccess; // managed memory is always reachable from both sides
 }
 
-cudaError_t cudaStreamGetFlags(cudaStream_t, unsigned int *flags) {
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
   if (!flags)
     return rec(Error::InvalidValue);
-  *flags = cudaStreamDefault;
+  Stream *st = stream_of(stream);
+  *flags = st ? st->flags : cudaStreamDefault;
   return cudaSuccess;
 }
 
@@ -1184,7 +1256,8 @@ cudaError_t cudaFuncGetName(const char **name, const void *func) {
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
   if (!event)
     return rec(Error::InvalidValue);
-  *event = reinterpret_cast<cudaEvent_t>(new Event);
+  std::lock_guard lock(g_mutex);
+  *event = reinterpret_cast<cudaEvent_t>(rt().create_event());
   return cudaSuccess;
 }
 
@@ -1193,20 +1266,16 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) {
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  delete reinterpret_cast<Event *>(event);
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return ret(rt().destroy_event(reinterpret_cast<Event *>(event)));
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
-  auto *e = reinterpret_cast<Event *>(event);
-  return submit(stream, [e] {
-    e->t = rt().work_seconds();
-    e->recorded = true;
-    return cudaSuccess;
-  });
+  return ret(rt().record_event(reinterpret_cast<Event *>(event),
+                               stream_of(stream), stream_id(stream)));
 }
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
@@ -1214,14 +1283,18 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
   return cudaEventRecord(event, stream);
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t) {
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   std::lock_guard lock(g_mutex);
+  if (event)
+    rt().sync_event(*reinterpret_cast<Event *>(event));
   return sticky();
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
+  std::lock_guard lock(g_mutex);
+  rt().sync_event(*reinterpret_cast<Event *>(event));
   return cudaSuccess;
 }
 
@@ -1229,33 +1302,28 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {
   if (!ms || !start || !end)
     return rec(Error::InvalidValue);
-  auto *a = reinterpret_cast<Event *>(start);
-  auto *b = reinterpret_cast<Event *>(end);
-  if (!a->recorded || !b->recorded)
-    return rec(Error::InvalidResourceHandle);
-  *ms = float((b->t - a->t) * 1000.0);
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return rec(rt().elapsed_ms(*reinterpret_cast<Event *>(start),
+                             *reinterpret_cast<Event *>(end), ms));
 }
 
 // ---- graphs (stream capture and replay) ---------------------------------
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
-  Stream *st = stream_of(stream);
-  if (!st)
-    return rec(Error::StreamCaptureUnsupported);
-  if (st->capture)
-    return rec(Error::InvalidValue);
-  st->capture = new Graph;
-  return cudaSuccess;
+  std::lock_guard lock(g_mutex);
+  return ret(rt().begin_capture(stream_of(stream)));
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
-  Stream *st = stream_of(stream);
-  if (!st || !st->capture || !pGraph)
+  if (!pGraph)
+    return rec(Error::InvalidValue);
+  std::lock_guard lock(g_mutex);
+  Graph *g = rt().end_capture(stream_of(stream));
+  if (!g)
     return rec(Error::InvalidValue);
   std::vector<bcusim::cudart::Captured> work;
-  auto kernels = std::move(captured_kernels()[st->capture]);
-  captured_kernels().erase(st->capture);
-  for (auto &w : st->capture->work) {
+  auto kernels = std::move(captured_kernels()[g]);
+  captured_kernels().erase(g);
+  for (auto &w : g->work) {
     bcusim::cudart::Captured c;
     c.work = [w](cudaStream_t s) {
       std::lock_guard lock(g_mutex);
@@ -1266,8 +1334,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
       c.kernel = std::move(k->second);
     work.push_back(std::move(c));
   }
-  delete st->capture;
-  st->capture = nullptr;
+  rt().destroy_graph(g);
   *pGraph = bcusim::cudart::graph_from_capture(std::move(work));
   return cudaSuccess;
 }
@@ -1523,6 +1590,207 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
   d.w = w;
   d.f = f;
   return d;
+}
+
+} // extern "C"
+
+// ---- the per-thread default stream's entry points ------------------------
+// (nvcc --default-stream per-thread): as above, with stream 0 the calling
+// thread's per-thread default stream.
+extern "C" {
+
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
+                            cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+                                 cudaMemcpyKind kind, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+
+cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
+                                   size_t spitch, size_t width, size_t height,
+                                   cudaMemcpyKind kind, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind,
+                           stream);
+}
+
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
+  PerThreadDefault ptd;
+  return cudaMemset(devPtr, value, count);
+}
+
+cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemsetAsync(devPtr, value, count, stream);
+}
+
+cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value,
+                              size_t width, size_t height) {
+  PerThreadDefault ptd;
+  return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
+                                   size_t width, size_t height,
+                                   cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+}
+
+cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src,
+                                    size_t count, size_t offset,
+                                    cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol,
+                                      size_t count, size_t offset,
+                                      cudaMemcpyKind kind) {
+  PerThreadDefault ptd;
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src,
+                                         size_t count, size_t offset,
+                                         cudaMemcpyKind kind,
+                                         cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol,
+                                           size_t count, size_t offset,
+                                           cudaMemcpyKind kind,
+                                           cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+}
+
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMallocAsync(devPtr, size, stream);
+}
+
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaFreeAsync(devPtr, stream);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
+                                             dim3 blockDim, void **args,
+                                             size_t sharedMem,
+                                             cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem,
+                                     stream);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
+                                     const void *func, void **args) {
+  PerThreadDefault ptd;
+  return cudaLaunchKernelExC(config, func, args);
+}
+
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
+                                    void *userData) {
+  PerThreadDefault ptd;
+  return cudaLaunchHostFunc(stream, fn, userData);
+}
+
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream,
+                                       cudaStreamCallback_t callback,
+                                       void *userData, unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaStreamAddCallback(stream, callback, userData, flags);
+}
+
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaStreamSynchronize(stream);
+}
+
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaStreamQuery(stream);
+}
+
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
+                                     unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaStreamWaitEvent(stream, event, flags);
+}
+
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t stream, unsigned int *flags) {
+  PerThreadDefault ptd;
+  return cudaStreamGetFlags(stream, flags);
+}
+
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t stream, int *priority) {
+  PerThreadDefault ptd;
+  return cudaStreamGetPriority(stream, priority);
+}
+
+cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+                                          size_t length, unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+}
+
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaEventRecord(event, stream);
+}
+
+cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event,
+                                          cudaStream_t stream,
+                                          unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaEventRecordWithFlags(event, stream, flags);
+}
+
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                        cudaStreamCaptureMode mode) {
+  PerThreadDefault ptd;
+  return cudaStreamBeginCapture(stream, mode);
+}
+
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream,
+                                      cudaGraph_t *pGraph) {
+  PerThreadDefault ptd;
+  return cudaStreamEndCapture(stream, pGraph);
+}
+
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                       cudaStreamCaptureStatus *status) {
+  PerThreadDefault ptd;
+  return cudaStreamIsCapturing(stream, status);
+}
+
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaGraphLaunch(graphExec, stream);
+}
+
+cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec,
+                                 cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaGraphUpload(graphExec, stream);
 }
 
 } // extern "C"

@@ -1004,16 +1004,6 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
-                                 cudaStream_t stream) {
-  return cudaGraphLaunch(graphExec, stream);
-}
-
-cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec,
-                                 cudaStream_t stream) {
-  return cudaGraphUpload(graphExec, stream);
-}
-
 cudaError_t
 cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
                                  cudaGraphNode_t node,

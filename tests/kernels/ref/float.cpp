@@ -686,7 +686,7 @@ void cvt_corners() {
 // exactly (TwoSum), so the exact result is the pair s + err. It is rounded
 // to nearest-even by a search in the sorted table of all finite values of
 // the format (one step past the largest is infinity). NaN results are
-// 0x7fff. ex2/tanh: the long double function value rounded to nearest.
+// 0x7fff. ex2 and tanh: the H100's truncated approximations.
 using q128 = __float128;
 
 struct QTable {
@@ -885,11 +885,41 @@ uint32_t half_arith(const std::string &op, bool bf, uint32_t a, uint32_t b,
         (name == "fma" && h_nan(c, bf))) {
       r = 0x7fff;
     } else {
-      if (name == "ex2" || name == "tanh") {
-        long double v =
-            name == "ex2" ? ::exp2l((long double)x) : ::tanhl((long double)x);
-        s = q128(v);
-      } else if (name == "mul") {
+      if (name == "ex2") {
+        // The H100's rule (docs/engine.md "Approximate functions"): x read
+        // with 23 fraction bits (truncated), 2^x truncated toward zero
+        // (bf16: after rounding to f32), beyond the largest finite value
+        // infinity.
+        long double xq = ::truncl((long double)x * 8388608.0L) / 8388608.0L;
+        long double v = ::exp2l(xq);
+        if (bf)
+          v = (float)v;
+        const uint32_t max_finite = bf ? 0x7f7f : 0x7bff;
+        if (q128(v) > h_val(max_finite, bf)) {
+          r = bf ? 0x7f80 : 0x7c00;
+        } else {
+          r = round_pair(bf, q128(v), 0);
+          if (h_val(r, bf) > q128(v))
+            r -= 1;
+        }
+        if (has_mod(op, "relu") && (r & 0x8000))
+          r = 0;
+        if (has_mod(op, "ftz") && h_sub(r, bf))
+          r &= 0x8000;
+        return r;
+      }
+      if (name == "tanh") {
+        // The H100's rule: the f32 unit's value (x itself below
+        // 2^-8 (1 + 2^-7), else tanh rounded to f32), truncated toward zero.
+        const double xd = double((long double)x);
+        const float v =
+            std::fabs(xd) < 0x1.02p-8 ? float(xd) : float(std::tanh(xd));
+        r = round_pair(bf, q128(v), 0);
+        if (h_val(r & 0x7fff, bf) > q128(std::fabs(v)))
+          r -= 1;
+        return r;
+      }
+      if (name == "mul") {
         s = x * y;
       } else {
         q128 p = name == "fma" ? x * y : x;

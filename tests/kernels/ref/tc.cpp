@@ -233,8 +233,56 @@ void mma_fp8() {
   kref::print_buffer(f);
 }
 
-// mma_rounding.cu: C + the exact products, summed in double in k order,
-// rounded once to f32 (the documented rule; an f32 FMA chain differs).
+// mma_rounding.cu on the H100 (conformance launch `mma_rounding`,
+// ../shared/hardware/conformance/h100-outputs.tar.gz, mma_rounding.out):
+// what the hardware printed, and the accumulation rule of
+// docs/tensor-cores.md "Arithmetic", computed here independently, which
+// must reproduce it (the reference fails otherwise).
+const float kMmaRoundingH100[128] = {
+    1055.7194f, 1068.2178f, 1059.3467f, 1097.8895f, 1092.7698f, 1068.7861f,
+    1083.4409f, 1072.4669f, 1056.4618f, 1093.9368f, 1091.5657f, 1066.8276f,
+    1082.0675f, 1069.7567f, 1113.3634f, 1110.9434f, 1085.7659f, 1065.8224f,
+    1085.4332f, 1068.0902f, 1112.2454f, 1105.3553f, 1079.7714f, 1102.709f,
+    1079.8231f, 1068.6654f, 1121.1324f, 1102.0725f, 1084.6074f, 1097.0391f,
+    1083.224f,  1144.2766f, 1111.7814f, 1103.5447f, 1110.5594f, 1096.6276f,
+    1095.81f,   1134.5435f, 1125.4415f, 1131.0643f, 1099.5162f, 1106.4817f,
+    1152.043f,  1135.9052f, 1151.5845f, 1118.6792f, 1127.4553f, 1179.5189f,
+    1124.6584f, 1126.2931f, 1133.7266f, 1112.4121f, 1116.5616f, 1147.6622f,
+    1150.604f,  1159.2083f, 1087.1661f, 1102.5768f, 1091.6783f, 1138.53f,
+    1132.8799f, 1102.8572f, 1120.9418f, 1107.4742f, 1087.3527f, 1132.7522f,
+    1130.375f,  1099.6527f, 1118.3434f, 1103.2986f, 1156.1245f, 1153.8048f,
+    1122.3551f, 1097.6443f, 1121.4895f, 1100.4635f, 1153.7473f, 1145.9476f,
+    1114.2892f, 1142.1935f, 1113.8215f, 1100.3558f, 1163.3864f, 1140.9894f,
+    1119.2538f, 1134.3678f, 1117.7084f, 1191.0491f, 1151.1107f, 1141.7576f,
+    1149.3566f, 1132.9877f, 1131.8749f, 1178.195f,  1167.9438f, 1173.703f,
+    1135.1112f, 1143.8159f, 1197.733f,  1178.811f,  1197.9093f, 1157.7227f,
+    1168.6923f, 1230.2941f, 1163.837f,  1166.4094f, 1175.4171f, 1149.4387f,
+    1154.7211f, 1190.8807f, 1195.1486f, 1205.6136f, 1118.6128f, 1136.9358f,
+    1124.01f,   1179.1703f, 1172.99f,   1136.9281f, 1158.4427f, 1142.4813f,
+    1118.2434f, 1171.5675f, 1169.1842f, 1132.4777f, 1154.6191f, 1136.8402f,
+    1198.8855f, 1196.6661f};
+
+// The rule for one f16 x f16 + f32 block of 16 products: every term (C and
+// the products) truncated toward zero to a multiple of 2^(E - 25), E the
+// largest exponent (C's, or the sum of a product's factors' exponents) of
+// the nonzero terms; the exact sum of the truncated terms truncated to f32.
+float block_fma(float c, const double *a, const double *b) {
+  int e = c != 0 ? std::ilogb(c) : INT_MIN;
+  for (int k = 0; k < 16; ++k)
+    if (a[k] != 0 && b[k] != 0)
+      e = std::max(e, std::ilogb(a[k]) + std::ilogb(b[k]));
+  const int q = e - 25;
+  long long sum = (long long)std::trunc(std::ldexp(double(c), -q));
+  for (int k = 0; k < 16; ++k)
+    sum += (long long)std::trunc(std::ldexp(a[k] * b[k], -q));
+  // |sum| < 2^31: exact in a double; toward zero into f32 by hand.
+  const double v = std::ldexp(double(sum), q);
+  float f = float(v);
+  if (std::fabs(double(f)) > std::fabs(v))
+    f = std::nextafter(f, 0.0f);
+  return f;
+}
+
 void mma_rounding() {
   auto a = [](int i, int k) {
     return std::ldexp(1.0 + ((37 * i + 11 * k) % 1024) / 1024.0,
@@ -245,14 +293,25 @@ void mma_rounding() {
                       (k + 2 * j) % 5 - 2);
   };
   std::vector<float> out;
+  int differ = 0;
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 8; ++j) {
       volatile float c = 1000.0f + float(i * 8 + j) / 3.0f;
-      double acc = c;
-      for (int k = 0; k < 16; ++k)
-        acc += a(i, k) * b(k, j);
-      out.push_back(float(acc));
+      double ra[16], rb[16];
+      for (int k = 0; k < 16; ++k) {
+        ra[k] = a(i, k);
+        rb[k] = b(k, j);
+      }
+      const float d = block_fma(c, ra, rb), hw = kMmaRoundingH100[i * 8 + j];
+      if (d != hw) {
+        std::fprintf(stderr, "mma_rounding: D[%d][%d]: rule %.9g, H100 %.9g\n",
+                     i, j, double(d), double(hw));
+        ++differ;
+      }
+      out.push_back(hw);
     }
+  if (differ)
+    std::exit(1);
   kref::print_buffer(out);
 }
 

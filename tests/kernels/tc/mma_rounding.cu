@@ -1,9 +1,10 @@
 // mma_rounding: the accumulation rule of floating-point mma.sync
-// (docs/tensor-cores.md "Arithmetic"): D = C + the 16 exact products in k
-// order, summed in double precision and rounded once to f32. The inputs
-// have full 11-bit significands over several binades, so that rounding
-// after each product (an f32 FMA chain) would give different results in
-// many elements. One m16n8k16 f16 x f16 + f32.
+// (docs/tensor-cores.md "Arithmetic"): C and the 16 exact products, each
+// truncated to a multiple of 2^(E - 25) (E the largest exponent), summed
+// exactly and truncated to f32. The inputs have full 11-bit significands
+// over several binades, so that both a rounded sum and an f32 FMA chain
+// differ from it; the expected values are what the H100 printed.
+// One m16n8k16 f16 x f16 + f32.
 // A(i, k) = (1 + ((37 i + 11 k) % 1024) / 1024) * 2^((i + k) % 7 - 3),
 // B(k, j) = (1 + ((29 k + 53 j) % 1024) / 1024) * 2^((k + 2 j) % 5 - 2),
 // C(i, j) = 1000 + (i * 8 + j) / 3 (an f32).

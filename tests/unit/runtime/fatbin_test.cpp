@@ -124,6 +124,7 @@ TEST(Options, RoundTripThroughTheEnvironment) {
   o.max_steps = 1000;
   o.report = "out file.json";
   o.warn_only = true;
+  o.error_exitcode = 7;
   std::string err;
   auto back = from_env(to_env(o), err);
   ASSERT_TRUE(back) << err;
@@ -135,6 +136,7 @@ TEST(Options, RoundTripThroughTheEnvironment) {
   EXPECT_EQ(back->report, o.report);
   EXPECT_TRUE(back->warn_only);
   EXPECT_FALSE(back->verbose);
+  EXPECT_EQ(back->error_exitcode, 7);
   EXPECT_FALSE(from_env("--threads\nmany\n", err));
   EXPECT_FALSE(from_env("--no-such-option\n", err));
 }

@@ -26,7 +26,8 @@ std::string read(const std::string &name) {
 // addresses are to the runtime).
 char reduce_fn, scan_fn, add_fn, staged_fn, sample2d_fn, fetch1d_fn,
     asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
-    block_sum_fn, grid_total_fn, scale_var, counter_var;
+    block_sum_fn, grid_total_fn, scale_var, counter_var, racy_step_fn,
+    produce_fn, consume_fn;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
   Runtime::LaunchParams p;
@@ -344,9 +345,9 @@ TEST(Runtime, TextureObjectsFilterAndAddress) {
 }
 
 TEST(Runtime, EveryTestProgramsPtxCompiles) {
-  for (const char *f :
-       {"memory.ptx", "launch.ptx", "fault.ptx", "reduce_scan.ptx",
-        "sync_samples.ptx", "texture.ptx", "pipeline_tiles.ptx"}) {
+  for (const char *f : {"memory.ptx", "launch.ptx", "fault.ptx",
+                        "reduce_scan.ptx", "sync_samples.ptx", "texture.ptx",
+                        "pipeline_tiles.ptx", "race_loop.ptx", "streams.ptx"}) {
     Runtime rt;
     int m = rt.add_ptx(f, read(f));
     EXPECT_TRUE(rt.init_module(m)) << f;
@@ -419,6 +420,142 @@ TEST(Runtime, PipelineStagedCopies) {
     EXPECT_EQ(r[t], want) << t;
   }
   EXPECT_EQ(rt.stats().errors, 0u);
+}
+
+// A race is reported and counted, and the launch completes as on a GPU:
+// the host keeps working (docs/exec.md "Errors as on a GPU").
+TEST(Runtime, FindingsDoNotFailTheLaunch) {
+  runtime::RunOptions o;
+  o.check = "all";
+  Runtime rt(o);
+  int m = rt.add_ptx("race_loop.ptx", read("race_loop.ptx"));
+  rt.register_function(m, &racy_step_fn, "racy_step");
+  void *counter = nullptr, *scratch = nullptr;
+  rt.malloc(&counter, 4);
+  rt.malloc(&scratch, 4);
+  rt.memset(counter, 0, 4);
+  void *args[] = {&counter, &scratch};
+  int steps = 0;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(rt.launch(&racy_step_fn, dims(2, 64), args), Error::Success);
+    EXPECT_EQ(rt.memcpy(&steps, counter, 4), Error::Success);
+  }
+  EXPECT_EQ(steps, 3);
+  EXPECT_EQ(rt.sticky(), Error::Success);
+  EXPECT_EQ(rt.last_error(false), Error::Success);
+  EXPECT_EQ(rt.stats().failed_launches, 0u);
+  EXPECT_GE(rt.stats().errors, 3u); // the race, in every launch
+}
+
+// Kernels and copies of different streams that nothing orders are checked
+// against each other (docs/checker.md "Streams").
+TEST(Runtime, RacesAcrossStreams) {
+  runtime::RunOptions o;
+  o.check = "race";
+  Runtime rt(o);
+  int m = rt.add_ptx("streams.ptx", read("streams.ptx"));
+  rt.register_function(m, &produce_fn, "produce");
+  rt.register_function(m, &consume_fn, "consume");
+  void *buf = nullptr, *out = nullptr;
+  rt.malloc(&buf, 256 * 4);
+  rt.malloc(&out, 256 * 4);
+  std::vector<int> h(256, 5);
+  auto &order = rt.streams();
+  auto s1 = order.create(), s2 = order.create();
+  int base = 1;
+  void *pargs[] = {&buf, &base};
+  void *cargs[] = {&buf, &out};
+  // Kernel A in stream 1 writes buf, kernel B in stream 2 reads it.
+  ASSERT_EQ(rt.launch(&produce_fn, dims(2, 128), pargs, s1), Error::Success);
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2), Error::Success);
+  EXPECT_EQ(rt.stats().errors, 1u);
+  order.host_sync_all();
+  // The same ordered by an event: clean.
+  ASSERT_EQ(rt.launch(&produce_fn, dims(2, 128), pargs, s1), Error::Success);
+  order.wait(s2, order.record(s1));
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2), Error::Success);
+  EXPECT_EQ(rt.stats().errors, 1u);
+  order.host_sync_all();
+  // A copy in stream 1 writes what kernel B in stream 2 reads.
+  ASSERT_EQ(rt.memcpy(buf, h.data(), 256 * 4, s1, "cudaMemcpyAsync"),
+            Error::Success);
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2), Error::Success);
+  EXPECT_EQ(rt.stats().errors, 2u);
+  // Kernel B (stream 2) wrote out; a copy of out in stream 1 reads it.
+  std::vector<int> r(256);
+  ASSERT_EQ(rt.memcpy(r.data(), out, 256 * 4, s1, "cudaMemcpyAsync"),
+            Error::Success);
+  EXPECT_EQ(rt.stats().errors, 3u);
+  EXPECT_EQ(r[3], 10);
+  // The legacy default stream orders the blocking streams.
+  order.host_sync_all();
+  ASSERT_EQ(rt.launch(&produce_fn, dims(2, 128), pargs, s1), Error::Success);
+  ASSERT_EQ(rt.memset(out, 0, 256 * 4), Error::Success);
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2), Error::Success);
+  EXPECT_EQ(rt.stats().errors, 3u);
+  EXPECT_EQ(rt.stats().failed_launches, 0u);
+}
+
+// Streams, events and graphs are the runtime's objects: a captured launch
+// replays when its graph launches, and an event recorded in one stream
+// orders another stream's work after it.
+TEST(Runtime, StreamsEventsAndGraphs) {
+  runtime::RunOptions o;
+  o.check = "race";
+  Runtime rt(o);
+  int m = rt.add_ptx("streams.ptx", read("streams.ptx"));
+  rt.register_function(m, &produce_fn, "produce");
+  rt.register_function(m, &consume_fn, "consume");
+  void *buf = nullptr, *out = nullptr;
+  rt.malloc(&buf, 256 * 4);
+  rt.malloc(&out, 256 * 4);
+  Runtime::Stream *s1 = rt.create_stream(0, true);
+  Runtime::Stream *s2 = rt.create_stream(0, true);
+  ASSERT_NE(s1->id, s2->id);
+  // Capture "produce 7" into a graph: nothing runs until it launches.
+  ASSERT_EQ(rt.begin_capture(s1), Error::Success);
+  EXPECT_EQ(rt.begin_capture(s1), Error::InvalidValue); // already
+  int base = 7;
+  void *pargs[] = {&buf, &base};
+  auto produce = [&](runtime::StreamOrder::Stream sid) {
+    return rt.launch(&produce_fn, dims(2, 128), pargs, sid);
+  };
+  ASSERT_EQ(rt.submit(s1, s1->id, produce), Error::Success);
+  Runtime::Graph *g = rt.end_capture(s1);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->work.size(), 1u);
+  EXPECT_EQ(rt.stats().launches, 0u);
+  Runtime::Graph *exec = rt.instantiate(*g);
+  ASSERT_EQ(rt.destroy_graph(g), Error::Success);
+  Runtime::Event *start = rt.create_event();
+  Runtime::Event *done = rt.create_event();
+  ASSERT_EQ(rt.record_event(start, s1, s1->id), Error::Success);
+  ASSERT_EQ(rt.launch_graph(*exec, s1, s1->id), Error::Success);
+  EXPECT_EQ(rt.stats().launches, 1u);
+  ASSERT_EQ(rt.record_event(done, s1, s1->id), Error::Success);
+  float ms = -1;
+  EXPECT_EQ(rt.elapsed_ms(*start, *done, &ms), Error::Success);
+  EXPECT_GE(ms, 0.0f);
+  // Stream 2 waits for the event: its kernel reads what the graph wrote.
+  rt.wait_event(s2->id, *done);
+  void *cargs[] = {&buf, &out};
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2->id),
+            Error::Success);
+  rt.sync_event(*done);
+  std::vector<int> r(256);
+  ASSERT_EQ(rt.memcpy(r.data(), out, 256 * 4), Error::Success);
+  EXPECT_EQ(r[5], 2 * (7 + 5));
+  EXPECT_EQ(rt.stats().errors, 0u);
+  // Without the wait, the graph's second launch races with stream 2.
+  ASSERT_EQ(rt.launch_graph(*exec, s1, s1->id), Error::Success);
+  ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2->id),
+            Error::Success);
+  EXPECT_EQ(rt.stats().errors, 1u);
+  EXPECT_EQ(rt.destroy_graph(exec), Error::Success);
+  EXPECT_EQ(rt.destroy_graph(exec), Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.destroy_event(start), Error::Success);
+  EXPECT_EQ(rt.destroy_stream(s2), Error::Success);
+  EXPECT_EQ(rt.begin_capture(nullptr), Error::StreamCaptureUnsupported);
 }
 
 TEST(Runtime, SummaryCountsLaunches) {

@@ -1,0 +1,137 @@
+// The session layer under both front doors (docs/api.md "Sessions"):
+// `bcusim run` (tools/bcusim/cmd_run.cpp) and the CUDA runtime stand-in
+// (runtime::Runtime, under `bcusim exec`) are adapters over it. Loading
+// (parse, validation as ptxas does, compilation), launching with the run
+// options, the checks (the checker, and races between the work items of
+// different streams), the findings of a run and their summary live here
+// once; the adapters decide only what to print and when.
+//
+//   runtime::Session s(checks, schedule, options);
+//   DiagnosticSink sink;
+//   auto m = runtime::load_module(SourceFile::from_string("k.ptx", text),
+//                                 sink);
+//   engine::Device dev;
+//   auto r = s.launch(dev, *m, "kern", cfg, args);   // cfg: grid, block...
+//   s.add_run_findings(r.report, "kern", *m);        // the engine's own
+//   for (size_t i = r.first_finding; i < s.findings().size(); ++i) ...
+//   std::cerr << s.summary_line() << "\n";
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bcusim/check/checker.h"
+#include "bcusim/engine/engine.h"
+#include "bcusim/runtime/options.h"
+#include "bcusim/runtime/streams.h"
+#include "bcusim/support/diagnostics.h"
+
+namespace bcusim::runtime {
+
+namespace detail {
+class StreamRaces;
+}
+
+// Parses, validates (docs/ptx-validation.md) and compiles a PTX module;
+// nullptr with the reasons in `sink` when any step fails. The diagnostics
+// point into `src`: keep it while they are used.
+std::unique_ptr<engine::Module>
+load_module(std::shared_ptr<const SourceFile> src, DiagnosticSink &sink);
+
+// One of the engine's own diagnostics of a launch (fault, deadlock, limit,
+// misuse, warning) as a finding, with its sites and CUDA lines.
+check::Finding finding_of_run(const Diagnostic &d, engine::RunStatus status,
+                              const std::string &kernel, uint64_t launch,
+                              const engine::Module &module);
+
+// "bcusim: check (race): 1 data-race in 2 launches: 1 error, 0 warnings";
+// without `launches`, the part after "in" is left out
+// ("bcusim: check (race): 1 data-race: 1 error, 0 warnings").
+std::string check_summary(const check::Checks &checks,
+                          const std::vector<check::Finding> &findings,
+                          std::optional<uint64_t> launches);
+
+// The --report document of a run (docs/checker.md "Reports"): `checks`
+// (left out when empty), `launches`, `errors`, `warnings`, `summary` and
+// every finding; a front door adds its own fields. write_report writes it
+// (false when the file cannot be written).
+nlohmann::json report_json(const std::string &checks, uint64_t launches,
+                           size_t errors, size_t warnings,
+                           const std::string &summary,
+                           const std::vector<check::Finding> &findings);
+bool write_report(const std::string &path, const nlohmann::json &report);
+
+class Session {
+public:
+  Session(check::Checks checks, engine::Schedule schedule,
+          const RunOptions &options);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  const check::Checks &checks() const { return checks_; }
+  // The checker; nullptr with --check none.
+  check::Checker *checker() { return checker_.get(); }
+  // The order of work items across streams (docs/checker.md "Streams").
+  StreamOrder &streams() { return streams_; }
+
+  struct Launched {
+    engine::RunReport report;
+    size_t first_finding = 0; // the checks' findings of this launch start
+  };
+  // Runs one launch as a work item of `stream`: the options' limits,
+  // schedule, host threads and warn-only go into `cfg`, the checks observe
+  // it. Its checker findings are in findings() from first_finding on.
+  // `also`: other observers that watch the launch beside the checks (a
+  // timeline, a progress line; null entries are skipped).
+  Launched launch(engine::Device &dev, const engine::Module &module,
+                  const std::string &kernel, engine::LaunchConfig cfg,
+                  const std::vector<engine::KernelArg> &args,
+                  StreamOrder::Stream stream = StreamOrder::kLegacy,
+                  const std::vector<engine::Observer *> &also = {});
+  // Adds the engine's diagnostics of the latest launch as findings.
+  void add_run_findings(const engine::RunReport &r, const std::string &kernel,
+                        const engine::Module &module);
+  // A copy or memset as a work item of `stream`: begin, each range it
+  // reads or writes (device memory, or host memory kernels reach), end;
+  // `dev` names the addresses in reports.
+  // end_work returns the index of its first finding.
+  void begin_work(StreamOrder::Stream stream, const std::string &api,
+                  const engine::Device *dev = nullptr);
+  void work_access(uint64_t addr, uint64_t bytes, bool write);
+  size_t end_work();
+  // cudaDeviceReset: the device is idle and its memory gone; no earlier
+  // work races with later work.
+  void end_all_work();
+  // Adds a finding from elsewhere (schedule exploration).
+  void add(check::Finding f);
+
+  // Every finding so far, in report order.
+  const std::vector<check::Finding> &findings() const { return findings_; }
+  uint64_t launches() const { return launches_; }
+  size_t errors() const;
+  size_t warnings() const;
+  // check_summary over this session's findings and launches (or without
+  // the launch count).
+  std::string summary_line(bool with_launches = true) const;
+
+private:
+  void take_checker_findings();
+  check::Checks checks_;
+  engine::Schedule schedule_;
+  RunOptions opts_;
+  std::unique_ptr<check::Checker> checker_;
+  std::unique_ptr<detail::StreamRaces> races_;
+  StreamOrder streams_;
+  std::vector<check::Finding> findings_;
+  size_t taken_ = 0; // the checker's findings copied so far
+  uint64_t launches_ = 0;
+  bool in_work_ = false;
+};
+
+} // namespace bcusim::runtime

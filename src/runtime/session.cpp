@@ -1,0 +1,236 @@
+// The session layer under `bcusim run` and `bcusim exec`
+// (include/bcusim/runtime/session.h, docs/api.md "Sessions").
+#include "bcusim/runtime/session.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "bcusim/check/output.h"
+#include "bcusim/ptx/instructions.h"
+#include "stream_races.h"
+
+namespace bcusim::runtime {
+
+std::unique_ptr<engine::Module>
+load_module(std::shared_ptr<const SourceFile> src, DiagnosticSink &sink) {
+  if (!src)
+    return nullptr;
+  std::optional<ptx::Module> ast = ptx::parse(src, sink);
+  if (!ast || !ptx::validate(*ast, sink))
+    return nullptr;
+  return engine::Module::compile(std::move(*ast), sink);
+}
+
+check::Finding finding_of_run(const Diagnostic &d, engine::RunStatus st,
+                              const std::string &kernel, uint64_t launch,
+                              const engine::Module &module) {
+  check::Finding f;
+  f.kernel = kernel;
+  f.launch = launch;
+  f.severity = d.severity;
+  f.diag = d;
+  const std::string &m = d.message;
+  bool misuse = m.find("misuse") != std::string::npos ||
+                m.find("barrier") != std::string::npos ||
+                m.find("membermask") != std::string::npos ||
+                m.find("arrives") != std::string::npos;
+  f.kind =
+      st == engine::RunStatus::Deadlock ? check::FindingKind::Deadlock
+      : m.find("divergen") != std::string::npos
+          ? check::FindingKind::BarrierDivergence
+      : st == engine::RunStatus::StepLimit || st == engine::RunStatus::TimeLimit
+          ? check::FindingKind::Limit
+      : misuse ? check::FindingKind::SyncMisuse
+               : check::FindingKind::Fault;
+  // Sites: the diagnostic's location and every located note (a deadlock's
+  // waiting warps), with their CUDA lines.
+  auto add = [&](const SourceLoc &loc) {
+    if (!loc.valid())
+      return;
+    for (const auto &s : f.sites)
+      if (s.ptx.line == loc.line && s.ptx.file == loc.file)
+        return;
+    check::Site s;
+    s.ptx = loc;
+    s.ptx_file = loc.file->name();
+    auto c = module.cuda_loc(loc);
+    if (c.valid()) {
+      s.cuda_file = std::string(c.file);
+      s.cuda_line = c.line;
+      if (c.inner_line) {
+        s.cuda_inlined_file = std::string(c.inner_file);
+        s.cuda_inlined_line = c.inner_line;
+      }
+    }
+    f.sites.push_back(std::move(s));
+  };
+  add(d.loc);
+  for (const auto &n : d.notes)
+    add(n.loc);
+  f.text = render(d);
+  return f;
+}
+
+std::string check_summary(const check::Checks &checks,
+                          const std::vector<check::Finding> &findings,
+                          std::optional<uint64_t> launches) {
+  check::Checker c(checks);
+  for (const auto &f : findings)
+    c.add(f);
+  std::string s = c.summary();
+  // The checker counts the launches it observed (none here): the count is
+  // the caller's.
+  const std::string none = " in 0 launches";
+  auto pos = s.find(none);
+  if (pos != std::string::npos)
+    s.replace(pos, none.size(),
+              launches ? fmt::format(" in {} launch{}", *launches,
+                                     *launches == 1 ? "" : "es")
+                       : "");
+  return s;
+}
+
+nlohmann::json report_json(const std::string &checks, uint64_t launches,
+                           size_t errors, size_t warnings,
+                           const std::string &summary,
+                           const std::vector<check::Finding> &findings) {
+  nlohmann::json j;
+  if (!checks.empty())
+    j["checks"] = checks;
+  j["launches"] = launches;
+  j["errors"] = errors;
+  j["warnings"] = warnings;
+  j["summary"] = summary;
+  j["findings"] = nlohmann::json::array();
+  for (const auto &f : findings)
+    j["findings"].push_back(f.to_json());
+  return j;
+}
+
+bool write_report(const std::string &path, const nlohmann::json &report) {
+  std::ofstream out(path);
+  out << report.dump(2) << "\n";
+  return bool(out);
+}
+
+Session::Session(check::Checks checks, engine::Schedule schedule,
+                 const RunOptions &options)
+    : checks_(checks), schedule_(schedule), opts_(options) {
+  if (checks_.any())
+    checker_ = std::make_unique<check::Checker>(checks_);
+  if (checks_.race)
+    races_ = std::make_unique<detail::StreamRaces>(*checker_);
+}
+
+Session::~Session() = default;
+
+void Session::take_checker_findings() {
+  if (!checker_)
+    return;
+  const auto &all = checker_->findings();
+  for (; taken_ < all.size(); ++taken_)
+    findings_.push_back(all[taken_]);
+}
+
+Session::Launched Session::launch(engine::Device &dev,
+                                  const engine::Module &module,
+                                  const std::string &kernel,
+                                  engine::LaunchConfig cfg,
+                                  const std::vector<engine::KernelArg> &args,
+                                  StreamOrder::Stream stream,
+                                  const std::vector<engine::Observer *> &also) {
+  cfg.max_steps = opts_.max_steps;
+  cfg.time_limit_s = opts_.time_limit;
+  cfg.schedule = schedule_;
+  cfg.host_threads = opts_.threads;
+  cfg.warn_only = opts_.warn_only;
+  cfg.observer = checker_.get();
+  // Work items of several streams are checked against each other.
+  StreamOrder::Work work = streams_.submit(stream);
+  const bool across = races_ && streams_.several();
+  if (across) {
+    races_->begin_kernel(std::move(work), streams_.name(stream), launches_);
+    cfg.observer = races_.get();
+  }
+  std::vector<engine::Observer *> observers;
+  if (cfg.observer)
+    observers.push_back(cfg.observer);
+  for (engine::Observer *o : also)
+    if (o)
+      observers.push_back(o);
+  check::FanOut fan(observers);
+  cfg.observer = observers.size() > 1 ? &fan
+                 : observers.empty()  ? nullptr
+                                      : observers[0];
+  Launched out;
+  out.report = dev.launch(module, kernel, cfg, args);
+  if (across)
+    races_->end(streams_);
+  ++launches_;
+  out.first_finding = findings_.size();
+  take_checker_findings();
+  return out;
+}
+
+void Session::add_run_findings(const engine::RunReport &r,
+                               const std::string &kernel,
+                               const engine::Module &module) {
+  for (const auto &d : r.diagnostics)
+    findings_.push_back(finding_of_run(d, r.status, kernel,
+                                       launches_ ? launches_ - 1 : 0, module));
+}
+
+void Session::begin_work(StreamOrder::Stream stream, const std::string &api,
+                         const engine::Device *dev) {
+  StreamOrder::Work work = streams_.submit(stream);
+  in_work_ = races_ && streams_.several();
+  if (in_work_)
+    races_->begin_host(std::move(work), streams_.name(stream), api, launches_,
+                       dev);
+}
+
+void Session::work_access(uint64_t addr, uint64_t bytes, bool write) {
+  if (in_work_)
+    races_->host_access(addr, bytes, write);
+}
+
+size_t Session::end_work() {
+  const size_t first = findings_.size();
+  if (in_work_) {
+    races_->end(streams_);
+    take_checker_findings();
+  }
+  in_work_ = false;
+  return first;
+}
+
+void Session::end_all_work() {
+  streams_.host_sync_all();
+  if (races_)
+    races_ = std::make_unique<detail::StreamRaces>(*checker_);
+}
+
+void Session::add(check::Finding f) { findings_.push_back(std::move(f)); }
+
+size_t Session::errors() const {
+  size_t n = 0;
+  for (const auto &f : findings_)
+    n += f.severity == Severity::Error;
+  return n;
+}
+
+size_t Session::warnings() const {
+  size_t n = 0;
+  for (const auto &f : findings_)
+    n += f.severity == Severity::Warning;
+  return n;
+}
+
+std::string Session::summary_line(bool with_launches) const {
+  return check_summary(checks_, findings_,
+                       with_launches ? std::optional<uint64_t>(launches_)
+                                     : std::nullopt);
+}
+
+} // namespace bcusim::runtime

@@ -1,0 +1,309 @@
+// Races between work items of different streams (stream_races.h,
+// docs/checker.md "Streams").
+#include "stream_races.h"
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace bcusim::runtime::detail {
+
+namespace {
+
+bool writes(int k) { return k == 1 || k == 3; }
+bool strong(int k) { return k >= 2; }
+// Two accesses of different work items conflict unless both read or both
+// are morally strong (strong, at .gpu/.sys scope: every thread in scope).
+bool conflict(int a, int b) {
+  return (writes(a) || writes(b)) && !(strong(a) && strong(b));
+}
+
+std::string dim(engine::Dim3 d) {
+  return fmt::format("({},{},{})", d.x, d.y, d.z);
+}
+
+} // namespace
+
+void StreamRaces::begin(StreamOrder::Work w, std::string stream_name,
+                        uint64_t launch) {
+  cur_ = std::make_unique<Item>();
+  cur_->work = std::move(w);
+  cur_->stream_name = std::move(stream_name);
+  cur_->launch = launch;
+  concurrent_.clear();
+  for (const auto &it : items_)
+    if (!StreamOrder::before(it->work, cur_->work))
+      concurrent_.push_back(it.get());
+}
+
+void StreamRaces::begin_kernel(StreamOrder::Work w, std::string stream_name,
+                               uint64_t launch_index) {
+  begin(std::move(w), std::move(stream_name), launch_index);
+}
+
+void StreamRaces::begin_host(StreamOrder::Work w, std::string stream_name,
+                             std::string api, uint64_t launch_index,
+                             const engine::Device *dev) {
+  begin(std::move(w), std::move(stream_name), launch_index);
+  cur_->api = std::move(api);
+  view_ = nullptr;
+  dev_ = dev;
+}
+
+// The allocation an address lies in, named as the engine names global
+// memory in its reports.
+std::string StreamRaces::describe(uint64_t addr) const {
+  if (view_)
+    return view_->describe(engine::StateSpace::Global, addr);
+  if (!dev_)
+    return "";
+  auto a = dev_->allocation(addr);
+  if (!a)
+    return "";
+  std::string what =
+      a->name.empty() ? fmt::format("allocation {:#x}", a->base) : a->name;
+  return addr == a->base ? what : fmt::format("{}+{}", what, addr - a->base);
+}
+
+void StreamRaces::on_launch_begin(const engine::LaunchView &v) {
+  view_ = &v;
+  if (cur_)
+    cur_->kernel = std::string(v.kernel());
+  checker_.on_launch_begin(v);
+}
+
+void StreamRaces::on_launch_end(const engine::LaunchView &v) {
+  checker_.on_launch_end(v);
+  view_ = nullptr;
+}
+
+uint32_t StreamRaces::site(uint32_t pc, Kind k, const engine::AccessEvent *e) {
+  auto key = std::make_pair(pc, int(k));
+  auto it = cur_->site_of.find(key);
+  if (it != cur_->site_of.end())
+    return it->second;
+  check::Site s;
+  s.pc = pc;
+  if (e && view_) {
+    s.text = std::string(view_->text(pc));
+    s.ptx = view_->ptx_loc(pc);
+    if (s.ptx.valid())
+      s.ptx_file = s.ptx.file->name();
+    auto c = view_->cuda_loc(pc);
+    if (c.valid()) {
+      s.cuda_file = std::string(c.file);
+      s.cuda_line = c.line;
+      if (c.inner_line) {
+        s.cuda_inlined_file = std::string(c.inner_file);
+        s.cuda_inlined_line = c.inner_line;
+      }
+    }
+    check::ThreadRef &t = s.thread;
+    t.cta_linear = e->cta;
+    t.cta = view_->cta_id(e->cta);
+    t.warp = e->warp;
+    t.lane = uint32_t(std::countr_zero(e->lanes));
+    const engine::Dim3 b = view_->block();
+    const uint32_t i = t.warp * 32 + t.lane;
+    t.tid = engine::Dim3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
+    if (e->origin == engine::AccessOrigin::AsyncCopy ||
+        e->origin == engine::AccessOrigin::BulkCopy)
+      t.async_id = e->async_id;
+    s.access = writes(k) ? fmt::format("write of {} bytes", e->size)
+                         : fmt::format("read of {} bytes", e->size);
+    if (e->type == engine::AccessType::Atomic)
+      s.access = fmt::format("atomic {} of {} bytes", engine::name_of(e->atom),
+                             e->size);
+  } else {
+    // A copy or memset: its API call and stream stand for the thread.
+    s.text = fmt::format("{} in {}", cur_->api, cur_->stream_name);
+  }
+  cur_->sites.push_back(std::move(s));
+  const uint32_t idx = uint32_t(cur_->sites.size() - 1);
+  cur_->site_of[key] = idx;
+  return idx;
+}
+
+// Checks [a, b) against the concurrent work items, then adds it to the
+// current item's footprint.
+void StreamRaces::access(uint64_t a, uint64_t b, Kind k, uint32_t s) {
+  for (const Item *it : concurrent_)
+    for (int ek = 0; ek < 4; ++ek) {
+      if (!conflict(ek, k))
+        continue;
+      const Spans &m = it->spans[size_t(ek)];
+      auto nx = m.upper_bound(a);
+      if (nx != m.begin()) {
+        auto p = std::prev(nx);
+        if (p->second.end > a) {
+          report(*it, p->second, Kind(ek), a, s, k);
+          continue;
+        }
+      }
+      if (nx != m.end() && nx->first < b)
+        report(*it, nx->second, Kind(ek), nx->first, s, k);
+    }
+  // Merge with overlapping or adjacent spans of the same kind.
+  Spans &m = cur_->spans[size_t(k)];
+  auto it = m.upper_bound(a);
+  if (it != m.begin()) {
+    auto p = std::prev(it);
+    if (p->second.end >= a) {
+      if (p->second.end >= b)
+        return;
+      a = p->first;
+      s = p->second.site;
+      it = p;
+    }
+  }
+  uint64_t end = b;
+  while (it != m.end() && it->first <= end) {
+    end = std::max(end, it->second.end);
+    it = m.erase(it);
+  }
+  m[a] = Span{end, s};
+}
+
+void StreamRaces::on_access(const engine::AccessEvent &e) {
+  checker_.on_access(e);
+  if (!cur_ || e.space != engine::StateSpace::Global || !e.addr || !e.size)
+    return;
+  const bool w = e.type != engine::AccessType::Read;
+  const bool st = e.order != engine::MemOrder::Weak &&
+                  (e.order == engine::MemOrder::Volatile ||
+                   e.scope >= engine::MemScope::Gpu);
+  const Kind k = Kind((st ? 2 : 0) + (w ? 1 : 0));
+  // The lanes' ranges, sorted and merged (a warp's access is usually one
+  // contiguous run).
+  std::array<std::pair<uint64_t, uint64_t>, 32> r;
+  size_t n = 0;
+  for (uint32_t lanes = e.lanes; lanes; lanes &= lanes - 1) {
+    const int l = std::countr_zero(lanes);
+    r[n++] = {e.addr[l], e.addr[l] + e.size};
+  }
+  if (n == 0)
+    return;
+  std::sort(r.begin(), r.begin() + long(n));
+  const uint32_t s = site(e.pc, k, &e);
+  uint64_t a = r[0].first, b = r[0].second;
+  for (size_t i = 1; i < n; ++i) {
+    if (r[i].first <= b) {
+      b = std::max(b, r[i].second);
+      continue;
+    }
+    access(a, b, k, s);
+    a = r[i].first;
+    b = r[i].second;
+  }
+  access(a, b, k, s);
+}
+
+void StreamRaces::host_access(uint64_t addr, uint64_t bytes, bool write) {
+  if (!cur_ || bytes == 0)
+    return;
+  const Kind k = write ? WeakWrite : WeakRead;
+  const uint32_t s = site(0, k, nullptr);
+  cur_->sites[s].access =
+      fmt::format("{} of {} bytes", write ? "write" : "read", bytes);
+  access(addr, addr + bytes, k, s);
+}
+
+std::string StreamRaces::who(const Item &it, const check::Site &s) const {
+  if (!it.api.empty())
+    return fmt::format("{} in {}", it.api, it.stream_name);
+  return fmt::format(
+      "thread {} (CTA {}, warp {}, lane {}) of kernel '{}' (launch {}) in {}",
+      dim(s.thread.tid), dim(s.thread.cta), s.thread.warp, s.thread.lane,
+      it.kernel, it.launch, it.stream_name);
+}
+
+void StreamRaces::report(const Item &earlier, const Span &es, Kind ek,
+                         uint64_t addr, uint32_t later_site, Kind lk) {
+  auto key = std::make_tuple(earlier.work.seq * 4096 + earlier.work.stream,
+                             es.site, later_site);
+  auto found = index_.find(key);
+  if (found != index_.end()) {
+    ++pending_[found->second].instances;
+    return;
+  }
+  index_[key] = pending_.size();
+  const check::Site &s0 = earlier.sites[es.site];
+  const check::Site &s1 = cur_->sites[later_site];
+  check::Finding f;
+  f.kind = check::FindingKind::DataRace;
+  f.severity = Severity::Error;
+  f.kernel = cur_->api.empty() ? cur_->kernel : cur_->api;
+  f.launch = cur_->launch;
+  f.sites = {s0, s1};
+  f.space = "global";
+  f.address = addr;
+  f.where = describe(addr);
+  f.missing = fmt::format("{} and {} are not ordered: no stream order, "
+                          "event (cudaEventRecord + cudaStreamWaitEvent) or "
+                          "host synchronization between them",
+                          earlier.stream_name, cur_->stream_name);
+  const char *type = writes(ek) && writes(lk) ? "write-after-write (WAW)"
+                     : writes(ek)             ? "read-after-write (RAW)"
+                                              : "write-after-read (WAR)";
+  auto at = [](const Item &it, const check::Site &s) {
+    if (!it.api.empty())
+      return std::string();
+    return fmt::format(
+        " at '{}'{}", s.text,
+        s.cuda_line ? fmt::format(" ({}:{})", s.cuda_file, s.cuda_line) : "");
+  };
+  f.diag.severity = Severity::Error;
+  f.diag.loc = s1.ptx;
+  f.diag.message = fmt::format(
+      "data race between streams: {} on .global {}(address {:#x}): {} by "
+      "{}{}, then {} by {}{}",
+      type, f.where.empty() ? "" : f.where + " ", addr, s0.access,
+      who(earlier, s0), at(earlier, s0), s1.access, who(*cur_, s1),
+      at(*cur_, s1));
+  Diagnostic first;
+  first.severity = Severity::Note;
+  first.loc = s0.ptx;
+  first.message =
+      fmt::format("the first access: {} by {}", s0.access, who(earlier, s0));
+  Diagnostic missing;
+  missing.severity = Severity::Note;
+  missing.message = "missing ordering: " + f.missing;
+  f.diag.notes = {first, missing};
+  pending_.push_back(std::move(f));
+}
+
+void StreamRaces::end(const StreamOrder &order) {
+  if (!cur_)
+    return;
+  for (auto &f : pending_) {
+    if (f.instances > 1)
+      f.diag.notes.push_back(Diagnostic{
+          Severity::Note,
+          {},
+          fmt::format("{} more instances of this pair of accesses (other "
+                      "threads or addresses)",
+                      f.instances - 1),
+          {}});
+    f.text = render(f.diag);
+    checker_.add(std::move(f));
+  }
+  pending_.clear();
+  index_.clear();
+  concurrent_.clear();
+  bool any = false;
+  for (const auto &m : cur_->spans)
+    any |= !m.empty();
+  if (any)
+    items_.push_back(std::move(cur_));
+  cur_.reset();
+  // Work every later item follows can never race with it again.
+  std::erase_if(items_, [&](const std::unique_ptr<Item> &it) {
+    return order.settled(it->work);
+  });
+  while (items_.size() > kMaxItems)
+    items_.pop_front();
+}
+
+} // namespace bcusim::runtime::detail

@@ -1,0 +1,88 @@
+// Races between work items of different streams (docs/checker.md
+// "Streams"). Internal to src/runtime: the runtime puts it in front of the
+// checker as the launch's observer while the program uses several streams;
+// it forwards every event to the checker and records the global-memory
+// footprint of each work item (kernel, copy, memset), checking it against
+// the footprints of earlier work items that StreamOrder does not order
+// before it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bcusim/check/checker.h"
+#include "bcusim/engine/engine.h"
+#include "bcusim/engine/observer.h"
+#include "bcusim/runtime/streams.h"
+
+namespace bcusim::runtime::detail {
+
+class StreamRaces final : public engine::Observer {
+public:
+  explicit StreamRaces(check::Checker &checker) : checker_(checker) {}
+
+  // A kernel work item: its launch's events come next; end() after it.
+  void begin_kernel(StreamOrder::Work w, std::string stream_name,
+                    uint64_t launch_index);
+  // A copy or memset: `api` ("cudaMemcpyAsync") is its "thread"; then
+  // host_access() for each range it reads or writes, then end().
+  void begin_host(StreamOrder::Work w, std::string stream_name, std::string api,
+                  uint64_t launch_index, const engine::Device *dev = nullptr);
+  void host_access(uint64_t addr, uint64_t bytes, bool write);
+  // Stores the work item's footprint and hands its findings to the
+  // checker.
+  void end(const StreamOrder &order);
+
+  // engine::Observer: forwarded to the checker.
+  bool wants_accesses() const override { return true; }
+  bool concurrent() const override { return false; }
+  void on_launch_begin(const engine::LaunchView &v) override;
+  void on_access(const engine::AccessEvent &e) override;
+  void on_sync(const engine::SyncEvent &e) override { checker_.on_sync(e); }
+  void on_launch_end(const engine::LaunchView &v) override;
+
+  // Work items kept (at most kMaxItems; older ones are dropped).
+  static constexpr size_t kMaxItems = 256;
+  size_t items() const { return items_.size(); }
+
+private:
+  struct Span {
+    uint64_t end = 0;
+    uint32_t site = 0;
+  };
+  using Spans = std::map<uint64_t, Span>;
+  // Weak or strong (relaxed or stronger at .gpu/.sys scope: morally strong
+  // with another work item's strong access), read or write.
+  enum Kind : uint8_t { WeakRead, WeakWrite, StrongRead, StrongWrite };
+  struct Item {
+    StreamOrder::Work work;
+    std::string stream_name, kernel, api;
+    uint64_t launch = 0;
+    std::array<Spans, 4> spans;
+    std::vector<check::Site> sites;
+    std::map<std::pair<uint32_t, int>, uint32_t> site_of; // (pc, kind)
+  };
+  void begin(StreamOrder::Work w, std::string stream_name, uint64_t launch);
+  void access(uint64_t a, uint64_t b, Kind k, uint32_t site);
+  uint32_t site(uint32_t pc, Kind k, const engine::AccessEvent *e);
+  void report(const Item &earlier, const Span &es, Kind ek, uint64_t addr,
+              uint32_t later_site, Kind lk);
+  std::string who(const Item &it, const check::Site &s) const;
+  std::string describe(uint64_t addr) const;
+
+  check::Checker &checker_;
+  const engine::LaunchView *view_ = nullptr;
+  const engine::Device *dev_ = nullptr; // names addresses of host work
+  std::unique_ptr<Item> cur_;
+  std::vector<const Item *> concurrent_;
+  std::deque<std::unique_ptr<Item>> items_;
+  std::vector<check::Finding> pending_;
+  std::map<std::tuple<uint64_t, uint32_t, uint32_t>, size_t> index_;
+};
+
+} // namespace bcusim::runtime::detail

@@ -1,0 +1,503 @@
+// Numerics against the H100: tensor-core accumulation (whole wmma cases the
+// hardware computed, kernels/mma_h100.txt) and the MUFU models (special
+// values measured on the H100; the dense tables of ../shared/hardware/mufu
+// when present). docs/tensor-cores.md "Arithmetic", docs/engine.md
+// "Approximate functions".
+#include "test_util.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <lzma.h>
+#include <sstream>
+
+#include "mufu.h"
+
+namespace bcusim::engine::test {
+namespace {
+
+// ---- tensor cores
+// ------------------------------------------------------------
+
+struct MmaCase {
+  std::string op;
+  int cs = 0;
+  std::vector<uint32_t> a, b, c, d;
+};
+
+std::vector<MmaCase> mma_cases() {
+  std::ifstream f(kernel_path("mma_h100.txt"));
+  EXPECT_TRUE(f) << kernel_path("mma_h100.txt");
+  std::vector<MmaCase> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream in(line);
+    std::string head;
+    in >> head;
+    if (head.size() != 1) {
+      out.push_back({head, 0, {}, {}, {}, {}});
+      in >> out.back().cs;
+      continue;
+    }
+    std::vector<uint32_t> &v = head == "A"   ? out.back().a
+                               : head == "B" ? out.back().b
+                               : head == "C" ? out.back().c
+                                             : out.back().d;
+    std::string w;
+    while (in >> w)
+      v.push_back(uint32_t(std::stoul(w, nullptr, 16)));
+  }
+  return out;
+}
+
+// One warp: load A (row-major), B (column-major), C (row-major), multiply,
+// store D (row-major); returns D's bit patterns.
+std::vector<uint32_t> run_wmma(const MmaCase &mc) {
+  const bool tf32 = mc.op.find("tf32") != std::string::npos;
+  const bool bf16 = mc.op.find("bf16") != std::string::npos;
+  const bool acc16 = mc.op == "m16n16k16.f16.f16";
+  const std::string shape = tf32 ? "m16n16k8" : "m16n16k16";
+  const std::string ab = tf32 ? "tf32" : bf16 ? "bf16" : "f16";
+  const int nab = tf32 || bf16 ? 4 : 8, ncd = acc16 ? 4 : 8;
+  auto regs = [](const char *p, int n) {
+    std::string s = "{";
+    for (int i = 0; i < n; ++i)
+      s += std::string(i ? ", " : "") + "%" + p + std::to_string(i);
+    return s + "}";
+  };
+  const std::string cd = acc16 ? "f16" : "f32";
+  const std::string body =
+      ".reg .b64 %p<4>;\n.reg .b32 %a<8>;\n.reg .b32 %b<8>;\n"
+      ".reg .b32 %c<8>;\n.reg .b32 %d<8>;\n"
+      "ld.param.u64 %p0, [pa];\nld.param.u64 %p1, [pb];\n"
+      "ld.param.u64 %p2, [pc];\nld.param.u64 %p3, [pd];\n"
+      "wmma.load.a.sync.aligned.row." +
+      shape + ".global." + ab + " " + regs("a", nab) +
+      ", [%p0];\n"
+      "wmma.load.b.sync.aligned.col." +
+      shape + ".global." + ab + " " + regs("b", nab) +
+      ", [%p1];\n"
+      "wmma.load.c.sync.aligned.row." +
+      shape + ".global." + cd + " " + regs("c", ncd) +
+      ", [%p2];\n"
+      "wmma.mma.sync.aligned.row.col." +
+      shape + "." + (acc16 ? "f16.f16" : "f32." + ab + "." + ab + ".f32") +
+      " " + regs("d", ncd) + ", " + regs("a", nab) + ", " + regs("b", nab) +
+      ", " + regs("c", ncd) +
+      ";\n"
+      "wmma.store.d.sync.aligned.row." +
+      shape + ".global." + cd + " [%p3], " + regs("d", ncd) + ";\nret;";
+  auto m = load_text(ptx_module(
+      ".param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd", body));
+  if (!m)
+    return {};
+  Device d;
+  auto up = [&](const std::vector<uint32_t> &v, bool half) {
+    if (!half)
+      return upload(d, v);
+    std::vector<uint16_t> h(v.begin(), v.end());
+    return upload(d, h);
+  };
+  const bool half_ab = !tf32;
+  DevicePtr pa = up(mc.a, half_ab), pb = up(mc.b, half_ab),
+            pc = up(mc.c, acc16), pd = d.alloc(256 * 4);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {32, 1, 1}),
+                    {KernelArg::ptr(pa), KernelArg::ptr(pb), KernelArg::ptr(pc),
+                     KernelArg::ptr(pd)});
+  EXPECT_TRUE(r.ok()) << r.diagnostics_text();
+  if (acc16) {
+    auto h = download<uint16_t>(d, pd, 256);
+    return {h.begin(), h.end()};
+  }
+  return download<uint32_t>(d, pd, 256);
+}
+
+TEST(TensorCores, WholeCasesAsTheH100ComputedThem) {
+  const auto cases = mma_cases();
+  ASSERT_EQ(cases.size(), 6u);
+  for (const auto &mc : cases) {
+    SCOPED_TRACE(mc.op + " case " + std::to_string(mc.cs));
+    ASSERT_EQ(mc.c.size(), 256u);
+    const auto got = run_wmma(mc);
+    ASSERT_EQ(got.size(), 256u);
+    int differ = 0;
+    for (size_t i = 0; i < 256; ++i)
+      if (got[i] != mc.d[i] && ++differ <= 5)
+        ADD_FAILURE() << "D[" << i / 16 << "][" << i % 16 << "] = " << std::hex
+                      << got[i] << ", H100 " << mc.d[i];
+    EXPECT_EQ(differ, 0);
+  }
+}
+
+// ---- textures (numerics tex.1d, measured on H100)
+// -----------------------------
+
+TEST(Textures, LinearFilterAndFetchOutOfRangeAsTheH100) {
+  const std::string body = R"(.reg .b64 %rd<6>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<10>;
+  ld.param.u64 %rd0, [ptex];
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd2, [pi];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f0, [%rd5];
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.s32 %r1, [%rd5];
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd0, {%f0}];
+  tex.1d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd0, {%r1}];
+  mul.wide.u32 %rd4, %r0, 8;
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.f32 [%rd5], %f1;
+  st.global.f32 [%rd5+4], %f5;
+  ret;)";
+  auto m = load_text(ptx_module(".param .u64 ptex, .param .u64 px, .param "
+                                ".u64 pi, .param .u64 pout",
+                                body));
+  ASSERT_TRUE(m);
+  Device d;
+  const std::vector<float> texels = {1.0f, INFINITY, 2.0f, 1e-40f, 3.0f, NAN};
+  DevicePtr tp = upload(d, texels);
+  Texture t;
+  t.base = tp;
+  t.width = 6;
+  t.linear = true;
+  const uint64_t h = d.create_texture(t);
+  // Float coordinates (texel units) and integer indices per thread.
+  const std::vector<float> xs = {0.5f, 3.5f, 5.0f, 1.25f, 2.5f};
+  const std::vector<int32_t> is = {-1, 6, 2, 1000, -4};
+  DevicePtr px = upload(d, xs), pi = upload(d, is), po = d.alloc(5 * 8);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {5, 1, 1}),
+                    {KernelArg::u64(h), KernelArg::ptr(px), KernelArg::ptr(pi),
+                     KernelArg::ptr(po)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  const auto out = download<uint32_t>(d, po, 10);
+  EXPECT_EQ(out[0], 0x3f800000u); // weight 0 for the infinity: 1
+  EXPECT_EQ(out[2], 0x00000000u); // a denormal texel alone: flushed
+  EXPECT_EQ(out[4], 0x7fffffffu); // half of a NaN: the canonical NaN
+  EXPECT_EQ(out[6], 0x7f800000u); // 0.25 * 1 + 0.75 * inf
+  EXPECT_EQ(out[8], 0x40000000u); // exactly on texel 2
+  // tex1Dfetch: outside [0, 6) every channel is 0; inside, the texel.
+  EXPECT_EQ(out[1], 0u);
+  EXPECT_EQ(out[3], 0u);
+  EXPECT_EQ(out[5], 0x40000000u);
+  EXPECT_EQ(out[7], 0u);
+  EXPECT_EQ(out[9], 0u);
+}
+
+TEST(Textures, NormalizedU8LinearFilterInFixedPoint) {
+  const std::string body = R"(.reg .b64 %rd<6>;
+  .reg .b32 %r<2>;
+  .reg .f32 %f<6>;
+  ld.param.u64 %rd0, [ptex];
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f0, [%rd5];
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd0, {%f0}];
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.f32 [%rd5], %f1;
+  ret;)";
+  auto m = load_text(
+      ptx_module(".param .u64 ptex, .param .u64 px, .param .u64 pout", body));
+  ASSERT_TRUE(m);
+  Device d;
+  const std::vector<uint8_t> texels = {0, 1, 2, 127, 128, 254, 255, 64};
+  DevicePtr tp = upload(d, texels);
+  Texture t;
+  t.base = tp;
+  t.width = 8;
+  t.format = Texture::Format::U8;
+  t.normalized_float = true;
+  t.linear = true;
+  const uint64_t h = d.create_texture(t);
+  // The H100's results (numerics, u8-normalized linear unnorm clamp).
+  const std::vector<float> xs = {1.0f, 1.001953125f, 0.5625f, 0.501953125f};
+  const uint32_t want[] = {0x3b010081u, 0x3b020082u, 0x39800080u, 0x37800080u};
+  DevicePtr px = upload(d, xs), po = d.alloc(xs.size() * 4);
+  auto r =
+      d.launch(*m, "k", config({1, 1, 1}, {4, 1, 1}),
+               {KernelArg::u64(h), KernelArg::ptr(px), KernelArg::ptr(po)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  const auto out = download<uint32_t>(d, po, xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_EQ(out[i], want[i]) << "x = " << xs[i];
+}
+
+TEST(Textures, WrapWithUnnormalizedCoordinatesClamps) {
+  const std::string body = R"(.reg .b64 %rd<6>;
+  .reg .b32 %r<2>;
+  .reg .f32 %f<6>;
+  ld.param.u64 %rd0, [ptex];
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f0, [%rd5];
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd0, {%f0}];
+  add.s64 %rd5, %rd3, %rd4;
+  st.global.f32 [%rd5], %f1;
+  ret;)";
+  auto m = load_text(
+      ptx_module(".param .u64 ptex, .param .u64 px, .param .u64 pout", body));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr tp = upload(d, std::vector<float>{1, 2, 3, 4});
+  // The H100 (numerics, linear unnorm "wrap"): clamps. Point sampling
+  // here: -1.5 and 5.5 read texels 0 and 3 (wrapping would give 2 and 1).
+  const std::vector<float> xs = {-1.5f, 5.5f, 2.5f};
+  DevicePtr px = upload(d, xs), po = d.alloc(xs.size() * 4);
+  for (auto am : {Texture::Address::Wrap, Texture::Address::Mirror}) {
+    Texture t;
+    t.base = tp;
+    t.width = 4;
+    t.address[0] = am;
+    const uint64_t h = d.create_texture(t);
+    auto r =
+        d.launch(*m, "k", config({1, 1, 1}, {3, 1, 1}),
+                 {KernelArg::u64(h), KernelArg::ptr(px), KernelArg::ptr(po)});
+    ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+    EXPECT_EQ(download<float>(d, po, 3), (std::vector<float>{1, 4, 3}));
+  }
+}
+
+// ---- MUFU: special values (numerics/h100-default.txt.gz)
+// ---------------------
+
+float F(uint32_t b) { return std::bit_cast<float>(b); }
+uint32_t B(float f) { return std::bit_cast<uint32_t>(f); }
+
+uint32_t ulps(uint32_t a, uint32_t b) {
+  if ((a ^ b) & 0x80000000u)
+    return UINT32_MAX;
+  return a > b ? a - b : b - a;
+}
+uint32_t ulps16(uint32_t a, uint32_t b) {
+  if ((a ^ b) & 0x8000u)
+    return UINT32_MAX;
+  return a > b ? a - b : b - a;
+}
+
+struct Special {
+  const char *op;
+  uint32_t in, out;
+};
+
+TEST(Mufu, SpecialInputsAsTheH100) {
+  using namespace detail::mufu;
+  const std::map<std::string, std::function<float(float)>> fn = {
+      {"rcp.approx.f32", [](float x) { return rcp_approx(x, false); }},
+      {"rcp.approx.ftz.f32", [](float x) { return rcp_approx(x, true); }},
+      {"sqrt.approx.f32", [](float x) { return sqrt_approx(x, false); }},
+      {"sqrt.approx.ftz.f32", [](float x) { return sqrt_approx(x, true); }},
+      {"rsqrt.approx.f32", [](float x) { return rsqrt_approx(x, false); }},
+      {"rsqrt.approx.ftz.f32", [](float x) { return rsqrt_approx(x, true); }},
+      {"ex2.approx.f32", [](float x) { return ex2_approx(x, false); }},
+      {"ex2.approx.ftz.f32", [](float x) { return ex2_approx(x, true); }},
+      {"lg2.approx.f32", [](float x) { return lg2_approx(x, false); }},
+      {"lg2.approx.ftz.f32", [](float x) { return lg2_approx(x, true); }},
+      {"sin.approx.f32", [](float x) { return sin_approx(x); }},
+      {"cos.approx.f32", [](float x) { return cos_approx(x); }},
+      {"tanh.approx.f32", [](float x) { return tanh_approx(x); }},
+  };
+  // Inputs: +-0, +-min denormal, +-max denormal, +-min normal, +-max, +-inf,
+  // NaNs; results as the H100 printed them.
+  const Special rows[] = {
+#include "kernels/mufu_special_h100.inc"
+  };
+  int differ = 0;
+  for (const Special &s : rows) {
+    const uint32_t got = B(fn.at(s.op)(F(s.in)));
+    // Zeros, infinities and NaNs exactly; a finite result of a denormal
+    // operand (non-.ftz forms) within the function's bound.
+    const bool finite = std::isfinite(F(s.out)) && F(s.out) != 0;
+    if (finite && ulps(got, s.out) <= 2)
+      continue;
+    if (got != s.out && ++differ <= 10)
+      ADD_FAILURE() << s.op << " " << std::hex << s.in << ": " << got
+                    << ", H100 " << s.out;
+  }
+  EXPECT_EQ(differ, 0);
+}
+
+TEST(Mufu, DivisionSequences) {
+  using namespace detail::mufu;
+  // Measured on the H100 (numerics, div.approx/div.full): a huge divisor is
+  // scaled by 1/4 in div.full (finite quotient), not in div.approx (whose
+  // reciprocal flushes to zero); x / 0 is inf, 0 / 0 NaN.
+  EXPECT_EQ(B(div_full(1.0f, F(0x7f7fffffu), false)), 0x00200000u);
+  EXPECT_EQ(B(div_approx(1.0f, F(0x7f7fffffu), false)), 0u);
+  EXPECT_EQ(B(div_full(1.0f, 0.0f, false)), 0x7f800000u);
+  EXPECT_EQ(B(div_approx(0.0f, 0.0f, true)), 0x7fffffffu);
+  EXPECT_EQ(B(div_full(6.0f, 3.0f, true)), 0x40000000u);
+}
+
+TEST(Mufu, DoubleFormsReadAndWriteTheHighWord) {
+  using namespace detail::mufu;
+  auto D = [](uint64_t b) { return std::bit_cast<double>(b); };
+  auto U = [](double d) { return std::bit_cast<uint64_t>(d); };
+  // rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 on the H100 (numerics).
+  const std::pair<uint64_t, uint64_t> rcp_rows[] = {
+      {0x3ff8000000000000, 0x3fe5555500000000},
+      {0x4004000000000000, 0x3fd9999900000000}, // truncated, not rounded
+      {0x3fefffffffffffff, 0x3ff0000000000000}, // low word not read
+      {0x7ff0000000000001, 0x0000000000000000}, // read as infinity
+      {0x000fffffffffffff, 0x7ff0000000000000}, // denormal: zero
+      {0x7fefffffffffffff, 0x0000000000000000}, // denormal result flushed
+      {0x7ff80000deadbeef, 0x7fffffff00000000},
+      {0x8000000000000000, 0xfff0000000000000}};
+  for (auto [in, out] : rcp_rows)
+    EXPECT_EQ(U(rcp_approx_ftz64(D(in))), out) << std::hex << in;
+  const std::pair<uint64_t, uint64_t> rsqrt_rows[] = {
+      {0x3fe0000000000000, 0x3ff6a09e00000000},
+      {0x7fefffffffffffff, 0x1ff0000000000000},
+      {0x8010000000000000, 0x7fffffff00000000},
+      {0x8000000000000001, 0xfff0000000000000},
+      {0x0000000000000001, 0x7ff0000000000000},
+      {0x7ff0000000000000, 0x0000000000000000}};
+  for (auto [in, out] : rsqrt_rows)
+    EXPECT_EQ(U(rsqrt_approx_ftz64(D(in))), out) << std::hex << in;
+}
+
+TEST(Mufu, HalfPrecisionEx2IsTheTruncatedUnitResult) {
+  using namespace detail::mufu;
+  // ex2.approx.f16: 2^x truncated; beyond 65504 infinity (H100, mufu
+  // tables): 2^15.99 = 65085.6 -> 0x7bf2... and 2^16 -> inf.
+  EXPECT_EQ(ex2_approx16(0x4c00, false), 0x7c00u); // x = 16
+  EXPECT_EQ(ex2_approx16(0x3c00, false), 0x4000u); // x = 1: 2
+  EXPECT_EQ(ex2_approx16(0x11c6, false), 0x3c00u); // tiny x: 1, not 1+ulp
+  EXPECT_EQ(ex2_approx16(0xa4cc, true), 0x3f80u);  // bf16 -tiny: 1.0
+  EXPECT_EQ(ex2_approx16(0x7e00, false), 0x7fffu); // NaN
+}
+
+// ---- MUFU: the dense tables of ../shared/hardware/mufu
+// ----------------------- Each table holds every result of a binade (f32, 2^23)
+// or of all 65536 16-bit inputs, delta-coded u32 (decode.py). `make test` reads
+// the first 2^20 entries of each f32 table (all of a 16-bit one) and checks
+// every 8th; BCUSIM_MUFU_EXHAUSTIVE=1 reads and checks every entry.
+
+std::string mufu_dir() {
+  return std::string(BCUSIM_SOURCE_DIR) + "/../shared/hardware/mufu/";
+}
+
+bool read_table(const std::string &path, size_t limit,
+                std::vector<uint32_t> &out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f)
+    return false;
+  std::vector<uint8_t> in((std::istreambuf_iterator<char>(f)),
+                          std::istreambuf_iterator<char>());
+  lzma_stream s = LZMA_STREAM_INIT;
+  if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+    return false;
+  std::vector<uint8_t> raw(limit * 4);
+  s.next_in = in.data();
+  s.avail_in = in.size();
+  s.next_out = raw.data();
+  s.avail_out = raw.size();
+  lzma_ret r = LZMA_OK;
+  while (r == LZMA_OK && s.avail_out > 0)
+    r = lzma_code(&s, LZMA_FINISH);
+  const size_t n = (raw.size() - s.avail_out) / 4;
+  lzma_end(&s);
+  out.resize(n);
+  uint32_t acc = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t v;
+    std::memcpy(&v, &raw[i * 4], 4);
+    acc += v;
+    out[i] = acc;
+  }
+  return n > 0;
+}
+
+struct Table {
+  const char *file;
+  uint32_t base;
+  std::function<uint32_t(uint32_t)> model;
+  double min_within4; // the fraction within 4 ulp reached (docs table)
+  uint32_t max_ulp;   // the largest distance on the checked inputs
+};
+
+TEST(Mufu, DenseTablesWithinTheRecordedBounds) {
+  using namespace detail::mufu;
+  if (!std::ifstream(mufu_dir() + "decode.py"))
+    GTEST_SKIP() << "no " << mufu_dir();
+  const bool all = std::getenv("BCUSIM_MUFU_EXHAUSTIVE") != nullptr;
+  auto f32 = [](float (*g)(float, bool)) {
+    return [g](uint32_t x) { return B(g(F(x), true)); };
+  };
+  auto f32n = [](float (*g)(float)) {
+    return [g](uint32_t x) { return B(g(F(x))); };
+  };
+  const Table tables[] = {
+      {"rcp.approx.ftz.f32_b1-2", 0x3f800000, f32(rcp_approx), 1.0, 1},
+      {"rsqrt.approx.ftz.f32_b1-2", 0x3f800000, f32(rsqrt_approx), 1.0, 2},
+      {"rsqrt.approx.ftz.f32_b2-4", 0x40000000, f32(rsqrt_approx), 1.0, 2},
+      {"sqrt.approx.ftz.f32_b1-2", 0x3f800000, f32(sqrt_approx), 1.0, 1},
+      {"sqrt.approx.ftz.f32_b2-4", 0x40000000, f32(sqrt_approx), 1.0, 1},
+      {"ex2.approx.ftz.f32_b0.25-0.5", 0x3e800000, f32(ex2_approx), 1.0, 2},
+      {"ex2.approx.ftz.f32_b0.5-1", 0x3f000000, f32(ex2_approx), 1.0, 2},
+      {"ex2.approx.ftz.f32_b1-2", 0x3f800000, f32(ex2_approx), 1.0, 2},
+      {"ex2.approx.ftz.f32_bm1-m0.5", 0xbf000000, f32(ex2_approx), 1.0, 2},
+      // The bound reached (fraction within 4 ulp, largest distance) on the
+      // sampled inputs and on every input (docs/engine.md).
+      {"lg2.approx.ftz.f32_b0.5-1", 0x3f000000, f32(lg2_approx), 0.92,
+       1u << 24},
+      {"lg2.approx.ftz.f32_b1-2", 0x3f800000, f32(lg2_approx), 0.48, 1u << 21},
+      {"sin.approx.ftz.f32_b0.5-1", 0x3f000000, f32n(sin_approx), 1.0, 4},
+      {"sin.approx.ftz.f32_b4-8", 0x40800000, f32n(sin_approx), 0.92, 1024},
+      {"cos.approx.ftz.f32_b0.5-1", 0x3f000000, f32n(cos_approx), 1.0, 3},
+      {"tanh.approx.f32_b0.5-1", 0x3f000000, f32n(tanh_approx), 0.05, 140},
+      {"tanh.approx.f32_b1-2", 0x3f800000, f32n(tanh_approx), 0.029, 140},
+      {"ex2.approx.f16_all", 0,
+       [](uint32_t x) { return ex2_approx16(x, false); }, 1.0, 0},
+      {"ex2.approx.ftz.bf16_all", 0,
+       [](uint32_t x) { return ex2_approx16(x, true); }, 1.0, 0},
+      {"tanh.approx.f16_all", 0,
+       [](uint32_t x) { return tanh_approx16(x, false); }, 1.0, 1},
+      {"tanh.approx.bf16_all", 0,
+       [](uint32_t x) { return tanh_approx16(x, true); }, 1.0, 1},
+  };
+  for (const Table &t : tables) {
+    SCOPED_TRACE(t.file);
+    const bool half = t.base == 0;
+    std::vector<uint32_t> hw;
+    ASSERT_TRUE(read_table(mufu_dir() + t.file + ".bin.xz",
+                           half || all ? (1u << 23) : (1u << 20), hw));
+    const size_t step = half || all ? 1 : 8;
+    size_t n = 0, within4 = 0;
+    uint32_t worst = 0, worst_in = 0;
+    for (size_t i = 0; i < hw.size(); i += step) {
+      const uint32_t x = t.base | uint32_t(i);
+      const bool bf = std::string(t.file).find("bf16") != std::string::npos;
+      if (half && (x & 0x7fff) > (bf ? 0x7f80u : 0x7c00u))
+        continue; // NaN inputs: the canonical NaN, checked elsewhere
+      const uint32_t got = t.model(x), want = hw[i];
+      const uint32_t d = half ? ulps16(got, want & 0xffff) : ulps(got, want);
+      ++n;
+      within4 += d <= 4;
+      if (d > worst) {
+        worst = d;
+        worst_in = x;
+      }
+    }
+    const double frac = double(within4) / double(n);
+    std::printf("%-30s %9zu inputs: %.5f within 4 ulp, max %u ulp\n", t.file, n,
+                frac, worst);
+    EXPECT_GE(frac, t.min_within4) << n << " inputs";
+    EXPECT_LE(worst, t.max_ulp) << "at input " << std::hex << worst_in;
+  }
+}
+
+} // namespace
+} // namespace bcusim::engine::test
