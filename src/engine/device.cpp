@@ -437,7 +437,8 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
       });
   detail::DeviceLaunches dl;
   if (launches) {
-    dl.pool_size = uint64_t(config.pending_launch_limit) * 256;
+    dl.pool_size = std::min<uint64_t>(
+        uint64_t(config.pending_launch_limit) * 256, uint64_t(16) << 20);
     dl.pool = memory_->alloc(dl.pool_size, "device-side launch parameters");
     dl.depth = config.launch_depth;
     dl.pending_limit = config.pending_launch_limit;

@@ -48,6 +48,12 @@ __global__ void parent(int *p, int *out) {
   }
 }
 
+__global__ void count(int *n) { atomicAdd(n, 1); }
+__global__ void launch_many(int *n, int k) {
+  for (int i = 0; i < k; ++i)
+    count<<<1, 1>>>(n);
+}
+
 // Launches itself `levels` deep; ran[d] is set by the grid at depth d.
 __global__ void nest(int *ran, int d, int levels) {
   ran[d] = 1;
@@ -101,6 +107,18 @@ int main() {
   CHECK(cudaMemcpy(hr, ran, sizeof(hr), cudaMemcpyDeviceToHost));
   EXPECT(hr[0] == 1 && hr[24] == 1);
   EXPECT(hr[25] == 0); // its launch failed
+
+  // At most cudaLimitDevRuntimePendingLaunchCount launches are pending.
+  CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 4));
+  size_t limit = 0;
+  CHECK(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
+  EXPECT(limit == 4);
+  CHECK(cudaMemset(ran, 0, sizeof(int)));
+  launch_many<<<1, 1>>>(ran, 10);
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaMemcpy(hr, ran, sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT(hr[0] == 4);
+  CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 2048));
 
   CHECK(cudaFree(a));
   CHECK(cudaFree(p));

@@ -3,10 +3,12 @@
 // between them the graph is race-free.
 #include "common.h"
 
+#include <cstring>
+
 __global__ void write_all(int *p, int v) { p[threadIdx.x] = v; }
 
-int main(int argc, char **) {
-  const bool ordered = argc > 1;
+int main(int argc, char **argv) {
+  const bool ordered = argc > 1 && std::strcmp(argv[1], "ordered") == 0;
   int *buf;
   CHECK(cudaMalloc(&buf, 64 * sizeof(int)));
   cudaGraph_t g;
@@ -22,8 +24,8 @@ int main(int argc, char **) {
   cudaGraphNode_t n1, n2;
   CHECK(cudaGraphAddKernelNode(&n1, g, nullptr, 0, &p));
   p.kernelParams = a2;
-  CHECK(cudaGraphAddKernelNode(&n2, g, ordered ? &n1 : nullptr,
-                               ordered ? 1 : 0, &p));
+  CHECK(cudaGraphAddKernelNode(&n2, g, ordered ? &n1 : nullptr, ordered ? 1 : 0,
+                               &p));
   cudaGraphExec_t x;
   CHECK(cudaGraphInstantiate(&x, g, 0));
   CHECK(cudaGraphLaunch(x, 0));

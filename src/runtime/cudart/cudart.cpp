@@ -1076,13 +1076,29 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, cudaLimit limit) {
   case cudaLimitMallocHeapSize:
     *pValue = 8 << 20;
     break;
+  case cudaLimitDevRuntimePendingLaunchCount: {
+    std::lock_guard lock(g_mutex);
+    *pValue = rt().pending_launch_limit;
+    break;
+  }
+  case cudaLimitDevRuntimeSyncDepth:
+    *pValue = 2; // CUDA's default; CDP2 grids do not synchronize
+    break;
   default:
     *pValue = 0;
   }
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetLimit(cudaLimit, size_t) { return cudaSuccess; }
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  if (limit == cudaLimitDevRuntimePendingLaunchCount) {
+    std::lock_guard lock(g_mutex);
+    if (value == 0 || value > (1u << 20))
+      return rec(Error::InvalidValue);
+    rt().pending_launch_limit = uint32_t(value);
+  }
+  return cudaSuccess;
+}
 
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
 
