@@ -52,10 +52,7 @@ void barrier_complete(LaunchSt &L, CtaSt &c, const SyncEvent &e, BarrierSt &b) {
   // __syncthreads() compiles to) must be executed by every thread at the
   // same instruction; the non-aligned barrier.sync (thread_block::sync())
   // may be reached at different instructions.
-  auto aligned = [&](uint32_t pc) {
-    std::string_view t = L.view ? L.view->text(pc) : "";
-    return t.starts_with("bar.") || t.find(".aligned") != t.npos;
-  };
+  auto aligned = [&](uint32_t pc) { return L.view && L.view->aligned(pc); };
   if (b.other_pc != ~0u && (aligned(b.other_pc) || aligned(b.first_pc))) {
     // One phase, two instructions, one of them .aligned: `if (c)
     // __syncthreads(); else __syncthreads();`.

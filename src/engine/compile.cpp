@@ -3,6 +3,7 @@
 // through its family (docs/engine.md "Compilation").
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
@@ -140,6 +141,15 @@ bool Mods::take(std::string_view m) {
   return false;
 }
 
+bool Mods::take(ptx::Mod m) {
+  for (size_t i = 0; i < ids_.size(); ++i)
+    if (!used_[i] && ids_[i] == m) {
+      used_[i] = true;
+      return true;
+    }
+  return false;
+}
+
 std::string Mods::take_any(std::initializer_list<std::string_view> options) {
   for (size_t i = 0; i < mods_.size(); ++i) {
     if (used_[i])
@@ -151,6 +161,19 @@ std::string Mods::take_any(std::initializer_list<std::string_view> options) {
       }
   }
   return "";
+}
+
+ptx::Mod Mods::take_any(std::initializer_list<ptx::Mod> options) {
+  for (size_t i = 0; i < ids_.size(); ++i) {
+    if (used_[i])
+      continue;
+    for (auto o : options)
+      if (ids_[i] == o) {
+        used_[i] = true;
+        return o;
+      }
+  }
+  return ptx::Mod::unknown;
 }
 
 std::optional<Ty> Mods::take_type() {
@@ -204,6 +227,11 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
   prog.locs.push_back(cur ? cur->loc : SourceLoc{});
   prog.code_func.push_back(fidx);
   prog.code_text.push_back(cur ? text_of(*cur) : std::string());
+  prog.code_aligned.push_back(
+      cur && ((cur->op == ptx::Op::bar && !cur->mods.empty()) ||
+              cur->has(ptx::Mod::aligned))
+          ? 1
+          : 0);
   prog.cuda_pos.push_back(cur ? Program::CudaPos{cur->src_file, cur->src_line,
                                                  cur->src_col, cur->call_file,
                                                  cur->call_line}
@@ -747,12 +775,14 @@ bool build_program(const ptx::Module &mod, Program &prog,
   }
 
   // Instructions.
-  using FamilyFn = bool (*)(Compiler &, const ptx::Instruction &);
-  static const FamilyFn families[] = {
-      compile_integer, compile_float,    compile_compare, compile_convert,
-      compile_memory,  compile_control,  compile_warp,    compile_special,
-      compile_cluster, compile_mbarrier, compile_async,   compile_sync,
-      compile_texture, compile_mma};
+  // The compile hooks, indexed by the bits of an opcode row's hooks
+  // (ptx::hook, opcodes.def); a row names those that handle its opcode.
+  using HookFn = bool (*)(Compiler &, const ptx::Instruction &);
+  static const HookFn hooks[ptx::hook::kCount] = {
+      compile_integer,  compile_float,   compile_compare, compile_convert,
+      compile_memory,   compile_control, compile_warp,    compile_cluster,
+      compile_mbarrier, compile_async,   compile_sync,    compile_texture,
+      compile_mma};
   std::vector<std::vector<uint32_t>> body_pc(mod.functions.size());
   const std::set<std::string> undefined = undefined_variables(mod);
   for (size_t f = 0; f < mod.functions.size(); ++f) {
@@ -783,11 +813,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
       c.scratch_used = 0;
       c.scratch_pred_used = 0;
       bool handled = false;
-      for (auto fam : families)
-        if (fam(c, in)) {
-          handled = true;
-          break;
-        }
+      for (uint16_t h = ptx::info(in.op).hooks; h != 0 && !handled;
+           h &= static_cast<uint16_t>(h - 1))
+        handled = hooks[std::countr_zero(h)](c, in);
       if (!handled)
         c.error(in.loc,
                 fmt::format("unsupported instruction '{}'", c.text_of(in)));

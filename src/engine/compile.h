@@ -58,18 +58,27 @@ std::optional<Ty> parse_type(std::string_view name);
 // and whatever is left is reported as unsupported.
 class Mods {
 public:
-  explicit Mods(const std::vector<std::string> &mods) : mods_(mods) {
+  explicit Mods(const ptx::Instruction &in)
+      : mods_(in.modifiers), ids_(in.mods) {
     used_.assign(mods_.size(), false);
   }
+  // Takes modifier `m` (its first untaken occurrence); false when absent.
+  bool take(ptx::Mod m);
+  // By text: for the lists some families still spell out (comparisons,
+  // rounding modes, shapes).
   bool take(std::string_view m);
   // Takes the first of `options` present; "" when none.
   std::string take_any(std::initializer_list<std::string_view> options);
+  // Takes the first of `options` present (in written order); Mod::unknown
+  // when none.
+  ptx::Mod take_any(std::initializer_list<ptx::Mod> options);
   // Takes the next type modifier (in written order).
   std::optional<Ty> take_type();
   std::vector<std::string> rest() const;
 
 private:
   const std::vector<std::string> &mods_;
+  const std::vector<ptx::Mod> &ids_;
   std::vector<bool> used_;
 };
 
@@ -153,7 +162,6 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in);
 bool compile_memory(Compiler &c, const ptx::Instruction &in);
 bool compile_control(Compiler &c, const ptx::Instruction &in);
 bool compile_warp(Compiler &c, const ptx::Instruction &in);
-bool compile_special(Compiler &c, const ptx::Instruction &in);
 bool compile_sync(Compiler &c, const ptx::Instruction &in);
 // barrier.cluster, mapa, getctarank, griddepcontrol
 // (exec_cluster.cpp); runs before compile_sync.

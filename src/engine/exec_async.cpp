@@ -382,22 +382,22 @@ bool second_address(Compiler &c, const ptx::Operand &o, MemSpace sp,
 
 bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
-  Mods mods(in.modifiers);
-  if (!mods.take("async")) {
+  Mods mods(in);
+  if (!mods.take(ptx::Mod::async)) {
     c.unsupported("cp form");
     return true;
   }
   if (in.modifiers.size() >= 2 && in.modifiers[1] == "bulk") {
-    mods.take("bulk");
-    if (mods.take("commit_group")) {
+    mods.take(ptx::Mod::bulk);
+    if (mods.take(ptx::Mod::commit_group)) {
       if (!c.finish(mods) || !c.expect_operands(0))
         return true;
       Inst &i = c.emit(&exec_cp_commit);
       i.flags = 1;
       return true;
     }
-    if (mods.take("wait_group")) {
-      mods.take("read"); // reads done = copies done here
+    if (mods.take(ptx::Mod::wait_group)) {
+      mods.take(ptx::Mod::read); // reads done = copies done here
       if (!c.finish(mods) || !c.expect_operands(1))
         return true;
       uint32_t n = c.src(o[0], Ty{Ty::U32});
@@ -406,26 +406,27 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       i.a[0] = n;
       return true;
     }
-    if (mods.take("tensor") || mods.take("prefetch")) {
+    if (mods.take(ptx::Mod::tensor) || mods.take(ptx::Mod::prefetch)) {
       c.unsupported("cp.async.bulk form (tensor / prefetch)");
       return true;
     }
     std::string dsp =
         mods.take_any({"shared::cluster", "shared::cta", "global"});
-    std::string ssp = mods.take_any({"global", "shared::cta"});
-    bool tx = mods.take("mbarrier::complete_tx::bytes");
-    bool group = !tx && mods.take("bulk_group");
-    if (mods.take("multicast::cluster") || mods.take("L2::cache_hint") ||
-        mods.take("cp_mask")) {
+    const ptx::Mod ssp =
+        mods.take_any({ptx::Mod::global, ptx::Mod::shared_cta});
+    bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
+    bool group = !tx && mods.take(ptx::Mod::bulk_group);
+    if (mods.take(ptx::Mod::multicast_cluster) ||
+        mods.take(ptx::Mod::L2_cache_hint) || mods.take(ptx::Mod::cp_mask)) {
       c.unsupported("cp.async.bulk qualifier (multicast / cache hint / mask)");
       return true;
     }
     if (!c.finish(mods))
       return true;
     bool ok = (tx && dsp != "global" && !dsp.empty() &&
-               (ssp == "global" ||
-                (ssp == "shared::cta" && dsp == "shared::cluster"))) ||
-              (group && dsp == "global" && ssp == "shared::cta");
+               (ssp == ptx::Mod::global ||
+                (ssp == ptx::Mod::shared_cta && dsp == "shared::cluster"))) ||
+              (group && dsp == "global" && ssp == ptx::Mod::shared_cta);
     if (!ok) {
       c.unsupported("cp.async.bulk combination of state spaces and "
                     "completion mechanism");
@@ -439,7 +440,8 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t sbase, soff;
     if (!second_address(c, o[1],
-                        ssp == "global" ? MemSpace::Global : MemSpace::Shared,
+                        ssp == ptx::Mod::global ? MemSpace::Global
+                                                : MemSpace::Shared,
                         sbase, soff))
       return true;
     uint32_t size = c.src(o[2], Ty{Ty::U32});
@@ -456,16 +458,16 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     i.a[5] = moff;
     i.flags =
         uint8_t((dsp == "shared::cluster" ? 1 : 0) | (dsp == "global" ? 2 : 0) |
-                (ssp == "shared::cta" ? 4 : 0));
+                (ssp == ptx::Mod::shared_cta ? 4 : 0));
     return true;
   }
-  if (mods.take("commit_group")) {
+  if (mods.take(ptx::Mod::commit_group)) {
     if (!c.finish(mods) || !c.expect_operands(0))
       return true;
     c.emit(&exec_cp_commit);
     return true;
   }
-  if (mods.take("wait_group") || mods.take("wait_all")) {
+  if (mods.take(ptx::Mod::wait_group) || mods.take(ptx::Mod::wait_all)) {
     bool all = in.modifiers.size() >= 2 && in.modifiers[1] == "wait_all";
     if (!c.finish(mods) || !c.expect_operands(all ? 0 : 1))
       return true;
@@ -475,41 +477,43 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     i.a[0] = n;
     return true;
   }
-  if (mods.take("mbarrier")) {
-    if (!mods.take("arrive")) {
+  if (mods.take(ptx::Mod::mbarrier)) {
+    if (!mods.take(ptx::Mod::arrive)) {
       c.unsupported("cp.async.mbarrier form");
       return true;
     }
-    bool noinc = mods.take("noinc");
-    std::string sp = mods.take_any({"shared", "shared::cta"});
-    if (!mods.take("b64")) {
+    bool noinc = mods.take(ptx::Mod::noinc);
+    const ptx::Mod sp = mods.take_any({ptx::Mod::shared, ptx::Mod::shared_cta});
+    if (!mods.take(ptx::Mod::b64)) {
       c.error(in.loc, fmt::format("'{}' needs the .b64 type", c.text_of(in)));
       return true;
     }
     if (!c.finish(mods) || !c.expect_operands(1))
       return true;
     Addr a;
-    if (!c.address(o[0], sp.empty() ? MemSpace::Generic : MemSpace::Shared, a))
+    if (!c.address(
+            o[0],
+            sp == ptx::Mod::unknown ? MemSpace::Generic : MemSpace::Shared, a))
       return true;
     Inst &i = c.emit(&exec_cp_mbar_arrive);
     i.a[0] = a.base;
     i.imm = a.off;
-    i.n = sp.empty() ? kAddrGeneric : kAddrSharedCta;
+    i.n = sp == ptx::Mod::unknown ? kAddrGeneric : kAddrSharedCta;
     i.flags = noinc ? 1 : 0;
     return true;
   }
-  std::string cache = mods.take_any({"ca", "cg"});
-  if (cache.empty()) {
+  const ptx::Mod cache = mods.take_any({ptx::Mod::ca, ptx::Mod::cg});
+  if (cache == ptx::Mod::unknown) {
     c.unsupported("cp.async form");
     return true;
   }
   mods.take_any({"shared", "shared::cta"});
-  if (!mods.take("global")) {
+  if (!mods.take(ptx::Mod::global)) {
     c.unsupported("cp.async form (source must be .global)");
     return true;
   }
   mods.take_any({"L2::64B", "L2::128B", "L2::256B"});
-  if (mods.take("L2::cache_hint")) {
+  if (mods.take(ptx::Mod::L2_cache_hint)) {
     c.unsupported(".L2::cache_hint");
     return true;
   }
@@ -522,8 +526,8 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   }
   if (o[2].kind != ptx::Operand::Kind::Imm ||
       !(o[2].ival == 4 || o[2].ival == 8 || o[2].ival == 16) ||
-      (cache == "cg" && o[2].ival != 16)) {
-    c.error(o[2].loc, cache == "cg"
+      (cache == ptx::Mod::cg && o[2].ival != 16)) {
+    c.error(o[2].loc, cache == ptx::Mod::cg
                           ? "cp.async.cg copies 16 bytes (cp-size must be 16)"
                           : "cp-size must be the constant 4, 8 or 16");
     return true;
@@ -590,9 +594,9 @@ MemOrder order_named(const std::string &s, MemOrder dflt) {
 }
 
 bool compile_fence(Compiler &c, const ptx::Instruction &in) {
-  Mods mods(in.modifiers);
-  bool membar = in.opcode == "membar";
-  bool proxy = mods.take("proxy");
+  Mods mods(in);
+  bool membar = in.op == ptx::Op::membar;
+  bool proxy = mods.take(ptx::Mod::proxy);
   bool tensormap = false;
   uint8_t flags = 0;
   // fence without .sem is .acq_rel; membar is fence.sc (seed 003: "On
@@ -632,7 +636,7 @@ bool compile_fence(Compiler &c, const ptx::Instruction &in) {
             : level == "gl" ? MemScope::Gpu
                             : MemScope::Sys;
   } else {
-    if (mods.take("mbarrier_init"))
+    if (mods.take(ptx::Mod::mbarrier_init))
       flags |= 2;
     order = order_named(mods.take_any({"sc", "acq_rel", "acquire", "release"}),
                         order);
@@ -656,9 +660,9 @@ bool compile_fence(Compiler &c, const ptx::Instruction &in) {
 } // namespace
 
 bool compile_async(Compiler &c, const ptx::Instruction &in) {
-  if (in.opcode == "cp")
+  if (in.op == ptx::Op::cp)
     return compile_cp(c, in);
-  if (in.opcode == "fence" || in.opcode == "membar")
+  if (in.op == ptx::Op::fence || in.op == ptx::Op::membar)
     return compile_fence(c, in);
   return false;
 }

@@ -200,24 +200,25 @@ void exec_launch_dependents(Exec &x, const Inst &, uint32_t m) {
 } // namespace
 
 bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
-  if (op == "barrier" && !in.modifiers.empty() &&
+  if (op == ptx::Op::barrier && !in.modifiers.empty() &&
       in.modifiers[0] == "cluster") {
     // barrier.cluster.arrive{.release|.relaxed}{.aligned},
     // barrier.cluster.wait{.acquire}{.aligned} (seed 002).
-    Mods mods(in.modifiers);
-    mods.take("cluster");
-    bool arrive = mods.take("arrive");
-    bool wait = !arrive && mods.take("wait");
+    Mods mods(in);
+    mods.take(ptx::Mod::cluster);
+    bool arrive = mods.take(ptx::Mod::arrive);
+    bool wait = !arrive && mods.take(ptx::Mod::wait);
     // Ordering (seed 002): arrive is .release unless .relaxed; wait is
     // .acquire.
     MemOrder order = arrive ? MemOrder::Release : MemOrder::Acquire;
-    if (arrive && mods.take_any({"release", "relaxed"}) == "relaxed")
+    if (arrive && mods.take_any({ptx::Mod::release, ptx::Mod::relaxed}) ==
+                      ptx::Mod::relaxed)
       order = MemOrder::Relaxed;
     else if (wait)
-      mods.take("acquire");
-    bool aligned = mods.take("aligned");
+      mods.take(ptx::Mod::acquire);
+    bool aligned = mods.take(ptx::Mod::aligned);
     if (!arrive && !wait) {
       c.unsupported("form of barrier.cluster (arrive or wait)");
       return true;
@@ -231,27 +232,27 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     i.scope = uint8_t(MemScope::Cluster);
     return true;
   }
-  if (op == "mapa" || op == "getctarank") {
+  if (op == ptx::Op::mapa || op == ptx::Op::getctarank) {
     // mapa{.shared::cluster}.type d, a, b; getctarank{.shared::cluster}.type
     // d, a; .type = .u32 / .u64.
-    Mods mods(in.modifiers);
-    bool cluster_space = mods.take("shared::cluster");
+    Mods mods(in);
+    bool cluster_space = mods.take(ptx::Mod::shared_cluster);
     auto t = mods.take_type();
     if (!t || (t->code != Ty::U32 && t->code != Ty::U64 && t->code != Ty::B32 &&
                t->code != Ty::B64)) {
-      c.error(in.loc, fmt::format("'{}' needs type .u32 or .u64", op));
+      c.error(in.loc, fmt::format("'{}' needs type .u32 or .u64", in.opcode));
       return true;
     }
-    if (!c.finish(mods) || !c.expect_operands(op == "mapa" ? 3 : 2))
+    if (!c.finish(mods) || !c.expect_operands(op == ptx::Op::mapa ? 3 : 2))
       return true;
     if (!cluster_space && t->bits() != 64) {
-      c.error(in.loc, fmt::format("generic '{}' needs type .u64", op));
+      c.error(in.loc, fmt::format("generic '{}' needs type .u64", in.opcode));
       return true;
     }
     uint32_t a = c.src(o[1], *t);
-    uint32_t b = op == "mapa" ? c.src(o[2], Ty{Ty::U32}) : kNone;
+    uint32_t b = op == ptx::Op::mapa ? c.src(o[2], Ty{Ty::U32}) : kNone;
     uint32_t d = c.dst(o[0]);
-    Inst &i = c.emit(op == "mapa" ? &exec_mapa : &exec_getctarank);
+    Inst &i = c.emit(op == ptx::Op::mapa ? &exec_mapa : &exec_getctarank);
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;
@@ -259,8 +260,8 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     i.flags = cluster_space ? 0 : 1;
     return true;
   }
-  if (op == "griddepcontrol") {
-    Mods mods(in.modifiers);
+  if (op == ptx::Op::griddepcontrol) {
+    Mods mods(in);
     std::string action = mods.take_any({"launch_dependents", "wait"});
     if (action.empty()) {
       c.unsupported("griddepcontrol action (launch_dependents or wait)");

@@ -331,20 +331,18 @@ int parse_cmp(Mods &mods) {
 } // namespace
 
 bool compile_compare(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
-  bool is_pred_type = false;
-  for (auto &m : in.modifiers)
-    is_pred_type |= m == "pred";
-  if ((op == "and" || op == "or" || op == "xor" || op == "not" ||
-       op == "mov") &&
+  const bool is_pred_type = in.has(ptx::Mod::pred);
+  if ((op == ptx::Op::and_ || op == ptx::Op::or_ || op == ptx::Op::xor_ ||
+       op == ptx::Op::not_ || op == ptx::Op::mov) &&
       is_pred_type) {
-    Mods mods(in.modifiers);
-    mods.take("pred");
-    bool unary = op == "not" || op == "mov";
+    Mods mods(in);
+    mods.take(ptx::Mod::pred);
+    bool unary = op == ptx::Op::not_ || op == ptx::Op::mov;
     if (!c.expect_operands(unary ? 2 : 3) || !c.finish(mods))
       return true;
-    if (op == "mov" && o[1].kind == ptx::Operand::Kind::Special) {
+    if (op == ptx::Op::mov && o[1].kind == ptx::Operand::Kind::Special) {
       uint32_t s = c.src(o[1], Ty{Ty::U32});
       uint32_t d = c.pdst(o[0]);
       Inst &i = c.emit(&exec_slot_to_pred);
@@ -359,20 +357,21 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;
-    i.aux = op == "and"   ? 0
-            : op == "or"  ? 1
-            : op == "xor" ? 2
-            : op == "not" ? 3
-                          : 4;
+    i.aux = op == ptx::Op::and_   ? 0
+            : op == ptx::Op::or_  ? 1
+            : op == ptx::Op::xor_ ? 2
+            : op == ptx::Op::not_ ? 3
+                                  : 4;
     return true;
   }
-  if (op == "setp" || op == "set") {
-    Mods mods(in.modifiers);
+  if (op == ptx::Op::setp || op == ptx::Op::set) {
+    Mods mods(in);
     int cmp = parse_cmp(mods);
-    std::string boolop = mods.take_any({"and", "or", "xor"});
-    bool ftz = mods.take("ftz");
+    const ptx::Mod boolop =
+        mods.take_any({ptx::Mod::and_, ptx::Mod::or_, ptx::Mod::xor_});
+    bool ftz = mods.take(ptx::Mod::ftz);
     std::optional<Ty> dt;
-    if (op == "set")
+    if (op == ptx::Op::set)
       dt = mods.take_type();
     auto t = mods.take_type();
     if (cmp < 0 || !t) {
@@ -382,30 +381,30 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     }
     const bool half = is_half_type(*t);
     if (half && (t->code == Ty::F16X2 || t->code == Ty::BF16X2) &&
-        op == "setp" && o[0].kind != ptx::Operand::Kind::Pair) {
+        op == ptx::Op::setp && o[0].kind != ptx::Operand::Kind::Pair) {
       c.error(in.loc, "'setp' on an x2 type needs two predicates 'p|q'");
       return true;
     }
-    if (op == "set" && !half &&
+    if (op == ptx::Op::set && !half &&
         (!dt || (dt->code != Ty::U32 && dt->code != Ty::S32 &&
                  dt->code != Ty::B32 && dt->code != Ty::F32))) {
       c.unsupported("destination type of set");
       return true;
     }
-    ExecFn f = half ? (op == "setp" ? &exec_setp_half : &exec_set_half)
-               : op == "setp" ? by_type<SetpH>(*t)
-                              : by_type<SetH>(*t);
+    ExecFn f = half ? (op == ptx::Op::setp ? &exec_setp_half : &exec_set_half)
+               : op == ptx::Op::setp ? by_type<SetpH>(*t)
+                                     : by_type<SetH>(*t);
     if (!f) {
       c.unsupported("type");
       return true;
     }
-    size_t want = boolop.empty() ? 3 : 4;
+    size_t want = boolop == ptx::Mod::unknown ? 3 : 4;
     if (!c.expect_operands(want) || !c.finish(mods))
       return true;
     uint32_t a = c.src(o[1], *t), b = c.src(o[2], *t);
-    uint32_t cp = boolop.empty() ? kNone : c.psrc(o[3]);
+    uint32_t cp = boolop == ptx::Mod::unknown ? kNone : c.psrc(o[3]);
     uint32_t p = kNone, q = kNone, d = kNone;
-    if (op == "setp") {
+    if (op == ptx::Op::setp) {
       if (o[0].kind == ptx::Operand::Kind::Pair) {
         p = c.pdst(o[0].elems[0]);
         q = c.pdst(o[0].elems[1]);
@@ -416,15 +415,15 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
       d = c.dst(o[0]);
     }
     Inst &i = c.emit(f);
-    i.a[0] = op == "setp" ? p : d;
+    i.a[0] = op == ptx::Op::setp ? p : d;
     i.a[1] = q;
     i.a[2] = a;
     i.a[3] = b;
     i.a[4] = cp;
-    uint32_t bo = boolop == "and"   ? 1
-                  : boolop == "or"  ? 2
-                  : boolop == "xor" ? 3
-                                    : 0;
+    uint32_t bo = boolop == ptx::Mod::and_   ? 1
+                  : boolop == ptx::Mod::or_  ? 2
+                  : boolop == ptx::Mod::xor_ ? 3
+                                             : 0;
     i.aux = uint32_t(cmp) | (bo << 8);
     i.flags = (ftz ? 1 : 0) | (dt && dt->code == Ty::F32 ? 2 : 0);
     if (half) {
@@ -452,8 +451,8 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     }
     return true;
   }
-  if (op == "selp") {
-    Mods mods(in.modifiers);
+  if (op == ptx::Op::selp) {
+    Mods mods(in);
     auto t = mods.take_type();
     if (!t) {
       c.error(in.loc, "'selp' needs a type");
@@ -470,9 +469,9 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     i.a[3] = p;
     return true;
   }
-  if (op == "slct") {
-    Mods mods(in.modifiers);
-    mods.take("ftz");
+  if (op == ptx::Op::slct) {
+    Mods mods(in);
+    mods.take(ptx::Mod::ftz);
     auto t = mods.take_type();
     auto ct = mods.take_type();
     if (!t || !ct || (ct->code != Ty::S32 && ct->code != Ty::F32)) {

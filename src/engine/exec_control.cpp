@@ -72,13 +72,13 @@ bool compile_indirect_call(Compiler &c, const ptx::Instruction &in,
 } // namespace
 
 bool compile_control(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
-  if (op == "bra" || op == "brx") {
-    Mods mods(in.modifiers);
-    mods.take("uni");
-    if (op == "brx") {
+  if (op == ptx::Op::bra || op == ptx::Op::brx) {
+    Mods mods(in);
+    mods.take(ptx::Mod::uni);
+    if (op == ptx::Op::brx) {
       c.unsupported("indirect branch");
       return true;
     }
@@ -93,38 +93,38 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
     c.branch_fixups.push_back({uint32_t(c.prog.code.size() - 1), o[0].label});
     return true;
   }
-  if (op == "ret" || op == "exit") {
-    Mods mods(in.modifiers);
-    mods.take("uni");
+  if (op == ptx::Op::ret || op == ptx::Op::exit) {
+    Mods mods(in);
+    mods.take(ptx::Mod::uni);
     if (!c.expect_operands(0) || !c.finish(mods))
       return true;
-    bool exit = op == "exit" || c.fn().is_entry;
+    bool exit = op == ptx::Op::exit || c.fn().is_entry;
     c.emit(nullptr, exit ? Kind::Exit : Kind::Ret);
     return true;
   }
-  if (op == "trap" || op == "brkpt") {
-    Mods mods(in.modifiers);
+  if (op == ptx::Op::trap || op == ptx::Op::brkpt) {
+    Mods mods(in);
     if (!c.finish(mods))
       return true;
     c.emit(nullptr, Kind::Trap);
     return true;
   }
-  if (op == "nanosleep") {
-    Mods mods(in.modifiers);
-    mods.take("u32");
+  if (op == ptx::Op::nanosleep) {
+    Mods mods(in);
+    mods.take(ptx::Mod::u32);
     if (!c.expect_operands(1) || !c.finish(mods))
       return true;
     (void)c.src(o[0], Ty{Ty::U32});
     c.emit(&exec_nop, Kind::Yield);
     return true;
   }
-  if (op == "pmevent") {
+  if (op == ptx::Op::pmevent) {
     c.emit(&exec_nop);
     return true;
   }
-  if (op == "call") {
-    Mods mods(in.modifiers);
-    mods.take("uni");
+  if (op == ptx::Op::call) {
+    Mods mods(in);
+    mods.take(ptx::Mod::uni);
     if (!c.finish(mods))
       return true;
     const ptx::Operand *rets = nullptr, *callee = nullptr, *args = nullptr,
@@ -266,14 +266,15 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
 }
 
 bool compile_sync(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
-  if (op == "bar" || op == "barrier") {
-    Mods mods(in.modifiers);
-    bool warp = mods.take("warp");
+  if (op == ptx::Op::bar || op == ptx::Op::barrier) {
+    Mods mods(in);
+    bool warp = mods.take(ptx::Mod::warp);
     if (warp) {
       // bar.warp.sync membermask: waits for the listed lanes (WarpSync).
-      if (!mods.take("sync") || !c.finish(mods) || !c.expect_operands(1)) {
+      if (!mods.take(ptx::Mod::sync) || !c.finish(mods) ||
+          !c.expect_operands(1)) {
         if (!c.failed)
           c.unsupported("form of bar.warp");
         return true;
@@ -293,12 +294,10 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
   }
   // mbarrier, cp.async*, fence and membar: exec_mbarrier.cpp and
   // exec_async.cpp; clusters, elect, griddepcontrol: exec_cluster.cpp.
-  static const char *const later[] = {"setmaxnreg"};
-  for (auto l : later)
-    if (op == l) {
-      c.unsupported(fmt::format("synchronization instruction '{}'", op));
-      return true;
-    }
+  if (op == ptx::Op::setmaxnreg) {
+    c.unsupported(fmt::format("synchronization instruction '{}'", in.opcode));
+    return true;
+  }
   return false;
 }
 

@@ -524,11 +524,11 @@ uint64_t window_of(const std::string &space, bool &ok) {
 } // namespace
 
 bool compile_convert(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
-  if (op == "mov") {
-    Mods mods(in.modifiers);
+  if (op == ptx::Op::mov) {
+    Mods mods(in);
     auto t = mods.take_type();
     if (!t) {
       c.error(in.loc, "'mov' needs a type");
@@ -591,8 +591,8 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     i.a[1] = s;
     return true;
   }
-  if (op == "cvt") {
-    Mods mods(in.modifiers);
+  if (op == ptx::Op::cvt) {
+    Mods mods(in);
     static const char *const rnames[] = {"rn",  "rz",  "rm",  "rp", "rni",
                                          "rzi", "rmi", "rpi", "rna"};
     int rnd = 0;
@@ -602,10 +602,10 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
         rnd = k;
         have_rnd = true;
       }
-    int flags = (mods.take("sat") ? kCvtSat : 0) |
-                (mods.take("ftz") ? kCvtFtz : 0) |
-                (mods.take("relu") ? kCvtRelu : 0) |
-                (mods.take("satfinite") ? kCvtSatfinite : 0);
+    int flags = (mods.take(ptx::Mod::sat) ? kCvtSat : 0) |
+                (mods.take(ptx::Mod::ftz) ? kCvtFtz : 0) |
+                (mods.take(ptx::Mod::relu) ? kCvtRelu : 0) |
+                (mods.take(ptx::Mod::satfinite) ? kCvtSatfinite : 0);
     // The narrow packed types are cvt's own (in written order).
     static const char *const narrow[] = {"e4m3x2", "e5m2x2", "e2m1x2",
                                          "e2m3x2", "e3m2x2", "ue8m0x2"};
@@ -717,9 +717,9 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     i.imm = flags;
     return true;
   }
-  if (op == "cvta") {
-    Mods mods(in.modifiers);
-    bool to = mods.take("to");
+  if (op == ptx::Op::cvta) {
+    Mods mods(in);
+    bool to = mods.take(ptx::Mod::to);
     std::string space =
         mods.take_any({"global", "shared", "shared::cta", "local", "param",
                        "param::entry", "const"});
@@ -741,8 +741,8 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     i.flags = t->bits() == 32 ? 1 : 0;
     return true;
   }
-  if (op == "isspacep") {
-    Mods mods(in.modifiers);
+  if (op == ptx::Op::isspacep) {
+    Mods mods(in);
     std::string space =
         mods.take_any({"global", "shared", "shared::cta", "local", "param",
                        "param::entry", "const"});

@@ -473,21 +473,12 @@ void exec_approx64(Exec &x, const Inst &in, uint32_t m) {
 } // namespace
 
 bool compile_float(Compiler &c, const ptx::Instruction &in) {
-  static const char *const ops[] = {"add", "sub", "mul",  "fma",      "mad",
-                                    "div", "rcp", "sqrt", "rsqrt",    "ex2",
-                                    "lg2", "sin", "cos",  "tanh",     "min",
-                                    "max", "abs", "neg",  "copysign", "testp"};
-  bool mine = false;
-  for (auto o : ops)
-    mine |= in.opcode == o;
-  if (!mine)
-    return false;
   for (const auto &m : in.modifiers)
     if (auto ht = parse_type(m); ht && is_half_type(*ht))
       return compile_half(c, in);
-  Mods mods(in.modifiers);
-  const std::string &op = in.opcode;
-  if (op == "testp") {
+  Mods mods(in);
+  const ptx::Op op = in.op;
+  if (op == ptx::Op::testp) {
     static const char *const kinds[] = {"finite",     "infinite", "number",
                                         "notanumber", "normal",   "subnormal"};
     uint32_t kind = kNone;
@@ -510,18 +501,16 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     i.aux = kind;
     return true;
   }
-  bool nan_mode = false, xorsign = false;
-  for (const auto &m : in.modifiers) {
-    nan_mode |= m == "NaN";
-    xorsign |= m == "xorsign";
-  }
-  if ((op == "min" || op == "max") && (nan_mode || xorsign)) {
-    mods.take("NaN");
-    if (xorsign && !(mods.take("xorsign") && mods.take("abs"))) {
+  const bool nan_mode = in.has(ptx::Mod::NaN);
+  const bool xorsign = in.has(ptx::Mod::xorsign);
+  if ((op == ptx::Op::min || op == ptx::Op::max) && (nan_mode || xorsign)) {
+    mods.take(ptx::Mod::NaN);
+    if (xorsign &&
+        !(mods.take(ptx::Mod::xorsign) && mods.take(ptx::Mod::abs))) {
       c.unsupported(".xorsign without .abs");
       return true;
     }
-    bool ftz = mods.take("ftz");
+    bool ftz = mods.take(ptx::Mod::ftz);
     auto t = mods.take_type();
     if (!t || t->code != Ty::F32) {
       c.unsupported("type (min/max .NaN/.xorsign.abs take .f32 here)");
@@ -535,14 +524,16 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;
-    i.flags = (op == "max" ? 1 : 0) | (nan_mode ? 2 : 0) | (xorsign ? 4 : 0) |
-              (ftz ? 8 : 0);
+    i.flags = (op == ptx::Op::max ? 1 : 0) | (nan_mode ? 2 : 0) |
+              (xorsign ? 4 : 0) | (ftz ? 8 : 0);
     return true;
   }
-  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
-  bool approx = mods.take("approx");
-  bool full = mods.take("full");
-  int fs = (mods.take("ftz") ? kFtz : 0) | (mods.take("sat") ? kSat : 0);
+  const ptx::Mod rnd =
+      mods.take_any({ptx::Mod::rn, ptx::Mod::rz, ptx::Mod::rm, ptx::Mod::rp});
+  bool approx = mods.take(ptx::Mod::approx);
+  bool full = mods.take(ptx::Mod::full);
+  int fs = (mods.take(ptx::Mod::ftz) ? kFtz : 0) |
+           (mods.take(ptx::Mod::sat) ? kSat : 0);
   auto t = mods.take_type();
   if (!t)
     return false; // not a float op after all (integer family reports)
@@ -553,9 +544,12 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
         fmt::format("type .{}", t->code == Ty::F16 ? "f16" : "f16x2/bf16"));
     return true;
   }
-  int r = rnd == "rz" ? 1 : rnd == "rm" ? 2 : rnd == "rp" ? 3 : 0;
+  int r = rnd == ptx::Mod::rz   ? 1
+          : rnd == ptx::Mod::rm ? 2
+          : rnd == ptx::Mod::rp ? 3
+                                : 0;
   if (t->code == Ty::F64 && fs == kFtz &&
-      ((op == "rcp" && approx) || op == "rsqrt")) {
+      ((op == ptx::Op::rcp && approx) || op == ptx::Op::rsqrt)) {
     if (!c.expect_operands(2) || !c.finish(mods))
       return true;
     uint32_t s0 = c.src(in.operands[1], *t);
@@ -563,16 +557,19 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
     Inst &i = c.emit(&exec_approx64);
     i.a[0] = d;
     i.a[1] = s0;
-    i.aux = op == "rcp" ? 0 : 1;
+    i.aux = op == ptx::Op::rcp ? 0 : 1;
     return true;
   }
   if (t->code == Ty::F32 &&
-      (approx || full || op == "rsqrt" || op == "tanh" || op == "sin" ||
-       op == "cos" || op == "ex2" || op == "lg2")) {
-    static const std::pair<const char *, ApproxOp> approx_ops[] = {
-        {"rcp", kRcpA}, {"sqrt", kSqrtA}, {"rsqrt", kRsqrtA},
-        {"ex2", kEx2A}, {"lg2", kLg2A},   {"sin", kSinA},
-        {"cos", kCosA}, {"tanh", kTanhA}, {"div", kDivA}};
+      (approx || full || op == ptx::Op::rsqrt || op == ptx::Op::tanh ||
+       op == ptx::Op::sin || op == ptx::Op::cos || op == ptx::Op::ex2 ||
+       op == ptx::Op::lg2)) {
+    static constexpr std::pair<ptx::Op, ApproxOp> approx_ops[] = {
+        {ptx::Op::rcp, kRcpA},     {ptx::Op::sqrt, kSqrtA},
+        {ptx::Op::rsqrt, kRsqrtA}, {ptx::Op::ex2, kEx2A},
+        {ptx::Op::lg2, kLg2A},     {ptx::Op::sin, kSinA},
+        {ptx::Op::cos, kCosA},     {ptx::Op::tanh, kTanhA},
+        {ptx::Op::div, kDivA}};
     for (auto &[name, code] : approx_ops) {
       if (op != name || (fs & kSat))
         continue;
@@ -593,49 +590,49 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   }
   ExecFn f = nullptr;
   size_t nsrc = 2;
-  if (op == "add")
+  if (op == ptx::Op::add)
     f = pick<f2x, FAdd>(*t, r, fs);
-  else if (op == "sub")
+  else if (op == ptx::Op::sub)
     f = pick<f2x, FSub>(*t, r, fs);
-  else if (op == "mul")
+  else if (op == ptx::Op::mul)
     f = (fs & kFtz) ? pick<f2x, FMulT<true>>(*t, r, fs)
                     : pick<f2x, FMulT<false>>(*t, r, fs);
-  else if (op == "div")
+  else if (op == ptx::Op::div)
     f = pick<f2x, FDiv>(*t, r, fs);
-  else if (op == "fma" || op == "mad") {
+  else if (op == ptx::Op::fma || op == ptx::Op::mad) {
     f = (fs & kFtz) ? pick<f3x, FFmaT<true>>(*t, r, fs)
                     : pick<f3x, FFmaT<false>>(*t, r, fs);
     if (r == 0 && fs == 0 && host_has_fma())
       f = t->code == Ty::F32 ? &fma_hw<float> : &fma_hw<double>;
     nsrc = 3;
-  } else if (op == "min")
+  } else if (op == ptx::Op::min)
     f = pick<f2x, FMin>(*t, 0, fs);
-  else if (op == "max")
+  else if (op == ptx::Op::max)
     f = pick<f2x, FMax>(*t, 0, fs);
-  else if (op == "copysign")
+  else if (op == ptx::Op::copysign)
     f = t->code == Ty::F32 ? &exec_copysign<uint32_t>
                            : &exec_copysign<uint64_t>;
   else {
     nsrc = 1;
-    if (op == "rcp")
+    if (op == ptx::Op::rcp)
       f = pick<f1x, FRcp>(*t, r, fs);
-    else if (op == "sqrt")
+    else if (op == ptx::Op::sqrt)
       f = pick<f1x, FSqrt>(*t, r, fs);
-    else if (op == "rsqrt")
+    else if (op == ptx::Op::rsqrt)
       f = pick<f1x, FRsqrt>(*t, 0, fs);
-    else if (op == "ex2")
+    else if (op == ptx::Op::ex2)
       f = pick<f1x, FEx2>(*t, 0, fs);
-    else if (op == "lg2")
+    else if (op == ptx::Op::lg2)
       f = pick<f1x, FLg2>(*t, 0, fs);
-    else if (op == "sin")
+    else if (op == ptx::Op::sin)
       f = pick<f1x, FSin>(*t, 0, fs);
-    else if (op == "cos")
+    else if (op == ptx::Op::cos)
       f = pick<f1x, FCos>(*t, 0, fs);
-    else if (op == "tanh")
+    else if (op == ptx::Op::tanh)
       f = pick<f1x, FTanh>(*t, 0, fs);
-    else if (op == "abs")
+    else if (op == ptx::Op::abs)
       f = pick<f1x, FAbs>(*t, 0, fs);
-    else if (op == "neg")
+    else if (op == ptx::Op::neg)
       f = pick<f1x, FNeg>(*t, 0, fs);
   }
   (void)approx;

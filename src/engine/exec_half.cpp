@@ -240,27 +240,29 @@ bool is_half_type(Ty t) {
 }
 
 bool compile_half(Compiler &c, const ptx::Instruction &in) {
-  static const char *const names[] = {"add", "sub", "mul", "fma", "neg",
-                                      "abs", "min", "max", "ex2", "tanh"};
+  using ptx::Op;
+  static constexpr Op names[] = {Op::add, Op::sub, Op::mul, Op::fma, Op::neg,
+                                 Op::abs, Op::min, Op::max, Op::ex2, Op::tanh};
   uint32_t op = kNone;
   for (uint32_t k = 0; k < 10; ++k)
-    if (in.opcode == names[k])
+    if (in.op == names[k])
       op = k;
   if (op == kNone) {
     c.unsupported(fmt::format("half-precision '{}'", in.opcode));
     return true;
   }
-  Mods mods(in.modifiers);
-  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
-  bool approx = mods.take("approx");
+  Mods mods(in);
+  const ptx::Mod rnd =
+      mods.take_any({ptx::Mod::rn, ptx::Mod::rz, ptx::Mod::rm, ptx::Mod::rp});
+  bool approx = mods.take(ptx::Mod::approx);
   uint8_t flags = 0;
-  flags |= mods.take("ftz") ? kFtz : 0;
-  flags |= mods.take("sat") ? kSat : 0;
-  flags |= mods.take("relu") ? kRelu : 0;
-  flags |= mods.take("NaN") ? kNaN : 0;
-  flags |= mods.take("oob") ? kOob : 0;
-  if (mods.take("xorsign")) {
-    if (!mods.take("abs")) {
+  flags |= mods.take(ptx::Mod::ftz) ? kFtz : 0;
+  flags |= mods.take(ptx::Mod::sat) ? kSat : 0;
+  flags |= mods.take(ptx::Mod::relu) ? kRelu : 0;
+  flags |= mods.take(ptx::Mod::NaN) ? kNaN : 0;
+  flags |= mods.take(ptx::Mod::oob) ? kOob : 0;
+  if (mods.take(ptx::Mod::xorsign)) {
+    if (!mods.take(ptx::Mod::abs)) {
       c.error(in.loc, "'.xorsign' needs '.abs'");
       return true;
     }
@@ -296,10 +298,10 @@ bool compile_half(Compiler &c, const ptx::Instruction &in) {
     i.a[k + 1] = s[k];
   i.aux = op;
   i.flags = flags;
-  i.n = uint8_t(rnd == "rz"   ? Round::RZ
-                : rnd == "rm" ? Round::RM
-                : rnd == "rp" ? Round::RP
-                              : Round::RN);
+  i.n = uint8_t(rnd == ptx::Mod::rz   ? Round::RZ
+                : rnd == ptx::Mod::rm ? Round::RM
+                : rnd == ptx::Mod::rp ? Round::RP
+                                      : Round::RN);
   return true;
 }
 

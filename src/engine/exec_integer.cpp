@@ -597,23 +597,15 @@ bool is_float_op(const ptx::Instruction &in) {
 } // namespace
 
 bool compile_integer(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
-  static const char *const ops[] = {
-      "add",   "sub",  "mul",   "mad",   "div",  "rem",  "min",  "max",
-      "abs",   "neg",  "shl",   "shr",   "and",  "or",   "xor",  "not",
-      "cnot",  "popc", "clz",   "brev",  "bfe",  "bfi",  "prmt", "lop3",
-      "shf",   "sad",  "mul24", "mad24", "dp4a", "addc", "subc", "madc",
-      "bfind", "dp2a", "szext", "bmsk"};
-  bool mine = false;
-  for (auto o : ops)
-    mine |= op == o;
-  if (!mine || is_float_op(in))
+  const ptx::Op op = in.op;
+  // The opcode rows (opcodes.def) send the integer opcodes here; a float
+  // type goes on to compile_float.
+  if (is_float_op(in))
     return false;
   // Predicate logic (and/or/xor/not on .pred) belongs to compare.
-  for (auto &m : in.modifiers)
-    if (m == "pred")
-      return false;
-  Mods mods(in.modifiers);
+  if (in.has(ptx::Mod::pred))
+    return false;
+  Mods mods(in);
   auto &ops_ = in.operands;
 
   auto simple = [&](size_t nsrc, ExecFn f, Ty t) {
@@ -648,31 +640,33 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   };
 
   // .u16x2 / .s16x2 (add, min, max): two half-words in a .b32.
-  if (op == "add" || op == "min" || op == "max") {
-    bool x2s = mods.take("s16x2"), x2u = !x2s && mods.take("u16x2");
+  if (op == ptx::Op::add || op == ptx::Op::min || op == ptx::Op::max) {
+    bool x2s = mods.take(ptx::Mod::s16x2),
+         x2u = !x2s && mods.take(ptx::Mod::u16x2);
     if (x2s || x2u) {
-      bool relu = mods.take("relu");
-      if (relu && (!x2s || op == "add")) {
+      bool relu = mods.take(ptx::Mod::relu);
+      if (relu && (!x2s || op == ptx::Op::add)) {
         c.unsupported(".relu (only min/max .s32 and .s16x2)");
         return true;
       }
       simple(2, &exec_x2, Ty{Ty::B32});
       if (!c.failed) {
         auto &i = c.prog.code.back();
-        i.aux = op == "add" ? 0 : op == "min" ? 2 : 3;
+        i.aux = op == ptx::Op::add ? 0 : op == ptx::Op::min ? 2 : 3;
         i.flags = (x2s ? 1 : 0) | (relu ? 2 : 0);
       }
       return true;
     }
   }
-  if (op == "add" || op == "sub" || op == "addc" || op == "subc") {
-    bool cc = mods.take("cc");
-    bool carry_in = op == "addc" || op == "subc";
-    bool sat = mods.take("sat");
+  if (op == ptx::Op::add || op == ptx::Op::sub || op == ptx::Op::addc ||
+      op == ptx::Op::subc) {
+    bool cc = mods.take(ptx::Mod::cc);
+    bool carry_in = op == ptx::Op::addc || op == ptx::Op::subc;
+    bool sat = mods.take(ptx::Mod::sat);
     auto t = need_type();
     if (!t)
       return true;
-    bool is_sub = op == "sub" || op == "subc";
+    bool is_sub = op == ptx::Op::sub || op == ptx::Op::subc;
     if (cc || carry_in) {
       ExecFn f =
           t->bits() == 32
@@ -700,21 +694,22 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     simple(2, is_sub ? by_int<L2, Sub>(*t) : by_int<L2, Add>(*t), *t);
     return true;
   }
-  if (op == "mul" || op == "mad" || op == "madc") {
-    std::string mode = mods.take_any({"lo", "hi", "wide"});
-    bool cc = mods.take("cc");
-    bool carry_in = op == "madc";
+  if (op == ptx::Op::mul || op == ptx::Op::mad || op == ptx::Op::madc) {
+    const ptx::Mod mode =
+        mods.take_any({ptx::Mod::lo, ptx::Mod::hi, ptx::Mod::wide});
+    bool cc = mods.take(ptx::Mod::cc);
+    bool carry_in = op == ptx::Op::madc;
     auto t = need_type();
     if (!t)
       return true;
-    if (mode.empty()) {
+    if (mode == ptx::Mod::unknown) {
       c.error(in.loc,
               fmt::format("'{}' needs .lo, .hi or .wide", c.text_of(in)));
       return true;
     }
-    bool mad = op != "mul";
+    bool mad = op != ptx::Op::mul;
     if (cc || carry_in) {
-      if (mode == "wide") {
+      if (mode == ptx::Mod::wide) {
         c.unsupported("carry with .wide");
         return true;
       }
@@ -728,12 +723,12 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       if (!c.failed && f) {
         auto &i = c.prog.code.back();
         i.target = cc_index();
-        i.aux = mode == "hi" ? 3 : 2;
+        i.aux = mode == ptx::Mod::hi ? 3 : 2;
         i.flags = (cc ? 1 : 0) | (carry_in ? 2 : 0);
       }
       return true;
     }
-    if (mode == "wide") {
+    if (mode == ptx::Mod::wide) {
       ExecFn f = nullptr;
       switch (t->code) {
       case Ty::S16:
@@ -773,8 +768,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       i.a[3] = cc2;
       return true;
     }
-    if (mad && mods.take("sat")) {
-      if (mode != "hi" || t->code != Ty::S32) {
+    if (mad && mods.take(ptx::Mod::sat)) {
+      if (mode != ptx::Mod::hi || t->code != Ty::S32) {
         c.unsupported("saturation (only mad.hi.sat.s32)");
         return true;
       }
@@ -782,16 +777,20 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       return true;
     }
     if (mad)
-      simple(3, mode == "lo" ? by_int<L3, MadLo>(*t) : by_int<L3, MadHi>(*t),
+      simple(3,
+             mode == ptx::Mod::lo ? by_int<L3, MadLo>(*t)
+                                  : by_int<L3, MadHi>(*t),
              *t);
     else
-      simple(2, mode == "lo" ? by_int<L2, MulLo>(*t) : by_int<L2, MulHi>(*t),
+      simple(2,
+             mode == ptx::Mod::lo ? by_int<L2, MulLo>(*t)
+                                  : by_int<L2, MulHi>(*t),
              *t);
     return true;
   }
-  if (op == "mul24" || op == "mad24") {
-    std::string mode = mods.take_any({"lo", "hi"});
-    bool sat = op == "mad24" && mods.take("sat");
+  if (op == ptx::Op::mul24 || op == ptx::Op::mad24) {
+    const ptx::Mod mode = mods.take_any({ptx::Mod::lo, ptx::Mod::hi});
+    bool sat = op == ptx::Op::mad24 && mods.take(ptx::Mod::sat);
     auto t = need_type();
     if (!t)
       return true;
@@ -800,17 +799,17 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       return true;
     }
     bool s = t->is_signed();
-    if (op == "mul24")
+    if (op == ptx::Op::mul24)
       simple(2,
-             mode == "hi"
+             mode == ptx::Mod::hi
                  ? (s ? &op2<int32_t, Mul24Hi> : &op2<uint32_t, Mul24Hi>)
                  : (s ? &op2<int32_t, Mul24Lo> : &op2<uint32_t, Mul24Lo>),
              *t);
-    else if (sat && (mode != "hi" || !s))
+    else if (sat && (mode != ptx::Mod::hi || !s))
       c.unsupported("saturation (only mad24.hi.sat.s32)");
     else if (sat)
       simple(3, &op3<int32_t, Mad24HiSat>, *t);
-    else if (mode == "hi")
+    else if (mode == ptx::Mod::hi)
       simple(3, s ? &op3<int32_t, Mad24Hi> : &op3<uint32_t, Mad24Hi>, *t);
     else
       simple(3, s ? &op3<int32_t, Mad24Lo> : &op3<uint32_t, Mad24Lo>, *t);
@@ -819,78 +818,79 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
   auto t = need_type();
   if (!t)
     return true;
-  if (op == "div") {
+  if (op == ptx::Op::div) {
     simple(2, by_int<L2, Div>(*t), *t);
     return true;
   }
-  if (op == "rem") {
+  if (op == ptx::Op::rem) {
     simple(2, by_int<L2, Rem>(*t), *t);
     return true;
   }
-  if ((op == "min" || op == "max") && mods.take("relu")) {
+  if ((op == ptx::Op::min || op == ptx::Op::max) && mods.take(ptx::Mod::relu)) {
     if (t->code != Ty::S32) {
       c.unsupported(".relu (only min/max .s32 and .s16x2)");
       return true;
     }
-    simple(2, op == "min" ? &op2<int32_t, MinRelu> : &op2<int32_t, MaxRelu>,
+    simple(2,
+           op == ptx::Op::min ? &op2<int32_t, MinRelu> : &op2<int32_t, MaxRelu>,
            *t);
     return true;
   }
-  if (op == "min") {
+  if (op == ptx::Op::min) {
     simple(2, by_int<L2, Min>(*t), *t);
     return true;
   }
-  if (op == "max") {
+  if (op == ptx::Op::max) {
     simple(2, by_int<L2, Max>(*t), *t);
     return true;
   }
-  if (op == "and") {
+  if (op == ptx::Op::and_) {
     simple(2, by_int<L2, And>(*t), *t);
     return true;
   }
-  if (op == "or") {
+  if (op == ptx::Op::or_) {
     simple(2, by_int<L2, Or>(*t), *t);
     return true;
   }
-  if (op == "xor") {
+  if (op == ptx::Op::xor_) {
     simple(2, by_int<L2, Xor>(*t), *t);
     return true;
   }
-  if (op == "not") {
+  if (op == ptx::Op::not_) {
     simple(1, by_int<L1, Not>(*t), *t);
     return true;
   }
-  if (op == "cnot") {
+  if (op == ptx::Op::cnot) {
     simple(1, by_int<L1, CNot>(*t), *t);
     return true;
   }
-  if (op == "neg") {
+  if (op == ptx::Op::neg) {
     simple(1, by_int<L1, Neg>(*t), *t);
     return true;
   }
-  if (op == "abs") {
+  if (op == ptx::Op::abs) {
     simple(1, by_int<L1, Abs>(*t), *t);
     return true;
   }
-  if (op == "popc") {
+  if (op == ptx::Op::popc) {
     simple(1, by_int<L1, Popc>(*t), *t);
     return true;
   }
-  if (op == "clz") {
+  if (op == ptx::Op::clz) {
     simple(1, by_int<L1, Clz>(*t), *t);
     return true;
   }
-  if (op == "brev") {
+  if (op == ptx::Op::brev) {
     simple(1, by_int<L1, Brev>(*t), *t);
     return true;
   }
-  if (op == "sad") {
+  if (op == ptx::Op::sad) {
     simple(3, by_int<L3, Sad>(*t), *t);
     return true;
   }
-  if (op == "shl" || op == "shr") {
+  if (op == ptx::Op::shl || op == ptx::Op::shr) {
     ExecFn f = nullptr;
-    bool left = op == "shl";
+    bool left = op == ptx::Op::shl;
     switch (t->code) {
     case Ty::B16:
     case Ty::U16:
@@ -932,8 +932,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     i.a[2] = b;
     return true;
   }
-  if (op == "bfind") {
-    bool shiftamt = mods.take("shiftamt");
+  if (op == ptx::Op::bfind) {
+    bool shiftamt = mods.take(ptx::Mod::shiftamt);
     if (t->bits() != 32 && t->bits() != 64) {
       c.unsupported("type");
       return true;
@@ -944,8 +944,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
                                  (t->bits() == 64 ? 2 : 0) | (shiftamt ? 4 : 0);
     return true;
   }
-  if (op == "bfe" || op == "bfi") {
-    bool bfe = op == "bfe";
+  if (op == ptx::Op::bfe || op == ptx::Op::bfi) {
+    bool bfe = op == ptx::Op::bfe;
     if (t->bits() != 32 && t->bits() != 64) {
       c.unsupported("type");
       return true;
@@ -970,7 +970,7 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     i.flags = (t->is_signed() ? 1 : 0) | (t->bits() == 64 ? 2 : 0);
     return true;
   }
-  if (op == "prmt") {
+  if (op == ptx::Op::prmt) {
     static const char *const modes[] = {"f4e", "b4e", "rc8",
                                         "ecl", "ecr", "rc16"};
     uint32_t mode = 0;
@@ -986,7 +986,7 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       c.prog.code.back().aux = mode;
     return true;
   }
-  if (op == "lop3") {
+  if (op == ptx::Op::lop3) {
     if (t->code != Ty::B32) {
       c.unsupported("type (lop3 takes .b32)");
       return true;
@@ -994,25 +994,26 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     simple(4, &exec_lop3, *t);
     return true;
   }
-  if (op == "shf") {
-    std::string dir = mods.take_any({"l", "r"});
-    std::string mode = mods.take_any({"wrap", "clamp"});
-    if (dir.empty() || mode.empty() || t->bits() != 32) {
+  if (op == ptx::Op::shf) {
+    const ptx::Mod dir = mods.take_any({ptx::Mod::l, ptx::Mod::r});
+    const ptx::Mod mode = mods.take_any({ptx::Mod::wrap, ptx::Mod::clamp});
+    if (dir == ptx::Mod::unknown || mode == ptx::Mod::unknown ||
+        t->bits() != 32) {
       c.unsupported("form of shf (shf.{l,r}.{wrap,clamp}.b32)");
       return true;
     }
     simple(3, &exec_shf, *t);
     if (!c.failed)
       c.prog.code.back().flags =
-          (dir == "r" ? 1 : 0) | (mode == "clamp" ? 2 : 0);
+          (dir == ptx::Mod::r ? 1 : 0) | (mode == ptx::Mod::clamp ? 2 : 0);
     return true;
   }
-  if (op == "szext" || op == "bmsk") {
-    std::string mode = mods.take_any({"wrap", "clamp"});
-    bool ok = op == "szext" ? (t->code == Ty::S32 || t->code == Ty::U32)
-                            : t->code == Ty::B32;
-    if (mode.empty() || !ok) {
-      c.unsupported(op == "szext"
+  if (op == ptx::Op::szext || op == ptx::Op::bmsk) {
+    const ptx::Mod mode = mods.take_any({ptx::Mod::wrap, ptx::Mod::clamp});
+    bool ok = op == ptx::Op::szext ? (t->code == Ty::S32 || t->code == Ty::U32)
+                                   : t->code == Ty::B32;
+    if (mode == ptx::Mod::unknown || !ok) {
+      c.unsupported(op == ptx::Op::szext
                         ? "form of szext (szext.{wrap,clamp}.{s32,u32})"
                         : "form of bmsk (bmsk.{wrap,clamp}.b32)");
       return true;
@@ -1021,18 +1022,19 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t a = c.src(ops_[1], *t), b = c.src(ops_[2], Ty{Ty::U32});
     uint32_t d = c.dst(ops_[0]);
-    Inst &i = c.emit(op == "szext" ? &exec_szext : &exec_bmsk);
+    Inst &i = c.emit(op == ptx::Op::szext ? &exec_szext : &exec_bmsk);
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;
-    i.flags = (t->is_signed() ? 1 : 0) | (mode == "clamp" ? 2 : 0);
+    i.flags = (t->is_signed() ? 1 : 0) | (mode == ptx::Mod::clamp ? 2 : 0);
     return true;
   }
-  if (op == "dp2a") {
+  if (op == ptx::Op::dp2a) {
     // the mode comes first (dp2a.lo.atype.btype); need_type took atype
-    std::string mode = mods.take_any({"lo", "hi"});
+    const ptx::Mod mode = mods.take_any({ptx::Mod::lo, ptx::Mod::hi});
     auto t2 = mods.take_type();
-    if (mode.empty() || !t2 || t->bits() != 32 || t2->bits() != 32) {
+    if (mode == ptx::Mod::unknown || !t2 || t->bits() != 32 ||
+        t2->bits() != 32) {
       c.unsupported("form of dp2a (dp2a.{lo,hi}.atype.btype, 32-bit types)");
       return true;
     }
@@ -1040,10 +1042,10 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     if (!c.failed)
       c.prog.code.back().flags = (t->is_signed() ? 1 : 0) |
                                  (t2->is_signed() ? 2 : 0) |
-                                 (mode == "hi" ? 4 : 0);
+                                 (mode == ptx::Mod::hi ? 4 : 0);
     return true;
   }
-  if (op == "dp4a") {
+  if (op == ptx::Op::dp4a) {
     auto t2 = mods.take_type();
     if (!t2 || t->bits() != 32 || t2->bits() != 32) {
       c.unsupported("form of dp4a (dp4a.atype.btype with 32-bit types)");

@@ -539,11 +539,11 @@ std::string describe_mbar_wait(const Program &prog, const Cta &c,
 
 // ---- compilation -------------------------------------------------------
 bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
-  if (in.opcode != "mbarrier")
+  if (in.op != ptx::Op::mbarrier)
     return false;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
-  Mods mods(in.modifiers);
+  Mods mods(in);
   std::string opname =
       mods.take_any({"init", "inval", "arrive", "arrive_drop", "test_wait",
                      "try_wait", "pending_count", "expect_tx", "complete_tx"});
@@ -564,11 +564,11 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
   bool is_wait = op == MbarOp::TestWait || op == MbarOp::TryWait;
   if (opname == "arrive_drop")
     flags |= kMbarDrop;
-  if (is_arrive && mods.take("expect_tx"))
+  if (is_arrive && mods.take(ptx::Mod::expect_tx))
     flags |= kMbarExpectTx;
-  if (is_arrive && mods.take("noComplete"))
+  if (is_arrive && mods.take(ptx::Mod::noComplete))
     flags |= kMbarNoComplete;
-  if (is_wait && mods.take("parity"))
+  if (is_wait && mods.take(ptx::Mod::parity))
     flags |= kMbarParity;
   // Memory-ordering qualifiers (seed 002): arrive is .release and waits
   // are .acquire unless .relaxed; the scope is .cta unless .cluster.
@@ -576,19 +576,21 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
   // (docs/memory-model.md); the observer's race checker uses them.
   MemOrder order = MemOrder::Relaxed;
   if (is_arrive)
-    order = mods.take_any({"release", "relaxed"}) == "relaxed"
+    order = mods.take_any({ptx::Mod::release, ptx::Mod::relaxed}) ==
+                    ptx::Mod::relaxed
                 ? MemOrder::Relaxed
                 : MemOrder::Release;
   else if (is_wait)
-    order = mods.take_any({"acquire", "relaxed"}) == "relaxed"
+    order = mods.take_any({ptx::Mod::acquire, ptx::Mod::relaxed}) ==
+                    ptx::Mod::relaxed
                 ? MemOrder::Relaxed
                 : MemOrder::Acquire;
   else if (op == MbarOp::ExpectTx || op == MbarOp::CompleteTx)
-    mods.take("relaxed");
+    mods.take(ptx::Mod::relaxed);
   MemScope scope = MemScope::Cta;
   if (is_arrive || is_wait || op == MbarOp::ExpectTx ||
       op == MbarOp::CompleteTx)
-    if (mods.take_any({"cta", "cluster"}) == "cluster")
+    if (mods.take_any({ptx::Mod::cta, ptx::Mod::cluster}) == ptx::Mod::cluster)
       scope = MemScope::Cluster;
   std::string sp = mods.take_any({"shared", "shared::cta", "shared::cluster"});
   bool remote_ok =
@@ -600,7 +602,7 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
                                 c.text_of(in), opname));
     return true;
   }
-  if (!mods.take("b64")) {
+  if (!mods.take(ptx::Mod::b64)) {
     c.error(in.loc, fmt::format("'{}' needs the .b64 type", c.text_of(in)));
     return true;
   }

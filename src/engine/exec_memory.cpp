@@ -676,24 +676,24 @@ bool take_ignored(Mods &mods) {
 } // namespace
 
 bool compile_memory(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
-  if (op == "prefetch" || op == "prefetchu") {
+  if (op == ptx::Op::prefetch || op == ptx::Op::prefetchu) {
     return true; // a hint: nothing to do
   }
-  bool is_ld = op == "ld" || op == "ldu";
-  bool is_st = op == "st";
-  bool is_atom = op == "atom" || op == "red";
+  bool is_ld = op == ptx::Op::ld || op == ptx::Op::ldu;
+  bool is_st = op == ptx::Op::st;
+  bool is_atom = op == ptx::Op::atom || op == ptx::Op::red;
   if (!is_ld && !is_st && !is_atom)
     return false;
-  Mods mods(in.modifiers);
+  Mods mods(in);
   std::string sp = mods.take_any({"global", "shared", "shared::cta", "local",
                                   "param", "param::entry", "param::func",
                                   "const", "shared::cluster"});
   // .shared::cluster accesses use the Shared space: its addresses at and
   // above kSharedCtaWindow reach the CTAs of the cluster (cluster_addr.h).
-  if (mods.take("L2::cache_hint")) {
+  if (mods.take(ptx::Mod::L2_cache_hint)) {
     // A cache policy (the last operand) changes no result: compiled as
     // the same access without the hint.
     ptx::Instruction plain = in;
@@ -731,7 +731,7 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
       // atom/red .v2/.v4 .f32 .add (sm_90): one f32 atomic add per element,
       // at consecutive addresses (each element is atomic on its own).
       const size_t n = vec == "v2" ? 2 : 4;
-      bool red = op == "red";
+      bool red = op == ptx::Op::red;
       if (t->code != Ty::F32 || aop != int(AAdd)) {
         c.unsupported("vector atomic (only .v2/.v4 .f32 .add)");
         return true;
@@ -817,7 +817,7 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
       c.unsupported("atomic operation type");
       return true;
     }
-    bool red = op == "red";
+    bool red = op == ptx::Op::red;
     size_t want = (red ? 2 : 3) + (aop == int(ACas) ? 1 : 0);
     if (!c.expect_operands(want) || !c.finish(mods))
       return true;
@@ -843,12 +843,13 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   uint32_t n = 1;
-  std::string vec = mods.take_any({"v2", "v4", "v8"});
-  if (vec == "v2")
+  const ptx::Mod vec =
+      mods.take_any({ptx::Mod::v2, ptx::Mod::v4, ptx::Mod::v8});
+  if (vec == ptx::Mod::v2)
     n = 2;
-  else if (vec == "v4")
+  else if (vec == ptx::Mod::v4)
     n = 4;
-  else if (vec == "v8")
+  else if (vec == ptx::Mod::v8)
     n = 8;
   take_ignored(mods);
   auto t = mods.take_type();

@@ -689,10 +689,11 @@ Ty reg_ty(El e) {
 }
 
 MemSpace space_of(Mods &mods) {
-  std::string sp = mods.take_any({"global", "shared", "shared::cta"});
-  return sp.empty()       ? MemSpace::Generic
-         : sp == "global" ? MemSpace::Global
-                          : MemSpace::Shared;
+  const ptx::Mod sp =
+      mods.take_any({ptx::Mod::global, ptx::Mod::shared, ptx::Mod::shared_cta});
+  return sp == ptx::Mod::unknown  ? MemSpace::Generic
+         : sp == ptx::Mod::global ? MemSpace::Global
+                                  : MemSpace::Shared;
 }
 
 // wmma.mma's layout qualifier for matrix `which` ("a"/"b") against the
@@ -745,23 +746,24 @@ Inst &emit_sync(Compiler &c, ExecFn f) {
 } // namespace
 
 bool compile_mma(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
-  if (op != "mma" && op != "wmma" && op != "ldmatrix" && op != "stmatrix" &&
-      op != "movmatrix")
+  const ptx::Op op = in.op;
+  if (op != ptx::Op::mma && op != ptx::Op::wmma && op != ptx::Op::ldmatrix &&
+      op != ptx::Op::stmatrix && op != ptx::Op::movmatrix)
     return false;
   const auto &o = in.operands;
-  Mods mods(in.modifiers);
-  if (!mods.take("sync") || !mods.take("aligned")) {
-    c.error(in.loc, fmt::format("'{}' needs '.sync.aligned'", op));
+  Mods mods(in);
+  if (!mods.take(ptx::Mod::sync) || !mods.take(ptx::Mod::aligned)) {
+    c.error(in.loc, fmt::format("'{}' needs '.sync.aligned'", in.opcode));
     return true;
   }
-  if (op == "ldmatrix" || op == "stmatrix") {
-    const bool store = op == "stmatrix";
+  if (op == ptx::Op::ldmatrix || op == ptx::Op::stmatrix) {
+    const bool store = op == ptx::Op::stmatrix;
     std::string num = mods.take_any({"x1", "x2", "x4"});
-    bool trans = mods.take("trans");
+    bool trans = mods.take(ptx::Mod::trans);
     MemSpace sp = space_of(mods);
-    if (!mods.take("m8n8") || num.empty() || !mods.take("b16")) {
-      c.unsupported(fmt::format("form of {}", op));
+    if (!mods.take(ptx::Mod::m8n8) || num.empty() ||
+        !mods.take(ptx::Mod::b16)) {
+      c.unsupported(fmt::format("form of {}", in.opcode));
       return true;
     }
     if (!c.expect_operands(2) || !c.finish(mods))
@@ -783,8 +785,9 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     i.aux = (trans ? 1 : 0) | (store ? 2 : 0);
     return true;
   }
-  if (op == "movmatrix") {
-    if (!mods.take("m8n8") || !mods.take("trans") || !mods.take("b16")) {
+  if (op == ptx::Op::movmatrix) {
+    if (!mods.take(ptx::Mod::m8n8) || !mods.take(ptx::Mod::trans) ||
+        !mods.take(ptx::Mod::b16)) {
       c.unsupported("form of movmatrix");
       return true;
     }
@@ -804,7 +807,7 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
       shape = md;
   uint32_t m = 0, n = 0, k = 0;
   if (shape.empty() || !parse_shape(shape, m, n, k)) {
-    c.error(in.loc, fmt::format("'{}' needs a shape (.mMnNkK)", op));
+    c.error(in.loc, fmt::format("'{}' needs a shape (.mMnNkK)", in.opcode));
     return true;
   }
   mods.take(shape);
@@ -853,15 +856,16 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
              (m == 8 && n == 8 && k == 128);
     return false;
   };
-  if (op == "wmma" && (mods.take("load") || mods.take("store"))) {
+  if (op == ptx::Op::wmma &&
+      (mods.take(ptx::Mod::load) || mods.take(ptx::Mod::store))) {
     const bool store = std::find(in.modifiers.begin(), in.modifiers.end(),
                                  "store") != in.modifiers.end();
-    Which which = store            ? kD
-                  : mods.take("a") ? kA
-                  : mods.take("b") ? kB
-                  : mods.take("c") ? kC
-                                   : kD;
-    if (store && !mods.take("d")) {
+    Which which = store                    ? kD
+                  : mods.take(ptx::Mod::a) ? kA
+                  : mods.take(ptx::Mod::b) ? kB
+                  : mods.take(ptx::Mod::c) ? kC
+                                           : kD;
+    if (store && !mods.take(ptx::Mod::d)) {
       c.error(in.loc, "'wmma.store' stores the '.d' matrix");
       return true;
     }
@@ -869,10 +873,10 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
       c.error(in.loc, "'wmma.load' needs '.a', '.b' or '.c'");
       return true;
     }
-    std::string lay = mods.take_any({"row", "col"});
+    const ptx::Mod lay = mods.take_any({ptx::Mod::row, ptx::Mod::col});
     MemSpace sp = space_of(mods);
     take_types();
-    if (lay.empty() || types.size() != 1) {
+    if (lay == ptx::Mod::unknown || types.size() != 1) {
       c.error(in.loc, fmt::format("'{}' needs '.row' or '.col' and one type",
                                   c.text_of(in)));
       return true;
@@ -903,7 +907,7 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     w[0] = store ? kWmmaStore : kWmmaLoad;
     w[4] = w[5] = w[6] = w[7] = uint32_t(e);
     w[8] = uint32_t(which) << 1;
-    w[9] = lay == "col" ? 1 : 0;
+    w[9] = lay == ptx::Mod::col ? 1 : 0;
     w[13] = nregs; // the fragment's registers take d's place
     auto &L = c.prog.operand_lists;
     uint32_t at = uint32_t(L.size());
@@ -918,17 +922,18 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   // wmma.mma / mma.sync: d, a, b, c
-  const bool is_wmma = op == "wmma";
-  if (is_wmma && !mods.take("mma")) {
+  const bool is_wmma = op == ptx::Op::wmma;
+  if (is_wmma && !mods.take(ptx::Mod::mma)) {
     c.unsupported("wmma operation");
     return true;
   }
   std::string la = mods.take_any({"row", "col"});
   std::string lb = mods.take_any({"row", "col"});
-  std::string rnd = mods.take_any({"rn", "rz", "rm", "rp"});
-  bool satf = mods.take("satfinite");
+  const ptx::Mod rnd =
+      mods.take_any({ptx::Mod::rn, ptx::Mod::rz, ptx::Mod::rm, ptx::Mod::rp});
+  bool satf = mods.take(ptx::Mod::satfinite);
   std::string bitop = mods.take_any({"and", "xor"});
-  if (!bitop.empty() && !mods.take("popc")) {
+  if (!bitop.empty() && !mods.take(ptx::Mod::popc)) {
     c.error(in.loc, fmt::format("'.{}' needs '.popc'", bitop));
     return true;
   }
@@ -960,7 +965,8 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   const bool mixed_ok = width(ta) != 0 && width(ta) == width(tb);
   if (!known_shape(is_wmma, ta) || (ta != tb && !mixed_ok) ||
       ((ta == El::B1) != !bitop.empty())) {
-    c.unsupported(fmt::format("{} shape .{} with these types", op, shape));
+    c.unsupported(
+        fmt::format("{} shape .{} with these types", in.opcode, shape));
     return true;
   }
   if (!is_wmma && (la != "row" || lb != "col") && ta != El::F64) {
@@ -992,10 +998,10 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   w[8] = (satf ? kSatfinite : 0) | (bitop == "and"   ? kBitAnd
                                     : bitop == "xor" ? kBitXor
                                                      : 0);
-  w[9] = uint32_t(rnd == "rz"   ? Round::RZ
-                  : rnd == "rm" ? Round::RM
-                  : rnd == "rp" ? Round::RP
-                                : Round::RN)
+  w[9] = uint32_t(rnd == ptx::Mod::rz   ? Round::RZ
+                  : rnd == ptx::Mod::rm ? Round::RM
+                  : rnd == ptx::Mod::rp ? Round::RP
+                                        : Round::RN)
          << 8;
   w[10] = na;
   w[11] = nb;

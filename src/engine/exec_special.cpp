@@ -304,8 +304,6 @@ ExecFn special_reader(const std::string &name, uint32_t &aux) {
   return nullptr;
 }
 
-bool compile_special(Compiler &, const ptx::Instruction &) { return false; }
-
 bool reads_grid_workspace(const Inst &in) {
   return in.fn == &exec_sreg && (in.aux & 0xffff) == EnvReg &&
          ((in.aux >> 16) == 1 || (in.aux >> 16) == 2);

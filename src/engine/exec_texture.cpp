@@ -273,10 +273,10 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
 } // namespace
 
 bool compile_texture(Compiler &c, const ptx::Instruction &in) {
-  const bool is_tex = in.opcode == "tex";
-  if (!is_tex && in.opcode != "tld4")
+  const bool is_tex = in.op == ptx::Op::tex;
+  if (!is_tex && in.op != ptx::Op::tld4)
     return false;
-  Mods mods(in.modifiers);
+  Mods mods(in);
   uint32_t comp = 0;
   if (!is_tex) {
     std::string k = mods.take_any({"r", "g", "b", "a"});
@@ -295,7 +295,7 @@ bool compile_texture(Compiler &c, const ptx::Instruction &in) {
     c.unsupported("tld4 geometry (only .2d)");
     return true;
   }
-  if (!mods.take("v4")) {
+  if (!mods.take(ptx::Mod::v4)) {
     c.unsupported(fmt::format("{} without .v4", in.opcode));
     return true;
   }

@@ -276,22 +276,22 @@ bool same_collective(const Inst &a, const Inst &b) {
 }
 
 bool compile_warp(Compiler &c, const ptx::Instruction &in) {
-  const std::string &op = in.opcode;
+  const ptx::Op op = in.op;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
-  if (op == "activemask") {
-    Mods mods(in.modifiers);
-    mods.take("b32");
+  if (op == ptx::Op::activemask) {
+    Mods mods(in);
+    mods.take(ptx::Mod::b32);
     if (!c.expect_operands(1) || !c.finish(mods))
       return true;
     uint32_t d = c.dst(o[0]);
     c.emit(&exec_activemask).a[0] = d;
     return true;
   }
-  if (op == "elect") {
+  if (op == ptx::Op::elect) {
     // elect.sync d|p, membermask (seed 002 "elect.sync").
-    Mods mods(in.modifiers);
-    if (!mods.take("sync")) {
+    Mods mods(in);
+    if (!mods.take(ptx::Mod::sync)) {
       c.unsupported("form of elect (only elect.sync)");
       return true;
     }
@@ -312,18 +312,20 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.member = mem;
     return true;
   }
-  if (op != "shfl" && op != "vote" && op != "match" && op != "redux")
+  if (op != ptx::Op::shfl && op != ptx::Op::vote && op != ptx::Op::match &&
+      op != ptx::Op::redux)
     return false;
-  Mods mods(in.modifiers);
-  if (!mods.take("sync")) {
+  Mods mods(in);
+  if (!mods.take(ptx::Mod::sync)) {
     c.unsupported(
-        fmt::format("non-.sync {} (removed for sm_70 and later)", op));
+        fmt::format("non-.sync {} (removed for sm_70 and later)", in.opcode));
     return true;
   }
-  if (op == "shfl") {
-    std::string mode = mods.take_any({"up", "down", "bfly", "idx"});
-    mods.take("b32");
-    if (mode.empty()) {
+  if (op == ptx::Op::shfl) {
+    const ptx::Mod mode = mods.take_any(
+        {ptx::Mod::up, ptx::Mod::down, ptx::Mod::bfly, ptx::Mod::idx});
+    mods.take(ptx::Mod::b32);
+    if (mode == ptx::Mod::unknown) {
       c.unsupported("shfl mode");
       return true;
     }
@@ -346,13 +348,18 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.a[3] = b;
     i.a[4] = cc;
     i.member = mem;
-    i.aux = mode == "up" ? 0 : mode == "down" ? 1 : mode == "bfly" ? 2 : 3;
+    i.aux = mode == ptx::Mod::up     ? 0
+            : mode == ptx::Mod::down ? 1
+            : mode == ptx::Mod::bfly ? 2
+                                     : 3;
     return true;
   }
-  if (op == "vote") {
-    std::string mode = mods.take_any({"all", "any", "uni", "ballot"});
+  if (op == ptx::Op::vote) {
+    const ptx::Mod mode = mods.take_any(
+        {ptx::Mod::all, ptx::Mod::any, ptx::Mod::uni, ptx::Mod::ballot});
     auto t = mods.take_type();
-    if (mode.empty() || !t || (mode == "ballot") != (t->code == Ty::B32)) {
+    if (mode == ptx::Mod::unknown || !t ||
+        (mode == ptx::Mod::ballot) != (t->code == Ty::B32)) {
       c.unsupported("form of vote.sync");
       return true;
     }
@@ -360,18 +367,22 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t a = c.psrc(o[1]);
     uint32_t mem = c.src(o[2], Ty{Ty::B32});
-    uint32_t d = mode == "ballot" ? c.dst(o[0]) : c.pdst(o[0]);
+    uint32_t d = mode == ptx::Mod::ballot ? c.dst(o[0]) : c.pdst(o[0]);
     Inst &i = c.emit(exec_vote, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = a;
     i.member = mem;
-    i.aux = mode == "all" ? 0 : mode == "any" ? 1 : mode == "uni" ? 2 : 3;
+    i.aux = mode == ptx::Mod::all   ? 0
+            : mode == ptx::Mod::any ? 1
+            : mode == ptx::Mod::uni ? 2
+                                    : 3;
     return true;
   }
-  if (op == "match") {
-    std::string mode = mods.take_any({"any", "all"});
+  if (op == ptx::Op::match) {
+    const ptx::Mod mode = mods.take_any({ptx::Mod::any, ptx::Mod::all});
     auto t = mods.take_type();
-    if (mode.empty() || !t || (t->bits() != 32 && t->bits() != 64)) {
+    if (mode == ptx::Mod::unknown || !t ||
+        (t->bits() != 32 && t->bits() != 64)) {
       c.unsupported("form of match.sync");
       return true;
     }
@@ -391,14 +402,16 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     i.a[1] = p;
     i.a[2] = a;
     i.member = mem;
-    i.aux = mode == "any" ? 0 : 1;
+    i.aux = mode == ptx::Mod::any ? 0 : 1;
     i.flags = t->bits() == 64 ? 1 : 0;
     return true;
   }
   // redux
-  std::string rop = mods.take_any({"add", "min", "max", "and", "or", "xor"});
+  const ptx::Mod rop =
+      mods.take_any({ptx::Mod::add, ptx::Mod::min, ptx::Mod::max,
+                     ptx::Mod::and_, ptx::Mod::or_, ptx::Mod::xor_});
   auto t = mods.take_type();
-  if (rop.empty() || !t || t->bits() != 32 || t->is_float()) {
+  if (rop == ptx::Mod::unknown || !t || t->bits() != 32 || t->is_float()) {
     c.unsupported("form of redux.sync");
     return true;
   }
@@ -411,7 +424,9 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
   i.a[0] = d;
   i.a[1] = a;
   i.member = mem;
-  static const char *const names[] = {"add", "min", "max", "and", "or", "xor"};
+  static constexpr ptx::Mod names[] = {ptx::Mod::add, ptx::Mod::min,
+                                       ptx::Mod::max, ptx::Mod::and_,
+                                       ptx::Mod::or_, ptx::Mod::xor_};
   for (uint32_t k = 0; k < 6; ++k)
     if (rop == names[k])
       i.aux = k;

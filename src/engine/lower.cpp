@@ -49,12 +49,10 @@ const char *name_of(BarrierOp op) {
 }
 
 bool is_cta_barrier(const ptx::Instruction &in) {
-  if (in.opcode != "bar" && in.opcode != "barrier")
+  if (in.op != ptx::Op::bar && in.op != ptx::Op::barrier)
     return false;
-  for (const auto &m : in.modifiers)
-    if (m == "warp" || m == "cluster") // bar.warp.sync, barrier.cluster.*
-      return false;
-  return true;
+  // bar.warp.sync, barrier.cluster.*
+  return !in.has_any({ptx::Mod::warp, ptx::Mod::cluster});
 }
 
 std::optional<LoweredBarrier> lower_barrier(const ptx::Instruction &in,
@@ -71,46 +69,50 @@ std::optional<LoweredBarrier> lower_barrier(const ptx::Instruction &in,
   // .red.{popc,and,or}, {.aligned} (barrier only; bar.* is always aligned;
   // ptxas also takes it before the operation, barrier.aligned.sync), and the
   // type .u32 (popc) / .pred (and, or).
-  bool is_bar = in.opcode == "bar";
+  using M = ptx::Mod;
+  bool is_bar = in.op == ptx::Op::bar;
   bool sync = false, arrive = false, red = false, aligned = false;
-  std::string redop, type;
-  for (const auto &m : in.modifiers) {
-    if (m == "cta" && !sync && !arrive && !red)
+  M redop = M::unknown, type = M::unknown;
+  for (size_t k = 0; k < in.mods.size(); ++k) {
+    const M m = in.mods[k];
+    const bool first = !sync && !arrive && !red;
+    if (m == M::cta && first)
       continue;
-    if (m == "sync" && !sync && !arrive && !red)
+    if (m == M::sync && first)
       sync = true;
-    else if (m == "arrive" && !sync && !arrive && !red)
+    else if (m == M::arrive && first)
       arrive = true;
-    else if (m == "red" && !sync && !arrive && !red)
+    else if (m == M::red && first)
       red = true;
-    else if (red && redop.empty() && (m == "popc" || m == "and" || m == "or"))
+    else if (red && redop == M::unknown &&
+             (m == M::popc || m == M::and_ || m == M::or_))
       redop = m;
-    else if (m == "aligned" && !aligned) // in any position, as ptxas takes it
+    else if (m == M::aligned && !aligned) // in any position, as ptxas takes it
       aligned = true;
-    else if (red && type.empty() && (m == "u32" || m == "pred"))
+    else if (red && type == M::unknown && (m == M::u32 || m == M::pred))
       type = m;
     else
       return fail(in.loc, fmt::format("unsupported modifier '.{}' in '{}' (a "
                                       "CTA barrier is {}{{.cta}}.sync, "
                                       ".arrive or .red)",
-                                      m, in.opcode, in.opcode));
+                                      in.modifiers[k], in.opcode, in.opcode));
   }
   if (!sync && !arrive && !red)
     return fail(in.loc,
                 fmt::format("'{}' needs .sync, .arrive or .red", in.opcode));
-  if (red && redop.empty())
+  if (red && redop == M::unknown)
     return fail(in.loc, "barrier reduction needs .popc, .and or .or");
   if (red) {
-    std::string want = redop == "popc" ? "u32" : "pred";
+    const M want = redop == M::popc ? M::u32 : M::pred;
     if (type != want)
-      return fail(in.loc,
-                  fmt::format(".red.{} needs the type .{}", redop, want));
+      return fail(in.loc, fmt::format(".red.{} needs the type .{}",
+                                      ptx::name_of(redop), ptx::name_of(want)));
   }
-  lb.op = sync              ? BarrierOp::Sync
-          : arrive          ? BarrierOp::Arrive
-          : redop == "popc" ? BarrierOp::RedPopc
-          : redop == "and"  ? BarrierOp::RedAnd
-                            : BarrierOp::RedOr;
+  lb.op = sync               ? BarrierOp::Sync
+          : arrive           ? BarrierOp::Arrive
+          : redop == M::popc ? BarrierOp::RedPopc
+          : redop == M::and_ ? BarrierOp::RedAnd
+                             : BarrierOp::RedOr;
   lb.aligned = is_bar || aligned;
 
   // Operands: sync a{, b}; arrive a, b; red d, a{, b}, {!}c.
@@ -222,7 +224,9 @@ std::optional<LoweredBarrier> lower_barrier(const ptx::Instruction &in,
         fmt::format("{}P{}", lb.pred_negated ? "!" : "", kBarInputPred);
     lb.mapping.push_back(
         fmt::format("P{} = {} (reduction input)", kBarInputPred, lb.pred.text));
-    std::string op = redop == "popc" ? "POPC" : redop == "and" ? "AND" : "OR";
+    std::string op = redop == M::popc   ? "POPC"
+                     : redop == M::and_ ? "AND"
+                                        : "OR";
     if (id_reg && cnt_reg) {
       // BAR.RED has no (Reg, Reg) form (SPEC-NOTES 5): the packed form,
       // id in bits 3..0 and count in bits 15..4 (SPEC-NOTES 4).

@@ -208,6 +208,9 @@ struct Program {
   std::vector<SourceLoc> locs;        // per pc
   std::vector<uint32_t> code_func;    // per pc: function index
   std::vector<std::string> code_text; // per pc: opcode with modifiers
+  // per pc: 1 for an aligned barrier (every bar.*; barrier.*.aligned), from
+  // the instruction's opcode and modifier set.
+  std::vector<uint8_t> code_aligned;
   // per pc: the CUDA source position from `.loc` (file 0 = none), and the
   // module's `.file` table.
   struct CudaPos {

@@ -614,6 +614,9 @@ public:
   std::string_view text(uint32_t pc) const override {
     return pc < P.code_text.size() ? std::string_view(P.code_text[pc]) : "";
   }
+  bool aligned(uint32_t pc) const override {
+    return pc < P.code_aligned.size() && P.code_aligned[pc] != 0;
+  }
   CudaLoc cuda_loc(uint32_t pc) const override {
     CudaLoc r;
     if (pc >= P.cuda_pos.size() || P.cuda_pos[pc].line == 0)

@@ -352,27 +352,250 @@ std::span<const Feature> features() { return kFeatures; }
 
 std::span<const Signature> signatures() { return kSignatures; }
 
+namespace {
+
+constexpr OpInfo kUnknownRow{Op::unknown,  "", Family::Other,
+                             Effect::None, 0,  ""};
+
+constexpr OpInfo kOpRows[] = {
+#define PTX_OPCODE(id, name, family, effect, hooks, summary)                   \
+  {Op::id,                                                                     \
+   name,                                                                       \
+   Family::family,                                                             \
+   Effect::effect,                                                             \
+   [] {                                                                        \
+     using namespace hook;                                                     \
+     return static_cast<uint16_t>(hooks);                                      \
+   }(),                                                                        \
+   summary},
+#include "bcusim/ptx/opcodes.def"
+#undef PTX_OPCODE
+};
+
+constexpr std::string_view kModNames[] = {
+    "",
+#define PTX_MODIFIER(id, text) text,
+#include "bcusim/ptx/modifiers.def"
+#undef PTX_MODIFIER
+};
+static_assert(std::size(kModNames) == kModCount);
+
+// Name -> enumerator maps, sorted by name (built once).
+template <typename E, size_t N>
+std::vector<std::pair<std::string_view, E>>
+sorted_names(const std::string_view (&names)[N]) {
+  std::vector<std::pair<std::string_view, E>> v;
+  for (size_t i = 1; i < N; ++i)
+    v.emplace_back(names[i], static_cast<E>(i));
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+template <typename E>
+E find_name(const std::vector<std::pair<std::string_view, E>> &v,
+            std::string_view name) {
+  auto it = std::lower_bound(
+      v.begin(), v.end(), name,
+      [](const auto &p, std::string_view n) { return p.first < n; });
+  return it != v.end() && it->first == name ? it->second : E{};
+}
+
+const std::vector<std::pair<std::string_view, Op>> &op_index() {
+  static const auto v = [] {
+    std::vector<std::pair<std::string_view, Op>> r;
+    for (const OpInfo &row : kOpRows)
+      r.emplace_back(row.name, row.op);
+    std::sort(r.begin(), r.end());
+    return r;
+  }();
+  return v;
+}
+
+const std::vector<std::pair<std::string_view, Mod>> &mod_index() {
+  static const auto v = sorted_names<Mod>(kModNames);
+  return v;
+}
+
+} // namespace
+
+std::span<const OpInfo> opcode_rows() { return kOpRows; }
+
+const OpInfo &info(Op op) {
+  size_t i = static_cast<size_t>(op);
+  return i == 0 || i > std::size(kOpRows) ? kUnknownRow : kOpRows[i - 1];
+}
+
+Op opcode_of(std::string_view name) { return find_name(op_index(), name); }
+
+Mod modifier_of(std::string_view text) { return find_name(mod_index(), text); }
+
+std::string_view name_of(Op op) { return info(op).name; }
+
+std::string_view name_of(Mod mod) {
+  size_t i = static_cast<size_t>(mod);
+  return i < std::size(kModNames) ? kModNames[i] : "";
+}
+
+void resolve(Instruction &in) {
+  in.op = opcode_of(in.opcode);
+  in.mods.clear();
+  in.mod_set.reset();
+  for (const auto &m : in.modifiers) {
+    Mod id = modifier_of(m);
+    in.mods.push_back(id);
+    if (id != Mod::unknown)
+      in.mod_set.set(static_cast<size_t>(id));
+  }
+}
+
 bool affects_other_threads(const Instruction &in) {
-  // Memory instructions (the table lists only their modifiers).
-  static constexpr std::string_view kMemory[] = {
-      "ld",       "ldu", "st",   "atom",     "red",
-      "multimem", "cp",  "wmma", "ldmatrix", "stmatrix"};
-  bool hit = std::find(std::begin(kMemory), std::end(kMemory), in.opcode) !=
-             std::end(kMemory);
-  if (!hit)
-    for (const Feature &f : kFeatures)
-      if (f.kind == Feature::Kind::Instruction && f.family != Family::Other &&
-          f.family != Family::Control && f.name.find('.') == f.name.npos &&
-          f.name == in.opcode) {
-        hit = true;
-        break;
-      }
-  if (!hit)
+  if (info(in.op).effect == Effect::None)
     return false;
-  for (const auto &m : in.modifiers)
-    if (m == "param" || m == "const" || m == "local")
-      return false;
-  return true;
+  return !in.has_any({Mod::param, Mod::const_, Mod::local});
+}
+
+namespace {
+
+std::string_view family_name(Family f) {
+  switch (f) {
+  case Family::Other:
+    return "other";
+  case Family::Warp:
+    return "warp";
+  case Family::CtaBarrier:
+    return "CTA barrier";
+  case Family::Cluster:
+    return "cluster";
+  case Family::Mbarrier:
+    return "mbarrier";
+  case Family::AsyncCopy:
+    return "async copy";
+  case Family::Fence:
+    return "fence";
+  case Family::Memory:
+    return "memory";
+  case Family::Control:
+    return "control";
+  }
+  return "other";
+}
+
+std::string needs_text(const Requirement &r) {
+  std::string s;
+  if (r.sm)
+    s = fmt::format("sm_{}{}", r.sm, r.arch_specific ? "a" : "");
+  if (r.ptx)
+    s += fmt::format("{}PTX {}.{}", s.empty() ? "" : ", ", r.ptx / 10,
+                     r.ptx % 10);
+  return s.empty() ? "-" : s;
+}
+
+std::string hooks_text(uint16_t hooks) {
+  static constexpr std::string_view kNames[hook::kCount] = {
+      "integer", "float",    "compare", "convert", "memory",  "control", "warp",
+      "cluster", "mbarrier", "async",   "sync",    "texture", "mma"};
+  std::string s;
+  for (unsigned i = 0; i < hook::kCount; ++i)
+    if (hooks & (1u << i))
+      s += fmt::format("{}{}", s.empty() ? "" : ", ", kNames[i]);
+  return s.empty() ? "validated only" : s;
+}
+
+std::string_view effect_text(Effect e) {
+  switch (e) {
+  case Effect::None:
+    return "-";
+  case Effect::Memory:
+    return "memory";
+  case Effect::Sync:
+    return "sync";
+  }
+  return "-";
+}
+
+// A table cell: "-" when empty, `|` escaped.
+std::string cell(std::string_view v) {
+  if (v.empty())
+    return "-";
+  std::string s;
+  for (char ch : v) {
+    if (ch == '|')
+      s += '\\';
+    s += ch;
+  }
+  return s;
+}
+
+} // namespace
+
+std::string instruction_reference_markdown() {
+  std::string md;
+  md += "# PTX instruction reference\n\n"
+        "Generated from the instruction table (`include/bcusim/ptx/"
+        "opcodes.def`, `src/ptx/instructions.cpp`) by `bcusim ptx table "
+        "--markdown`; do not edit by hand. The test "
+        "`PtxTable.ReferenceIsCurrent` "
+        "fails when this file differs from what the rows produce "
+        "(docs/engine.md \"The instruction table\").\n\n"
+        "## Opcodes\n\n"
+        "Effect: `memory` reads or writes memory other threads see (not in "
+        ".param/.const/.local), `sync` synchronizes with other threads; both "
+        "are where a random schedule may preempt a warp. Engine: the compile "
+        "hooks that execute the opcode. Needs: the target and PTX ISA "
+        "version the opcode itself needs (forms and modifiers may need "
+        "more, below).\n\n"
+        "| Opcode | Family | Effect | Engine | Needs | Semantics |\n"
+        "|---|---|---|---|---|---|\n";
+  for (const OpInfo &row : kOpRows) {
+    Requirement need;
+    for (const Feature &f : kFeatures)
+      if (f.kind == Feature::Kind::Instruction && f.name == row.name)
+        need = f.req;
+    md +=
+        fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", row.name,
+                    family_name(row.family), effect_text(row.effect),
+                    hooks_text(row.hooks), needs_text(need), cell(row.summary));
+  }
+  md += "\n## Forms\n\n"
+        "The forms (opcode and naming modifiers) with their own "
+        "requirements, and the modifiers each takes (\"-\": none; empty: not "
+        "checked).\n\n"
+        "| Form | Family | Needs | Modifiers |\n|---|---|---|---|\n";
+  for (const Feature &f : kFeatures)
+    if (f.kind == Feature::Kind::Instruction)
+      md += fmt::format("| `{}` | {} | {} | {} |\n", f.name,
+                        family_name(f.family), needs_text(f.req),
+                        f.modifiers.empty() ? "" : std::string(f.modifiers));
+  md += "\n## Modifiers with requirements\n\n"
+        "| Modifier | Of | Needs |\n|---|---|---|\n";
+  for (const Feature &f : kFeatures)
+    if (f.kind == Feature::Kind::Modifier)
+      md += fmt::format("| `.{}` | `{}` | {} |\n", f.name, f.scope,
+                        needs_text(f.req));
+  md += "\n## Operand signatures\n\n"
+        "The first row whose opcode matches and whose modifiers the "
+        "instruction has applies (roles: docs/ptx-validation.md \"Operand "
+        "signatures\").\n\n"
+        "| Opcode | With | Types | Operands |\n|---|---|---|---|\n";
+  for (const Signature &sig : kSignatures)
+    md += fmt::format("| `{}` | {} | {} | {} |\n", sig.opcode,
+                      cell(sig.modifier), cell(sig.types), cell(sig.operands));
+  md += "\n## Known modifiers\n\n"
+        "The modifiers the parser resolves to enumerators "
+        "(`include/bcusim/ptx/modifiers.def`); any other modifier keeps "
+        "its text only.\n\n";
+  std::string line;
+  for (size_t i = 1; i < std::size(kModNames); ++i) {
+    std::string item = fmt::format("`.{}`", kModNames[i]);
+    if (!line.empty() && line.size() + item.size() + 1 > 78) {
+      md += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + item;
+  }
+  if (!line.empty())
+    md += line + "\n";
+  return md;
 }
 
 std::optional<TargetInfo> parse_target(std::string_view t) {

@@ -2074,6 +2074,7 @@ bool Parser::parse_instruction(Function &f) {
     advance();
   }
   ins.loc = span(op_tok, op_last);
+  resolve(ins);
   if (tok_.kind == Tok::DotName) {
     error(loc(tok_), "unexpected space before instruction modifier");
     return false;

@@ -312,7 +312,7 @@ void Validator::instruction(const Function &fn, const Instruction &in) {
 // The rules beyond target and version, one block per instruction.
 void Validator::rules(const Function &fn, const Instruction &in) {
   using OK = Operand::Kind;
-  const std::string &op = in.opcode;
+  const Op op = in.op;
   const auto &o = in.operands;
   const std::string name = full_name(in);
   auto operands = [&](size_t n) {
@@ -338,27 +338,27 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     return std::string();
   };
   auto needs_sync = [&]() {
-    if (!has(in, "sync"))
-      error(in.loc, fmt::format("'{}' requires the .sync modifier", op));
+    if (!in.has(Mod::sync))
+      error(in.loc, fmt::format("'{}' requires the .sync modifier", in.opcode));
   };
 
   // Warp collectives without .sync do not exist on sm_70+ from PTX 6.4.
-  if ((op == "vote" || op == "shfl") && !has(in, "sync") && known_target_ &&
-      target_.sm >= 70 && known_version_ && version_ >= 64)
+  if ((op == Op::vote || op == Op::shfl) && !in.has(Mod::sync) &&
+      known_target_ && target_.sm >= 70 && known_version_ && version_ >= 64)
     error(in.loc, fmt::format("'{}' without '.sync' is not supported on "
                               ".target sm_70 and higher from PTX ISA version "
                               "6.4 (use '{}.sync' with a member mask)",
-                              op, op));
-  if (op == "vote") {
+                              in.opcode, in.opcode));
+  if (op == Op::vote) {
     const auto ts = types_of(in);
     const std::string t = ts.empty() ? "" : ts.back();
-    bool ballot = has(in, "ballot");
+    bool ballot = in.has(Mod::ballot);
     if (!t.empty() && ((ballot && t != "b32") || (!ballot && t != "pred")))
       error(in.loc, fmt::format("'vote.{}' takes type .{}, not .{}",
                                 ballot ? "ballot" : "any/all/uni",
                                 ballot ? "b32" : "pred", t));
   }
-  if (op == "shfl") {
+  if (op == Op::shfl) {
     for (const auto &m : in.modifiers)
       if (is_type(m) && m != "b32")
         error(in.loc, fmt::format("'shfl' takes type .b32, not .{}", m));
@@ -384,13 +384,13 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                "a {}-bit one",
                                what, name, w));
   };
-  if ((op == "match" || op == "activemask" || op == "redux" ||
-       (op == "vote" && has(in, "ballot")) || op == "shfl") &&
+  if ((op == Op::match || op == Op::activemask || op == Op::redux ||
+       (op == Op::vote && in.has(Mod::ballot)) || op == Op::shfl) &&
       !o.empty())
     needs_32(o[0], "the destination");
-  if (op == "elect")
+  if (op == Op::elect)
     needs_sync();
-  if (op == "redux") {
+  if (op == Op::redux) {
     needs_sync();
     std::string red = first_of({"add", "min", "max", "and", "or", "xor"});
     const auto ts = types_of(in);
@@ -406,13 +406,13 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                   red, t));
     }
   }
-  if (op == "griddepcontrol") {
+  if (op == Op::griddepcontrol) {
     if (first_of({"launch_dependents", "wait"}).empty())
       error(in.loc, "'griddepcontrol' requires '.launch_dependents' or "
                     "'.wait'");
     operands(0);
   }
-  if (op == "barrier" && !in.modifiers.empty() &&
+  if (op == Op::barrier && !in.modifiers.empty() &&
       in.modifiers[0] == "cluster") {
     if (in.modifiers.size() < 2 ||
         (in.modifiers[1] != "arrive" && in.modifiers[1] != "wait"))
@@ -429,16 +429,16 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 name));
     return;
   }
-  if (op == "bar" || op == "barrier") {
-    if (has(in, "warp"))
+  if (op == Op::bar || op == Op::barrier) {
+    if (in.has(Mod::warp))
       return; // bar.warp.sync
     // The CTA barriers: .cta only right after the opcode.
     for (size_t i = 1; i < in.modifiers.size(); ++i)
       if (in.modifiers[i] == "cta")
         error(in.loc, fmt::format("'.cta' must follow '{}' directly "
                                   "('{}.cta.{}')",
-                                  op, op, in.modifiers[0]));
-    const bool red = has(in, "red");
+                                  in.opcode, in.opcode, in.modifiers[0]));
+    const bool red = in.has(Mod::red);
     const size_t id = red ? 1 : 0;
     if (id < o.size() && o[id].kind == OK::Imm &&
         (o[id].ival < 0 || o[id].ival > 15))
@@ -451,7 +451,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
             fmt::format("the thread count of '{}' must be a multiple of the "
                         "warp size (32), not {}",
                         name, o[count].ival));
-    if (has(in, "arrive") && o.size() == 2 && o[1].kind == OK::Imm &&
+    if (in.has(Mod::arrive) && o.size() == 2 && o[1].kind == OK::Imm &&
         o[1].ival == 0)
       error(o[1].loc,
             fmt::format("'{}' requires a non-zero thread count", name));
@@ -468,21 +468,21 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     }
     return;
   }
-  if (op == "membar") {
+  if (op == Op::membar) {
     if (first_of({"cta", "gl", "sys", "proxy"}).empty())
       error(in.loc, "'membar' requires a level (.cta, .gl or .sys)");
   }
-  if (op == "fence") {
+  if (op == Op::fence) {
     bool sem = !first_of({"sc", "acq_rel", "acquire", "release"}).empty();
-    bool proxy = has(in, "proxy");
+    bool proxy = in.has(Mod::proxy);
     if (sem && !proxy && first_of({"cta", "cluster", "gpu", "sys"}).empty())
       error(in.loc, fmt::format("'{}' requires a scope (.cta, .cluster, .gpu "
                                 "or .sys)",
                                 name));
   }
-  if (op == "setmaxnreg")
+  if (op == Op::setmaxnreg)
     immediate(0, "the register count");
-  if (op == "cp" && in.modifiers.size() >= 2 && in.modifiers[0] == "async") {
+  if (op == Op::cp && in.modifiers.size() >= 2 && in.modifiers[0] == "async") {
     const std::string &what = in.modifiers[1];
     if (what == "wait_group")
       immediate(0, "the group count");
@@ -514,7 +514,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       }
     }
   }
-  if (op == "mbarrier" && !in.modifiers.empty()) {
+  if (op == Op::mbarrier && !in.modifiers.empty()) {
     const std::string &what = in.modifiers[0];
     for (const auto &m : in.modifiers) {
       if (!is_space(m))
@@ -554,7 +554,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 "ordering (.release, .acquire or .relaxed) "
                                 "with it",
                                 scope, what));
-    if (has(in, "noComplete")) {
+    if (in.has(Mod::noComplete)) {
       // .noComplete: the arrive with a count that must not complete the
       // phase; it takes no ordering but the default .release.cta.
       if (o.size() < 3)
@@ -574,27 +574,28 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                   "directly ('mbarrier.{}.parity...')",
                                   what, what));
     // An immediate arrival count is a positive number.
-    if ((what == "arrive" || what == "arrive_drop") && !has(in, "expect_tx") &&
-        o.size() == 3 && o[2].kind == OK::Imm && o[2].ival <= 0)
+    if ((what == "arrive" || what == "arrive_drop") &&
+        !in.has(Mod::expect_tx) && o.size() == 3 && o[2].kind == OK::Imm &&
+        o[2].ival <= 0)
       error(o[2].loc, fmt::format("the arrival count of 'mbarrier.{}' must "
                                   "be positive, not {}",
                                   what, o[2].ival));
     // Seed 002: expect_tx / complete_tx take .relaxed as their only .sem.
     if ((what == "expect_tx" || what == "complete_tx") &&
-        (has(in, "release") || has(in, "acquire")))
+        (in.has(Mod::release) || in.has(Mod::acquire)))
       error(in.loc, fmt::format("'mbarrier.{}' takes only '.relaxed' as its "
                                 "ordering",
                                 what));
     // Seed 002: a count on mbarrier.arrive without .noComplete needs sm_90.
-    if ((what == "arrive" || what == "arrive_drop") && !has(in, "noComplete") &&
-        !has(in, "expect_tx") && o.size() == 3 && known_target_ &&
-        target_.sm < 90)
+    if ((what == "arrive" || what == "arrive_drop") &&
+        !in.has(Mod::noComplete) && !in.has(Mod::expect_tx) && o.size() == 3 &&
+        known_target_ && target_.sm < 90)
       error(o[2].loc,
             fmt::format("'mbarrier.{}' with a count and without "
                         "'.noComplete' requires .target sm_90 or higher",
                         what));
     if ((what == "arrive" || what == "arrive_drop") &&
-        has(in, "shared::cluster") && !o.empty() && o[0].kind != OK::Sink)
+        in.has(Mod::shared_cluster) && !o.empty() && o[0].kind != OK::Sink)
       error(o[0].loc, fmt::format("'mbarrier.{}' on a .shared::cluster "
                                   "barrier returns no state: its destination "
                                   "must be the sink '_'",
@@ -642,21 +643,22 @@ bool is_float_type(std::string_view t) {
 // checks them: a rounding mode only for floats, .lo/.hi/.wide only for
 // integers, and the float forms that must name one.
 void Validator::arithmetic(const Instruction &in) {
-  const std::string &op = in.opcode;
-  static const std::string_view ops[] = {
-      "add",  "sub", "mul",   "mad",   "div",   "fma",  "sqrt", "rcp", "rsqrt",
-      "ex2",  "lg2", "sin",   "cos",   "tanh",  "min",  "max",  "abs", "neg",
-      "setp", "set", "testp", "mad24", "szext", "bmsk", "dp2a"};
+  const Op op = in.op;
+  static constexpr Op ops[] = {
+      Op::add,   Op::sub,   Op::mul,  Op::mad, Op::div,  Op::fma, Op::sqrt,
+      Op::rcp,   Op::rsqrt, Op::ex2,  Op::lg2, Op::sin,  Op::cos, Op::tanh,
+      Op::min,   Op::max,   Op::abs,  Op::neg, Op::setp, Op::set, Op::testp,
+      Op::mad24, Op::szext, Op::bmsk, Op::dp2a};
   if (std::find(std::begin(ops), std::end(ops), op) == std::end(ops))
     return;
   const std::string name = full_name(in);
   // The mode szext/bmsk (.wrap/.clamp) and dp2a (.lo/.hi) need.
-  if ((op == "szext" || op == "bmsk") && !has(in, "wrap") &&
-      !has(in, "clamp")) {
+  if ((op == Op::szext || op == Op::bmsk) && !in.has(Mod::wrap) &&
+      !in.has(Mod::clamp)) {
     error(in.loc, fmt::format("'{}' needs .wrap or .clamp", name));
     return;
   }
-  if (op == "dp2a" && !has(in, "lo") && !has(in, "hi")) {
+  if (op == Op::dp2a && !in.has(Mod::lo) && !in.has(Mod::hi)) {
     error(in.loc, fmt::format("'{}' needs .lo or .hi", name));
     return;
   }
@@ -666,48 +668,49 @@ void Validator::arithmetic(const Instruction &in) {
   const std::string &t = types[0];
   // .relu on integer min/max: .s32 and .s16x2 only; .NaN and .xorsign.abs:
   // the f32 and half types, and .xorsign only with .abs.
-  if ((op == "min" || op == "max") && has(in, "relu") && t != "s32" &&
+  if ((op == Op::min || op == Op::max) && in.has(Mod::relu) && t != "s32" &&
       t != "s16x2" && !is_float_type(t)) {
     error(in.loc, fmt::format("'.relu' does not apply to '{}'", name));
     return;
   }
   for (const char *m : {"NaN", "xorsign"})
-    if ((op == "min" || op == "max") && has(in, m) &&
+    if ((op == Op::min || op == Op::max) && has(in, m) &&
         (t == "f64" || !is_float_type(t))) {
       error(in.loc, fmt::format("'.{}' does not apply to '{}'", m, name));
       return;
     }
-  if ((op == "min" || op == "max") && has(in, "xorsign") && !has(in, "abs")) {
+  if ((op == Op::min || op == Op::max) && in.has(Mod::xorsign) &&
+      !in.has(Mod::abs)) {
     error(in.loc, fmt::format("'{}': '.xorsign' needs '.abs'", name));
     return;
   }
   // .sat and .ftz against the type (ptxas: "Modifier '.sat' does not apply
   // to '.u32' type", "Illegal modifier '.ftz' for instruction 'add'").
-  if (has(in, "sat")) {
+  if (in.has(Mod::sat)) {
     const bool half = t == "f16" || t == "f16x2";
     bool ok = true;
-    if (op == "add" || op == "sub")
+    if (op == Op::add || op == Op::sub)
       ok = t == "s32" || t == "f32" || half;
-    else if (op == "mul" || op == "fma")
-      ok = (t == "f32" || half) && !has(in, "lo") && !has(in, "hi") &&
-           !has(in, "wide");
-    else if (op == "mad")
-      ok = (t == "s32" && has(in, "hi")) || t == "f32";
-    else if (op == "mad24")
-      ok = t == "s32" && has(in, "hi");
+    else if (op == Op::mul || op == Op::fma)
+      ok = (t == "f32" || half) && !in.has(Mod::lo) && !in.has(Mod::hi) &&
+           !in.has(Mod::wide);
+    else if (op == Op::mad)
+      ok = (t == "s32" && in.has(Mod::hi)) || t == "f32";
+    else if (op == Op::mad24)
+      ok = t == "s32" && in.has(Mod::hi);
     if (!ok) {
       error(in.loc, fmt::format("'.sat' does not apply to '{}'", name));
       return;
     }
   }
-  if (has(in, "ftz") &&
-      (op == "testp" || (t == "f64" && op != "rcp" && op != "rsqrt") ||
-       ((t == "bf16" || t == "bf16x2") && op != "ex2"))) {
+  if (in.has(Mod::ftz) &&
+      (op == Op::testp || (t == "f64" && op != Op::rcp && op != Op::rsqrt) ||
+       ((t == "bf16" || t == "bf16x2") && op != Op::ex2))) {
     error(in.loc, fmt::format("'.ftz' does not apply to '{}'", name));
     return;
   }
   // min/max with three sources: .f32 only, from sm_100.
-  if ((op == "min" || op == "max") && in.operands.size() == 4) {
+  if ((op == Op::min || op == Op::max) && in.operands.size() == 4) {
     if (t != "f32")
       error(in.loc, fmt::format("'{}' takes 3 operands, 4 given (three "
                                 "sources only for .f32)",
@@ -726,52 +729,52 @@ void Validator::arithmetic(const Instruction &in) {
   if (!rnd.empty() && !flt) {
     error(in.loc, fmt::format("rounding modifier '.{}' of '{}' applies to "
                               "float types only, not .{}",
-                              rnd, op, t));
+                              rnd, in.opcode, t));
     return;
   }
   if (!rnd.empty() && rnd != "rn" &&
       (t == "f16" || t == "bf16" || t == "f16x2" || t == "bf16x2")) {
     error(in.loc, fmt::format("'{}' on .{} takes only the rounding modifier "
                               "'.rn', not '.{}'",
-                              op, t, rnd));
+                              in.opcode, t, rnd));
     return;
   }
   if (flt)
     for (const char *m : {"lo", "hi", "wide"})
-      if (has(in, m) && (op == "mul" || op == "mad")) {
-        error(in.loc,
-              fmt::format("'{}.{}' takes an integer type, not .{}", op, m, t));
+      if (has(in, m) && (op == Op::mul || op == Op::mad)) {
+        error(in.loc, fmt::format("'{}.{}' takes an integer type, not .{}",
+                                  in.opcode, m, t));
         return;
       }
   if (!flt)
     return;
-  const bool approx = has(in, "approx");
+  const bool approx = in.has(Mod::approx);
   const bool f64 = t == "f64";
-  if (op == "div") {
-    if (f64 && (approx || has(in, "full")))
+  if (op == Op::div) {
+    if (f64 && (approx || in.has(Mod::full)))
       error(in.loc, fmt::format("'{}' does not take .f64 (use a rounding "
                                 "modifier)",
                                 name));
-    else if (rnd.empty() && !approx && !has(in, "full"))
+    else if (rnd.empty() && !approx && !in.has(Mod::full))
       error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
                                 ".rm or .rp){}",
                                 name, f64 ? "" : ", .approx or .full"));
-  } else if (op == "sqrt" || op == "rcp") {
-    if (op == "sqrt" && f64 && approx)
+  } else if (op == Op::sqrt || op == Op::rcp) {
+    if (op == Op::sqrt && f64 && approx)
       error(in.loc, "'sqrt.approx' does not take .f64");
-    else if (op == "rcp" && f64 && approx && !has(in, "ftz"))
+    else if (op == Op::rcp && f64 && approx && !in.has(Mod::ftz))
       error(in.loc, "'rcp.approx.f64' requires '.ftz'");
     else if (rnd.empty() && !approx)
       error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
                                 ".rm or .rp) or .approx",
                                 name));
-  } else if (op == "mad" || op == "fma") {
+  } else if (op == Op::mad || op == Op::fma) {
     if (rnd.empty())
       error(in.loc, fmt::format("'{}' requires a rounding modifier (.rn, .rz, "
                                 ".rm or .rp)",
                                 name));
-  } else if (op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" ||
-             op == "cos" || op == "tanh") {
+  } else if (op == Op::rsqrt || op == Op::ex2 || op == Op::lg2 ||
+             op == Op::sin || op == Op::cos || op == Op::tanh) {
     if (!approx)
       error(in.loc, fmt::format("'{}' requires '.approx'", name));
   }
@@ -782,7 +785,7 @@ void Validator::arithmetic(const Instruction &in) {
 // "Rounding modifier required for instruction 'cvt'", "Illegal rounding
 // modifier for instruction 'cvt'").
 void Validator::conversion(const Instruction &in) {
-  if (in.opcode != "cvt")
+  if (in.op != Op::cvt)
     return;
   const auto types = types_of(in);
   if (types.size() != 2)
@@ -836,7 +839,7 @@ void Validator::conversion(const Instruction &in) {
                               takes == Float ? ".rn, .rz, .rm or .rp"
                                              : ".rni, .rzi, .rmi or .rpi",
                               types[1], types[0]));
-  if (has(in, "ftz") && types[0] != "f32" && types[1] != "f32")
+  if (in.has(Mod::ftz) && types[0] != "f32" && types[1] != "f32")
     error(in.loc, fmt::format("'.ftz' of '{}' needs an .f32 source or "
                               "destination",
                               name));
@@ -845,10 +848,10 @@ void Validator::conversion(const Instruction &in) {
 // State spaces and memory-order modifiers of ld, st, atom and red, as
 // ptxas checks them.
 void Validator::memory(const Instruction &in) {
-  const std::string &op = in.opcode;
-  if (op != "ld" && op != "st" && op != "atom" && op != "red")
+  const Op op = in.op;
+  if (op != Op::ld && op != Op::st && op != Op::atom && op != Op::red)
     return;
-  if (has(in, "async") || has(in, "bulk"))
+  if (in.has(Mod::async) || in.has(Mod::bulk))
     return; // st.async, red.async: forms of their own
   std::vector<std::string> spaces;
   for (const auto &m : in.modifiers)
@@ -865,21 +868,21 @@ void Validator::memory(const Instruction &in) {
   bool space_ok = true;
   if (sp == "tex")
     space_ok = false;
-  else if (op == "st")
+  else if (op == Op::st)
     space_ok = sp != "const";
-  else if (op == "atom" || op == "red")
+  else if (op == Op::atom || op == Op::red)
     space_ok = sp.empty() || sp == "global" || sp == "shared" ||
                sp == "shared::cta" || sp == "shared::cluster";
   if (!space_ok) {
     error(in.loc,
-          fmt::format("'{}' does not take the state space .{}", op, sp));
+          fmt::format("'{}' does not take the state space .{}", in.opcode, sp));
     return;
   }
-  if (has(in, "nc")) {
-    if (op != "ld")
+  if (in.has(Mod::nc)) {
+    if (op != Op::ld)
       error(in.loc, fmt::format("'.nc' is a modifier of 'ld' only, not of "
                                 "'{}'",
-                                op));
+                                in.opcode));
     else if (sp != "global")
       error(in.loc, "'.nc' requires the .global state space");
   }
@@ -892,13 +895,14 @@ void Validator::memory(const Instruction &in) {
       std::string_view(order) != "weak")
     error(in.loc, fmt::format("'.{}' does not apply to the .{} state space",
                               order, sp));
-  else if ((op == "ld" || op == "st") &&
-           (has(in, "relaxed") || has(in, "acquire") || has(in, "release")) &&
-           !has(in, "cta") && !has(in, "cluster") && !has(in, "gpu") &&
-           !has(in, "sys"))
+  else if ((op == Op::ld || op == Op::st) &&
+           (in.has(Mod::relaxed) || in.has(Mod::acquire) ||
+            in.has(Mod::release)) &&
+           !in.has(Mod::cta) && !in.has(Mod::cluster) && !in.has(Mod::gpu) &&
+           !in.has(Mod::sys))
     error(in.loc, fmt::format("'.{}' on '{}' requires a scope (.cta, "
                               ".cluster, .gpu or .sys)",
-                              order, op));
+                              order, in.opcode));
 }
 
 // Operand count, instruction type and register types from kSignatures.
@@ -915,7 +919,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   const auto types = types_of(in);
   // cvt: only the conversions between scalar types (packed and narrow
   // float formats have forms of their own).
-  if (in.opcode == "cvt" &&
+  if (in.op == Op::cvt &&
       (types.size() != 2 ||
        std::any_of(types.begin(), types.end(), [](const std::string &t) {
          char k = classify(t).k;
@@ -937,7 +941,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
     }
     r.kind = tok.front();
     r.type = tok.size() > 1 && tok[1] == '2' ? 1 : 0;
-    if (r.kind == 'H' && !has(in, "L2::cache_hint"))
+    if (r.kind == 'H' && !in.has(Mod::L2_cache_hint))
       continue;
     if (r.kind == 'T' || r.kind == 'W' || r.kind == 'L')
       ntypes = std::max(ntypes, r.type + 1);

@@ -1,5 +1,6 @@
-// `bcusim ptx check FILE.ptx...` and `bcusim ptx dump FILE.ptx`: the PTX
-// front end on its own (parse, report, print back). See docs/ptx-frontend.md.
+// `bcusim ptx check FILE.ptx...`, `bcusim ptx dump FILE.ptx` and `bcusim ptx
+// table`: the PTX front end on its own (parse, report, print back) and its
+// instruction table. See docs/ptx-frontend.md and docs/engine.md.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -86,6 +87,16 @@ void add_ptx_commands(CLI::App &app, Context &ctx) {
       return;
     }
     std::fputs(ptx::print(*mod).c_str(), stdout);
+    ctx.exit_code = 0;
+  });
+
+  auto *table = ptx_cmd->add_subcommand(
+      "table", "print the PTX instruction table (docs/ptx-instructions.md)");
+  auto markdown = std::make_shared<bool>(false);
+  table->add_flag("--markdown", *markdown,
+                  "as Markdown (the only format so far; the default)");
+  table->callback([&ctx] {
+    std::fputs(ptx::instruction_reference_markdown().c_str(), stdout);
     ctx.exit_code = 0;
   });
 }

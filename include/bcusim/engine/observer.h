@@ -228,6 +228,12 @@ public:
   // Instructions by pc.
   virtual SourceLoc ptx_loc(uint32_t pc) const = 0;
   virtual std::string_view text(uint32_t pc) const = 0; // "ld.shared.u32"
+  // Whether the instruction at pc is an aligned barrier (bar.*, which is
+  // barrier.*.aligned, or an .aligned form), from its modifier set.
+  virtual bool aligned(uint32_t pc) const {
+    (void)pc;
+    return false;
+  }
   virtual CudaLoc cuda_loc(uint32_t pc) const = 0;
   // A name for an address: the .shared variable (and offset) at a shared
   // offset, the allocation or module variable at a global address; empty

@@ -10,12 +10,14 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bcusim/ptx/opcodes.h"
 #include "bcusim/support/diagnostics.h"
 
 namespace bcusim::ptx {
@@ -109,7 +111,27 @@ struct Instruction {
   // Inlined code: the outermost call site of the `.loc ... inlined_at`
   // chain, i.e. the call in the function's own source (file 0 = none).
   uint32_t call_file = 0, call_line = 0, call_col = 0;
+  // Extension: the opcode and modifiers resolved against the instruction
+  // table (opcodes.h) by the parser, once: `op` (Op::unknown when the table
+  // does not know the name), `mods` parallel to `modifiers` (Mod::unknown
+  // for a modifier it does not know) and the set of them. The text stays
+  // for printing and diagnostics; consumers test these.
+  Op op = Op::unknown;
+  std::vector<Mod> mods;
+  ModSet mod_set;
+  bool has(Mod m) const { return mod_set.test(static_cast<size_t>(m)); }
+  // Whether the instruction has any of `ms`.
+  bool has_any(std::initializer_list<Mod> ms) const {
+    for (Mod m : ms)
+      if (has(m))
+        return true;
+    return false;
+  }
 };
+
+// Fills Instruction::op, mods and mod_set from its opcode and modifier text
+// (the parser does this for every instruction it reads).
+void resolve(Instruction &in);
 
 struct RegInfo {
   std::string name; // as declared, e.g. "%r12" (scopes make names repeat)

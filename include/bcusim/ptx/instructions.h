@@ -17,17 +17,7 @@
 
 namespace bcusim::ptx {
 
-enum class Family : uint8_t {
-  Other,
-  Warp,       // vote, shfl, match, redux, activemask, bar.warp.sync, elect
-  CtaBarrier, // bar, barrier
-  Cluster,    // barrier.cluster, mapa, getctarank, griddepcontrol
-  Mbarrier,   // mbarrier.*
-  AsyncCopy,  // cp.async*, cp.reduce.async.bulk
-  Fence,      // fence, membar
-  Memory,     // ld, st, atom, red (their modifiers)
-  Control,    // nanosleep, setmaxnreg
-};
+// Family is declared in opcodes.h (with the opcode rows).
 
 // What a feature needs. `sm` is the target number (90 for sm_90), `ptx` the
 // version times ten (78 for 7.8); 0 means no requirement.
@@ -96,7 +86,13 @@ std::optional<uint16_t> parse_version(std::string_view version);
 // synchronizes with them (the barrier, warp, cluster, mbarrier, async-copy
 // and fence families): where a random schedule may preempt a warp
 // (docs/engine.md "Schedule").
+// The opcode row's Effect (opcodes.def), without .param/.const/.local.
 bool affects_other_threads(const Instruction &in);
+
+// The instruction reference (docs/ptx-instructions.md) as Markdown,
+// generated from the rows of opcodes.def, features() and signatures()
+// (`bcusim ptx table --markdown`).
+std::string instruction_reference_markdown();
 
 // Checks a parsed module as ptxas does: the target and PTX version each
 // instruction, modifier, special register and kernel directive needs (the

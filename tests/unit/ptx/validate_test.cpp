@@ -200,6 +200,7 @@ TEST(PtxFacts, WhatOtherThreadsSee) {
     Instruction in;
     in.opcode = std::move(op);
     in.modifiers = std::move(mods);
+    resolve(in);
     return in;
   };
   EXPECT_TRUE(affects_other_threads(inst("ld", {"shared", "u32"})));
@@ -212,6 +213,59 @@ TEST(PtxFacts, WhatOtherThreadsSee) {
   EXPECT_FALSE(affects_other_threads(inst("st", {"local", "u32"})));
   EXPECT_FALSE(affects_other_threads(inst("add", {"s32"})));
   EXPECT_FALSE(affects_other_threads(inst("nanosleep", {"u32"})));
+}
+} // namespace
+} // namespace bcusim::ptx
+
+namespace bcusim::ptx {
+namespace {
+// The committed reference is what the rows produce; regenerate it with
+// `build/bcusim ptx table --markdown > docs/ptx-instructions.md`.
+TEST(PtxTable, ReferenceIsCurrent) {
+  std::ifstream f(std::filesystem::path(BCUSIM_SOURCE_DIR) /
+                  "docs/ptx-instructions.md");
+  ASSERT_TRUE(f) << "docs/ptx-instructions.md is missing";
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_EQ(ss.str(), instruction_reference_markdown())
+      << "docs/ptx-instructions.md differs from the instruction table; run "
+         "`build/bcusim ptx table --markdown > docs/ptx-instructions.md`";
+}
+
+TEST(PtxTable, NamesResolveBothWays) {
+  for (const OpInfo &row : opcode_rows()) {
+    EXPECT_EQ(opcode_of(row.name), row.op) << row.name;
+    EXPECT_EQ(name_of(row.op), row.name);
+    EXPECT_EQ(&info(row.op), &row);
+  }
+  EXPECT_EQ(opcode_of("frobnicate"), Op::unknown);
+  EXPECT_EQ(modifier_of("shared::cta"), Mod::shared_cta);
+  EXPECT_EQ(name_of(Mod::and_), "and");
+  EXPECT_EQ(modifier_of("no_such_modifier"), Mod::unknown);
+  for (size_t i = 1; i < kModCount; ++i)
+    EXPECT_EQ(modifier_of(name_of(static_cast<Mod>(i))), static_cast<Mod>(i));
+}
+
+TEST(PtxTable, ParserResolvesOnce) {
+  DiagnosticSink sink;
+  auto src = SourceFile::from_string(
+      "t.ptx", ".version 8.0\n.target sm_90\n.address_size 64\n"
+               ".visible .entry k()\n{\n"
+               "  barrier.sync.aligned 0;\n  bar.warp.sync 1;\n"
+               "  frob.wibble;\n}\n");
+  auto m = parse(src, sink);
+  ASSERT_TRUE(m) << sink.render_all();
+  const auto &body = m->functions[0].body;
+  ASSERT_EQ(body.size(), 3u);
+  EXPECT_EQ(body[0].op, Op::barrier);
+  EXPECT_TRUE(body[0].has(Mod::aligned));
+  EXPECT_TRUE(body[0].has(Mod::sync));
+  EXPECT_FALSE(body[0].has(Mod::warp));
+  EXPECT_EQ(body[1].op, Op::bar);
+  EXPECT_EQ(body[1].mods, (std::vector<Mod>{Mod::warp, Mod::sync}));
+  EXPECT_EQ(body[2].op, Op::unknown);
+  EXPECT_EQ(body[2].opcode, "frob");
+  EXPECT_EQ(body[2].mods, std::vector<Mod>{Mod::unknown});
 }
 } // namespace
 } // namespace bcusim::ptx
