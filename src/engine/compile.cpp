@@ -75,7 +75,8 @@ std::string external_function_hint(const std::string &name) {
   if (name.rfind("__cudaCDP", 0) == 0 ||
       name.rfind("cudaLaunchDevice", 0) == 0 ||
       name.rfind("cudaGetParameterBuffer", 0) == 0)
-    return " (device-side kernel launch is not supported)";
+    return " (only the device-side launches nvcc 13 emits, __cudaCDP2*V2, are "
+           "supported)";
   if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0)
     return " (the device runtime is not supported)";
   return " (the module does not define it)";
