@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
+#include <functional>
 #include <numeric>
 #include <vector>
 
@@ -40,6 +41,10 @@ const Module &check_module() {
   static const Module &m = load(BCUSIM_CHECK_PTX);
   return m;
 }
+const Module &seqcst_module() {
+  static const Module &m = load(BCUSIM_SEQCST_PTX);
+  return m;
+}
 
 struct Workload {
   const Module *module;
@@ -53,10 +58,17 @@ struct Workload {
 // 3: plain under a random schedule.
 struct Ignore : Observer {};
 
-void run(benchmark::State &state, Device &dev, Workload &w) {
+// `reset`, when given, runs before each launch, untimed.
+void run(benchmark::State &state, Device &dev, Workload &w,
+         const std::function<void()> &reset = {}) {
   const int mode = int(state.range(0));
   uint64_t steps = 0, shadow = 0;
   for (auto _ : state) {
+    if (reset) {
+      state.PauseTiming();
+      reset();
+      state.ResumeTiming();
+    }
     Ignore ignore;
     std::unique_ptr<check::Checker> checker;
     LaunchConfig cfg = w.cfg;
@@ -166,6 +178,32 @@ void BM_BlockReduce(benchmark::State &state) {
   run(state, dev, w);
 }
 
+// A persistent kernel whose every access is a seq_cst
+// cuda::atomic_ref<int, thread_scope_system> (tests/kernels/check/seqcst.cu):
+// each access is a fence.sc.sys plus a .sys strong access, the pattern that
+// must not make the checker super-linear (docs/performance.md "Checker").
+void BM_SeqCstPersistent(benchmark::State &state) {
+  Device dev;
+  constexpr uint32_t n = 1 << 15;
+  std::vector<int> host(n);
+  std::iota(host.begin(), host.end(), 0);
+  DevicePtr work = dev.alloc(n * 4), next = dev.alloc(4),
+            out = dev.alloc((n + 1) * 4);
+  dev.write(work, host.data(), n * 4);
+  Workload w{&seqcst_module(), "seqcst_persistent", {}, {}, 0};
+  w.cfg.grid = {16};
+  w.cfg.block = {256};
+  w.args = {KernelArg::ptr(work), KernelArg::ptr(next), KernelArg::ptr(out),
+            KernelArg::s32(int(n))};
+  w.covered = 2ull * n * 4 + 8;
+  // Each iteration starts from an empty work counter and total.
+  run(state, dev, w, [&dev, next, out] {
+    const int zero = 0;
+    dev.write(next, &zero, 4);
+    dev.write(out + n * 4, &zero, 4);
+  });
+}
+
 #define MODES                                                                  \
   ->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(                     \
       benchmark::kMillisecond)
@@ -174,5 +212,6 @@ BENCHMARK(BM_Stream) MODES;
 BENCHMARK(BM_TiledMatmul) MODES;
 BENCHMARK(BM_MmaMatmul) MODES;
 BENCHMARK(BM_BlockReduce) MODES;
+BENCHMARK(BM_SeqCstPersistent) MODES;
 
 } // namespace

@@ -9,19 +9,26 @@
 
 namespace bcusim::check {
 
+namespace {
+constexpr FindingKind kAllKinds[] = {FindingKind::DataRace,
+                                     FindingKind::IntraWarpRace,
+                                     FindingKind::BenignRace,
+                                     FindingKind::BarrierDivergence,
+                                     FindingKind::Deadlock,
+                                     FindingKind::SyncMisuse,
+                                     FindingKind::UninitializedRead,
+                                     FindingKind::ScheduleDependent,
+                                     FindingKind::Fault,
+                                     FindingKind::Limit};
+} // namespace
+
 std::optional<Checks> Checks::parse(std::string_view list, std::string &error) {
   Checks c;
   c.sync = false;
   c.explicit_list = true;
-  if (list == "all") {
-    c.race = c.sync = c.init = true;
-    return c;
-  }
-  if (list == "none")
-    return c;
   if (list.empty()) {
     error = "empty check list (use all, none, or a comma list of race, "
-            "sync, init)";
+            "sync, init, -KIND)";
     return std::nullopt;
   }
   size_t pos = 0;
@@ -30,7 +37,26 @@ std::optional<Checks> Checks::parse(std::string_view list, std::string &error) {
     std::string_view item = list.substr(pos, comma == std::string_view::npos
                                                  ? std::string_view::npos
                                                  : comma - pos);
-    if (item == "race")
+    if (item == "all")
+      c.race = c.sync = c.init = true;
+    else if (item == "none")
+      ;
+    else if (item.starts_with("-")) {
+      bool known = false;
+      for (FindingKind k : kAllKinds)
+        if (item.substr(1) == name_of(k)) {
+          c.suppressed_kinds |= 1u << unsigned(k);
+          known = true;
+        }
+      if (!known) {
+        error = fmt::format("unknown finding kind '{}' in '{}' (suppressible: "
+                            "data-race, intra-warp-race, benign-race, "
+                            "barrier-divergence, deadlock, sync-misuse, "
+                            "uninitialized-read, schedule-dependent)",
+                            item.substr(1), item);
+        return std::nullopt;
+      }
+    } else if (item == "race")
       c.race = true;
     else if (item == "sync")
       c.sync = true;
@@ -38,7 +64,7 @@ std::optional<Checks> Checks::parse(std::string_view list, std::string &error) {
       c.init = true;
     else {
       error = fmt::format("unknown check '{}' (use all, none, or a comma "
-                          "list of race, sync, init)",
+                          "list of race, sync, init, -KIND)",
                           item);
       return std::nullopt;
     }
@@ -61,7 +87,12 @@ std::string Checks::str() const {
   add(race, "race");
   add(sync, "sync");
   add(init, "init");
-  return s.empty() ? "none" : s;
+  if (s.empty())
+    s = "none";
+  for (FindingKind k : kAllKinds)
+    if (suppressed(k))
+      s += fmt::format(",-{}", name_of(k));
+  return s;
 }
 
 std::string_view name_of(FindingKind k) {
@@ -70,6 +101,8 @@ std::string_view name_of(FindingKind k) {
     return "data-race";
   case FindingKind::IntraWarpRace:
     return "intra-warp-race";
+  case FindingKind::BenignRace:
+    return "benign-race";
   case FindingKind::BarrierDivergence:
     return "barrier-divergence";
   case FindingKind::Deadlock:
@@ -186,6 +219,8 @@ struct Checker::Impl {
   uint64_t launches = 0;
   uint64_t peak_shadow = 0, peak_covered = 0;
   std::mutex mu; // concurrent() observers: sync checks only
+  template <class E, class Hb, class Rules>
+  void sync(const E &e, Hb &&hb, Rules &&rules);
 };
 
 Checker::Checker(Checks checks)
@@ -224,26 +259,154 @@ void Checker::on_access(const engine::AccessEvent &e) {
     detail::init_access(L, e);
 }
 
-void Checker::on_sync(const engine::SyncEvent &e) {
+// Synchronization events: under the lock (concurrent() observers), for a
+// CTA the checker knows; `hb` (happens-before) only when races are checked.
+template <class E, class Hb, class Rules>
+void Checker::Impl::sync(const E &e, Hb &&hb, Rules &&rules) {
+  std::lock_guard<std::mutex> g(mu);
+  detail::CtaSt *c = L.cta(e.cta);
+  if (!c)
+    return;
+  if (L.checks.race && L.race_on)
+    hb(*c);
+  rules(*c);
+}
+
+namespace {
+constexpr auto kNone = [](detail::CtaSt &) {};
+} // namespace
+
+void Checker::on_cta_begin(const engine::CtaEvent &e) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  detail::cta_begin(impl_->L, e.cta, e.cluster);
+}
+
+void Checker::on_cta_end(const engine::CtaEvent &e) {
   std::lock_guard<std::mutex> g(impl_->mu);
   detail::LaunchSt &L = impl_->L;
-  if (e.kind == engine::SyncKind::CtaEnd) {
-    uint64_t shadow = 0;
-    for (auto &[k, c] : L.ctas)
-      shadow += c->shadow.size() * sizeof(detail::Granule);
-    impl_->peak_shadow =
-        std::max(impl_->peak_shadow, shadow + L.global.bytes());
-    auto it = L.ctas.find(e.cta);
-    detail::rules_cta_end(L, it != L.ctas.end() ? it->second.get() : nullptr,
-                          e.cta);
-    if (it != L.ctas.end()) {
-      L.pool.push_back(std::move(it->second));
-      L.ctas.erase(it);
-    }
-    return;
+  uint64_t shadow = 0;
+  for (auto &[k, c] : L.ctas)
+    shadow += c->shadow.size() * sizeof(detail::Granule);
+  impl_->peak_shadow = std::max(impl_->peak_shadow, shadow + L.global.bytes());
+  auto it = L.ctas.find(e.cta);
+  detail::rules_cta_end(L, it != L.ctas.end() ? it->second.get() : nullptr,
+                        e.cta);
+  if (it != L.ctas.end()) {
+    L.pool.push_back(std::move(it->second));
+    L.ctas.erase(it);
   }
-  detail::on_sync(L, e);
-  detail::rules_sync(L, e);
+}
+
+void Checker::on_thread_exit(const engine::ThreadEvent &e) {
+  impl_->sync(e, kNone,
+              [&](detail::CtaSt &c) { detail::hb_thread_exit(c, e); });
+}
+
+void Checker::on_fence(const engine::FenceEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_fence(L, c, e); }, kNone);
+}
+
+void Checker::on_barrier_arrive(const engine::BarrierArriveEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_barrier_arrive(L, c, e); },
+      [&](detail::CtaSt &c) { detail::rules_barrier_arrive(c, e); });
+}
+
+void Checker::on_barrier_complete(const engine::BarrierCompleteEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_barrier_complete(c, e); },
+      [&](detail::CtaSt &c) { detail::rules_barrier_complete(L, c, e); });
+}
+
+void Checker::on_barrier_resume(const engine::BarrierResumeEvent &e) {
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_barrier_resume(c, e); }, kNone);
+}
+
+void Checker::on_warp_sync(const engine::WarpSyncEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_warp_sync(L, c, e); }, kNone);
+}
+
+void Checker::on_elect(const engine::WarpSyncEvent &e) { on_warp_sync(e); }
+
+void Checker::on_cluster_arrive(const engine::ClusterEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_cluster_arrive(L, c, e); }, kNone);
+}
+
+void Checker::on_cluster_complete(const engine::ClusterEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &) { detail::hb_cluster_complete(L, e); }, kNone);
+}
+
+void Checker::on_cluster_resume(const engine::ClusterEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_cluster_resume(L, c, e); }, kNone);
+}
+
+void Checker::on_mbar_init(const engine::MbarEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &) { detail::hb_mbar_init(L, e); },
+      [&](detail::CtaSt &) { detail::rules_mbar_init(L, e); });
+}
+
+void Checker::on_mbar_arrive(const engine::MbarEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_mbar_arrive(L, c, e); },
+      [&](detail::CtaSt &) { detail::rules_mbar_arrive(L, e); });
+}
+
+void Checker::on_mbar_complete_tx(const engine::MbarEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &) { detail::hb_mbar_complete_tx(L, e); }, kNone);
+}
+
+void Checker::on_mbar_phase_complete(const engine::MbarEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &) { detail::hb_mbar_phase_complete(L, e); }, kNone);
+}
+
+void Checker::on_mbar_wait_done(const engine::MbarEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_mbar_wait_done(L, c, e); },
+      [&](detail::CtaSt &) { detail::rules_mbar_wait_done(L, e); });
+}
+
+void Checker::on_async_issue(const engine::AsyncIssueEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_async_issue(L, c, e); }, kNone);
+}
+
+void Checker::on_async_wait(const engine::AsyncWaitEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &c) { detail::hb_async_wait(L, c, e); }, kNone);
+}
+
+void Checker::on_async_complete(const engine::AsyncCompleteEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(
+      e, [&](detail::CtaSt &) { detail::hb_async_complete(L, e); }, kNone);
+}
+
+void Checker::on_grid_sync(const engine::ThreadEvent &e) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  detail::rules_grid_sync(impl_->L, e);
 }
 
 void Checker::on_launch_end(const engine::LaunchView &) {
@@ -281,6 +444,7 @@ std::string Checker::summary() const {
   // Findings by kind, in a fixed order.
   static const FindingKind order[] = {FindingKind::DataRace,
                                       FindingKind::IntraWarpRace,
+                                      FindingKind::BenignRace,
                                       FindingKind::BarrierDivergence,
                                       FindingKind::Deadlock,
                                       FindingKind::SyncMisuse,
@@ -304,7 +468,11 @@ std::string Checker::summary() const {
                      warning_count(), warning_count() == 1 ? "" : "s");
 }
 
-void Checker::add(Finding f) { impl_->all.push_back(std::move(f)); }
+void Checker::add(Finding f) {
+  if (checks_.suppressed(f.kind))
+    return;
+  impl_->all.push_back(std::move(f));
+}
 
 uint64_t Checker::findings_so_far() const { return impl_->findings.created(); }
 

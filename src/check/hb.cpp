@@ -92,7 +92,7 @@ bool is_release(MemOrder o) {
   return o == MemOrder::Release || o == MemOrder::AcqRel || o == MemOrder::Sc;
 }
 
-MbarSt *mbar_of(LaunchSt &L, const SyncEvent &e) {
+MbarSt *mbar_of(LaunchSt &L, const engine::MbarEvent &e) {
   CtaSt *owner = L.cta(e.object_owner);
   if (!owner)
     return nullptr;
@@ -190,15 +190,28 @@ Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     uint32_t m = 0;
     each_lane(c.valid[warp],
               [&](uint32_t l) { m = std::max(m, c.clock[warp * 32 + l]); });
+    bool shared = true; // every lane holds the same knowledge object
+    const VcData *first = thread_at(c, warp, std::countr_zero(lanes)).vc.get();
+    each_lane(lanes, [&](uint32_t l) {
+      ThreadSt &t = thread_at(c, warp, l);
+      shared &= t.vc.get() == first;
+      c.clock[warp * 32 + l] = m + 1;
+    });
+    const uint32_t wk = warp_key(L.tid_of(c.linear, warp, 0));
+    // The common case (a warp that went through its synchronization
+    // together): a copy of that object with the warp's floor raised, no
+    // sorting (the cost of a fence.sc per access stays one copy).
+    if (shared)
+      return with_floor(thread_at(c, warp, std::countr_zero(lanes)).vc, wk,
+                        m + 1);
     each_lane(lanes, [&](uint32_t l) {
       ThreadSt &t = thread_at(c, warp, l);
       if (t.vc.get() != last) {
         b.add(t.vc);
         last = t.vc.get();
       }
-      c.clock[warp * 32 + l] = m + 1;
     });
-    b.floor(warp_key(L.tid_of(c.linear, warp, 0)), m + 1);
+    b.floor(wk, m + 1);
     return b.build();
   }
   each_lane(lanes, [&](uint32_t l) {
@@ -218,33 +231,202 @@ Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
 
 void acquire(ThreadSt &t, const Vc &v) { t.vc = join(t.vc, v); }
 
-void on_sync(LaunchSt &L, const SyncEvent &e) {
-  using K = SyncKind;
-  if (e.kind == K::CtaBegin) {
-    cta_begin(L, e.cta, e.cluster);
-    return;
+void hb_thread_exit(CtaSt &c, const engine::ThreadEvent &e) {
+  c.exited[e.warp] |= e.lanes;
+  each_lane(e.lanes, [&](uint32_t l) { c.exit_pc[e.warp * 32 + l] = e.pc; });
+}
+
+void hb_barrier_arrive(LaunchSt &L, CtaSt &c,
+                       const engine::BarrierArriveEvent &e) {
+  // A CTA barrier is also an acquire fence of each arriving thread: what
+  // its earlier strong reads observed (a relaxed atomic on a flag that
+  // another CTA released with a fence) becomes its knowledge and travels
+  // through the barrier (docs/checker.md "Ordering rules": the
+  // __threadfence() "last block" reduction).
+  each_lane(e.lanes, [&](uint32_t l) {
+    ThreadSt &t = thread_at(c, e.warp, l);
+    if (t.pending) {
+      t.vc = join(t.vc, t.pending);
+      t.pending = nullptr;
+    }
+  });
+  BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+  b.acc = join(b.acc, release_warp(L, c, e.warp, e.lanes));
+}
+
+void hb_barrier_complete(CtaSt &c, const engine::BarrierCompleteEvent &e) {
+  BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+  b.completed = b.acc;
+  b.acc = nullptr;
+}
+
+void hb_barrier_resume(CtaSt &c, const engine::BarrierResumeEvent &e) {
+  acquire_lanes(c, e.warp, e.lanes, c.bars[unsigned(e.barrier) & 15].completed);
+}
+
+void hb_warp_sync(LaunchSt &L, CtaSt &c, const engine::WarpSyncEvent &e) {
+  const uint32_t live = live_lanes(c, e.warp);
+  if (e.lanes == live) {
+    uint32_t m = 0;
+    each_lane(c.valid[e.warp],
+              [&](uint32_t l) { m = std::max(m, c.clock[e.warp * 32 + l]); });
+    // Lanes that shared one knowledge object keep it; only their floor
+    // and clocks move.
+    Vc joined = thread_at(c, e.warp, std::countr_zero(e.lanes)).vc;
+    const VcData *last = joined.get();
+    each_lane(e.lanes, [&](uint32_t l) {
+      const Vc &v = thread_at(c, e.warp, l).vc;
+      if (v.get() != last) {
+        joined = join(joined, v);
+        last = v.get();
+      }
+    });
+    each_lane(e.lanes, [&](uint32_t l) {
+      ThreadSt &t = thread_at(c, e.warp, l);
+      t.vc = joined;
+      t.own_floor = m + 1;
+      c.clock[e.warp * 32 + l] = m + 1;
+    });
+  } else {
+    Vc s = release_warp(L, c, e.warp, e.lanes);
+    each_lane(e.lanes, [&](uint32_t l) {
+      thread_at(c, e.warp, l).vc = join(thread_at(c, e.warp, l).vc, s);
+    });
   }
-  CtaSt *cp = L.cta(e.cta);
-  if (!cp)
-    return;
-  CtaSt &c = *cp;
-  switch (e.kind) {
-  case K::ThreadExit:
-    c.exited[e.warp] |= e.lanes;
-    each_lane(e.lanes, [&](uint32_t l) { c.exit_pc[e.warp * 32 + l] = e.pc; });
-    return;
-  default:
-    break;
+}
+
+void hb_cluster_arrive(LaunchSt &L, CtaSt &c, const engine::ClusterEvent &e) {
+  ClusterSt &cl = L.clusters[e.cluster];
+  cl.acc = join(cl.acc, release_by_order(L, c, e.warp, e.lanes, e.order));
+}
+
+void hb_cluster_complete(LaunchSt &L, const engine::ClusterEvent &e) {
+  ClusterSt &cl = L.clusters[e.cluster];
+  cl.completed = cl.acc;
+  cl.acc = nullptr;
+}
+
+void hb_cluster_resume(LaunchSt &L, CtaSt &c, const engine::ClusterEvent &e) {
+  const Vc &v = L.clusters[e.cluster].completed;
+  if (is_acquire(e.order))
+    acquire_lanes(c, e.warp, e.lanes, v);
+  else
+    pending_lanes(c, e.warp, e.lanes, v);
+}
+
+void hb_mbar_init(LaunchSt &L, const engine::MbarEvent &e) {
+  if (MbarSt *m = mbar_of(L, e)) {
+    m->acc.clear();
+    m->completed.clear();
   }
-  if (!(L.checks.race && L.race_on))
+}
+
+void hb_mbar_arrive(LaunchSt &L, CtaSt &c, const engine::MbarEvent &e) {
+  MbarSt *m = mbar_of(L, e);
+  if (!m)
     return;
-  switch (e.kind) {
-  case K::BarrierArrive: {
-    // A CTA barrier is also an acquire fence of each arriving thread: what
-    // its earlier strong reads observed (a relaxed atomic on a flag that
-    // another CTA released with a fence) becomes its knowledge and travels
-    // through the barrier (docs/checker.md "Ordering rules": the
-    // __threadfence() "last block" reduction).
+  Vc s;
+  if (e.async_id) {
+    Tid agent = kAgentCp | L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes));
+    s = agent_knowledge(L, agent, e.async_id, true);
+  } else {
+    s = release_by_order(L, c, e.warp, e.lanes, e.order);
+  }
+  // A .cta-scoped arrive on another CTA's object orders nothing there.
+  if (e.scope == MemScope::Cta && e.cta != e.object_owner)
+    s = nullptr;
+  m->acc[e.phase] = join(m->acc[e.phase], s);
+}
+
+void hb_mbar_complete_tx(LaunchSt &L, const engine::MbarEvent &e) {
+  MbarSt *m = mbar_of(L, e);
+  if (!m || !e.async_id)
+    return;
+  Tid agent = kAgentBulk | L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes));
+  m->acc[e.phase] =
+      join(m->acc[e.phase], agent_knowledge(L, agent, e.async_id, true));
+}
+
+void hb_mbar_phase_complete(LaunchSt &L, const engine::MbarEvent &e) {
+  MbarSt *m = mbar_of(L, e);
+  if (!m)
+    return;
+  auto it = m->acc.find(e.phase);
+  m->completed[e.phase] = it == m->acc.end() ? nullptr : it->second;
+  if (it != m->acc.end())
+    m->acc.erase(it);
+  while (!m->completed.empty() && m->completed.begin()->first + 2 < e.phase)
+    m->completed.erase(m->completed.begin());
+}
+
+void hb_mbar_wait_done(LaunchSt &L, CtaSt &c, const engine::MbarEvent &e) {
+  MbarSt *m = mbar_of(L, e);
+  if (!m)
+    return;
+  auto it = m->completed.find(e.phase);
+  if (it == m->completed.end())
+    return;
+  if (is_acquire(e.order))
+    acquire_lanes(c, e.warp, e.lanes, it->second);
+  else
+    pending_lanes(c, e.warp, e.lanes, it->second);
+}
+
+void hb_async_issue(LaunchSt &L, CtaSt &c, const engine::AsyncIssueEvent &e) {
+  uint32_t lane = std::countr_zero(e.lanes);
+  Tid tid = L.tid_of(e.cta, e.warp, lane);
+  Tid agent = (engine::is_bulk(e.what) ? kAgentBulk : kAgentCp) | tid;
+  const bool grouped = engine::is_grouped(e.what);
+  L.async_snap[snap_key(agent, e.async_id)] =
+      LaunchSt::AsyncSnap{release_of(L, c, e.warp * 32 + lane), grouped};
+  if (grouped) {
+    auto &g = L.groups[agent];
+    if (!g.empty() && g.back().first == uint32_t(e.group))
+      g.back().second = uint32_t(e.async_id);
+    else
+      g.push_back({uint32_t(e.group), uint32_t(e.async_id)});
+  }
+}
+
+void hb_async_complete(LaunchSt &L, const engine::AsyncCompleteEvent &e) {
+  // Copies waited for by groups no longer need what they knew; those that
+  // complete an mbarrier transaction or arrive on one keep it until then.
+  uint32_t lane = std::countr_zero(e.lanes);
+  Tid agent = (engine::is_bulk(e.what) ? kAgentBulk : kAgentCp) |
+              L.tid_of(e.cta, e.warp, lane);
+  auto it = L.async_snap.find(snap_key(agent, e.async_id));
+  if (it != L.async_snap.end() && it->second.grouped)
+    L.async_snap.erase(it);
+}
+
+void hb_async_wait(LaunchSt &L, CtaSt &c, const engine::AsyncWaitEvent &e) {
+  uint32_t lane = std::countr_zero(e.lanes);
+  Tid tid = L.tid_of(e.cta, e.warp, lane);
+  Tid agent = (e.bulk ? kAgentBulk : kAgentCp) | tid;
+  auto git = L.groups.find(agent);
+  if (git == L.groups.end())
+    return;
+  uint32_t maxid = 0;
+  auto &g = git->second;
+  size_t keep = 0;
+  for (size_t k = 0; k < g.size(); ++k) {
+    if (g[k].first < uint32_t(e.below))
+      maxid = std::max(maxid, g[k].second);
+    else
+      g[keep++] = g[k];
+  }
+  g.resize(keep);
+  if (maxid) {
+    VcBuilder b;
+    b.thread(agent, maxid);
+    acquire(thread_at(c, e.warp, lane), b.build());
+  }
+}
+
+void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e) {
+  if (e.proxy) // proxy fences order proxies, not threads
+    return;
+  if (is_acquire(e.order))
     each_lane(e.lanes, [&](uint32_t l) {
       ThreadSt &t = thread_at(c, e.warp, l);
       if (t.pending) {
@@ -252,266 +434,116 @@ void on_sync(LaunchSt &L, const SyncEvent &e) {
         t.pending = nullptr;
       }
     });
-    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
-    b.acc = join(b.acc, release_warp(L, c, e.warp, e.lanes));
-    return;
-  }
-  case K::BarrierComplete: {
-    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
-    b.completed = b.acc;
-    b.acc = nullptr;
-    return;
-  }
-  case K::BarrierResume:
-    acquire_lanes(c, e.warp, e.lanes,
-                  c.bars[unsigned(e.barrier) & 15].completed);
-    return;
-  case K::WarpSync:
-  case K::Elect: {
-    const uint32_t live = live_lanes(c, e.warp);
-    if (e.lanes == live) {
-      uint32_t m = 0;
-      each_lane(c.valid[e.warp],
-                [&](uint32_t l) { m = std::max(m, c.clock[e.warp * 32 + l]); });
-      // Lanes that shared one knowledge object keep it; only their floor
-      // and clocks move.
-      Vc joined = thread_at(c, e.warp, std::countr_zero(e.lanes)).vc;
-      const VcData *last = joined.get();
-      each_lane(e.lanes, [&](uint32_t l) {
-        const Vc &v = thread_at(c, e.warp, l).vc;
-        if (v.get() != last) {
-          joined = join(joined, v);
-          last = v.get();
-        }
-      });
-      each_lane(e.lanes, [&](uint32_t l) {
-        ThreadSt &t = thread_at(c, e.warp, l);
-        t.vc = joined;
-        t.own_floor = m + 1;
-        c.clock[e.warp * 32 + l] = m + 1;
-      });
-    } else {
-      Vc s = release_warp(L, c, e.warp, e.lanes);
-      each_lane(e.lanes, [&](uint32_t l) {
-        thread_at(c, e.warp, l).vc = join(thread_at(c, e.warp, l).vc, s);
-      });
-    }
-    return;
-  }
-  case K::ClusterArrive: {
-    ClusterSt &cl = L.clusters[e.cluster];
-    cl.acc = join(cl.acc, release_by_order(L, c, e.warp, e.lanes, e.order));
-    return;
-  }
-  case K::ClusterComplete: {
-    ClusterSt &cl = L.clusters[e.cluster];
-    cl.completed = cl.acc;
-    cl.acc = nullptr;
-    return;
-  }
-  case K::ClusterResume: {
-    const Vc &v = L.clusters[e.cluster].completed;
-    if (is_acquire(e.order))
-      acquire_lanes(c, e.warp, e.lanes, v);
-    else
-      pending_lanes(c, e.warp, e.lanes, v);
-    return;
-  }
-  case K::MbarInit:
-    if (MbarSt *m = mbar_of(L, e)) {
-      m->acc.clear();
-      m->completed.clear();
-    }
-    return;
-  case K::MbarArrive: {
-    MbarSt *m = mbar_of(L, e);
-    if (!m)
-      return;
-    Vc s;
-    if (e.async_id) {
-      Tid agent = kAgentCp | L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes));
-      s = agent_knowledge(L, agent, e.async_id, true);
-    } else {
-      s = release_by_order(L, c, e.warp, e.lanes, e.order);
-    }
-    // A .cta-scoped arrive on another CTA's object orders nothing there.
-    if (e.scope == MemScope::Cta && e.cta != e.object_owner)
-      s = nullptr;
-    m->acc[e.phase] = join(m->acc[e.phase], s);
-    return;
-  }
-  case K::MbarCompleteTx: {
-    MbarSt *m = mbar_of(L, e);
-    if (!m || !e.async_id)
-      return;
-    Tid agent = kAgentBulk | L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes));
-    m->acc[e.phase] =
-        join(m->acc[e.phase], agent_knowledge(L, agent, e.async_id, true));
-    return;
-  }
-  case K::MbarPhaseComplete: {
-    MbarSt *m = mbar_of(L, e);
-    if (!m)
-      return;
-    auto it = m->acc.find(e.phase);
-    m->completed[e.phase] = it == m->acc.end() ? nullptr : it->second;
-    if (it != m->acc.end())
-      m->acc.erase(it);
-    while (!m->completed.empty() && m->completed.begin()->first + 2 < e.phase)
-      m->completed.erase(m->completed.begin());
-    return;
-  }
-  case K::MbarWaitDone: {
-    MbarSt *m = mbar_of(L, e);
-    if (!m)
-      return;
-    auto it = m->completed.find(e.phase);
-    if (it == m->completed.end())
-      return;
-    if (is_acquire(e.order))
-      acquire_lanes(c, e.warp, e.lanes, it->second);
-    else
-      pending_lanes(c, e.warp, e.lanes, it->second);
-    return;
-  }
-  case K::AsyncIssue: {
-    uint32_t lane = std::countr_zero(e.lanes);
-    Tid tid = L.tid_of(e.cta, e.warp, lane);
-    Tid agent = (e.op == 1 || e.op == 3 ? kAgentBulk : kAgentCp) | tid;
-    L.async_snap[snap_key(agent, e.async_id)] = LaunchSt::AsyncSnap{
-        release_of(L, c, e.warp * 32 + lane), e.op == 0 || e.op == 1};
-    if (e.op == 0 || e.op == 1) { // copies tracked by groups
-      auto &g = L.groups[agent];
-      if (!g.empty() && g.back().first == uint32_t(e.phase))
-        g.back().second = uint32_t(e.async_id);
-      else
-        g.push_back({uint32_t(e.phase), uint32_t(e.async_id)});
-    }
-    return;
-  }
-  case K::AsyncComplete: {
-    // Copies waited for by groups no longer need what they knew; those that
-    // complete an mbarrier transaction or arrive on one keep it until then.
-    uint32_t lane = std::countr_zero(e.lanes);
-    Tid agent =
-        (e.bulk ? kAgentBulk : kAgentCp) | L.tid_of(e.cta, e.warp, lane);
-    auto it = L.async_snap.find(snap_key(agent, e.async_id));
-    if (it != L.async_snap.end() && it->second.grouped)
-      L.async_snap.erase(it);
-    return;
-  }
-  case K::AsyncWait: {
-    uint32_t lane = std::countr_zero(e.lanes);
-    Tid tid = L.tid_of(e.cta, e.warp, lane);
-    Tid agent = (e.bulk ? kAgentBulk : kAgentCp) | tid;
-    auto git = L.groups.find(agent);
-    if (git == L.groups.end())
-      return;
-    uint32_t maxid = 0;
-    auto &g = git->second;
-    size_t keep = 0;
-    for (size_t k = 0; k < g.size(); ++k) {
-      if (g[k].first < uint32_t(e.phase))
-        maxid = std::max(maxid, g[k].second);
-      else
-        g[keep++] = g[k];
-    }
-    g.resize(keep);
-    if (maxid) {
-      VcBuilder b;
-      b.thread(agent, maxid);
-      acquire(thread_at(c, e.warp, lane), b.build());
-    }
-    return;
-  }
-  case K::Fence: {
-    if (e.count & 1) // proxy fences order proxies, not threads
-      return;
-    if (is_acquire(e.order))
-      each_lane(e.lanes, [&](uint32_t l) {
-        ThreadSt &t = thread_at(c, e.warp, l);
-        if (t.pending) {
-          t.vc = join(t.vc, t.pending);
-          t.pending = nullptr;
-        }
-      });
-    if (is_release(e.order) || (e.count & 2)) {
-      Vc s = release_warp(L, c, e.warp, e.lanes);
-      each_lane(e.lanes, [&](uint32_t l) {
-        ThreadSt &t = thread_at(c, e.warp, l);
-        t.fence_rel = s;
-        t.fence_scope = e.scope;
-      });
-    }
-    return;
-  }
-  default:
-    return;
+  if (is_release(e.order) || e.mbarrier_init) {
+    Vc s = release_warp(L, c, e.warp, e.lanes);
+    each_lane(e.lanes, [&](uint32_t l) {
+      ThreadSt &t = thread_at(c, e.warp, l);
+      t.fence_rel = s;
+      t.fence_scope = e.scope;
+    });
   }
 }
 
-void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lane,
-                   uint64_t addr) {
+void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes) {
   CtaSt *c = L.cta(e.cta);
-  if (!c)
+  if (!c || !lanes)
     return;
-  ThreadSt &t = thread_at(*c, e.warp, lane);
   const uint64_t cta = e.cta, cluster = c->cluster;
-  SyncKey key{sync_space_key(e), addr};
   const bool reads = e.type != engine::AccessType::Write;
   const bool writes = e.type != engine::AccessType::Read;
   MemScope scope = e.scope == MemScope::None ? MemScope::Gpu : e.scope;
-  if (reads) {
-    auto it = L.sync_locs.find(key);
-    if (it != L.sync_locs.end()) {
-      SyncLoc &loc = it->second;
-      VcBuilder b;
-      if (auto i = loc.by_cta.find(cta); i != loc.by_cta.end())
-        b.add(i->second);
-      if (scope >= MemScope::Cluster)
-        if (auto i = loc.by_cluster.find(cluster); i != loc.by_cluster.end())
-          b.add(i->second);
-      if (scope >= MemScope::Gpu)
-        b.add(loc.gpu);
-      Vc v = b.build();
-      if (loc.last_pc != ~0u && loc.last_cta != cta &&
-          !L.scope_covers(loc.last_scope, loc.last_cta, cta)) {
-        t.miss_pc = e.pc;
-        t.miss_release_pc = loc.last_pc;
-        t.miss_scope = loc.last_scope;
+  // The lanes of one instruction, one address at a time: they read the
+  // location as it was before the instruction, then publish to it (lanes of
+  // one instruction do not synchronize with each other through it). One
+  // acquire and one release per group, not per lane: the cost of a strong
+  // access by a warp does not grow with its lanes.
+  while (lanes) {
+    const uint64_t addr = e.addr[std::countr_zero(lanes)];
+    uint32_t group = 0;
+    each_lane(lanes, [&](uint32_t l) {
+      if (e.addr[l] == addr)
+        group |= 1u << l;
+    });
+    lanes &= ~group;
+    SyncKey key{sync_space_key(e), addr};
+    if (reads) {
+      auto it = L.sync_locs.find(key);
+      if (it != L.sync_locs.end()) {
+        SyncLoc &loc = it->second;
+        Vc v;
+        if (const Vc *i = loc.by_cta.find(cta))
+          v = *i;
+        if (scope >= MemScope::Cluster)
+          if (const Vc *i = loc.by_cluster.find(cluster))
+            v = join(v, *i);
+        if (scope >= MemScope::Gpu)
+          v = join(v, loc.gpu);
+        const bool missed = loc.last_pc != ~0u && loc.last_cta != cta &&
+                            !L.scope_covers(loc.last_scope, loc.last_cta, cta);
+        const bool acq = is_acquire(e.order);
+        const VcData *last_in = nullptr;
+        Vc last_out;
+        each_lane(group, [&](uint32_t l) {
+          ThreadSt &t = thread_at(*c, e.warp, l);
+          if (missed) {
+            t.miss_pc = e.pc;
+            t.miss_release_pc = loc.last_pc;
+            t.miss_scope = loc.last_scope;
+          }
+          if (!v)
+            return;
+          Vc &dst = acq ? t.vc : t.pending;
+          // Lanes that knew the same learn the same.
+          if (dst.get() == last_in && last_out) {
+            dst = last_out;
+            return;
+          }
+          last_in = dst.get();
+          dst = join(dst, v);
+          last_out = dst;
+        });
       }
-      if (is_acquire(e.order))
-        t.vc = join(t.vc, v);
-      else if (v)
-        t.pending = join(t.pending, v);
     }
-  }
-  if (writes) {
-    Vc s;
-    MemScope rs = scope;
-    if (is_release(e.order)) {
-      s = release_of(L, *c, e.warp * 32 + lane);
-    } else if (t.fence_rel) {
-      s = t.fence_rel;
-      rs = std::min(scope,
-                    t.fence_scope == MemScope::None ? scope : t.fence_scope);
-    }
-    SyncLoc &loc = L.sync_locs[key];
-    if (e.type == engine::AccessType::Write) {
-      // A store starts a new release sequence.
-      loc.by_cta.clear();
-      loc.by_cluster.clear();
-      loc.gpu = nullptr;
-    }
-    if (s) {
-      loc.by_cta[cta] = join(loc.by_cta[cta], s);
-      if (rs >= MemScope::Cluster)
-        loc.by_cluster[cluster] = join(loc.by_cluster[cluster], s);
-      if (rs >= MemScope::Gpu)
-        loc.gpu = join(loc.gpu, s);
-      loc.last_pc = e.pc;
-      loc.last_scope = rs;
-      loc.last_cta = cta;
+    if (writes) {
+      SyncLoc &loc = L.sync_locs[key];
+      if (e.type == engine::AccessType::Write) {
+        // A store starts a new release sequence.
+        loc.by_cta.clear();
+        loc.by_cluster.clear();
+        loc.gpu = nullptr;
+      }
+      auto publish = [&](const Vc &s, MemScope rs) {
+        if (!s)
+          return;
+        loc.by_cta[cta] = join(loc.by_cta[cta], s);
+        if (rs >= MemScope::Cluster)
+          loc.by_cluster[cluster] = join(loc.by_cluster[cluster], s);
+        if (rs >= MemScope::Gpu)
+          loc.gpu = join(loc.gpu, s);
+        loc.last_pc = e.pc;
+        loc.last_scope = rs;
+        loc.last_cta = cta;
+      };
+      if (is_release(e.order)) {
+        publish(release_warp(L, *c, e.warp, group), scope);
+      } else {
+        // Relaxed: what each lane's latest release fence published (the
+        // lanes of a warp that fenced together share one object).
+        const VcData *last = nullptr;
+        MemScope last_scope = MemScope::None;
+        each_lane(group, [&](uint32_t l) {
+          const ThreadSt &t = thread_at(*c, e.warp, l);
+          if (!t.fence_rel)
+            return;
+          MemScope rs = std::min(
+              scope, t.fence_scope == MemScope::None ? scope : t.fence_scope);
+          if (t.fence_rel.get() == last && rs == last_scope)
+            return;
+          last = t.fence_rel.get();
+          last_scope = rs;
+          publish(t.fence_rel, rs);
+        });
+      }
     }
   }
 }

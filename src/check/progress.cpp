@@ -98,9 +98,8 @@ void Progress::on_launch_begin(const engine::LaunchView &v) {
   });
 }
 
-void Progress::on_sync(const engine::SyncEvent &e) {
-  if (e.kind == engine::SyncKind::CtaEnd)
-    impl_->done.fetch_add(1, std::memory_order_relaxed);
+void Progress::on_cta_end(const engine::CtaEvent &) {
+  impl_->done.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Progress::on_launch_end(const engine::LaunchView &) {

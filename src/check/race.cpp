@@ -9,9 +9,14 @@
 // release flags), or the earlier one happens before the new one. Then the
 // new access takes a cell: the same thread's older access, an empty cell,
 // an access that happens before it, or (atomics, which are totally ordered
-// per location) another atomic; else the older of the two cells. Keeping
-// two cells bounds the shadow at 4x the memory it covers and can miss a
-// race whose first access was evicted, never report a false one.
+// per location) another atomic; else the older of the two cells. An
+// evicted access the new one is not ordered after is kept aside for the
+// granule (LaunchSt::spill: concurrent readers, FastTrack's read-shared
+// state) and checked against later; a write drops what it is ordered after.
+// Cells keep the bytes a store wrote: unordered writes of the same value are
+// a benign race (a warning), different values an error.
+#include <cstring>
+
 #include "report.h"
 
 namespace bcusim::check::detail {
@@ -22,9 +27,30 @@ struct NewAccess {
   Tid tid;
   uint32_t clock, pc;
   uint8_t flags; // kWrite | kAtomic | kStrong | scope | kAsync
-  uint16_t size;
+  uint16_t size; // with kValued when `value` holds the written bytes
   uint64_t cta;
+  uint64_t value; // byte i = what the write stored in byte i of the granule
 };
+
+// The bytes of a granule that `mask` selects, as a 64-bit mask.
+inline uint64_t byte_mask(uint8_t mask) {
+  uint64_t m = 0;
+  for (int i = 0; i < 8; ++i)
+    if (mask >> i & 1)
+      m |= 0xffull << (8 * i);
+  return m;
+}
+
+// Two conflicting writes: did they store the same bytes where they overlap?
+inline WriteValues compare_values(const Cell &c, const NewAccess &a,
+                                  uint8_t mask) {
+  if (!(c.flags & kWrite) || !(a.flags & kWrite) || (c.flags & kAtomic) ||
+      (a.flags & kAtomic) || !(c.size & kValued) || !(a.size & kValued))
+    return WriteValues::Unknown;
+  return ((c.value ^ a.value) & byte_mask(c.mask & mask)) == 0
+             ? WriteValues::Same
+             : WriteValues::Different;
+}
 
 constexpr uint8_t kSyncBit = 0x80;   // cell[0].flags: a sync location here
 constexpr uint8_t kRecentBit = 0x80; // cell[1].flags: cell 1 is the newer
@@ -37,17 +63,43 @@ RaceSide side(const Cell &c) {
   s.atomic = c.flags & kAtomic;
   s.strong = c.flags & kStrong;
   s.scope = scope_of(c.flags);
-  s.size = c.size;
+  s.size = c.size & kSizeMax;
   s.async_id = is_agent(c.tid) ? c.clock : 0;
   return s;
 }
 
 bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
-  if (!(c.flags & kStrong) || !(a.flags & kStrong) || c.size != a.size)
+  if (!(c.flags & kStrong) || !(a.flags & kStrong) ||
+      ((c.size ^ a.size) & kSizeMax))
     return false;
   const uint64_t cc = L.cta_of(c.tid);
   return L.scope_covers(scope_of(c.flags), cc, a.cta) &&
          L.scope_covers(scope_of(a.flags), a.cta, cc);
+}
+
+// Keeps `c`, evicted from granule `g`, in the granule's spilled history
+// (one entry per thread: its latest such access).
+[[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
+  if (!g.spill) {
+    L.spill.emplace_back();
+    g.spill = L.spill.size();
+  }
+  auto &s = L.spill[g.spill - 1];
+  auto &v = (c.flags & kWrite) ? s.writes : s.reads;
+  Cell k = c;
+  k.size &= uint16_t(~kSpilledWrite);
+  k.flags &= 0x7f;
+  if (c.flags & kWrite)
+    g.cell[0].size |= kSpilledWrite;
+  // A later access of the thread to the same bytes stands for its earlier
+  // one (what is ordered after it is ordered after the earlier one): the
+  // latest entries are looked at, which keeps a spill O(1).
+  for (size_t i = v.size(), n = 0; i-- > 0 && n < 2; ++n)
+    if (v[i].tid == k.tid && !(v[i].mask & ~k.mask)) {
+      v[i] = k;
+      return;
+    }
+  v.push_back(k);
 }
 
 // Checks and records `a` on bytes `mask` of granule `g` (byte 0 of the
@@ -57,12 +109,21 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
                const Accessor &who, StateSpace space, uint64_t owner,
                uint64_t base) {
   // Local copies: the stores into the cells below cannot alias them.
-  const NewAccess a{ar.tid, ar.clock, ar.pc, ar.flags, ar.size, ar.cta};
+  const NewAccess a{ar.tid,  ar.clock, ar.pc,   ar.flags,
+                    ar.size, ar.cta,   ar.value};
   const bool write = a.flags & kWrite;
+  LaunchSt::Spill *spill = nullptr;
+  if (g.spill && (write || (g.cell[0].size & kSpilledWrite))) [[unlikely]]
+    spill = &L.spill[g.spill - 1];
+  // A read conflicts with spilled writes only; a write with all of them.
+  const size_t nw = spill ? spill->writes.size() : 0;
+  const size_t nr = spill && write ? spill->reads.size() : 0;
   // Conflicts: another thread's access to one of these bytes, one of the
   // two a write, not morally strong, not known to happen before.
-  for (int i = 0; i < 2; ++i) {
-    const Cell c = g.cell[i];
+  for (size_t i = 0; i < 2 + nw + nr; ++i) {
+    const Cell c = i < 2        ? g.cell[i]
+                   : i < 2 + nw ? spill->writes[i - 2]
+                                : spill->reads[i - 2 - nw];
     if (!(c.mask & mask) || c.tid == a.tid || c.tid == kNoTid ||
         !((c.flags | a.flags) & kWrite))
       continue;
@@ -77,22 +138,54 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     later.atomic = a.flags & kAtomic;
     later.strong = a.flags & kStrong;
     later.scope = scope_of(a.flags);
-    later.size = a.size;
+    later.size = a.size & kSizeMax;
     later.async_id = is_agent(a.tid) ? a.clock : 0;
     L.findings->race(L, space, owner,
                      base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
-                     side(c), later);
+                     side(c), later, compare_values(c, a, mask));
+  }
+  // A write ordered after spilled accesses makes them redundant: whatever
+  // is ordered after the write is ordered after them, and what is not
+  // conflicts with the write itself.
+  if (spill && write) {
+    auto ordered = [&](const Cell &c) {
+      return (c.tid == a.tid || who.knows(c.tid, c.clock)) && !(c.mask & ~mask);
+    };
+    std::erase_if(spill->reads, ordered);
+    std::erase_if(spill->writes, ordered);
+    if (spill->writes.empty())
+      g.cell[0].size &= uint16_t(~kSpilledWrite);
   }
   // Record it. The same thread in the same epoch with the same kind of
   // access (bytes of one memcpy, fields of a struct, a loop re-reading a
   // value): one cell for all its bytes.
   Cell &c0 = g.cell[0], &c1 = g.cell[1];
+  // Whether the new access makes cell `c` redundant as history: it is
+  // ordered after it (program order or happens-before), covers its bytes,
+  // and writes if it wrote. Then every later access either is ordered after
+  // the new one (so after `c`) or, conflicting with `c`, conflicts with the
+  // new one too.
+  auto droppable = [&](const Cell &c) {
+    return c.tid == kNoTid ||
+           ((c.tid == a.tid || who.knows(c.tid, c.clock)) &&
+            !(c.mask & ~mask) && (write || !(c.flags & kWrite)));
+  };
   int slot = -1;
+  // Merging a write into the cell keeps the bytes each stored.
+  auto merge = [&](Cell &c) {
+    if ((c.size & kValued) && (a.size & kValued)) {
+      const uint64_t bm = byte_mask(mask);
+      c.value = (c.value & ~bm) | (a.value & bm);
+    } else {
+      c.size &= uint16_t(~kValued);
+    }
+    c.mask |= mask;
+    c.pc = a.pc;
+  };
   if (c0.tid == a.tid) {
     if (c0.clock == a.clock && ((c0.flags ^ a.flags) & 0x7f) == 0 &&
-        c0.size == a.size) {
-      c0.mask |= mask;
-      c0.pc = a.pc;
+        ((c0.size ^ a.size) & kSizeMax) == 0) {
+      merge(c0);
       return;
     }
     // Its own older access to no more bytes, no stronger.
@@ -101,9 +194,8 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   }
   if (c1.tid == a.tid) {
     if (c1.clock == a.clock && ((c1.flags ^ a.flags) & 0x7f) == 0 &&
-        c1.size == a.size) {
-      c1.mask |= mask;
-      c1.pc = a.pc;
+        ((c1.size ^ a.size) & kSizeMax) == 0) {
+      merge(c1);
       return;
     }
     if (slot < 0 && !(c1.mask & ~mask) && (write || !(c1.flags & kWrite)))
@@ -125,16 +217,30 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
           slot = i;
       }
     } else {
-      // A read replaces the older read, keeping a write (it still matters
-      // for readers that are not ordered after it).
+      // A read replaces a read, keeping a write (it still matters for
+      // readers that are not ordered after it): one it may drop if any
+      // (below), else the older one.
       const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
-      if (r0 && r1)
-        slot = (c1.flags & kRecentBit) ? 0 : 1;
-      else if (r0 || r1)
+      if (r0 && r1) {
+        const bool d0 = droppable(c0), d1 = droppable(c1);
+        slot = d0 != d1 ? (d0 ? 0 : 1) : (c1.flags & kRecentBit) ? 0 : 1;
+      } else if (r0 || r1) {
         slot = r0 ? 0 : 1;
+      }
     }
-    if (slot < 0)
-      slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
+    if (slot < 0) {
+      const bool d0 = droppable(c0), d1 = droppable(c1);
+      slot = d0 != d1                  ? (d0 ? 0 : 1)
+             : (c1.flags & kRecentBit) ? 0
+                                       : 1; // the older one
+    }
+    // The evicted access is history a later access must still be checked
+    // against, unless the new one makes it redundant (droppable) or, being
+    // an atomic, subsumes an older atomic on its bytes.
+    const Cell &old = g.cell[slot];
+    if (!droppable(old) &&
+        !((a.flags & kAtomic) && (old.flags & kAtomic) && !(old.mask & ~mask)))
+      spill_cell(L, g, old);
   }
   // Atomics on a location are totally ordered (coherence): a new atomic
   // subsumes the older atomics on its bytes.
@@ -145,12 +251,14 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   }
   Cell &n = g.cell[slot];
   const uint8_t keep = slot == 0 ? (n.flags & kSyncBit) : kRecentBit;
+  const uint16_t keep_spilled = slot == 0 ? (n.size & kSpilledWrite) : 0;
   n.tid = a.tid;
   n.clock = a.clock;
   n.pc = a.pc;
   n.mask = mask;
   n.flags = uint8_t(a.flags | keep);
-  n.size = a.size;
+  n.size = uint16_t(a.size | keep_spilled);
+  n.value = a.value;
   // Which cell is the newer one (kRecentBit of cell 1).
   if (slot == 0)
     c1.flags &= uint8_t(~kRecentBit);
@@ -177,7 +285,11 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       e.scope == MemScope::None && strong ? MemScope::Gpu : e.scope;
   NewAccess a;
   a.pc = e.pc;
-  a.size = uint16_t(std::min<uint32_t>(e.size, 0xffff));
+  a.size = uint16_t(std::min<uint32_t>(e.size, kSizeMax));
+  a.value = 0;
+  // Stores give the bytes each lane wrote (value-aware write-write races).
+  const uint8_t *const values =
+      e.type == engine::AccessType::Write && !is_async ? e.values : nullptr;
   a.flags = uint8_t((write ? kWrite : 0) | (atomic ? kAtomic : 0) |
                     (strong ? kStrong : 0) | (uint8_t(scope) << kScopeShift) |
                     (is_async ? kAsync : 0));
@@ -210,11 +322,13 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       prev = l;
     }
   }
-  // Lanes of one instruction that store to the same address: the outcome
-  // is defined (one of the writes is performed last, which one is
-  // unspecified: CUDA Programming Guide, "Shared Memory"/"Global Memory"
-  // accesses by a warp), so they do not race with each other; the first
-  // such lane stands for the others (docs/checker.md "Decisions").
+  // Lanes of one instruction that store to the same address: one of the
+  // writes is performed last, which one is unspecified (CUDA Programming
+  // Guide, "Shared Memory"/"Global Memory" accesses by a warp). When they
+  // store the same value the outcome is defined and nothing is reported;
+  // different values make the result depend on which lane writes last (an
+  // error). The first such lane stands for the others in shadow memory
+  // (docs/checker.md "Decisions").
   if (write && !atomic && !is_async && std::popcount(lanes) > 1) {
     bool increasing = true;
     uint64_t prev = 0;
@@ -229,13 +343,29 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     if (!increasing)
       for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
-        for (uint32_t k = lanes & ((1u << l) - 1); k; k &= k - 1)
-          if (e.addr[std::countr_zero(k)] == e.addr[l]) {
-            lanes &= ~(1u << l);
-            break;
+        for (uint32_t k = lanes & ((1u << l) - 1); k; k &= k - 1) {
+          const uint32_t f = uint32_t(std::countr_zero(k));
+          if (e.addr[f] != e.addr[l])
+            continue;
+          if (values && std::memcmp(values + size_t(f) * e.size,
+                                    values + size_t(l) * e.size, e.size)) {
+            RaceSide first, second;
+            first.tid = tid0 + f;
+            second.tid = tid0 + l;
+            first.pc = second.pc = e.pc;
+            first.write = second.write = true;
+            first.strong = second.strong = strong;
+            first.scope = second.scope = scope;
+            first.size = second.size = e.size;
+            L.findings->lanes_race(L, e.space, e.owner, e.addr[l], first,
+                                   second);
           }
+          lanes &= ~(1u << l);
+          break;
+        }
       }
   }
+  uint32_t strong_lanes = 0; // their release/acquire patterns, together
   for (uint32_t m = lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     Accessor who;
@@ -257,6 +387,20 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     a.tid = who.tid;
     a.clock = who.clock;
     const uint64_t addr = e.addr[lane];
+    const uint8_t *const mine =
+        values ? values + size_t(lane) * e.size : nullptr;
+    // The lane's bytes in granule gb, placed at their granule offsets.
+    auto set_value = [&](uint64_t gb, uint64_t lo, uint64_t hi) {
+      if (!mine) {
+        a.size &= kSizeMax;
+        return;
+      }
+      uint64_t v = 0;
+      std::memcpy(reinterpret_cast<uint8_t *>(&v) + (lo - gb),
+                  mine + (lo - addr), hi - lo);
+      a.value = v;
+      a.size |= kValued;
+    };
     const uint64_t end = addr + e.size;
     uint64_t gb = addr & ~7ull;
     if (single && end <= gb + 8) {
@@ -269,13 +413,14 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       } else {
         g = L.global.granule(gb);
       }
+      set_value(gb, addr, end);
       access_granule(L, *g, uint8_t(((1u << e.size) - 1) << (addr - gb)), a,
                      who, e.space, e.owner, gb);
       if (write && !strong && (g->cell[0].flags & kSyncBit))
         L.sync_locs.erase(SyncKey{sync_space_key(e), addr});
       if (strong && !is_async) {
         g->cell[0].flags |= kSyncBit;
-        strong_access(L, e, lane, addr);
+        strong_lanes |= 1u << lane;
       }
       continue;
     }
@@ -290,6 +435,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       } else {
         g = L.global.granule(gb);
       }
+      set_value(gb, lo, hi);
       access_granule(L, *g, mask, a, who, e.space, e.owner, gb);
       // A plain store ends the release sequences of the location.
       if (write && !strong && (g->cell[0].flags & kSyncBit))
@@ -298,8 +444,10 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         g->cell[0].flags |= kSyncBit;
     }
     if (strong && !is_async)
-      strong_access(L, e, lane, addr);
+      strong_lanes |= 1u << lane;
   }
+  if (strong_lanes)
+    strong_access(L, e, strong_lanes);
 }
 
 } // namespace bcusim::check::detail

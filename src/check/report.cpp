@@ -272,10 +272,16 @@ Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
 
 void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
                     uint64_t addr, const RaceSide &earlier,
-                    const RaceSide &later) {
+                    const RaceSide &later, WriteValues values) {
   const bool intra = !earlier.async_id && !later.async_id &&
                      warp_key(earlier.tid) == warp_key(later.tid);
-  FindingKind kind = intra ? FindingKind::IntraWarpRace : FindingKind::DataRace;
+  const bool benign = values == WriteValues::Same;
+  FindingKind kind = benign  ? FindingKind::BenignRace
+                     : intra ? FindingKind::IntraWarpRace
+                             : FindingKind::DataRace;
+  if (L.checks.suppressed(kind))
+    return;
+  const Severity sev = benign ? Severity::Warning : Severity::Error;
   // One report per pair of source locations (CUDA lines, else PTX
   // instructions) per state space.
   std::string ka = source_key(L, earlier.pc), kb = source_key(L, later.pc);
@@ -304,7 +310,7 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   Finding &f = p.f;
   instance(f);
   f.kind = kind;
-  f.severity = Severity::Error;
+  f.severity = sev;
   f.kernel = L.kernel;
   f.launch = L.launch_index;
   f.space = std::string(engine::name_of(space));
@@ -338,15 +344,22 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
       t = "the asynchronous copy issued by " + t;
     return t;
   };
-  f.diag.severity = Severity::Error;
+  f.diag.severity = sev;
   f.diag.loc = s1.ptx;
   f.diag.message = fmt::format(
-      "{}: {} on {}: {} by {} at '{}'{}, then {} by {} at '{}'{}",
-      intra ? "data race between lanes of one warp (intra-warp hazard)"
-            : "data race",
+      "{}: {} on {}: {} by {} at '{}'{}, then {} by {} at '{}'{}{}",
+      benign  ? "benign race"
+      : intra ? "data race between lanes of one warp (intra-warp hazard)"
+              : "data race",
       type, place, s0.access, who(s0), s0.text,
       s0.cuda_line ? " (" + cuda_text(s0) + ")" : "", s1.access, who(s1),
-      s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "");
+      s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "",
+      benign ? "; both store the same value, so the result does not depend "
+               "on their order"
+      : values == WriteValues::Different
+          ? "; they store different values: the result depends on which "
+            "thread writes last"
+          : "");
   p.notes.push_back(
       note(source_first(s0),
            fmt::format("the first access{}: {} by {}",
@@ -360,8 +373,63 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   pending_.push_back(std::move(p));
 }
 
+void Findings::lanes_race(LaunchSt &L, StateSpace space, uint64_t owner,
+                          uint64_t addr, const RaceSide &first,
+                          const RaceSide &second) {
+  const FindingKind kind = FindingKind::IntraWarpRace;
+  if (L.checks.suppressed(kind))
+    return;
+  auto key = std::make_tuple(int(kind), first.pc, first.pc,
+                             std::string(engine::name_of(space)) + "/lanes");
+  auto it = index_.find(key);
+  auto instance = [&](Finding &f) {
+    if (f.instance_list.size() < Finding::kMaxInstances)
+      f.instance_list.push_back(
+          {{first.pc, second.pc},
+           {thread_ref(L, first.tid), thread_ref(L, second.tid)},
+           addr});
+  };
+  if (it != index_.end()) {
+    Finding &f = pending_[it->second].f;
+    ++f.instances;
+    instance(f);
+    return;
+  }
+  (void)owner;
+  index_[key] = pending_.size();
+  created_.fetch_add(1, std::memory_order_relaxed);
+  Pending p;
+  Finding &f = p.f;
+  instance(f);
+  f.kind = kind;
+  f.severity = Severity::Error;
+  f.kernel = L.kernel;
+  f.launch = L.launch_index;
+  f.space = std::string(engine::name_of(space));
+  f.address = addr;
+  f.where = L.view ? L.view->describe(space, addr) : "";
+  f.sites.push_back(site_of(L, first.pc, first.tid, access_text(first)));
+  f.sites.push_back(site_of(L, second.pc, second.tid, access_text(second)));
+  f.missing = "nothing orders the lanes of one instruction: store from one "
+              "lane, or give each lane its own address";
+  const Site &s0 = f.sites[0], &s1 = f.sites[1];
+  f.diag.severity = Severity::Error;
+  f.diag.loc = s1.ptx;
+  f.diag.message = fmt::format(
+      "data race between lanes of one instruction: '{}'{} stores different "
+      "values to .{} {}(address {:#x}) from lanes {} and {} of warp {}: the "
+      "result depends on which lane writes last",
+      s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "", f.space,
+      f.where.empty() ? "" : f.where + " ", addr, s0.thread.lane,
+      s1.thread.lane, s1.thread.warp);
+  p.notes.push_back(note({}, "missing ordering: " + f.missing));
+  pending_.push_back(std::move(p));
+}
+
 void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
                       uint64_t addr, uint32_t size, Tid reader, uint32_t pc) {
+  if (L.checks.suppressed(FindingKind::UninitializedRead))
+    return;
   auto key = std::make_tuple(int(FindingKind::UninitializedRead), pc, pc,
                              std::string(engine::name_of(space)));
   auto it = index_.find(key);
@@ -406,6 +474,8 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
 void Findings::at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc,
                   Tid who, std::string message, std::vector<Diagnostic> notes,
                   std::string key) {
+  if (L.checks.suppressed(kind))
+    return;
   auto k = std::make_tuple(int(kind), pc, pc, key);
   auto it = index_.find(k);
   auto instance = [&](Finding &f) {

@@ -22,6 +22,13 @@ struct RaceSide {
   uint64_t async_id = 0; // agents: the copy
 };
 
+// How two conflicting writes relate by what they stored.
+enum class WriteValues : uint8_t {
+  Unknown,   // a read is involved, or a value is not known
+  Same,      // both stored the same bytes: a benign race (a warning)
+  Different, // both known and different
+};
+
 class Findings {
 public:
   explicit Findings(std::vector<Finding> &out) : out_(out) {}
@@ -29,7 +36,12 @@ public:
   // A race between `earlier` and `later` on byte `addr` of `space`
   // (owner: the CTA of shared memory).
   void race(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
-            const RaceSide &earlier, const RaceSide &later);
+            const RaceSide &earlier, const RaceSide &later,
+            WriteValues values = WriteValues::Unknown);
+  // Two lanes of one store instruction store different values to the same
+  // bytes: the result depends on which lane writes last.
+  void lanes_race(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
+                  const RaceSide &first, const RaceSide &second);
   // A read of bytes nothing in the launch wrote.
   void uninit(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
               uint32_t size, Tid reader, uint32_t pc);

@@ -43,7 +43,8 @@ Diagnostic note(SourceLoc loc, std::string msg) {
   return n;
 }
 
-void barrier_complete(LaunchSt &L, CtaSt &c, const SyncEvent &e, BarrierSt &b) {
+void barrier_complete(LaunchSt &L, CtaSt &c,
+                      const engine::BarrierCompleteEvent &e, BarrierSt &b) {
   const bool all_threads = e.count == 0;
   if (!all_threads || !L.checks.sync)
     return;
@@ -52,8 +53,7 @@ void barrier_complete(LaunchSt &L, CtaSt &c, const SyncEvent &e, BarrierSt &b) {
   // __syncthreads() compiles to) must be executed by every thread at the
   // same instruction; the non-aligned barrier.sync (thread_block::sync())
   // may be reached at different instructions.
-  auto aligned = [&](uint32_t pc) { return L.view && L.view->aligned(pc); };
-  if (b.other_pc != ~0u && (aligned(b.other_pc) || aligned(b.first_pc))) {
+  if (b.other_pc != ~0u && (b.other_aligned || b.first_aligned)) {
     // One phase, two instructions, one of them .aligned: `if (c)
     // __syncthreads(); else __syncthreads();`.
     std::string t1 = L.view ? std::string(L.view->text(b.first_pc)) : "";
@@ -198,94 +198,87 @@ void rules_launch_end(LaunchSt &L) {
                  std::move(msg), std::move(notes), "divergence");
 }
 
-void rules_sync(LaunchSt &L, const SyncEvent &e) {
-  using K = SyncKind;
-  if (e.kind == K::GridSync) {
-    auto &g = L.grid_syncs[e.cta];
-    ++g.arrivals;
-    g.pc = e.pc;
-    g.warp = e.warp;
-    g.lane = uint32_t(std::countr_zero(e.lanes | 0u));
-    return;
-  }
-  CtaSt *cp = L.cta(e.cta);
-  if (!cp)
-    return;
-  CtaSt &c = *cp;
-  switch (e.kind) {
-  case K::BarrierArrive: {
-    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
-    if (!b.acc_warps) {
-      b.first_pc = e.pc;
-      b.first_warp = e.warp;
-      b.partial_lanes = 0;
-      b.other_pc = ~0u;
-    } else if (e.pc != b.first_pc && b.other_pc == ~0u) {
-      b.other_pc = e.pc;
-      b.other_warp = e.warp;
-    }
-    b.acc_warps |= 1u << e.warp;
-    uint32_t live = c.valid[e.warp] & ~c.exited[e.warp];
-    if (e.lanes != live && !b.partial_lanes) {
-      b.partial_lanes = e.lanes;
-      b.partial_warp = e.warp;
-      b.partial_pc = e.pc;
-    }
-    return;
-  }
-  case K::BarrierComplete: {
-    BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
-    b.last_warps = e.warps ? e.warps : b.acc_warps;
-    b.acc_warps = 0;
-    ++b.completions;
-    barrier_complete(L, c, e, b);
+void rules_grid_sync(LaunchSt &L, const engine::ThreadEvent &e) {
+  auto &g = L.grid_syncs[e.cta];
+  ++g.arrivals;
+  g.pc = e.pc;
+  g.warp = e.warp;
+  g.lane = uint32_t(std::countr_zero(e.lanes | 0u));
+}
+
+void rules_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e) {
+  BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+  if (!b.acc_warps) {
+    b.first_pc = e.pc;
+    b.first_warp = e.warp;
+    b.first_aligned = e.aligned;
     b.partial_lanes = 0;
-    return;
+    b.other_pc = ~0u;
+  } else if (e.pc != b.first_pc && b.other_pc == ~0u) {
+    b.other_pc = e.pc;
+    b.other_warp = e.warp;
+    b.other_aligned = e.aligned;
   }
-  case K::MbarInit: {
-    if (CtaSt *o = L.cta(e.object_owner))
-      o->mbars[e.object_offset].observed = -1;
-    return;
+  b.acc_warps |= 1u << e.warp;
+  uint32_t live = c.valid[e.warp] & ~c.exited[e.warp];
+  if (e.lanes != live && !b.partial_lanes) {
+    b.partial_lanes = e.lanes;
+    b.partial_warp = e.warp;
+    b.partial_pc = e.pc;
   }
-  case K::MbarWaitDone: {
-    if (CtaSt *o = L.cta(e.object_owner)) {
-      MbarSt &m = o->mbars[e.object_offset];
-      m.observed = std::max<int64_t>(m.observed, int64_t(e.phase));
-    }
-    return;
-  }
-  case K::MbarArrive: {
-    if (!L.checks.sync || e.phase == 0)
-      return;
-    CtaSt *o = L.cta(e.object_owner);
-    if (!o)
-      return;
+}
+
+void rules_barrier_complete(LaunchSt &L, CtaSt &c,
+                            const engine::BarrierCompleteEvent &e) {
+  BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+  b.last_warps = e.warps ? e.warps : b.acc_warps;
+  b.acc_warps = 0;
+  ++b.completions;
+  barrier_complete(L, c, e, b);
+  b.partial_lanes = 0;
+}
+
+void rules_mbar_init(LaunchSt &L, const engine::MbarEvent &e) {
+  if (CtaSt *o = L.cta(e.object_owner))
+    o->mbars[e.object_offset].observed = -1;
+}
+
+void rules_mbar_wait_done(LaunchSt &L, const engine::MbarEvent &e) {
+  if (CtaSt *o = L.cta(e.object_owner)) {
     MbarSt &m = o->mbars[e.object_offset];
-    if (m.observed + 1 >= int64_t(e.phase))
-      return;
-    Tid who = L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes | 0u));
-    std::string obj =
-        L.view ? L.view->describe(StateSpace::Shared, e.object_offset) : "";
-    L.findings->at(
-        L, FindingKind::SyncMisuse,
-        L.checks.explicit_list ? Severity::Error : Severity::Warning, e.pc, who,
-        fmt::format(
-            "mbarrier misuse: '{}' arrives on the mbarrier at shared address "
-            "{:#x}{} in phase {} before any test_wait/try_wait observed "
-            "phase {} complete (PTX: the completion of the current phase "
-            "must be observed before arriving on the next one; a wait for "
-            "phase {} by parity can no longer tell the two phases apart)",
-            L.view ? std::string(L.view->text(e.pc)) : "", e.object_offset,
-            obj.empty() ? "" : " (" + obj + ")", e.phase, e.phase - 1,
-            e.phase - 1),
-        {}, "mbarrier-phase");
-    // Once per object: later arrivals of the same pattern add nothing.
-    m.observed = int64_t(e.phase) - 1;
-    return;
+    m.observed = std::max<int64_t>(m.observed, int64_t(e.phase));
   }
-  default:
+}
+
+void rules_mbar_arrive(LaunchSt &L, const engine::MbarEvent &e) {
+  if (!L.checks.sync || e.phase == 0)
     return;
-  }
+  CtaSt *o = L.cta(e.object_owner);
+  if (!o)
+    return;
+  MbarSt &m = o->mbars[e.object_offset];
+  if (m.observed + 1 >= int64_t(e.phase))
+    return;
+  Tid who = L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes | 0u));
+  std::string obj =
+      L.view ? L.view->describe(StateSpace::Shared, e.object_offset) : "";
+  // A PTX "must" whose breach makes results unpredictable (a parity wait
+  // can no longer tell the phases apart): an error under every check list
+  // that includes sync, the default one too (docs/checker.md "Rules").
+  L.findings->at(
+      L, FindingKind::SyncMisuse, Severity::Error, e.pc, who,
+      fmt::format(
+          "mbarrier misuse: '{}' arrives on the mbarrier at shared address "
+          "{:#x}{} in phase {} before any test_wait/try_wait observed "
+          "phase {} complete (PTX: the completion of the current phase "
+          "must be observed before arriving on the next one; a wait for "
+          "phase {} by parity can no longer tell the two phases apart)",
+          L.view ? std::string(L.view->text(e.pc)) : "", e.object_offset,
+          obj.empty() ? "" : " (" + obj + ")", e.phase, e.phase - 1,
+          e.phase - 1),
+      {}, "mbarrier-phase");
+  // Once per object: later arrivals of the same pattern add nothing.
+  m.observed = int64_t(e.phase) - 1;
 }
 
 } // namespace bcusim::check::detail

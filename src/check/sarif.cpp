@@ -21,6 +21,10 @@ const char *rule_text(FindingKind k) {
   case FindingKind::IntraWarpRace:
     return "Two lanes of one warp access the same bytes without warp-level "
            "synchronization (needs __syncwarp).";
+  case FindingKind::BenignRace:
+    return "Two threads write the same value to the same bytes and no "
+           "synchronization orders them: the result does not depend on "
+           "their order.";
   case FindingKind::BarrierDivergence:
     return "A barrier is not reached by every thread it counts.";
   case FindingKind::Deadlock:

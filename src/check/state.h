@@ -27,20 +27,24 @@ using engine::LaunchView;
 using engine::MemOrder;
 using engine::MemScope;
 using engine::StateSpace;
-using engine::SyncEvent;
-using engine::SyncKind;
 
-// One recorded access in shadow memory: 16 bytes (docs/checker.md
-// "Shadow memory": two cells per 8-byte granule = 4x the memory covered).
+// One recorded access in shadow memory: 24 bytes (docs/checker.md
+// "Shadow memory": two cells and a history index per 8-byte granule = 7x).
 struct Cell {
   Tid tid = kNoTid; // kNoTid: empty
   uint32_t clock = 0;
   uint32_t pc = 0;
   uint8_t mask = 0;  // bytes of the granule
   uint8_t flags = 0; // kWrite | kAtomic | kStrong | scope << kScopeShift
-  uint16_t size = 0; // bytes of the whole access (morally strong = same)
+  // Bytes of the whole access (morally strong = same), up to kSizeMax;
+  // kValued: `value` holds the bytes a write stored.
+  uint16_t size = 0;
+  uint64_t value = 0; // written bytes, byte i = byte i of the granule
   bool empty() const { return tid == kNoTid; }
 };
+// kSpilledWrite (cell 0 only): the granule's evicted history
+// (Granule::spill) holds writes (what a read must be checked against).
+constexpr uint16_t kValued = 0x8000, kSpilledWrite = 0x2000, kSizeMax = 0x1fff;
 constexpr uint8_t kWrite = 1, kAtomic = 2, kStrong = 4, kScopeShift = 3,
                   kAsync = 64;
 inline MemScope scope_of(uint8_t flags) {
@@ -49,8 +53,10 @@ inline MemScope scope_of(uint8_t flags) {
 
 struct Granule {
   Cell cell[2];
+  // 1 + the index of its evicted history in LaunchSt::spill (0: none).
+  uint64_t spill = 0;
 };
-static_assert(sizeof(Granule) == 32);
+static_assert(sizeof(Granule) == 56);
 
 // A thread's synchronization state.
 // (Its clock lives in CtaSt::clock: the one field every access reads.)
@@ -74,6 +80,7 @@ struct BarrierSt {
   uint32_t partial_lanes = 0, partial_warp = 0, partial_pc = ~0u;
   // An arrival at another instruction than first_pc in the same phase.
   uint32_t other_pc = ~0u, other_warp = 0, first_warp = 0;
+  bool first_aligned = true, other_aligned = true; // those instructions
   uint64_t completions = 0;
 };
 
@@ -107,7 +114,24 @@ struct ClusterSt {
 // Releases into one memory location by morally strong writes (PTX release
 // patterns), kept by the scope that may acquire them.
 struct SyncLoc {
-  std::unordered_map<uint64_t, Vc> by_cta, by_cluster;
+  // By CTA / cluster (linear index): a handful of entries, searched in
+  // order; empty costs nothing (most locations are written by one CTA).
+  struct Scoped {
+    std::vector<std::pair<uint64_t, Vc>> v;
+    const Vc *find(uint64_t k) const {
+      for (const auto &e : v)
+        if (e.first == k)
+          return &e.second;
+      return nullptr;
+    }
+    Vc &operator[](uint64_t k) {
+      for (auto &e : v)
+        if (e.first == k)
+          return e.second;
+      return v.emplace_back(k, nullptr).second;
+    }
+    void clear() { v.clear(); }
+  } by_cta, by_cluster;
   Vc gpu;
   uint32_t last_pc = ~0u; // the latest release
   MemScope last_scope = MemScope::None;
@@ -193,6 +217,15 @@ struct LaunchSt {
   std::unordered_map<uint64_t, ClusterSt> clusters;
   GlobalShadow global;
   std::unordered_map<SyncKey, SyncLoc, SyncKeyHash> sync_locs;
+  // Accesses evicted from a granule's two cells that the access evicting
+  // them was not ordered after (concurrent reads by several threads, as
+  // FastTrack's read-shared state): later accesses are checked against
+  // them too. Indexed by Granule::spill; an entry goes once a write is
+  // ordered after it.
+  struct Spill {
+    std::vector<Cell> reads, writes;
+  };
+  std::vector<Spill> spill;
   // Async operations in flight: (agent tid, id) -> what the issuing thread
   // knew when it issued it (grouped: tracked by cp.async groups, dropped
   // when performed).
@@ -255,12 +288,30 @@ struct LaunchSt {
 Vc release_of(LaunchSt &L, CtaSt &c, uint32_t thread_index);
 Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes);
 void acquire(ThreadSt &t, const Vc &v);
-void on_sync(LaunchSt &L, const SyncEvent &e);
 void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster);
-// Memory release/acquire patterns of one strong access by one lane
-// (race.cpp calls it after checking the access).
-void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lane,
-                   uint64_t addr);
+// One function per synchronization event (checker.cpp calls them for the
+// CTA `c` that performed it).
+void hb_thread_exit(CtaSt &c, const engine::ThreadEvent &e);
+void hb_barrier_arrive(LaunchSt &L, CtaSt &c,
+                       const engine::BarrierArriveEvent &e);
+void hb_barrier_complete(CtaSt &c, const engine::BarrierCompleteEvent &e);
+void hb_barrier_resume(CtaSt &c, const engine::BarrierResumeEvent &e);
+void hb_warp_sync(LaunchSt &L, CtaSt &c, const engine::WarpSyncEvent &e);
+void hb_cluster_arrive(LaunchSt &L, CtaSt &c, const engine::ClusterEvent &e);
+void hb_cluster_complete(LaunchSt &L, const engine::ClusterEvent &e);
+void hb_cluster_resume(LaunchSt &L, CtaSt &c, const engine::ClusterEvent &e);
+void hb_mbar_init(LaunchSt &L, const engine::MbarEvent &e);
+void hb_mbar_arrive(LaunchSt &L, CtaSt &c, const engine::MbarEvent &e);
+void hb_mbar_complete_tx(LaunchSt &L, const engine::MbarEvent &e);
+void hb_mbar_phase_complete(LaunchSt &L, const engine::MbarEvent &e);
+void hb_mbar_wait_done(LaunchSt &L, CtaSt &c, const engine::MbarEvent &e);
+void hb_async_issue(LaunchSt &L, CtaSt &c, const engine::AsyncIssueEvent &e);
+void hb_async_complete(LaunchSt &L, const engine::AsyncCompleteEvent &e);
+void hb_async_wait(LaunchSt &L, CtaSt &c, const engine::AsyncWaitEvent &e);
+void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e);
+// Memory release/acquire patterns of one strong access by `lanes` of the
+// event (race.cpp calls it after checking the access).
+void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes);
 
 // ---- race.cpp --------------------------------------------------------------
 void check_access(LaunchSt &L, const AccessEvent &e);
@@ -269,7 +320,13 @@ void check_access(LaunchSt &L, const AccessEvent &e);
 void init_access(LaunchSt &L, const AccessEvent &e);
 
 // ---- rules.cpp -------------------------------------------------------------
-void rules_sync(LaunchSt &L, const SyncEvent &e);
+void rules_grid_sync(LaunchSt &L, const engine::ThreadEvent &e);
+void rules_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e);
+void rules_barrier_complete(LaunchSt &L, CtaSt &c,
+                            const engine::BarrierCompleteEvent &e);
+void rules_mbar_init(LaunchSt &L, const engine::MbarEvent &e);
+void rules_mbar_wait_done(LaunchSt &L, const engine::MbarEvent &e);
+void rules_mbar_arrive(LaunchSt &L, const engine::MbarEvent &e);
 // A CTA ends (before its state is dropped) / the launch ends.
 void rules_cta_end(LaunchSt &L, const CtaSt *c, uint64_t cta);
 void rules_launch_end(LaunchSt &L);

@@ -8,8 +8,6 @@
 
 namespace bcusim::check {
 
-using engine::SyncKind;
-
 FanOut::FanOut(std::vector<engine::Observer *> observers)
     : obs_(std::move(observers)) {
   for (auto *o : obs_) {
@@ -28,9 +26,109 @@ void FanOut::on_access(const engine::AccessEvent &e) {
   for (auto *o : access_obs_)
     o->on_access(e);
 }
-void FanOut::on_sync(const engine::SyncEvent &e) {
+void FanOut::on_cta_begin(const engine::CtaEvent &e) {
   for (auto *o : obs_)
-    o->on_sync(e);
+    o->on_cta_begin(e);
+}
+void FanOut::on_cta_end(const engine::CtaEvent &e) {
+  for (auto *o : obs_)
+    o->on_cta_end(e);
+}
+void FanOut::on_thread_exit(const engine::ThreadEvent &e) {
+  for (auto *o : obs_)
+    o->on_thread_exit(e);
+}
+void FanOut::on_fence(const engine::FenceEvent &e) {
+  for (auto *o : obs_)
+    o->on_fence(e);
+}
+void FanOut::on_barrier_arrive(const engine::BarrierArriveEvent &e) {
+  for (auto *o : obs_)
+    o->on_barrier_arrive(e);
+}
+void FanOut::on_barrier_complete(const engine::BarrierCompleteEvent &e) {
+  for (auto *o : obs_)
+    o->on_barrier_complete(e);
+}
+void FanOut::on_barrier_resume(const engine::BarrierResumeEvent &e) {
+  for (auto *o : obs_)
+    o->on_barrier_resume(e);
+}
+void FanOut::on_warp_sync(const engine::WarpSyncEvent &e) {
+  for (auto *o : obs_)
+    o->on_warp_sync(e);
+}
+void FanOut::on_elect(const engine::WarpSyncEvent &e) {
+  for (auto *o : obs_)
+    o->on_elect(e);
+}
+void FanOut::on_cluster_arrive(const engine::ClusterEvent &e) {
+  for (auto *o : obs_)
+    o->on_cluster_arrive(e);
+}
+void FanOut::on_cluster_complete(const engine::ClusterEvent &e) {
+  for (auto *o : obs_)
+    o->on_cluster_complete(e);
+}
+void FanOut::on_cluster_resume(const engine::ClusterEvent &e) {
+  for (auto *o : obs_)
+    o->on_cluster_resume(e);
+}
+void FanOut::on_mbar_init(const engine::MbarEvent &e) {
+  for (auto *o : obs_)
+    o->on_mbar_init(e);
+}
+void FanOut::on_mbar_inval(const engine::MbarEvent &e) {
+  for (auto *o : obs_)
+    o->on_mbar_inval(e);
+}
+void FanOut::on_mbar_arrive(const engine::MbarEvent &e) {
+  for (auto *o : obs_)
+    o->on_mbar_arrive(e);
+}
+void FanOut::on_mbar_expect_tx(const engine::MbarEvent &e) {
+  for (auto *o : obs_)
+    o->on_mbar_expect_tx(e);
+}
+void FanOut::on_mbar_complete_tx(const engine::MbarEvent &e) {
+  for (auto *o : obs_)
+    o->on_mbar_complete_tx(e);
+}
+void FanOut::on_mbar_phase_complete(const engine::MbarEvent &e) {
+  for (auto *o : obs_)
+    o->on_mbar_phase_complete(e);
+}
+void FanOut::on_mbar_wait_done(const engine::MbarEvent &e) {
+  for (auto *o : obs_)
+    o->on_mbar_wait_done(e);
+}
+void FanOut::on_async_issue(const engine::AsyncIssueEvent &e) {
+  for (auto *o : obs_)
+    o->on_async_issue(e);
+}
+void FanOut::on_async_commit(const engine::AsyncCommitEvent &e) {
+  for (auto *o : obs_)
+    o->on_async_commit(e);
+}
+void FanOut::on_async_wait(const engine::AsyncWaitEvent &e) {
+  for (auto *o : obs_)
+    o->on_async_wait(e);
+}
+void FanOut::on_async_complete(const engine::AsyncCompleteEvent &e) {
+  for (auto *o : obs_)
+    o->on_async_complete(e);
+}
+void FanOut::on_grid_sync(const engine::ThreadEvent &e) {
+  for (auto *o : obs_)
+    o->on_grid_sync(e);
+}
+void FanOut::on_griddep_launch(const engine::ThreadEvent &e) {
+  for (auto *o : obs_)
+    o->on_griddep_launch(e);
+}
+void FanOut::on_griddep_wait(const engine::ThreadEvent &e) {
+  for (auto *o : obs_)
+    o->on_griddep_wait(e);
 }
 void FanOut::on_launch_end(const engine::LaunchView &v) {
   for (auto *o : obs_)
@@ -123,12 +221,133 @@ void Timeline::on_access(const engine::AccessEvent &e) {
   first_at_.try_emplace({e.cta, e.warp, e.pc}, now_);
 }
 
-void Timeline::on_sync(const engine::SyncEvent &e) {
+// The typed events, each one tick of the timeline.
+Timeline::Ev Timeline::mbar(Kind k, const engine::MbarEvent &m) {
+  Ev e = ev(k, m);
+  e.object_owner = m.object_owner;
+  e.object_offset = m.object_offset;
+  e.phase = m.phase;
+  e.count = m.count;
+  e.tx = m.tx;
+  e.async_id = m.async_id;
+  return e;
+}
+void Timeline::on_cta_begin(const engine::CtaEvent &c) {
+  Ev e;
+  e.kind = Kind::CtaBegin;
+  e.cta = c.cta;
+  sync(e);
+}
+void Timeline::on_cta_end(const engine::CtaEvent &c) {
+  Ev e;
+  e.kind = Kind::CtaEnd;
+  e.cta = c.cta;
+  sync(e);
+}
+void Timeline::on_thread_exit(const engine::ThreadEvent &t) {
+  sync(ev(Kind::Other, t));
+}
+void Timeline::on_fence(const engine::FenceEvent &t) {
+  sync(ev(Kind::Other, t));
+}
+void Timeline::on_barrier_arrive(const engine::BarrierArriveEvent &b) {
+  Ev e = ev(Kind::BarrierArrive, b);
+  e.barrier = b.barrier;
+  e.phase = b.phase;
+  e.arrive_only = b.op == engine::BarrierOp::Arrive;
+  sync(e);
+}
+void Timeline::on_barrier_complete(const engine::BarrierCompleteEvent &b) {
+  Ev e = ev(Kind::BarrierComplete, b);
+  e.barrier = b.barrier;
+  e.phase = b.phase;
+  e.warps = b.warps;
+  sync(e);
+}
+void Timeline::on_barrier_resume(const engine::BarrierResumeEvent &b) {
+  Ev e = ev(Kind::BarrierResume, b);
+  e.barrier = b.barrier;
+  e.phase = b.phase;
+  sync(e);
+}
+void Timeline::on_warp_sync(const engine::WarpSyncEvent &t) {
+  sync(ev(Kind::Other, t));
+}
+void Timeline::on_elect(const engine::WarpSyncEvent &t) {
+  sync(ev(Kind::Other, t));
+}
+void Timeline::on_cluster_arrive(const engine::ClusterEvent &c) {
+  Ev e = ev(Kind::ClusterArrive, c);
+  e.phase = c.phase;
+  sync(e);
+}
+void Timeline::on_cluster_complete(const engine::ClusterEvent &c) {
+  Ev e = ev(Kind::Other, c);
+  e.phase = c.phase;
+  sync(e);
+}
+void Timeline::on_cluster_resume(const engine::ClusterEvent &c) {
+  Ev e = ev(Kind::ClusterResume, c);
+  e.phase = c.phase;
+  sync(e);
+}
+void Timeline::on_mbar_init(const engine::MbarEvent &m) {
+  sync(mbar(Kind::MbarInit, m));
+}
+void Timeline::on_mbar_inval(const engine::MbarEvent &m) {
+  sync(mbar(Kind::MbarInval, m));
+}
+void Timeline::on_mbar_arrive(const engine::MbarEvent &m) {
+  sync(mbar(Kind::MbarArrive, m));
+}
+void Timeline::on_mbar_expect_tx(const engine::MbarEvent &m) {
+  sync(mbar(Kind::MbarExpectTx, m));
+}
+void Timeline::on_mbar_complete_tx(const engine::MbarEvent &m) {
+  sync(mbar(Kind::MbarCompleteTx, m));
+}
+void Timeline::on_mbar_phase_complete(const engine::MbarEvent &m) {
+  sync(mbar(Kind::MbarPhaseComplete, m));
+}
+void Timeline::on_mbar_wait_done(const engine::MbarEvent &m) {
+  sync(mbar(Kind::MbarWaitDone, m));
+}
+void Timeline::on_async_issue(const engine::AsyncIssueEvent &a) {
+  Ev e = ev(Kind::AsyncIssue, a);
+  e.async_id = a.async_id;
+  e.arrive_on = a.what == engine::AsyncKind::ArriveOn;
+  sync(e);
+}
+void Timeline::on_async_commit(const engine::AsyncCommitEvent &a) {
+  sync(ev(Kind::Other, a));
+}
+void Timeline::on_async_wait(const engine::AsyncWaitEvent &a) {
+  Ev e = ev(Kind::AsyncWait, a);
+  e.bulk = a.bulk;
+  e.phase = a.below;
+  sync(e);
+}
+void Timeline::on_async_complete(const engine::AsyncCompleteEvent &a) {
+  Ev e = ev(Kind::AsyncComplete, a);
+  e.async_id = a.async_id;
+  sync(e);
+}
+void Timeline::on_grid_sync(const engine::ThreadEvent &t) {
+  sync(ev(Kind::GridSync, t));
+}
+void Timeline::on_griddep_launch(const engine::ThreadEvent &t) {
+  sync(ev(Kind::Other, t));
+}
+void Timeline::on_griddep_wait(const engine::ThreadEvent &t) {
+  sync(ev(Kind::Other, t));
+}
+
+void Timeline::sync(const Ev &e) {
   ++now_;
   // Past the limit only the ends of resident spans already begun are kept
   // (every B has its E).
   if (events_.size() >= kMaxEvents &&
-      !(e.kind == SyncKind::CtaEnd && resident_.count(e.cta))) {
+      !(e.kind == Kind::CtaEnd && resident_.count(e.cta))) {
     truncated_ = true;
     return;
   }
@@ -158,7 +377,7 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
     w.waiting = -1;
   };
   switch (e.kind) {
-  case SyncKind::CtaBegin:
+  case Kind::CtaBegin:
     resident_.insert(e.cta);
     events_.push_back({{"ph", "B"},
                        {"ts", now_},
@@ -167,7 +386,7 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
                        {"name", "resident"},
                        {"cat", "cta"}});
     break;
-  case SyncKind::CtaEnd:
+  case Kind::CtaEnd:
     if (!resident_.erase(e.cta))
       break;
     events_.push_back({{"ph", "E"},
@@ -177,9 +396,9 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
                        {"name", "resident"},
                        {"cat", "cta"}});
     break;
-  case SyncKind::BarrierArrive: {
+  case Kind::BarrierArrive: {
     Warp *w = touch();
-    if (e.op == 1) {
+    if (e.arrive_only) {
       instant(p, tid, fmt::format("bar.arrive {}", e.barrier),
               {{"phase", e.phase}, {"lanes", e.lanes}});
     } else {
@@ -188,58 +407,58 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
     }
     break;
   }
-  case SyncKind::BarrierResume: {
+  case Kind::BarrierResume: {
     Warp *w = touch();
     end_wait(*w, fmt::format("barrier {} wait", e.barrier));
     break;
   }
-  case SyncKind::BarrierComplete:
+  case Kind::BarrierComplete:
     instant(p, 0,
             fmt::format("barrier {} phase {} complete", e.barrier, e.phase),
             {{"warps", e.warps}});
     break;
-  case SyncKind::ClusterArrive: {
+  case Kind::ClusterArrive: {
     Warp *w = touch();
     w->waiting = 16;
     w->wait_since = now_;
     break;
   }
-  case SyncKind::ClusterResume: {
+  case Kind::ClusterResume: {
     Warp *w = touch();
     end_wait(*w, "cluster barrier wait");
     break;
   }
-  case SyncKind::MbarInit:
-  case SyncKind::MbarArrive:
-  case SyncKind::MbarExpectTx:
-  case SyncKind::MbarCompleteTx:
-  case SyncKind::MbarPhaseComplete:
-  case SyncKind::MbarWaitDone:
-  case SyncKind::MbarInval: {
-    if (!e.async_id && e.kind != SyncKind::MbarPhaseComplete &&
-        e.kind != SyncKind::MbarCompleteTx)
+  case Kind::MbarInit:
+  case Kind::MbarArrive:
+  case Kind::MbarExpectTx:
+  case Kind::MbarCompleteTx:
+  case Kind::MbarPhaseComplete:
+  case Kind::MbarWaitDone:
+  case Kind::MbarInval: {
+    if (!e.async_id && e.kind != Kind::MbarPhaseComplete &&
+        e.kind != Kind::MbarCompleteTx)
       touch();
     const int op = pid(e.object_owner);
     const std::string obj = fmt::format("mbarrier +{:#x}", e.object_offset);
     int64_t &tx = tx_[{e.object_owner, e.object_offset}];
     const int64_t was = tx;
-    if (e.kind == SyncKind::MbarInit)
+    if (e.kind == Kind::MbarInit)
       tx = 0;
-    else if (e.kind == SyncKind::MbarExpectTx ||
-             (e.kind == SyncKind::MbarArrive && e.tx))
+    else if (e.kind == Kind::MbarExpectTx ||
+             (e.kind == Kind::MbarArrive && e.tx))
       tx += e.tx;
-    else if (e.kind == SyncKind::MbarCompleteTx)
+    else if (e.kind == Kind::MbarCompleteTx)
       tx -= e.tx;
-    const bool counter = tx != was || e.kind == SyncKind::MbarInit;
-    if (e.kind == SyncKind::MbarPhaseComplete)
+    const bool counter = tx != was || e.kind == Kind::MbarInit;
+    if (e.kind == Kind::MbarPhaseComplete)
       instant(op, 0, fmt::format("{} phase {} complete", obj, e.phase));
-    else if (e.kind == SyncKind::MbarWaitDone &&
+    else if (e.kind == Kind::MbarWaitDone &&
              waits_seen_
                  .insert(
                      {e.cta, e.warp, e.object_owner, e.object_offset, e.phase})
                  .second) // once per warp and phase, not per lane
       instant(p, tid, fmt::format("{} wait done (phase {})", obj, e.phase));
-    else if (e.kind == SyncKind::MbarArrive)
+    else if (e.kind == Kind::MbarArrive)
       instant(e.async_id ? op : p, e.async_id ? 0 : tid,
               fmt::format("{} arrive", obj),
               {{"phase", e.phase}, {"count", e.count}, {"tx", e.tx}});
@@ -252,14 +471,14 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
                          {"args", {{"pending bytes", tx}}}});
     break;
   }
-  case SyncKind::AsyncIssue:
-  case SyncKind::AsyncComplete: {
-    if (e.kind == SyncKind::AsyncIssue)
+  case Kind::AsyncIssue:
+  case Kind::AsyncComplete: {
+    if (e.kind == Kind::AsyncIssue)
       touch();
-    if (e.kind == SyncKind::AsyncIssue && e.op == 2)
+    if (e.kind == Kind::AsyncIssue && e.arrive_on)
       break; // an arrive-on, no copy
     uint64_t &n = copies_in_flight_[e.cta];
-    if (e.kind == SyncKind::AsyncIssue)
+    if (e.kind == Kind::AsyncIssue)
       ++n;
     else if (n)
       --n;
@@ -271,17 +490,14 @@ void Timeline::on_sync(const engine::SyncEvent &e) {
                        {"args", {{"copies", n}}}});
     break;
   }
-  case SyncKind::AsyncWait:
+  case Kind::AsyncWait:
     touch();
     instant(p, tid, e.bulk ? "cp.async.bulk.wait_group" : "cp.async.wait",
             {{"groups below", e.phase}});
     break;
-  case SyncKind::GridSync:
+  case Kind::GridSync:
     touch();
     instant(p, tid, "grid.sync");
-    break;
-  case SyncKind::ThreadExit:
-    touch();
     break;
   default:
     touch();

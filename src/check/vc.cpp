@@ -133,6 +133,20 @@ Vc join(const Vc &a, const Vc &b) {
   return r;
 }
 
+Vc with_floor(const Vc &v, uint32_t warp, uint32_t f) {
+  auto r = v ? std::make_shared<VcData>(*v) : std::make_shared<VcData>();
+  const uint32_t b = warp >> 5;
+  auto it = std::lower_bound(r->blocks.begin(), r->blocks.end(), b);
+  size_t i = size_t(it - r->blocks.begin());
+  if (it == r->blocks.end() || *it != b) {
+    r->blocks.insert(it, b);
+    r->floor.insert(r->floor.begin() + long(i * 32), 32, 0u);
+  }
+  uint32_t &slot = r->floor[i * 32 + (warp & 31)];
+  slot = std::max(slot, f);
+  return r;
+}
+
 void VcBuilder::add(const Vc &v) {
   if (!v)
     return;

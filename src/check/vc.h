@@ -68,6 +68,9 @@ inline bool knows(const Vc &v, Tid u, uint32_t clock) {
 // other adds nothing.
 Vc join(const Vc &a, const Vc &b);
 
+// v with warp `warp`'s floor raised to at least f (a copy).
+Vc with_floor(const Vc &v, uint32_t warp, uint32_t f);
+
 // Collects entries, then builds one knowledge object (max per key).
 class VcBuilder {
 public:

@@ -85,22 +85,19 @@ void set_shared(Exec &x, uint8_t &space, uint64_t &owner, uint64_t &addr,
   addr = t.off;
 }
 
-// Tells the observer that lane `l` issued `op` (op kind: 0 cp.async copy,
-// 1 bulk copy, 2 arrive-on).
-void issued(Exec &x, const AsyncOp &op, uint32_t kind) {
+// Tells the observer that lane `l` issued `op`.
+void issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
   if (!x.sync_obs)
     return;
-  SyncEvent e;
-  e.kind = SyncKind::AsyncIssue;
+  AsyncIssueEvent e;
   e.pc = op.pc;
   e.cta = x.cta->linear;
   e.warp = op.warp;
   e.lanes = 1u << op.lane;
   e.async_id = op.async_id;
-  e.op = kind;
-  e.bulk = kind == 1 || kind == 3;
-  e.phase = op.group;
-  x.sync_obs->on_sync(e);
+  e.what = kind;
+  e.group = op.group;
+  x.sync_obs->on_async_issue(e);
 }
 
 // Performs a queued copy (and zero-fill); the observer sees its read of the
@@ -134,17 +131,18 @@ void perform(Exec &x, const Cta &c, const AsyncOp &op) {
 void completed(Exec &x, const Cta &c, const AsyncOp &op) {
   if (!x.sync_obs)
     return;
-  SyncEvent e;
-  e.kind = SyncKind::AsyncComplete;
+  AsyncCompleteEvent e;
   e.pc = op.pc;
   e.cta = c.linear;
   e.warp = op.warp;
   e.lanes = 1u << op.lane;
   e.async_id = op.async_id;
-  e.bulk =
-      op.what == AsyncOp::What::BulkTx || op.what == AsyncOp::What::BulkGroup;
-  e.phase = op.group;
-  x.sync_obs->on_sync(e);
+  e.what = op.what == AsyncOp::What::BulkTx      ? AsyncKind::BulkMbarrierTx
+           : op.what == AsyncOp::What::BulkGroup ? AsyncKind::BulkGroupCopy
+           : op.what == AsyncOp::What::ArriveOn  ? AsyncKind::ArriveOn
+                                                 : AsyncKind::Copy;
+  e.group = op.group;
+  x.sync_obs->on_async_complete(e);
 }
 
 std::string text_at(const Exec &x, const Inst &in) {
@@ -199,7 +197,7 @@ void exec_cp_async(Exec &x, const Inst &in, uint32_t m) {
     op.async_id = next_async_id(c, op.thread);
     set_shared(x, op.dst_space, op.dst_owner, op.dst_addr, dst);
     set_global(op.src_space, op.src_owner, op.src_addr, src);
-    issued(x, op, 0);
+    issued(x, op, AsyncKind::Copy);
     c.mbar.pending.push_back(op);
   });
 }
@@ -226,15 +224,10 @@ void exec_cp_commit(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     uint32_t g = per_thread(v, c, x.thread_of(l))++;
     if (x.sync_obs) {
-      SyncEvent e;
-      e.kind = SyncKind::AsyncCommit;
-      e.pc = x.pc;
-      e.cta = c.linear;
-      e.warp = x.warp->index;
-      e.lanes = 1u << l;
+      auto e = thread_event<AsyncCommitEvent>(x, 1u << l);
       e.bulk = in.flags != 0;
-      e.phase = g;
-      x.sync_obs->on_sync(e);
+      e.group = g;
+      x.sync_obs->on_async_commit(e);
     }
   });
 }
@@ -256,16 +249,11 @@ void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
       wait_groups(x, c, bulk ? AsyncOp::What::BulkGroup : AsyncOp::What::Copy,
                   t, limit);
     if (x.sync_obs) {
-      SyncEvent e;
-      e.kind = SyncKind::AsyncWait;
-      e.pc = x.pc;
-      e.cta = c.linear;
-      e.warp = x.warp->index;
-      e.lanes = 1u << l;
+      auto e = thread_event<AsyncWaitEvent>(x, 1u << l);
       e.bulk = bulk;
-      e.count = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
-      e.phase = limit;
-      x.sync_obs->on_sync(e);
+      e.allowed = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
+      e.below = limit;
+      x.sync_obs->on_async_wait(e);
     }
   });
 }
@@ -295,7 +283,7 @@ void exec_cp_mbar_arrive(Exec &x, const Inst &in, uint32_t m) {
     op.warp = x.warp->index;
     op.lane = l;
     op.async_id = next_async_id(c, op.thread);
-    issued(x, op, 2);
+    issued(x, op, AsyncKind::ArriveOn);
     c.mbar.pending.push_back(op);
   });
 }
@@ -364,7 +352,9 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       op.group = per_thread(c.mbar.bulk_groups, c, op.thread);
     }
     op.async_id = next_async_id(c, op.thread);
-    issued(x, op, op.what == AsyncOp::What::BulkTx ? 3 : 1);
+    issued(x, op,
+           op.what == AsyncOp::What::BulkTx ? AsyncKind::BulkMbarrierTx
+                                            : AsyncKind::BulkGroupCopy);
     c.mbar.pending.push_back(op);
   });
 }
@@ -565,16 +555,13 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
 void exec_fence(Exec &x, const Inst &in, uint32_t m) {
   if (!x.sync_obs)
     return;
-  SyncEvent e;
-  e.kind = SyncKind::Fence;
-  e.pc = x.pc;
-  e.cta = x.cta->linear;
-  e.warp = x.warp->index;
-  e.lanes = m;
+  auto e = thread_event<FenceEvent>(x, m);
   e.order = order_of(in);
   e.scope = scope_of(in);
-  e.count = in.flags;
-  x.sync_obs->on_sync(e);
+  e.proxy = in.flags & 1;
+  e.mbarrier_init = in.flags & 2;
+  e.sync_restrict = in.flags & 4;
+  x.sync_obs->on_fence(e);
 }
 
 MemScope scope_named(const std::string &s) {

@@ -7,6 +7,7 @@
 
 #include "cluster_addr.h"
 #include "compile.h"
+#include "observe.h"
 
 namespace bcusim::engine::detail {
 
@@ -53,12 +54,11 @@ void cluster_complete_phase(ClusterState &cl, Observer *obs) {
         t = ClusterState::kWaitDue;
   const uint64_t first = cl.ctas[0] ? cl.ctas[0]->linear : 0;
   if (obs) {
-    SyncEvent e;
-    e.kind = SyncKind::ClusterComplete;
+    ClusterEvent e;
     e.cluster = first;
     e.cta = first;
     e.phase = completed;
-    obs->on_sync(e);
+    obs->on_cluster_complete(e);
   }
   for (Cta *c : cl.ctas) {
     if (!c)
@@ -72,8 +72,7 @@ void cluster_complete_phase(ClusterState &cl, Observer *obs) {
             arr[w.index * kWarpSize + l] &= uint8_t(~ClusterState::kWaitDue);
           });
           if (obs) {
-            SyncEvent e;
-            e.kind = SyncKind::ClusterResume;
+            ClusterEvent e;
             e.cta = c->linear;
             e.warp = w.index;
             e.lanes = p.mask;
@@ -81,8 +80,7 @@ void cluster_complete_phase(ClusterState &cl, Observer *obs) {
             e.cluster = first;
             e.phase = completed;
             e.order = MemOrder(cl.prog->code[p.pc].order);
-            e.scope = MemScope::Cluster;
-            obs->on_sync(e);
+            obs->on_cluster_resume(e);
           }
           p.state = PathState::Ready;
           ++p.pc;
@@ -189,13 +187,7 @@ namespace {
 void exec_launch_dependents(Exec &x, const Inst &, uint32_t m) {
   if (!x.sync_obs)
     return;
-  SyncEvent e;
-  e.kind = SyncKind::GridDepLaunch;
-  e.pc = x.pc;
-  e.cta = x.cta->linear;
-  e.warp = x.warp->index;
-  e.lanes = m;
-  x.sync_obs->on_sync(e);
+  x.sync_obs->on_griddep_launch(thread_event(x, m));
 }
 } // namespace
 

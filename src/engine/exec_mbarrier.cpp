@@ -38,10 +38,8 @@ Resolved object_of(const SharedTarget &t) {
 
 // An mbarrier synchronization event about object `t` by `lane` of the
 // executing warp (or, for async arrivals, on behalf of `op`'s issuer).
-SyncEvent mbar_event(const Exec &x, SyncKind k, const SharedTarget &t,
-                     uint32_t lane) {
-  SyncEvent e;
-  e.kind = k;
+MbarEvent mbar_event(const Exec &x, const SharedTarget &t, uint32_t lane) {
+  MbarEvent e;
   e.pc = x.pc;
   e.cta = x.cta->linear;
   e.warp = x.warp ? x.warp->index : 0;
@@ -141,10 +139,10 @@ void settle_store(Exec &x, const SharedTarget &t, uint64_t s) {
   if (mbar::pending(s) == 0 && mbar::tx(s) == 0 && mbar::expected(s) != 0) {
     uint64_t &phase = full_phase(t);
     if (x.sync_obs) {
-      SyncEvent e = mbar_event(x, SyncKind::MbarPhaseComplete, t, 0);
+      MbarEvent e = mbar_event(x, t, 0);
       e.lanes = 0;
       e.phase = phase;
-      x.sync_obs->on_sync(e);
+      x.sync_obs->on_mbar_phase_complete(e);
     }
     ++phase;
     s = mbar::make(mbar::phase(s) + 1, mbar::expected(s), mbar::expected(s), 0);
@@ -211,9 +209,9 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
       slot = MbarCtaState::Live;
       full_phase(t) = 0;
       if (x.sync_obs) {
-        SyncEvent e = mbar_event(x, SyncKind::MbarInit, t, l);
+        MbarEvent e = mbar_event(x, t, l);
         e.count = count;
-        x.sync_obs->on_sync(e);
+        x.sync_obs->on_mbar_init(e);
       }
       store_word(x, t, mbar::make(0, count, count, 0));
       return;
@@ -224,7 +222,7 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
       init_slot(*t.cta, t.off) = MbarCtaState::Invalidated;
       ++t.cta->mbar.events;
       if (x.sync_obs)
-        x.sync_obs->on_sync(mbar_event(x, SyncKind::MbarInval, t, l));
+        x.sync_obs->on_mbar_inval(mbar_event(x, t, l));
       return;
     case MbarOp::Arrive: {
       uint32_t count = 1;
@@ -264,10 +262,10 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
         return;
       }
       if (x.sync_obs) {
-        SyncEvent e = mbar_event(x, SyncKind::MbarExpectTx, t, l);
+        MbarEvent e = mbar_event(x, t, l);
         e.tx = int64_t(arg);
         e.phase = full_phase(t);
-        x.sync_obs->on_sync(e);
+        x.sync_obs->on_mbar_expect_tx(e);
       }
       settle_store(
           x, t,
@@ -371,9 +369,8 @@ bool mbar_arrive(Exec &x, const SharedTarget &t, const MbarArrival &a,
   if (token)
     *token = mbar::token(mbar::phase(s), before);
   if (x.sync_obs) {
-    SyncEvent e;
+    MbarEvent e;
     if (a.async) {
-      e.kind = SyncKind::MbarArrive;
       e.pc = a.async->pc;
       e.cta = x.cta->linear;
       e.warp = a.async->warp;
@@ -382,14 +379,14 @@ bool mbar_arrive(Exec &x, const SharedTarget &t, const MbarArrival &a,
       e.object_offset = t.off;
       e.async_id = a.async->async_id;
     } else {
-      e = mbar_event(x, SyncKind::MbarArrive, t, lane);
+      e = mbar_event(x, t, lane);
     }
     e.count = count;
     e.tx = int64_t(a.tx);
     e.order = a.order;
     e.scope = a.scope;
     e.phase = full_phase(t);
-    x.sync_obs->on_sync(e);
+    x.sync_obs->on_mbar_arrive(e);
   }
   settle_store(x, t, mbar::make(mbar::phase(s), pending, expected, txc));
   return true;
@@ -412,7 +409,7 @@ bool mbar_complete_tx(Exec &x, const SharedTarget &t, uint64_t bytes,
                               bytes, mbar::tx(s), bytes,
                               mbar::tx(s) - int64_t(bytes), mbar::kTxMax));
   if (x.sync_obs) {
-    SyncEvent e = mbar_event(x, SyncKind::MbarCompleteTx, t, lane);
+    MbarEvent e = mbar_event(x, t, lane);
     if (async) {
       e.pc = async->pc;
       e.warp = async->warp;
@@ -421,7 +418,7 @@ bool mbar_complete_tx(Exec &x, const SharedTarget &t, uint64_t bytes,
     }
     e.tx = int64_t(bytes);
     e.phase = full_phase(t);
-    x.sync_obs->on_sync(e);
+    x.sync_obs->on_mbar_complete_tx(e);
   }
   settle_store(
       x, t, mbar::make(mbar::phase(s), mbar::pending(s), mbar::expected(s), v));
@@ -488,11 +485,11 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
       done |= 1u << l;
       if (x.sync_obs) {
         // The phase observed complete: the one before the current phase.
-        SyncEvent e = mbar_event(x, SyncKind::MbarWaitDone, t, l);
+        MbarEvent e = mbar_event(x, t, l);
         e.phase = full_phase(t) - 1;
         e.order = order_of(in);
         e.scope = scope_of(in);
-        x.sync_obs->on_sync(e);
+        x.sync_obs->on_mbar_wait_done(e);
       }
     }
     const uint8_t *wp = t.cta->shared.data() + t.off;

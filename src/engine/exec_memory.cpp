@@ -375,11 +375,11 @@ inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
     uint8_t *p = xlate<S>(x, addr, total, true, l);
     if (!p)
       return;
-    batch.add(l, S, addr);
     for (uint32_t k = 0; k < n; ++k) {
       uint64_t v = x.s(in.a[1 + k])[l];
       std::memcpy(p + k * B, &v, B);
     }
+    batch.add(l, S, addr, p);
   });
 }
 
@@ -443,6 +443,7 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
     if (x.obs) [[unlikely]] {
       AccessBatch batch(x, in, AccessType::Write, total);
       batch.add_global(m, base, in.imm);
+      batch.add_global_values(m, v);
       batch.emit();
     }
     return;
@@ -548,13 +549,7 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
     if (x.sync_obs && x.launch->grid_workspace &&
         addr - x.launch->grid_workspace < 8 &&
         (sp == MemSpace::Global || sp == MemSpace::Generic)) {
-      SyncEvent e;
-      e.kind = SyncKind::GridSync;
-      e.pc = x.pc;
-      e.cta = x.cta->linear;
-      e.warp = x.warp->index;
-      e.lanes = 1u << l;
-      x.sync_obs->on_sync(e);
+      x.sync_obs->on_grid_sync(thread_event(x, 1u << l));
     }
     std::atomic_ref<I> ref(*reinterpret_cast<I *>(p));
     T vb = as<T>(b[l]);
@@ -699,9 +694,15 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     ptx::Instruction plain = in;
     plain.modifiers.erase(std::find(plain.modifiers.begin(),
                                     plain.modifiers.end(), "L2::cache_hint"));
+    ptx::resolve(plain); // its resolved modifiers lose the hint too
     if (!plain.operands.empty())
       plain.operands.pop_back();
-    return compile_memory(c, plain);
+    // Operand checks read the compiler's current instruction.
+    const ptx::Instruction *outer = c.cur;
+    c.cur = &plain;
+    bool ok = compile_memory(c, plain);
+    c.cur = outer;
+    return ok;
   }
   MemSpace space = sp.empty()                   ? MemSpace::Generic
                    : sp == "global"             ? MemSpace::Global

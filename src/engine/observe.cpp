@@ -67,24 +67,37 @@ Resolved resolve_access(const Exec &x, MemSpace sp, uint64_t addr) {
   return r;
 }
 
+AccessEvent access_event(uint32_t pc, uint64_t cta, uint32_t warp,
+                         AccessType type, uint32_t size, AtomicOp atom,
+                         MemOrder order, MemScope scope, AccessOrigin origin,
+                         uint64_t async_id) {
+  AccessEvent e;
+  e.pc = pc;
+  e.cta = cta;
+  e.warp = warp;
+  e.type = type;
+  e.size = size;
+  e.atom = atom;
+  e.order = order;
+  e.scope = scope;
+  e.origin = origin;
+  e.async_id = async_id;
+  return e;
+}
+
 void AccessBatch::emit() {
   if (!on_ || lanes_ == 0)
     return;
-  AccessEvent e;
-  e.pc = x_.pc;
-  e.cta = x_.cta->linear;
-  e.warp = x_.warp->index;
-  e.type = type_;
-  e.order = order_of(in_);
-  e.scope = scope_of(in_);
-  e.atom = atom_;
-  e.size = size_;
+  AccessEvent e =
+      access_event(x_.pc, x_.cta->linear, x_.warp->index, type_, size_, atom_,
+                   order_of(in_), scope_of(in_), AccessOrigin::Instruction, 0);
   auto send = [&](uint64_t key, uint32_t lanes, const uint64_t *addr) {
     e.lanes = lanes;
     e.space = StateSpace((key >> 1) & 7);
     e.owner = key >> 4;
     e.generic = key & 1;
     e.addr = addr;
+    e.values = (lanes & ~valued_) == 0 ? values_.data() : nullptr;
     x_.obs->on_access(e);
   };
   if (uniform_) {
@@ -106,6 +119,7 @@ void AccessBatch::emit() {
     }
   }
   lanes_ = 0;
+  valued_ = 0;
   uniform_ = true;
 }
 
@@ -117,22 +131,13 @@ void observe_one(Exec &x, uint32_t pc, uint64_t cta, uint32_t warp,
     return;
   std::array<uint64_t, kWarpSize> addr{};
   addr[lane] = r.addr;
-  AccessEvent e;
-  e.pc = pc;
-  e.cta = cta;
-  e.warp = warp;
+  AccessEvent e = access_event(pc, cta, warp, type, size, atom, order, scope,
+                               origin, async_id);
   e.lanes = 1u << lane;
   e.space = r.space;
-  e.type = type;
-  e.order = order;
-  e.scope = scope;
-  e.atom = atom;
-  e.origin = origin;
   e.generic = r.generic;
-  e.size = size;
   e.owner = r.owner;
   e.addr = addr.data();
-  e.async_id = async_id;
   x.obs->on_access(e);
 }
 

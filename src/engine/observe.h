@@ -11,11 +11,18 @@
 //   });
 //   batch.emit();
 //
+// A store passes the host bytes it has just written, before the next lane
+// writes (batch.add(l, sp, addr, p)): the event then carries each lane's
+// value (AccessEvent::values).
+//
 // The address is the one the instruction used (generic addresses and
 // .shared::cluster windows are resolved here, for the observer only).
 #pragma once
 
 #include <array>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 #include "program.h"
 
@@ -42,9 +49,12 @@ public:
         size_(size) {}
   bool on() const { return on_; }
   // Lane `lane` accessed `addr` of space `sp` (as the instruction gave it).
-  [[gnu::always_inline]] void add(uint32_t lane, MemSpace sp, uint64_t addr) {
+  [[gnu::always_inline]] void add(uint32_t lane, MemSpace sp, uint64_t addr,
+                                  const uint8_t *written = nullptr) {
     if (!on_)
       return;
+    if (written)
+      value(lane, written);
     // The common cases need no resolution: a global address, the CTA's
     // own shared memory, the thread's local memory.
     if (sp == MemSpace::Global)
@@ -59,6 +69,13 @@ public:
       put(lane, key_of(StateSpace::Const, 0, false), addr);
     else
       add_resolved(lane, resolve_access(x_, sp, addr));
+  }
+  // The bytes lane `lane` stored (size bytes at `written`).
+  void value(uint32_t lane, const uint8_t *written) {
+    if (type_ != AccessType::Write || size_ > kMaxValue)
+      return;
+    std::memcpy(values_.data() + lane * size_, written, size_);
+    valued_ |= 1u << lane;
   }
   void add_resolved(uint32_t lane, const Resolved &r) {
     put(lane, key_of(r.space, r.owner, r.generic), r.addr);
@@ -75,6 +92,15 @@ public:
     if (!lanes_)
       first_ = kGlobalKey;
     lanes_ |= m;
+  }
+  // The fast path of a store: lane l stored the low `bytes` bytes of v[l].
+  void add_global_values(uint32_t m, const uint64_t *v) {
+    if (!on_ || type_ != AccessType::Write || size_ > 8)
+      return;
+    for_lanes(m, [&](uint32_t l) {
+      std::memcpy(values_.data() + l * size_, &v[l], size_);
+    });
+    valued_ |= m;
   }
   // Reports the lanes added so far, one event per (space, owner,
   // generic) group, and starts over.
@@ -103,16 +129,26 @@ private:
   AtomicOp atom_;
   uint32_t size_;
   uint32_t lanes_ = 0;
+  uint32_t valued_ = 0; // lanes whose written bytes are in values_
   uint64_t first_ = 0;
+  static constexpr uint32_t kMaxValue = 32; // bytes per lane (v4.b64)
+  std::array<uint8_t, kWarpSize * kMaxValue> values_;
   std::array<uint64_t, kWarpSize> keys_; // meaningful for lanes_ only
   std::array<uint64_t, kWarpSize> addr_;
 };
 
 // The same interface doing nothing: the lane loops of unobserved runs.
 struct NoBatch {
-  void add(uint32_t, MemSpace, uint64_t) {}
+  void add(uint32_t, MemSpace, uint64_t, const uint8_t * = nullptr) {}
   void emit() {}
 };
+
+// The one place an access event's fields are filled (AccessBatch and
+// observe_one); lanes, space, owner and addresses follow.
+AccessEvent access_event(uint32_t pc, uint64_t cta, uint32_t warp,
+                         AccessType type, uint32_t size, AtomicOp atom,
+                         MemOrder order, MemScope scope, AccessOrigin origin,
+                         uint64_t async_id);
 
 // One access by one lane outside an instruction's lane loop (async copies,
 // mbarrier objects): `size` bytes at `r`.
@@ -124,9 +160,19 @@ void observe_one(Exec &x, uint32_t pc, uint64_t cta, uint32_t warp,
                  AccessOrigin origin = AccessOrigin::Instruction,
                  uint64_t async_id = 0);
 
-inline void observe_sync(Exec &x, const SyncEvent &e) {
-  if (x.sync_obs)
-    x.sync_obs->on_sync(e);
+// The thread part of an event by `lanes` of the executing warp at the
+// executing instruction.
+template <class E = ThreadEvent> E thread_event(const Exec &x, uint32_t lanes) {
+  E e;
+  e.pc = x.pc;
+  e.cta = x.cta->linear;
+  e.warp = x.warp ? x.warp->index : 0;
+  e.lanes = lanes;
+  return e;
 }
+
+// Several observers of one launch as one (LaunchConfig::observers): every
+// event goes to each in order; accesses only to those that want them.
+std::unique_ptr<Observer> fan_out(std::vector<Observer *> list);
 
 } // namespace bcusim::engine::detail

@@ -1,6 +1,9 @@
 // Names of the observer interface's enumerations (observer.h).
 #include "bcusim/engine/observer.h"
 
+#include <memory>
+#include <vector>
+
 namespace bcusim::engine {
 
 std::string_view name_of(StateSpace s) {
@@ -62,36 +65,139 @@ std::string_view name_of(AtomicOp o) {
   return names[static_cast<int>(o)];
 }
 
-std::string_view name_of(SyncKind k) {
-  static const char *const names[] = {"barrier-arrive",
-                                      "barrier-complete",
-                                      "barrier-resume",
-                                      "warp-sync",
-                                      "elect",
-                                      "cluster-arrive",
-                                      "cluster-complete",
-                                      "cluster-resume",
-                                      "mbarrier-init",
-                                      "mbarrier-inval",
-                                      "mbarrier-arrive",
-                                      "mbarrier-expect-tx",
-                                      "mbarrier-complete-tx",
-                                      "mbarrier-phase-complete",
-                                      "mbarrier-wait-done",
-                                      "async-issue",
-                                      "async-commit",
-                                      "async-wait",
-                                      "async-complete",
-                                      "fence",
-                                      "grid-sync",
-                                      "griddep-launch",
-                                      "griddep-wait",
-                                      "thread-exit",
-                                      "cta-begin",
-                                      "cta-end"};
-  static_assert(sizeof(names) / sizeof(names[0]) ==
-                static_cast<size_t>(SyncKind::CtaEnd) + 1);
-  return names[static_cast<int>(k)];
+std::string_view name_of(AsyncKind k) {
+  switch (k) {
+  case AsyncKind::Copy:
+    return "copy";
+  case AsyncKind::BulkGroupCopy:
+    return "bulk-group-copy";
+  case AsyncKind::ArriveOn:
+    return "arrive-on";
+  case AsyncKind::BulkMbarrierTx:
+    return "bulk-mbarrier-tx";
+  }
+  return "?";
 }
+
+namespace detail {
+namespace {
+
+// LaunchConfig::observers as one observer.
+class FanOut final : public Observer {
+public:
+  explicit FanOut(std::vector<Observer *> list) : all_(std::move(list)) {
+    for (Observer *o : all_)
+      if (o->wants_accesses())
+        accesses_.push_back(o);
+  }
+  bool wants_accesses() const override { return !accesses_.empty(); }
+  bool concurrent() const override {
+    for (Observer *o : all_)
+      if (!o->concurrent())
+        return false;
+    return true;
+  }
+  void on_launch_begin(const LaunchView &v) override {
+    each(&Observer::on_launch_begin, v);
+  }
+  void on_launch_end(const LaunchView &v) override {
+    each(&Observer::on_launch_end, v);
+  }
+  void on_cta_begin(const CtaEvent &e) override {
+    each(&Observer::on_cta_begin, e);
+  }
+  void on_cta_end(const CtaEvent &e) override {
+    each(&Observer::on_cta_end, e);
+  }
+  void on_thread_exit(const ThreadEvent &e) override {
+    each(&Observer::on_thread_exit, e);
+  }
+  void on_access(const AccessEvent &e) override {
+    for (Observer *o : accesses_)
+      o->on_access(e);
+  }
+  void on_fence(const FenceEvent &e) override { each(&Observer::on_fence, e); }
+  void on_barrier_arrive(const BarrierArriveEvent &e) override {
+    each(&Observer::on_barrier_arrive, e);
+  }
+  void on_barrier_complete(const BarrierCompleteEvent &e) override {
+    each(&Observer::on_barrier_complete, e);
+  }
+  void on_barrier_resume(const BarrierResumeEvent &e) override {
+    each(&Observer::on_barrier_resume, e);
+  }
+  void on_warp_sync(const WarpSyncEvent &e) override {
+    each(&Observer::on_warp_sync, e);
+  }
+  void on_elect(const WarpSyncEvent &e) override {
+    each(&Observer::on_elect, e);
+  }
+  void on_cluster_arrive(const ClusterEvent &e) override {
+    each(&Observer::on_cluster_arrive, e);
+  }
+  void on_cluster_complete(const ClusterEvent &e) override {
+    each(&Observer::on_cluster_complete, e);
+  }
+  void on_cluster_resume(const ClusterEvent &e) override {
+    each(&Observer::on_cluster_resume, e);
+  }
+  void on_mbar_init(const MbarEvent &e) override {
+    each(&Observer::on_mbar_init, e);
+  }
+  void on_mbar_inval(const MbarEvent &e) override {
+    each(&Observer::on_mbar_inval, e);
+  }
+  void on_mbar_arrive(const MbarEvent &e) override {
+    each(&Observer::on_mbar_arrive, e);
+  }
+  void on_mbar_expect_tx(const MbarEvent &e) override {
+    each(&Observer::on_mbar_expect_tx, e);
+  }
+  void on_mbar_complete_tx(const MbarEvent &e) override {
+    each(&Observer::on_mbar_complete_tx, e);
+  }
+  void on_mbar_phase_complete(const MbarEvent &e) override {
+    each(&Observer::on_mbar_phase_complete, e);
+  }
+  void on_mbar_wait_done(const MbarEvent &e) override {
+    each(&Observer::on_mbar_wait_done, e);
+  }
+  void on_async_issue(const AsyncIssueEvent &e) override {
+    each(&Observer::on_async_issue, e);
+  }
+  void on_async_commit(const AsyncCommitEvent &e) override {
+    each(&Observer::on_async_commit, e);
+  }
+  void on_async_wait(const AsyncWaitEvent &e) override {
+    each(&Observer::on_async_wait, e);
+  }
+  void on_async_complete(const AsyncCompleteEvent &e) override {
+    each(&Observer::on_async_complete, e);
+  }
+  void on_grid_sync(const ThreadEvent &e) override {
+    each(&Observer::on_grid_sync, e);
+  }
+  void on_griddep_launch(const ThreadEvent &e) override {
+    each(&Observer::on_griddep_launch, e);
+  }
+  void on_griddep_wait(const ThreadEvent &e) override {
+    each(&Observer::on_griddep_wait, e);
+  }
+
+private:
+  template <class E> void each(void (Observer::*f)(const E &), const E &e) {
+    for (Observer *o : all_)
+      (o->*f)(e);
+  }
+  std::vector<Observer *> all_, accesses_;
+};
+
+} // namespace
+
+std::unique_ptr<Observer> fan_out(std::vector<Observer *> list) {
+  return std::make_unique<FanOut>(std::move(list));
+}
+
+} // namespace detail
 
 } // namespace bcusim::engine

@@ -31,6 +31,7 @@
 #include <fmt/format.h>
 
 #include "mbarrier.h"
+#include "observe.h"
 #include "run.h"
 #include "worker.h"
 
@@ -200,11 +201,10 @@ bool Worker::admit() {
   }
   if (S.obs)
     for (Cta *c : cs->ctas) {
-      SyncEvent e;
-      e.kind = SyncKind::CtaBegin;
+      CtaEvent e;
       e.cta = c->linear;
       e.cluster = cs->ctas[0]->linear;
-      S.obs->on_sync(e);
+      S.obs->on_cta_begin(e);
     }
   clusters.push_back(std::move(cs));
   since_admit = 0;
@@ -214,10 +214,9 @@ bool Worker::admit() {
 void Worker::retire(size_t i) {
   Cta &c = *resident[i];
   if (S.obs) {
-    SyncEvent e;
-    e.kind = SyncKind::CtaEnd;
+    CtaEvent e;
     e.cta = c.linear;
-    S.obs->on_sync(e);
+    S.obs->on_cta_end(e);
   }
   if (!c.printf_out.empty()) {
     std::lock_guard<std::mutex> g(S.mu);
@@ -687,7 +686,19 @@ private:
 RunReport run_launch(GlobalMemory &mem, const Launch &launch,
                      const LaunchConfig &cfg) {
   LaunchState S(launch, cfg, mem);
-  S.obs = cfg.observer;
+  std::vector<Observer *> observers;
+  if (cfg.observer)
+    observers.push_back(cfg.observer);
+  for (Observer *o : cfg.observers)
+    if (o && o != cfg.observer)
+      observers.push_back(o);
+  std::unique_ptr<Observer> fan;
+  if (observers.size() > 1) {
+    fan = fan_out(std::move(observers));
+    S.obs = fan.get();
+  } else {
+    S.obs = observers.empty() ? nullptr : observers[0];
+  }
   View view(launch, mem, S.thread_steps);
   if (S.obs)
     S.obs->on_launch_begin(view);

@@ -309,11 +309,11 @@ void Worker::bar_finish(Cta &c, Warp &w, Path &p) {
     }
   }
   if (S.obs && bc.op != BarrierOp::Arrive) {
-    SyncEvent e = event(SyncKind::BarrierResume, c, w, p.mask, p.pc);
+    auto e = event<BarrierResumeEvent>(c, w, p.mask, p.pc);
     auto id = path_barrier(w, p);
     e.barrier = int(id.value_or(0));
     e.phase = c.bars.unit->phase(unsigned(e.barrier)) - 1;
-    emit(e);
+    S.obs->on_barrier_resume(e);
   }
   p.state = PathState::Ready;
   ++p.pc;
@@ -324,23 +324,34 @@ void Worker::bar_finish(Cta &c, Warp &w, Path &p) {
 void Worker::forward_bar_events(Cta &c, uint32_t warp, uint32_t lanes,
                                 uint32_t pc) {
   for (const bcu::Event &u : c.bars.seen) {
-    SyncEvent e;
-    e.cta = c.linear;
-    e.barrier = u.barrier;
-    e.phase = u.phase;
     if (u.kind == bcu::EventKind::Arrive) {
-      e.kind = SyncKind::BarrierArrive;
+      BarrierArriveEvent e;
+      e.cta = c.linear;
       e.warp = warp;
       e.lanes = lanes;
       e.pc = pc;
-      e.op = u.op == bcu::Op::Arrive ? 1 : u.op == bcu::Op::Red ? 2 : 0;
+      e.barrier = u.barrier;
+      e.phase = u.phase;
       e.count = u.expected;
+      if (pc < P.code.size() && P.code[pc].kind == Kind::CtaBarrier) {
+        const BarrierCode &bc = P.barriers[P.code[pc].aux];
+        e.op = bc.op;
+        e.aligned = bc.aligned;
+      } else {
+        e.op = u.op == bcu::Op::Arrive ? BarrierOp::Arrive
+               : u.op == bcu::Op::Red  ? BarrierOp::RedPopc
+                                       : BarrierOp::Sync;
+      }
+      S.obs->on_barrier_arrive(e);
     } else {
-      e.kind = SyncKind::BarrierComplete;
+      BarrierCompleteEvent e;
+      e.cta = c.linear;
+      e.barrier = u.barrier;
+      e.phase = u.phase;
       e.warps = u.warps;
       e.count = u.expected;
+      S.obs->on_barrier_complete(e);
     }
-    emit(e);
   }
   c.bars.seen.clear();
 }

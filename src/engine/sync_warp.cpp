@@ -198,12 +198,12 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     }
     if (S.obs) {
       uint32_t part = g.mask[i] & all;
-      SyncEvent e = event(in.kind == Kind::WarpSyncMember && in.aux == 1
-                              ? SyncKind::Elect
-                              : SyncKind::WarpSync,
-                          c, w, part, pc);
+      auto e = event<WarpSyncEvent>(c, w, part, pc);
       e.leader = uint32_t(std::countr_zero(part));
-      emit(e);
+      if (in.kind == Kind::WarpSyncMember && in.aux == 1)
+        S.obs->on_elect(e);
+      else
+        S.obs->on_warp_sync(e);
     }
   }
   // The joined lanes of other paths go on past their instructions (a path
@@ -352,12 +352,11 @@ bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     }
     ++x.progress;
     if (S.obs) {
-      SyncEvent e = event(SyncKind::ClusterArrive, c, w, m, p->pc);
+      auto e = event<ClusterEvent>(c, w, m, p->pc);
       e.order = MemOrder(in.order);
-      e.scope = MemScope::Cluster;
       e.phase = cl.phase;
       e.cluster = cl.ctas[0] ? cl.ctas[0]->linear : c.linear;
-      emit(e);
+      S.obs->on_cluster_arrive(e);
     }
     for_lanes(m, [&](uint32_t l) {
       arr[w.index * kWarpSize + l] |= ClusterState::kArrived;
@@ -401,12 +400,11 @@ bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
       arr[w.index * kWarpSize + l] &= uint8_t(~ClusterState::kWaitDue);
     });
     if (S.obs) {
-      SyncEvent e = event(SyncKind::ClusterResume, c, w, done, p->pc);
+      auto e = event<ClusterEvent>(c, w, done, p->pc);
       e.order = MemOrder(in.order);
-      e.scope = MemScope::Cluster;
       e.phase = cl.phase - 1;
       e.cluster = cl.ctas[0] ? cl.ctas[0]->linear : c.linear;
-      emit(e);
+      S.obs->on_cluster_resume(e);
     }
   }
   if (current == 0) {

@@ -17,7 +17,7 @@ void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc) {
   c.live_threads -= uint32_t(std::popcount(lanes));
   ++x.progress;
   if (S.obs)
-    emit(event(SyncKind::ThreadExit, c, w, lanes, pc));
+    S.obs->on_thread_exit(event(c, w, lanes, pc));
   cluster_threads_exited(c, w, lanes, S.obs);
 }
 
@@ -465,7 +465,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       if (m && !S.L.has_prerequisite)
         S.note_griddep_wait(p->pc);
       if (m && S.obs)
-        emit(event(SyncKind::GridDepWait, c, w, m, p->pc));
+        S.obs->on_griddep_wait(event(c, w, m, p->pc));
       ++p->pc;
       break;
     case Kind::MbarWait: {

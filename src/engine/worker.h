@@ -246,14 +246,9 @@ private:
   void report_limit(RunStatus st, Cta &c, Warp &w);
 
   // observer glue
-  void emit(SyncEvent e) {
-    if (S.obs)
-      S.obs->on_sync(e);
-  }
-  SyncEvent event(SyncKind k, const Cta &c, const Warp &w, uint32_t lanes,
-                  uint32_t pc) const {
-    SyncEvent e;
-    e.kind = k;
+  template <class E = ThreadEvent>
+  E event(const Cta &c, const Warp &w, uint32_t lanes, uint32_t pc) const {
+    E e;
     e.cta = c.linear;
     e.warp = w.index;
     e.lanes = lanes;

@@ -43,7 +43,84 @@ public:
   bool concurrent() const override { return false; }
   void on_launch_begin(const engine::LaunchView &v) override;
   void on_access(const engine::AccessEvent &e) override;
-  void on_sync(const engine::SyncEvent &e) override { checker_.on_sync(e); }
+  void on_cta_begin(const engine::CtaEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_cta_begin(e);
+  }
+  void on_cta_end(const engine::CtaEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_cta_end(e);
+  }
+  void on_thread_exit(const engine::ThreadEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_thread_exit(e);
+  }
+  void on_fence(const engine::FenceEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_fence(e);
+  }
+  void on_barrier_arrive(const engine::BarrierArriveEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_barrier_arrive(e);
+  }
+  void on_barrier_complete(const engine::BarrierCompleteEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_barrier_complete(e);
+  }
+  void on_barrier_resume(const engine::BarrierResumeEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_barrier_resume(e);
+  }
+  void on_warp_sync(const engine::WarpSyncEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_warp_sync(e);
+  }
+  void on_elect(const engine::WarpSyncEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_elect(e);
+  }
+  void on_cluster_arrive(const engine::ClusterEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_cluster_arrive(e);
+  }
+  void on_cluster_complete(const engine::ClusterEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_cluster_complete(e);
+  }
+  void on_cluster_resume(const engine::ClusterEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_cluster_resume(e);
+  }
+  void on_mbar_init(const engine::MbarEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_mbar_init(e);
+  }
+  void on_mbar_inval(const engine::MbarEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_mbar_inval(e);
+  }
+  void on_mbar_arrive(const engine::MbarEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_mbar_arrive(e);
+  }
+  void on_mbar_expect_tx(const engine::MbarEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_mbar_expect_tx(e);
+  }
+  void on_mbar_complete_tx(const engine::MbarEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_mbar_complete_tx(e);
+  }
+  void on_mbar_phase_complete(const engine::MbarEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_mbar_phase_complete(e);
+  }
+  void on_mbar_wait_done(const engine::MbarEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_mbar_wait_done(e);
+  }
+  void on_async_issue(const engine::AsyncIssueEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_async_issue(e);
+  }
+  void on_async_commit(const engine::AsyncCommitEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_async_commit(e);
+  }
+  void on_async_wait(const engine::AsyncWaitEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_async_wait(e);
+  }
+  void on_async_complete(const engine::AsyncCompleteEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_async_complete(e);
+  }
+  void on_grid_sync(const engine::ThreadEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_grid_sync(e);
+  }
+  void on_griddep_launch(const engine::ThreadEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_griddep_launch(e);
+  }
+  void on_griddep_wait(const engine::ThreadEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_griddep_wait(e);
+  }
   void on_launch_end(const engine::LaunchView &v) override;
 
   // Work items kept (at most kMaxItems; older ones are dropped).

@@ -8,7 +8,9 @@ five) of the form
 
 where <comment> is any prefix (`//`, `#`, `;`). `%s` in ARGS stands for the
 test file's own name; the command runs in the test file's folder, so
-diagnostics print stable relative paths. The expected result lives beside
+diagnostics print stable relative paths. `NAME=VALUE` words before `bcusim`
+set environment variables; `%standin_cuda` stands for the stand-in CUDA
+driver built beside bcusim (tests/gpu). The expected result lives beside
 it in `<file>.expected`:
 
     exit: N
@@ -45,13 +47,19 @@ def run_one(bcusim, path):
     if run is None:
         return None
     args = shlex.split(run)
+    standin = os.path.join(os.path.dirname(os.path.abspath(bcusim)),
+                           "libcuda-standin.so")
+    env = dict(os.environ)
+    while args and "=" in args[0] and args[0] != "bcusim":
+        k, v = args.pop(0).split("=", 1)
+        env[k] = v.replace("%standin_cuda", standin)
     if not args or args[0] != "bcusim":
         raise SystemExit(f"{path}: RUN: line must start with 'bcusim'")
     name = os.path.basename(path)
     args = [os.path.abspath(bcusim)] + [a.replace("%s", name) for a in args[1:]]
     try:
         p = subprocess.run(args, cwd=os.path.dirname(os.path.abspath(path)),
-                           capture_output=True, timeout=240)
+                           capture_output=True, timeout=240, env=env)
         code = p.returncode
         out = p.stdout.decode("utf-8", "replace")
         err = p.stderr.decode("utf-8", "replace")

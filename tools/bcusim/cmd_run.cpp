@@ -7,14 +7,17 @@
 //              [--then [FILE2.ptx] [-k NAME] -g ... -b ... [-a ARG|@I]...]...
 //              [--dump I[=FILE]]... [--max-steps N] [--schedule S]
 //              [--time-limit SECONDS] [--threads N] [--verbose]
+//              [--on-gpu | --compare-gpu]
 //
 // Exit status: 0 success; 1 the PTX does not compile, the launch does not
 // fit the kernel, or the kernel faults / deadlocks / hits a limit; 2 a
-// malformed command line. See docs/engine.md "bcusim run".
+// malformed command line or no GPU for --on-gpu / --compare-gpu. See
+// docs/engine.md "bcusim run" and "Checking against your GPU".
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +34,7 @@
 #include "bcusim/engine/args.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/ptx/instructions.h"
+#include "bcusim/runtime/gpu.h"
 #include "bcusim/runtime/options.h"
 #include "bcusim/runtime/session.h"
 #include "commands.h"
@@ -49,6 +53,8 @@ struct RunOptions : runtime::RunOptions {
   std::vector<uint64_t> shared_bytes;
   std::vector<std::string> args;
   std::vector<std::string> dumps;
+  bool on_gpu = false;      // --on-gpu: the launches on the GPU only
+  bool compare_gpu = false; // --compare-gpu: on bcusim and on the GPU
   struct Launch {
     std::vector<std::string> files, kernels, grids, blocks, clusters;
     std::vector<uint64_t> shared_bytes;
@@ -123,16 +129,31 @@ struct Executions {
   std::vector<std::unique_ptr<engine::Module>> loaded;
   // --timeline: the first execution's launches.
   std::unique_ptr<check::Timeline> timeline;
+  // Dumps without a file go to stdout (not under --compare-gpu, which
+  // prints the comparison instead).
+  bool print_dumps = true;
 
   Outcome execute(const engine::Schedule &sched, const check::Checks &checks,
                   bool print);
+  // The same launches on a GPU (--on-gpu, --compare-gpu).
+  Outcome execute_gpu(runtime::Gpu &gpu, bool print);
+
+private:
+  // Loads the launches' modules and, when printing (the first execution),
+  // resolves their kernels; false with out.exit set when the run cannot
+  // start.
+  bool load(Outcome &out, bool print);
+  // The kernel arguments of launch `lp` with buffer argument i at ptrs[i].
+  std::vector<engine::KernelArg>
+  kernel_args(const LaunchPlan &lp,
+              const std::vector<engine::DevicePtr> &ptrs) const;
+  // Prints or writes the dumps in out.dumps; false when a file cannot be
+  // written.
+  bool emit_dumps(const Outcome &out, bool print) const;
 };
 
-Outcome Executions::execute(const engine::Schedule &sched,
-                            const check::Checks &checks, bool print) {
+bool Executions::load(Outcome &out, bool print) {
   using namespace engine;
-  Outcome out;
-  std::string err;
   auto say = [&](const std::string &text) {
     if (print)
       std::fputs(text.c_str(), stderr);
@@ -157,7 +178,7 @@ Outcome Executions::execute(const engine::Schedule &sched,
       if (!module) {
         out.exit = 1;
         out.load_failed = true;
-        return out;
+        return false;
       }
       loaded.push_back(std::move(module));
       it = modules.emplace(lp.file, loaded.back().get()).first;
@@ -179,7 +200,7 @@ Outcome Executions::execute(const engine::Schedule &sched,
                               pre, lp.file, names.size(), list));
         out.exit = names.empty() ? 1 : 2;
         out.load_failed = true;
-        return out;
+        return false;
       }
       lp.kernel = names[0];
     } else if (std::find(names.begin(), names.end(), lp.kernel) ==
@@ -189,9 +210,72 @@ Outcome Executions::execute(const engine::Schedule &sched,
                               list.empty() ? "none" : list));
       out.exit = 2;
       out.load_failed = true;
-      return out;
+      return false;
     }
   }
+  return true;
+}
+
+std::vector<engine::KernelArg>
+Executions::kernel_args(const LaunchPlan &lp,
+                        const std::vector<engine::DevicePtr> &ptrs) const {
+  using namespace engine;
+  std::vector<KernelArg> kargs;
+  for (size_t k : lp.args) {
+    const size_t i = number_of[k];
+    const ArgSpec &s = specs[i];
+    if (!s.is_buffer) {
+      KernelArg a = KernelArg::raw(s.scalar.data(), s.scalar.size());
+      for (const auto &r : s.refs) // a structure's buffer addresses
+        std::memcpy(a.bytes.data() + r.offset, &ptrs[r.number], 8);
+      a.is_float = is_float(s.type);
+      a.is_aggregate = s.is_aggregate;
+      a.is_signed = is_signed(s.type);
+      kargs.push_back(std::move(a));
+      continue;
+    }
+    kargs.push_back(KernelArg::ptr(ptrs[i]));
+  }
+  return kargs;
+}
+
+bool Executions::emit_dumps(const Outcome &out, bool print) const {
+  if (!print)
+    return true;
+  for (size_t k = 0; k < dumps.size() && k < out.dumps.size(); ++k) {
+    const DumpSpec &d = dumps[k];
+    const engine::ArgSpec &s = specs[d.index];
+    const std::vector<uint8_t> &data = out.dumps[k];
+    if (d.file.empty()) {
+      if (!print_dumps)
+        continue;
+      std::string text = engine::format_elements(s.type, data.data(), s.count);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      std::ofstream f(d.file, std::ios::binary);
+      f.write(reinterpret_cast<const char *>(data.data()),
+              std::streamsize(data.size()));
+      if (!f) {
+        usage_error(fmt::format("--dump: cannot write '{}'", d.file));
+        return false;
+      }
+    }
+  }
+  std::fflush(stdout);
+  return true;
+}
+
+Outcome Executions::execute(const engine::Schedule &sched,
+                            const check::Checks &checks, bool print) {
+  using namespace engine;
+  Outcome out;
+  std::string err;
+  auto say = [&](const std::string &text) {
+    if (print)
+      std::fputs(text.c_str(), stderr);
+  };
+  if (!load(out, print))
+    return out;
 
   // Buffers, all made before the first launch, in -a order.
   Device dev;
@@ -230,22 +314,7 @@ Outcome Executions::execute(const engine::Schedule &sched,
   // The launches, in order; each one completes before the next starts.
   for (size_t li = 0; li < plans.size(); ++li) {
     LaunchPlan &lp = plans[li];
-    std::vector<KernelArg> kargs;
-    for (size_t k : lp.args) {
-      const size_t i = number_of[k];
-      const ArgSpec &s = specs[i];
-      if (!s.is_buffer) {
-        KernelArg a = KernelArg::raw(s.scalar.data(), s.scalar.size());
-        for (const auto &r : s.refs) // a structure's buffer addresses
-          std::memcpy(a.bytes.data() + r.offset, &ptrs[r.number], 8);
-        a.is_float = is_float(s.type);
-        a.is_aggregate = s.is_aggregate;
-        a.is_signed = is_signed(s.type);
-        kargs.push_back(std::move(a));
-        continue;
-      }
-      kargs.push_back(KernelArg::ptr(ptrs[i]));
-    }
+    std::vector<KernelArg> kargs = kernel_args(lp, ptrs);
     auto launched = session.launch(dev, *lp.module, lp.kernel, lp.cfg, kargs,
                                    runtime::StreamOrder::kLegacy, also);
     const RunReport &r = launched.report;
@@ -280,24 +349,131 @@ Outcome Executions::execute(const engine::Schedule &sched,
     std::vector<uint8_t> data(s.count * size_of(s.type));
     dev.read(ptrs[d.index], data.data(), data.size());
     out.dumps.push_back(data);
-    if (!print)
+  }
+  if (!emit_dumps(out, print))
+    out.exit = 1;
+  return out;
+}
+
+Outcome Executions::execute_gpu(runtime::Gpu &gpu, bool print) {
+  using namespace engine;
+  Outcome out;
+  std::string err;
+  auto fail = [&](const std::string &text) {
+    std::fflush(stdout);
+    std::fputs(fmt::format("bcusim: error: {}\n", text).c_str(), stderr);
+    out.exit = 1;
+    return out;
+  };
+  // bcusim's front end checks the PTX and resolves the kernels (names,
+  // parameter sizes) as for a run on bcusim; the driver compiles it again.
+  if (!plans.front().module && !load(out, print))
+    return out;
+  std::map<std::string, std::shared_ptr<runtime::Gpu::Module>> modules;
+  for (const LaunchPlan &lp : plans) {
+    if (modules.count(lp.file))
       continue;
-    if (d.file.empty()) {
-      std::string text = format_elements(s.type, data.data(), s.count);
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    } else {
-      std::ofstream f(d.file, std::ios::binary);
-      f.write(reinterpret_cast<const char *>(data.data()),
-              std::streamsize(data.size()));
-      if (!f) {
-        usage_error(fmt::format("--dump: cannot write '{}'", d.file));
-        out.exit = 1;
-        return out;
-      }
+    std::ifstream f(lp.file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(f)),
+                     std::istreambuf_iterator<char>());
+    auto m = gpu.load(text, err);
+    if (!m) {
+      out.load_failed = true;
+      return fail(fmt::format("{}: {}", lp.file, err));
+    }
+    modules.emplace(lp.file, std::move(m));
+  }
+  // Buffers, all made before the first launch, in -a order.
+  std::vector<DevicePtr> ptrs(specs.size(), 0);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ArgSpec &s = specs[i];
+    if (!s.is_buffer)
+      continue;
+    auto bytes = buffer_contents(s, err);
+    if (!bytes) {
+      usage_error(
+          fmt::format("-a '{}' (argument {}): {}", spec_text[i], i, err));
+      out.exit = 2;
+      out.load_failed = true;
+      return out;
+    }
+    auto p = gpu.alloc(bytes->size(), err);
+    if (!p || !gpu.write(*p, bytes->data(), bytes->size(), err))
+      return fail(fmt::format("argument {} on the GPU: {}", i, err));
+    ptrs[i] = *p;
+  }
+  for (size_t li = 0; li < plans.size(); ++li) {
+    const LaunchPlan &lp = plans[li];
+    auto sizes = lp.module->kernel_param_sizes(lp.kernel);
+    if (!gpu.launch(*modules.at(lp.file), lp.kernel, lp.cfg,
+                    kernel_args(lp, ptrs),
+                    sizes ? *sizes : std::vector<uint32_t>{}, err)) {
+      out.failure = err;
+      return fail(fmt::format("{}kernel '{}' on the GPU: {}", launch_prefix(li),
+                              lp.kernel, err));
     }
   }
-  std::fflush(stdout);
+  std::fflush(stdout); // the kernels' printf output, printed by the driver
+  for (const auto &d : dumps) {
+    const ArgSpec &s = specs[d.index];
+    std::vector<uint8_t> data(s.count * size_of(s.type));
+    if (!gpu.read(ptrs[d.index], data.data(), data.size(), err))
+      return fail(
+          fmt::format("reading argument {} from the GPU: {}", d.index, err));
+    out.dumps.push_back(std::move(data));
+  }
+  if (!emit_dumps(out, print))
+    out.exit = 1;
   return out;
+}
+
+// One element as --dump prints it; floats with their bits in hex, so that
+// NaN payloads and the signs of zeros show.
+std::string element_text(engine::ScalarType t, const uint8_t *p) {
+  std::string v = engine::format_elements(t, p, 1);
+  while (!v.empty() && v.back() == '\n')
+    v.pop_back();
+  if (engine::is_float(t)) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, p, engine::size_of(t));
+    v += fmt::format(" (0x{:0{}x})", bits, engine::size_of(t) * 2);
+  }
+  return v;
+}
+
+// --compare-gpu: per dump, identical or the first differing element; the
+// number of dumps that differ.
+size_t compare_with_gpu(const Outcome &sim, const Outcome &gpu,
+                        const std::vector<engine::ArgSpec> &specs,
+                        const std::vector<DumpSpec> &dumps) {
+  size_t differ = 0;
+  for (size_t k = 0; k < dumps.size(); ++k) {
+    const engine::ArgSpec &s = specs[dumps[k].index];
+    const uint32_t esz = engine::size_of(s.type);
+    const std::vector<uint8_t> &a = sim.dumps[k], &b = gpu.dumps[k];
+    std::string what = fmt::format("--dump {} ({}[{}])", dumps[k].index,
+                                   engine::name_of(s.type), s.count);
+    uint64_t first = s.count, count = 0;
+    for (uint64_t e = 0; e < s.count; ++e)
+      if (std::memcmp(a.data() + e * esz, b.data() + e * esz, esz) != 0) {
+        first = std::min(first, e);
+        ++count;
+      }
+    if (count == 0) {
+      std::fputs(fmt::format("{}: identical\n", what).c_str(), stdout);
+      continue;
+    }
+    ++differ;
+    std::fputs(fmt::format("{}: differs in {} of {} elements; first at "
+                           "element {}: bcusim {}, GPU {}\n",
+                           what, count, s.count, first,
+                           element_text(s.type, a.data() + first * esz),
+                           element_text(s.type, b.data() + first * esz))
+                   .c_str(),
+               stdout);
+  }
+  std::fflush(stdout);
+  return differ;
 }
 
 // A schedule whose outcome differs from the first one's: a finding.
@@ -522,10 +698,68 @@ int run_command(const RunOptions &o) {
   const bool checked = !o.check.empty() || o.explore > 0 || !o.report.empty() ||
                        !o.sarif.empty();
 
-  Executions ses{o, plans, specs, spec_text, number_of, dumps, {}, {}};
+  // --on-gpu / --compare-gpu (docs/engine.md "Checking against your GPU"):
+  // the driver first, so that a machine without one says so at once.
+  std::unique_ptr<runtime::Gpu> gpu;
+  if (o.on_gpu || o.compare_gpu) {
+    if (o.on_gpu && o.compare_gpu) {
+      usage_error("--on-gpu and --compare-gpu exclude each other "
+                  "(--compare-gpu runs on both)");
+      return 2;
+    }
+    const char *flag = o.on_gpu ? "--on-gpu" : "--compare-gpu";
+    const char *refused = o.explore > 0         ? "--explore"
+                          : !o.on_gpu           ? nullptr
+                          : !o.check.empty()    ? "--check"
+                          : !o.report.empty()   ? "--report"
+                          : !o.sarif.empty()    ? "--sarif"
+                          : !o.timeline.empty() ? "--timeline"
+                                                : nullptr;
+    if (refused) {
+      usage_error(fmt::format(
+          "{} does not take {} ({})", flag, refused,
+          o.on_gpu ? "the GPU runs without bcusim's checks; --compare-gpu "
+                     "checks the run on bcusim"
+                   : "the GPU runs one schedule"));
+      return 2;
+    }
+    gpu = runtime::Gpu::open(err);
+    if (!gpu) {
+      usage_error(err);
+      return 2;
+    }
+    if (o.verbose)
+      std::fputs(fmt::format("bcusim: note: {}: {}\n", flag, gpu->description())
+                     .c_str(),
+                 stderr);
+  }
+
+  Executions ses{o, plans, specs, spec_text, number_of, dumps, {}, {}, true};
+  if (o.on_gpu)
+    return ses.execute_gpu(*gpu, true).exit;
+  ses.print_dumps = !o.compare_gpu;
   Outcome first = ses.execute(*sched, checks, true);
   if (first.exit == 2 || first.load_failed)
     return first.exit;
+  // --compare-gpu: the same launches on the GPU, each dump compared.
+  bool gpu_failed = false;
+  size_t gpu_differ = 0;
+  if (o.compare_gpu && first.exit == 0) {
+    Outcome on_gpu = ses.execute_gpu(*gpu, true);
+    gpu_failed = on_gpu.exit != 0;
+    if (!gpu_failed)
+      gpu_differ = compare_with_gpu(first, on_gpu, specs, dumps);
+    if (dumps.empty())
+      std::fputs("bcusim: note: --compare-gpu compares the dumped buffers; "
+                 "there is no --dump\n",
+                 stderr);
+    else if (gpu_differ)
+      std::fputs(fmt::format("bcusim: error: {} of {} dumps differ between "
+                             "bcusim and the GPU\n",
+                             gpu_differ, dumps.size())
+                     .c_str(),
+                 stderr);
+  }
   std::vector<check::Finding> findings = std::move(first.findings);
 
   // --explore N: the same launches under N schedules (the first is the one
@@ -595,7 +829,7 @@ int run_command(const RunOptions &o) {
   }
   if (first.exit != 0)
     return first.exit;
-  return errors ? 1 : 0;
+  return errors || gpu_failed || gpu_differ ? 1 : 0;
 }
 
 } // namespace
@@ -647,6 +881,13 @@ void add_run_command(CLI::App &app, Context &ctx) {
          "--dump", o->dumps,
          "after the run, print buffer argument I (or write its bytes to FILE)")
       ->allow_extra_args(false);
+  run->add_flag("--on-gpu", o->on_gpu,
+                "run the launches on the GPU (CUDA driver, libcuda.so.1 or "
+                "$BCUSIM_LIBCUDA) instead of bcusim; dumps as bcusim prints "
+                "them");
+  run->add_flag("--compare-gpu", o->compare_gpu,
+                "run the launches on bcusim and on the GPU and compare each "
+                "dump (identical, or its first differing element)");
   // --check, --schedule, --threads, ...: shared with `bcusim exec`.
   runtime::add_run_options(*run, *o);
   run->callback([o, &ctx, run, file_opt, k_opt, g_opt, b_opt, c_opt, s_opt,

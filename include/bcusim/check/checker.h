@@ -27,12 +27,20 @@
 
 namespace bcusim::check {
 
+enum class FindingKind : uint8_t;
+
 // Which checks run: `bcusim run --check LIST`,
-// LIST := all | none | a comma list of race, sync, init.
+// LIST := ITEM[,ITEM...]; ITEM := all | none | race | sync | init | -KIND,
+// where -KIND (a finding kind's name, `-benign-race`) suppresses the
+// findings of that kind.
 struct Checks {
   bool race = false;
   bool sync = true; // the default: today's synchronization checks
   bool init = false;
+  uint32_t suppressed_kinds = 0; // bit k: FindingKind k is not reported
+  bool suppressed(FindingKind k) const {
+    return (suppressed_kinds >> unsigned(k)) & 1;
+  }
   // True when the user asked for checks explicitly (--check given): then
   // tolerated barrier divergence is an error, not a warning
   // (docs/checker.md "Severities").
@@ -49,7 +57,10 @@ enum class FindingKind : uint8_t {
   DataRace,          // "data-race": two threads of different warps (or
                      // CTAs), or an async copy and a thread
   IntraWarpRace,     // "intra-warp-race": two lanes of one warp without
-                     // warp-level synchronization (needs __syncwarp)
+                     // warp-level synchronization (needs __syncwarp), or
+                     // two lanes of one store storing different values
+  BenignRace,        // "benign-race" (a warning): two unordered writes of
+                     // the same value to the same bytes
   BarrierDivergence, // "barrier-divergence"
   Deadlock,          // "deadlock"
   SyncMisuse,        // "sync-misuse": a synchronization rule is broken
@@ -162,9 +173,29 @@ public:
   bool wants_accesses() const override;
   bool concurrent() const override;
   void on_launch_begin(const engine::LaunchView &launch) override;
-  void on_access(const engine::AccessEvent &e) override;
-  void on_sync(const engine::SyncEvent &e) override;
   void on_launch_end(const engine::LaunchView &launch) override;
+  void on_cta_begin(const engine::CtaEvent &e) override;
+  void on_cta_end(const engine::CtaEvent &e) override;
+  void on_thread_exit(const engine::ThreadEvent &e) override;
+  void on_access(const engine::AccessEvent &e) override;
+  void on_fence(const engine::FenceEvent &e) override;
+  void on_barrier_arrive(const engine::BarrierArriveEvent &e) override;
+  void on_barrier_complete(const engine::BarrierCompleteEvent &e) override;
+  void on_barrier_resume(const engine::BarrierResumeEvent &e) override;
+  void on_warp_sync(const engine::WarpSyncEvent &e) override;
+  void on_elect(const engine::WarpSyncEvent &e) override;
+  void on_cluster_arrive(const engine::ClusterEvent &e) override;
+  void on_cluster_complete(const engine::ClusterEvent &e) override;
+  void on_cluster_resume(const engine::ClusterEvent &e) override;
+  void on_mbar_init(const engine::MbarEvent &e) override;
+  void on_mbar_arrive(const engine::MbarEvent &e) override;
+  void on_mbar_complete_tx(const engine::MbarEvent &e) override;
+  void on_mbar_phase_complete(const engine::MbarEvent &e) override;
+  void on_mbar_wait_done(const engine::MbarEvent &e) override;
+  void on_async_issue(const engine::AsyncIssueEvent &e) override;
+  void on_async_wait(const engine::AsyncWaitEvent &e) override;
+  void on_async_complete(const engine::AsyncCompleteEvent &e) override;
+  void on_grid_sync(const engine::ThreadEvent &e) override;
 
   // Every finding of every launch observed so far, in report order.
   const std::vector<Finding> &findings() const;

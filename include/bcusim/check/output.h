@@ -44,7 +44,32 @@ public:
   bool concurrent() const override { return concurrent_; }
   void on_launch_begin(const engine::LaunchView &v) override;
   void on_access(const engine::AccessEvent &e) override;
-  void on_sync(const engine::SyncEvent &e) override;
+  void on_cta_begin(const engine::CtaEvent &e) override;
+  void on_cta_end(const engine::CtaEvent &e) override;
+  void on_thread_exit(const engine::ThreadEvent &e) override;
+  void on_fence(const engine::FenceEvent &e) override;
+  void on_barrier_arrive(const engine::BarrierArriveEvent &e) override;
+  void on_barrier_complete(const engine::BarrierCompleteEvent &e) override;
+  void on_barrier_resume(const engine::BarrierResumeEvent &e) override;
+  void on_warp_sync(const engine::WarpSyncEvent &e) override;
+  void on_elect(const engine::WarpSyncEvent &e) override;
+  void on_cluster_arrive(const engine::ClusterEvent &e) override;
+  void on_cluster_complete(const engine::ClusterEvent &e) override;
+  void on_cluster_resume(const engine::ClusterEvent &e) override;
+  void on_mbar_init(const engine::MbarEvent &e) override;
+  void on_mbar_inval(const engine::MbarEvent &e) override;
+  void on_mbar_arrive(const engine::MbarEvent &e) override;
+  void on_mbar_expect_tx(const engine::MbarEvent &e) override;
+  void on_mbar_complete_tx(const engine::MbarEvent &e) override;
+  void on_mbar_phase_complete(const engine::MbarEvent &e) override;
+  void on_mbar_wait_done(const engine::MbarEvent &e) override;
+  void on_async_issue(const engine::AsyncIssueEvent &e) override;
+  void on_async_commit(const engine::AsyncCommitEvent &e) override;
+  void on_async_wait(const engine::AsyncWaitEvent &e) override;
+  void on_async_complete(const engine::AsyncCompleteEvent &e) override;
+  void on_grid_sync(const engine::ThreadEvent &e) override;
+  void on_griddep_launch(const engine::ThreadEvent &e) override;
+  void on_griddep_wait(const engine::ThreadEvent &e) override;
   void on_launch_end(const engine::LaunchView &v) override;
 
 private:
@@ -66,7 +91,32 @@ public:
   explicit Timeline(const Checker *checker = nullptr) : checker_(checker) {}
   void on_launch_begin(const engine::LaunchView &v) override;
   void on_access(const engine::AccessEvent &e) override;
-  void on_sync(const engine::SyncEvent &e) override;
+  void on_cta_begin(const engine::CtaEvent &e) override;
+  void on_cta_end(const engine::CtaEvent &e) override;
+  void on_thread_exit(const engine::ThreadEvent &e) override;
+  void on_fence(const engine::FenceEvent &e) override;
+  void on_barrier_arrive(const engine::BarrierArriveEvent &e) override;
+  void on_barrier_complete(const engine::BarrierCompleteEvent &e) override;
+  void on_barrier_resume(const engine::BarrierResumeEvent &e) override;
+  void on_warp_sync(const engine::WarpSyncEvent &e) override;
+  void on_elect(const engine::WarpSyncEvent &e) override;
+  void on_cluster_arrive(const engine::ClusterEvent &e) override;
+  void on_cluster_complete(const engine::ClusterEvent &e) override;
+  void on_cluster_resume(const engine::ClusterEvent &e) override;
+  void on_mbar_init(const engine::MbarEvent &e) override;
+  void on_mbar_inval(const engine::MbarEvent &e) override;
+  void on_mbar_arrive(const engine::MbarEvent &e) override;
+  void on_mbar_expect_tx(const engine::MbarEvent &e) override;
+  void on_mbar_complete_tx(const engine::MbarEvent &e) override;
+  void on_mbar_phase_complete(const engine::MbarEvent &e) override;
+  void on_mbar_wait_done(const engine::MbarEvent &e) override;
+  void on_async_issue(const engine::AsyncIssueEvent &e) override;
+  void on_async_commit(const engine::AsyncCommitEvent &e) override;
+  void on_async_wait(const engine::AsyncWaitEvent &e) override;
+  void on_async_complete(const engine::AsyncCompleteEvent &e) override;
+  void on_grid_sync(const engine::ThreadEvent &e) override;
+  void on_griddep_launch(const engine::ThreadEvent &e) override;
+  void on_griddep_wait(const engine::ThreadEvent &e) override;
   void on_launch_end(const engine::LaunchView &v) override;
 
   nlohmann::json trace() const;
@@ -80,6 +130,47 @@ private:
     uint64_t wait_since = 0;
     int waiting = -1; // barrier (16: cluster) the warp waits at
   };
+  // Every synchronization event, one tick each, in one handler.
+  enum class Kind : uint8_t {
+    CtaBegin,
+    CtaEnd,
+    BarrierArrive,
+    BarrierResume,
+    BarrierComplete,
+    ClusterArrive,
+    ClusterResume,
+    MbarInit,
+    MbarArrive,
+    MbarExpectTx,
+    MbarCompleteTx,
+    MbarPhaseComplete,
+    MbarWaitDone,
+    MbarInval,
+    AsyncIssue,
+    AsyncComplete,
+    AsyncWait,
+    GridSync,
+    Other,
+  };
+  struct Ev : engine::ThreadEvent {
+    Kind kind = Kind::Other;
+    int barrier = 0;
+    bool arrive_only = false; // bar.arrive
+    uint64_t phase = 0;
+    uint32_t warps = 0, count = 0;
+    uint64_t object_owner = 0, object_offset = 0;
+    int64_t tx = 0;
+    uint64_t async_id = 0;
+    bool bulk = false, arrive_on = false;
+  };
+  void sync(const Ev &e);
+  static Ev ev(Kind k, const engine::ThreadEvent &t) {
+    Ev e;
+    static_cast<engine::ThreadEvent &>(e) = t;
+    e.kind = k;
+    return e;
+  }
+  static Ev mbar(Kind k, const engine::MbarEvent &m);
   int pid(uint64_t cta) const;
   void name_tracks(const engine::LaunchView &v, uint64_t cta);
   void instant(int pid, int tid, std::string name, nlohmann::json args = {});
@@ -115,7 +206,7 @@ public:
   bool wants_accesses() const override { return false; }
   bool concurrent() const override { return true; }
   void on_launch_begin(const engine::LaunchView &v) override;
-  void on_sync(const engine::SyncEvent &e) override;
+  void on_cta_end(const engine::CtaEvent &e) override;
   void on_launch_end(const engine::LaunchView &v) override;
   // The line as it would be drawn now (tests).
   std::string line(double elapsed_s) const;

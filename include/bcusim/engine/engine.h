@@ -132,10 +132,12 @@ struct LaunchConfig {
   // the run goes on; deadlocks still stop it.
   bool warn_only = false;
   // Every memory access and synchronization event of the launch goes to
-  // this observer (docs/observer.md; the checkers of src/check are
-  // observers). Not owned. A launch with an observer runs on one host
-  // thread.
+  // these observers (docs/observer.md; the checkers of src/check are
+  // observers), in list order, `observer` (when set) first. Not owned. A
+  // launch with observers runs on one host thread unless all of them are
+  // concurrent().
   Observer *observer = nullptr;
+  std::vector<Observer *> observers;
   // Device-side launches (docs/engine.md "Device-side launches"): how many
   // a grid may have pending (cudaLimitDevRuntimePendingLaunchCount), and
   // the nesting depth of this launch (0: launched by the host; a grid at

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "bcusim/engine/dim3.h"
+#include "bcusim/engine/lower.h"
 #include "bcusim/support/diagnostics.h"
 
 namespace bcusim::engine {
@@ -114,84 +115,133 @@ struct AccessEvent {
   const uint64_t *addr = nullptr;
   // Async copies: a number unique per issuing thread, in issue order.
   uint64_t async_id = 0;
+  // Writes (type Write, origin Instruction): the bytes each lane stored,
+  // `size` bytes per lane at values + lane * size, in memory order; lanes
+  // of one instruction that store to one address each have their own.
+  // nullptr where the engine does not give them (copies, atomics).
+  const uint8_t *values = nullptr;
 };
 
-// Synchronization events. Fields that do not apply to a kind keep their
-// defaults; the comment on each kind names the fields it sets.
-enum class SyncKind : uint8_t {
-  // CTA barriers (bar / barrier), as the barrier unit performs them.
-  BarrierArrive,   // warp, lanes arrive at `barrier` (op: 0 sync, 1 arrive,
-                   // 2 red), `count` threads expected (0 = all), phase
-  BarrierComplete, // `barrier` of `cta` completes `phase`; `warps` arrived
-  BarrierResume,   // warp, lanes continue past `barrier` after `phase`
-                   // completed (the waiting side: bar.sync / bar.red)
-  // Warp level: bar.warp.sync and every *.sync collective (shfl, vote,
-  // match, redux, elect, and .sync.aligned matrix instructions).
-  WarpSync, // warp, lanes = the member lanes that took part together (at
-            // one or, sm_70+, several instructions; pc: where it completed)
-  Elect,    // warp, lanes = members, leader
-  // barrier.cluster
-  ClusterArrive,   // warp, lanes, order (Release or Relaxed), phase
-  ClusterComplete, // `cluster` (linear index of its first CTA) completes
-                   // `phase`
-  ClusterResume,   // warp, lanes pass barrier.cluster.wait after `phase`
-                   // completed; order (Acquire or Relaxed)
-  // mbarrier objects: (object_owner CTA, object_offset in its shared
-  // memory). `lanes` is one lane unless said otherwise.
-  MbarInit,          // count
-  MbarInval,         //
-  MbarArrive,        // count, tx (expect_tx part), order, scope, phase (the
-                     // phase the arrival belongs to); `async_id` != 0: the
-                     // arrive-on of a cp.async.mbarrier.arrive, performed
-                     // by the async proxy after the thread's prior copies
-  MbarExpectTx,      // tx
-  MbarCompleteTx,    // tx; async_id != 0: completed by that bulk copy
-  MbarPhaseComplete, // phase that completed
-  MbarWaitDone,      // lanes observed `phase` complete (test_wait /
-                     // try_wait returned true); order (Acquire / Relaxed)
-  // Asynchronous copies (cp.async, cp.async.bulk) and cp.async groups, per
-  // issuing thread (`lanes` is one lane).
-  AsyncIssue,    // operation `async_id` issued: op 0 cp.async copy, 1 bulk
-                 // copy of a bulk group, 2 the arrive-on of
-                 // cp.async.mbarrier.arrive, 3 bulk copy completing an
-                 // mbarrier transaction; bulk; phase = the group of op 0/1
-  AsyncCommit,   // bulk: committed group number `phase`
-  AsyncWait,     // bulk; every operation of the thread's groups < `phase`
-                 // is complete (`count` = the N of wait_group N)
-  AsyncComplete, // operation `async_id` of warp/lane was performed (all
-                 // its accesses have been reported)
-  // Fences: fence / membar (order, scope; `count` bit 0 = proxy fence,
-  // bit 1 = .mbarrier_init, bit 2 = sync_restrict).
-  Fence,
-  GridSync,      // cooperative-groups grid.sync arrival (an atomic on the
-                 // grid workspace) by warp, lanes
-  GridDepLaunch, // griddepcontrol.launch_dependents
-  GridDepWait,   // griddepcontrol.wait
-  ThreadExit,    // warp, lanes exited
-  CtaBegin,      // `cta` (cluster = its cluster) became resident
-  CtaEnd,        // `cta` finished (every thread exited)
+// Synchronization and lifecycle events: one type per kind of event, each
+// delivered to its own Observer function (below). Every event made by
+// threads starts with the same four fields.
+struct ThreadEvent {
+  uint32_t pc = 0;    // the instruction
+  uint64_t cta = 0;   // linear index of the CTA
+  uint32_t warp = 0;  // warp index in that CTA
+  uint32_t lanes = 0; // the lanes concerned (bit l = lane l)
 };
-std::string_view name_of(SyncKind k);
 
-struct SyncEvent {
-  SyncKind kind = SyncKind::ThreadExit;
-  uint32_t pc = 0;
-  uint64_t cta = 0;
-  uint32_t warp = 0;
-  uint32_t lanes = 0;
-  int barrier = -1;
-  uint32_t op = 0;
-  uint32_t count = 0;
-  uint32_t warps = 0;
-  uint32_t leader = 0;
+// fence / membar.
+struct FenceEvent : ThreadEvent {
+  MemOrder order = MemOrder::Sc; // AcqRel for fence.acq_rel, Sc for .sc
+  MemScope scope = MemScope::None;
+  bool proxy = false;         // fence.proxy.*: orders proxies, not threads
+  bool mbarrier_init = false; // fence.mbarrier_init (a release of inits)
+  bool sync_restrict = false; // fence.*.sync_restrict
+};
+
+// CTA barriers (bar / barrier), as the barrier unit performs them. The
+// operation is lower.h's BarrierOp (sync, arrive, red.popc/and/or).
+
+// Lanes of a warp arrive at `barrier`.
+struct BarrierArriveEvent : ThreadEvent {
+  int barrier = 0;
+  BarrierOp op = BarrierOp::Sync;
+  uint32_t count = 0; // threads expected (0 = all threads of the CTA)
   uint64_t phase = 0;
+  bool aligned = true; // the instruction is .aligned (bar.* always is)
+};
+// `barrier` of `cta` completes `phase` (pc, warp and lanes unused).
+struct BarrierCompleteEvent : ThreadEvent {
+  int barrier = 0;
+  uint32_t count = 0; // threads expected (0 = all threads of the CTA)
+  uint64_t phase = 0;
+  uint32_t warps = 0; // the warps that arrived
+};
+// Lanes continue past `barrier` after `phase` completed (the waiting side:
+// bar.sync / bar.red).
+struct BarrierResumeEvent : ThreadEvent {
+  int barrier = 0;
+  uint64_t phase = 0;
+};
+
+// Warp level: bar.warp.sync and every *.sync collective (shfl, vote, match,
+// redux, and .sync.aligned matrix instructions): `lanes` are the member
+// lanes that took part together, at one or (sm_70+) several instructions;
+// pc is where the group completed. elect.sync: the same, with its leader.
+struct WarpSyncEvent : ThreadEvent {
+  uint32_t leader = 0; // elect.sync: the elected lane
+};
+
+// barrier.cluster. `cluster` is the linear index of the cluster's first
+// CTA. Arrive: order Release or Relaxed; resume (the wait): Acquire or
+// Relaxed; complete: cta = cluster, no lanes.
+struct ClusterEvent : ThreadEvent {
   uint64_t cluster = 0;
   MemOrder order = MemOrder::Weak;
-  MemScope scope = MemScope::None;
+  uint64_t phase = 0;
+};
+
+// mbarrier objects: (object_owner CTA, object_offset in its shared memory).
+// `lanes` is one lane (none for a phase completion). Which fields a kind
+// sets is said at its Observer function.
+struct MbarEvent : ThreadEvent {
   uint64_t object_owner = 0, object_offset = 0;
-  int64_t tx = 0;
+  uint32_t count = 0; // init: expected count; arrive: the arrival count
+  int64_t tx = 0;     // transaction bytes
+  MemOrder order = MemOrder::Weak;
+  MemScope scope = MemScope::None;
+  uint64_t phase = 0; // the full phase number (the state word keeps it mod 8)
+  // Nonzero: made by the async proxy for that operation of the issuing
+  // thread (pc, warp, lanes: the issuer).
   uint64_t async_id = 0;
+};
+
+// Asynchronous copies (cp.async, cp.async.bulk) and their groups, per
+// issuing thread (`lanes` is one lane).
+enum class AsyncKind : uint8_t {
+  Copy,           // cp.async copy (a cp.async group)
+  BulkGroupCopy,  // cp.async.bulk copy completing through a bulk group
+  ArriveOn,       // the arrive-on of cp.async.mbarrier.arrive
+  BulkMbarrierTx, // cp.async.bulk copy completing an mbarrier transaction
+};
+std::string_view name_of(AsyncKind k);
+inline bool is_bulk(AsyncKind k) {
+  return k == AsyncKind::BulkGroupCopy || k == AsyncKind::BulkMbarrierTx;
+}
+inline bool is_grouped(AsyncKind k) {
+  return k == AsyncKind::Copy || k == AsyncKind::BulkGroupCopy;
+}
+struct AsyncIssueEvent : ThreadEvent {
+  uint64_t async_id = 0; // unique per issuing thread, in issue order
+  AsyncKind what = AsyncKind::Copy;
+  uint64_t group = 0; // Copy / BulkGroupCopy: the group it belongs to
+};
+// cp.async.commit_group / cp.async.bulk.commit_group.
+struct AsyncCommitEvent : ThreadEvent {
   bool bulk = false;
+  uint64_t group = 0; // the committed group's number
+};
+// cp.async.wait_group N / wait_all / cp.async.bulk.wait_group: every
+// operation of the thread's groups < `below` is complete.
+struct AsyncWaitEvent : ThreadEvent {
+  bool bulk = false;
+  uint64_t below = 0;
+  uint32_t allowed = 0; // N: the groups that may still be pending
+};
+// Operation `async_id` of (warp, lane) was performed: all its accesses
+// have been reported.
+struct AsyncCompleteEvent : ThreadEvent {
+  uint64_t async_id = 0;
+  AsyncKind what = AsyncKind::Copy;
+  uint64_t group = 0;
+};
+
+// A CTA became resident (begin) or finished, every thread exited (end).
+struct CtaEvent {
+  uint64_t cta = 0;
+  uint64_t cluster = 0; // begin: linear index of its cluster's first CTA
 };
 
 // Where an instruction comes from: the CUDA source line recorded by
@@ -260,6 +310,8 @@ public:
   }
 };
 
+// Every function is a no-op by default: an observer overrides only what
+// it needs.
 class Observer {
 public:
   virtual ~Observer() = default;
@@ -269,12 +321,59 @@ public:
   // Whether it accepts events from several host threads at once (it locks
   // itself); otherwise the launch runs on one host thread.
   virtual bool concurrent() const { return false; }
+
+  // Launch lifecycle. on_launch_end: the launch ended (it may have stopped
+  // early); `launch` is still valid during the call.
   virtual void on_launch_begin(const LaunchView &launch) { (void)launch; }
-  virtual void on_access(const AccessEvent &e) { (void)e; }
-  virtual void on_sync(const SyncEvent &e) { (void)e; }
-  // The launch ended (status as RunReport::status; the run may have
-  // stopped early). `launch` is still valid during the call.
   virtual void on_launch_end(const LaunchView &launch) { (void)launch; }
+  virtual void on_cta_begin(const CtaEvent &e) { (void)e; }
+  virtual void on_cta_end(const CtaEvent &e) { (void)e; }
+  virtual void on_thread_exit(const ThreadEvent &e) { (void)e; }
+
+  // Memory.
+  virtual void on_access(const AccessEvent &e) { (void)e; }
+  virtual void on_fence(const FenceEvent &e) { (void)e; }
+
+  // CTA barriers.
+  virtual void on_barrier_arrive(const BarrierArriveEvent &e) { (void)e; }
+  virtual void on_barrier_complete(const BarrierCompleteEvent &e) { (void)e; }
+  virtual void on_barrier_resume(const BarrierResumeEvent &e) { (void)e; }
+
+  // Warp level.
+  virtual void on_warp_sync(const WarpSyncEvent &e) { (void)e; }
+  virtual void on_elect(const WarpSyncEvent &e) { (void)e; }
+
+  // barrier.cluster.
+  virtual void on_cluster_arrive(const ClusterEvent &e) { (void)e; }
+  virtual void on_cluster_complete(const ClusterEvent &e) { (void)e; }
+  virtual void on_cluster_resume(const ClusterEvent &e) { (void)e; }
+
+  // mbarrier objects.
+  virtual void on_mbar_init(const MbarEvent &e) { (void)e; } // count
+  virtual void on_mbar_inval(const MbarEvent &e) { (void)e; }
+  // count, tx (the expect_tx part), order, scope, phase (the phase the
+  // arrival belongs to), async_id (cp.async.mbarrier.arrive's arrive-on)
+  virtual void on_mbar_arrive(const MbarEvent &e) { (void)e; }
+  virtual void on_mbar_expect_tx(const MbarEvent &e) { (void)e; } // tx, phase
+  // tx, phase; async_id: completed by that bulk copy
+  virtual void on_mbar_complete_tx(const MbarEvent &e) { (void)e; }
+  // phase: the phase that completed
+  virtual void on_mbar_phase_complete(const MbarEvent &e) { (void)e; }
+  // lanes observed `phase` complete (test_wait / try_wait returned true);
+  // order (Acquire / Relaxed), scope
+  virtual void on_mbar_wait_done(const MbarEvent &e) { (void)e; }
+
+  // Asynchronous copies.
+  virtual void on_async_issue(const AsyncIssueEvent &e) { (void)e; }
+  virtual void on_async_commit(const AsyncCommitEvent &e) { (void)e; }
+  virtual void on_async_wait(const AsyncWaitEvent &e) { (void)e; }
+  virtual void on_async_complete(const AsyncCompleteEvent &e) { (void)e; }
+
+  // Grid level: the cooperative-groups grid.sync() arrival (an atomic on
+  // the grid workspace), griddepcontrol.launch_dependents / .wait.
+  virtual void on_grid_sync(const ThreadEvent &e) { (void)e; }
+  virtual void on_griddep_launch(const ThreadEvent &e) { (void)e; }
+  virtual void on_griddep_wait(const ThreadEvent &e) { (void)e; }
 };
 
 } // namespace bcusim::engine

@@ -11,6 +11,7 @@ kernels"):
     clean                         no finding at all
     data-race:SPACE:A:B           one race report between the accesses at
     intra-warp-race:SPACE:A:B     CUDA lines A and B of the case's .cu file
+    benign-race:SPACE:A:B         (two writes of the same value; a warning)
                                   (SPACE: shared, global or local)
     barrier-divergence:L          one report at CUDA line L
     deadlock:L[,L...]             one deadlock report; L = every line at
@@ -63,11 +64,12 @@ KERNELS = os.path.dirname(HERE)
 MANIFEST = os.path.join(HERE, "cases.txt")
 TIMEOUT_S = 120
 
-RACE_KINDS = ("data-race", "intra-warp-race")
+RACE_KINDS = ("data-race", "intra-warp-race", "benign-race")
 LINE_KINDS = ("barrier-divergence", "deadlock", "sync-misuse",
               "uninitialized-read")
 SPACES = ("shared", "global", "local")
 CHECK_OF = {"data-race": "race", "intra-warp-race": "race",
+            "benign-race": "race",
             "barrier-divergence": "sync", "deadlock": "sync",
             "sync-misuse": "sync", "uninitialized-read": "init"}
 

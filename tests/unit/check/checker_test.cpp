@@ -19,8 +19,6 @@ using engine::Dim3;
 using engine::MemOrder;
 using engine::MemScope;
 using engine::StateSpace;
-using engine::SyncEvent;
-using engine::SyncKind;
 
 class FakeView final : public engine::LaunchView {
 public:
@@ -54,13 +52,14 @@ public:
     view.g = grid;
     view.b = block;
     checker->on_launch_begin(view);
-    for (uint64_t c = 0; c < grid.count(); ++c) {
-      SyncEvent e;
-      e.kind = SyncKind::CtaBegin;
-      e.cta = c;
-      e.cluster = c;
-      checker->on_sync(e);
-    }
+    for (uint64_t c = 0; c < grid.count(); ++c)
+      begin_cta(c);
+  }
+  void begin_cta(uint64_t c) {
+    engine::CtaEvent e;
+    e.cta = c;
+    e.cluster = c;
+    checker->on_cta_begin(e);
   }
   // Lanes `lanes` of warp `warp` of CTA `cta` access 4 bytes each at
   // base + 4 * lane (or all at `base` when `same`).
@@ -95,17 +94,17 @@ public:
             uint64_t cta = 0) {
     access(AccessType::Read, warp, lanes, base, pc, false, cta);
   }
-  void sync(SyncKind k, uint32_t warp, uint32_t lanes, int barrier = 0,
-            uint64_t cta = 0, uint32_t warps = 0, uint64_t phase = 0) {
-    SyncEvent e;
-    e.kind = k;
-    e.cta = cta;
+  void warp_sync(uint32_t warp, uint32_t lanes) {
+    engine::WarpSyncEvent e;
     e.warp = warp;
     e.lanes = lanes;
-    e.barrier = barrier;
-    e.warps = warps;
-    e.phase = phase;
-    checker->on_sync(e);
+    checker->on_warp_sync(e);
+  }
+  void exit(uint32_t warp, uint32_t lanes) {
+    engine::ThreadEvent e;
+    e.warp = warp;
+    e.lanes = lanes;
+    checker->on_thread_exit(e);
   }
   // A full barrier phase among `warps` (all their lanes): arrive each,
   // complete, resume each.
@@ -113,25 +112,29 @@ public:
                uint64_t cta = 0) {
     for (uint32_t w = 0; w < 32; ++w)
       if ((warps >> w) & 1) {
-        SyncEvent e;
-        e.kind = SyncKind::BarrierArrive;
+        engine::BarrierArriveEvent e;
         e.cta = cta;
         e.warp = w;
         e.lanes = ~0u;
         e.barrier = id;
         e.count = count;
-        checker->on_sync(e);
+        checker->on_barrier_arrive(e);
       }
-    SyncEvent c;
-    c.kind = SyncKind::BarrierComplete;
+    engine::BarrierCompleteEvent c;
     c.cta = cta;
     c.barrier = id;
     c.warps = warps;
     c.count = count;
-    checker->on_sync(c);
+    checker->on_barrier_complete(c);
     for (uint32_t w = 0; w < 32; ++w)
-      if ((warps >> w) & 1)
-        sync(SyncKind::BarrierResume, w, ~0u, id, cta);
+      if ((warps >> w) & 1) {
+        engine::BarrierResumeEvent e;
+        e.cta = cta;
+        e.warp = w;
+        e.lanes = ~0u;
+        e.barrier = id;
+        checker->on_barrier_resume(e);
+      }
   }
   const std::vector<Finding> &end() {
     checker->on_launch_end(view);
@@ -164,6 +167,14 @@ TEST(Checks, ParsesListsAndRejectsUnknownChecks) {
   EXPECT_NE(err.find("bogus"), std::string::npos);
   EXPECT_FALSE(Checks::parse("", err));
   EXPECT_FALSE(Checks::parse("race,", err));
+  // -KIND suppresses a finding kind.
+  auto quiet = Checks::parse("all,-benign-race", err);
+  ASSERT_TRUE(quiet);
+  EXPECT_TRUE(quiet->suppressed(FindingKind::BenignRace));
+  EXPECT_FALSE(quiet->suppressed(FindingKind::DataRace));
+  EXPECT_EQ(quiet->str(), "race,sync,init,-benign-race");
+  EXPECT_FALSE(Checks::parse("race,-nonsense", err));
+  EXPECT_NE(err.find("nonsense"), std::string::npos);
   Checks dflt;
   EXPECT_TRUE(dflt.sync && !dflt.race && !dflt.init && !dflt.explicit_list);
 }
@@ -226,7 +237,7 @@ TEST(Race, LanesOfOneWarpAreIndependentThreads) {
 TEST(Race, AWarpSyncOrdersItsMemberLanes) {
   Launch r;
   r.write(0, 1u << 0, 0);
-  r.sync(SyncKind::WarpSync, 0, ~0u);
+  r.warp_sync(0, ~0u);
   r.access(AccessType::Read, 0, 1u << 1, 0, 10, true);
   EXPECT_TRUE(r.end().empty());
 }
@@ -234,7 +245,7 @@ TEST(Race, AWarpSyncOrdersItsMemberLanes) {
 TEST(Race, APartialWarpSyncOrdersOnlyItsMembers) {
   Launch r;
   r.write(0, 1u << 0, 0);
-  r.sync(SyncKind::WarpSync, 0, 0b0011);               // lanes 0, 1
+  r.warp_sync(0, 0b0011);                              // lanes 0, 1
   r.access(AccessType::Read, 0, 1u << 1, 0, 10, true); // ordered
   r.access(AccessType::Read, 0, 1u << 2, 0, 11, true); // lane 2: not
   auto &f = r.end();
@@ -324,26 +335,24 @@ void handshake(Launch &r, MemOrder st, MemScope st_scope, MemOrder ld,
                bool fences) {
   r.access(AccessType::Write, 0, 1, 0x100, 100, true, 0, StateSpace::Global);
   if (fences) {
-    SyncEvent f;
-    f.kind = SyncKind::Fence;
+    engine::FenceEvent f;
     f.cta = 0;
     f.lanes = 1;
     f.order = MemOrder::AcqRel;
     f.scope = MemScope::Gpu;
-    r.checker->on_sync(f);
+    r.checker->on_fence(f);
   }
   r.access(AccessType::Write, 0, 1, 0x200, 101, true, 0, StateSpace::Global, st,
            st_scope);
   r.access(AccessType::Read, 0, 1, 0x200, 10, true, 1, StateSpace::Global, ld,
            MemScope::Gpu);
   if (fences) {
-    SyncEvent f;
-    f.kind = SyncKind::Fence;
+    engine::FenceEvent f;
     f.cta = 1;
     f.lanes = 1;
     f.order = MemOrder::AcqRel;
     f.scope = MemScope::Gpu;
-    r.checker->on_sync(f);
+    r.checker->on_fence(f);
   }
   r.access(AccessType::Read, 0, 1, 0x100, 11, true, 1, StateSpace::Global);
 }
@@ -377,15 +386,99 @@ TEST(Race, ACtaScopedReleaseDoesNotReachAnotherCta) {
       << f[1].missing;
 }
 
+// Reads of other threads in between evict the first read from the two
+// cells; the write is still checked against it (docs/checker.md "History").
+TEST(Race, AWriteIsCheckedAgainstEvictedConcurrentReads) {
+  Launch r("race", {2, 1, 1});
+  r.access(AccessType::Read, 0, 1, 0x100, 10, true, 0, StateSpace::Global);
+  r.access(AccessType::Read, 0, 1, 0x100, 11, true, 1, StateSpace::Global);
+  r.access(AccessType::Read, 1, 1, 0x100, 12, true, 1, StateSpace::Global);
+  r.barrier(0b11, 0, 0, 1); // orders CTA 1's reads before its write
+  r.access(AccessType::Write, 0, 1, 0x100, 100, true, 1, StateSpace::Global);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+  EXPECT_EQ(f[0].sites[0].pc, 10u);
+  EXPECT_EQ(f[0].sites[1].pc, 100u);
+}
+
+// Writes of the same value by unordered threads: a benign race (a
+// warning); different values: an error; both suppressible by kind.
+TEST(Race, WritesOfTheSameValueAreABenignRace) {
+  for (uint32_t second : {7u, 8u}) {
+    for (bool suppress : {false, true}) {
+      Launch r(suppress ? "race,-benign-race" : "race", {2, 1, 1});
+      std::array<uint64_t, 32> addr{};
+      std::array<uint32_t, 32> values{};
+      addr[0] = 0x100;
+      AccessEvent w;
+      w.lanes = 1;
+      w.space = StateSpace::Global;
+      w.type = AccessType::Write;
+      w.size = 4;
+      w.addr = addr.data();
+      w.values = reinterpret_cast<const uint8_t *>(values.data());
+      values[0] = 7;
+      w.pc = 100;
+      r.checker->on_access(w);
+      values[0] = second;
+      w.cta = 1;
+      w.pc = 101;
+      r.checker->on_access(w);
+      auto &f = r.end();
+      if (second == 7 && suppress) {
+        EXPECT_TRUE(f.empty());
+        continue;
+      }
+      ASSERT_EQ(f.size(), 1u);
+      EXPECT_EQ(f[0].kind,
+                second == 7 ? FindingKind::BenignRace : FindingKind::DataRace);
+      EXPECT_EQ(f[0].severity,
+                second == 7 ? Severity::Warning : Severity::Error);
+      EXPECT_EQ(f[0].to_json()["kind"],
+                second == 7 ? "benign-race" : "data-race");
+    }
+  }
+}
+
+// Lanes of one store to one address: the same value is defined, different
+// values are an error between lanes of one instruction.
+TEST(Race, LanesOfOneStoreWithDifferentValuesRace) {
+  for (bool differ : {false, true}) {
+    Launch r("race");
+    std::array<uint64_t, 32> addr{};
+    std::array<uint32_t, 32> values{};
+    for (uint32_t l = 0; l < 32; ++l)
+      values[l] = differ ? l : 5;
+    AccessEvent w;
+    w.lanes = ~0u;
+    w.space = StateSpace::Shared;
+    w.type = AccessType::Write;
+    w.size = 4;
+    w.addr = addr.data(); // every lane: address 0
+    w.values = reinterpret_cast<const uint8_t *>(values.data());
+    w.pc = 100;
+    r.checker->on_access(w);
+    auto &f = r.end();
+    if (!differ) {
+      EXPECT_TRUE(f.empty());
+      continue;
+    }
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::IntraWarpRace);
+    EXPECT_NE(f[0].diag.message.find("which lane writes last"),
+              std::string::npos);
+  }
+}
+
 TEST(Race, AsyncCopiesAreOrderedByTheirWait) {
   auto copy = [](Launch &r) {
-    SyncEvent is;
-    is.kind = SyncKind::AsyncIssue;
+    engine::AsyncIssueEvent is;
     is.lanes = 1;
     is.async_id = 1;
-    is.op = 0;
-    is.phase = 0; // group 0
-    r.checker->on_sync(is);
+    is.what = engine::AsyncKind::Copy;
+    is.group = 0;
+    r.checker->on_async_issue(is);
     std::array<uint64_t, 32> addr{};
     AccessEvent w;
     w.pc = 100;
@@ -407,11 +500,10 @@ TEST(Race, AsyncCopiesAreOrderedByTheirWait) {
 
   Launch waited("race");
   copy(waited);
-  SyncEvent wt;
-  wt.kind = SyncKind::AsyncWait;
+  engine::AsyncWaitEvent wt;
   wt.lanes = 1;
-  wt.phase = 1; // groups < 1 are complete
-  waited.checker->on_sync(wt);
+  wt.below = 1; // groups < 1 are complete
+  waited.checker->on_async_wait(wt);
   waited.access(AccessType::Read, 0, 1, 0, 10, true);
   waited.barrier(0b1111);
   waited.access(AccessType::Read, 3, 1, 0, 11, true); // through the barrier
@@ -422,8 +514,7 @@ TEST(Race, MbarrierPhasesOrderArrivalsBeforeSuccessfulWaits) {
   for (bool wait : {false, true}) {
     Launch r("race");
     r.write(0, ~0u, 0);
-    SyncEvent a;
-    a.kind = SyncKind::MbarArrive;
+    engine::MbarEvent a;
     a.warp = 0;
     a.lanes = 1;
     a.object_offset = 512;
@@ -432,21 +523,19 @@ TEST(Race, MbarrierPhasesOrderArrivalsBeforeSuccessfulWaits) {
     // All 32 lanes of warp 0 arrive (one event per lane, as the engine).
     for (uint32_t l = 0; l < 32; ++l) {
       a.lanes = 1u << l;
-      r.checker->on_sync(a);
+      r.checker->on_mbar_arrive(a);
     }
-    SyncEvent pc;
-    pc.kind = SyncKind::MbarPhaseComplete;
+    engine::MbarEvent pc;
     pc.object_offset = 512;
-    r.checker->on_sync(pc);
+    r.checker->on_mbar_phase_complete(pc);
     if (wait) {
-      SyncEvent d;
-      d.kind = SyncKind::MbarWaitDone;
+      engine::MbarEvent d;
       d.warp = 1;
       d.object_offset = 512;
       d.order = MemOrder::Acquire;
       for (uint32_t l = 0; l < 32; ++l) {
         d.lanes = 1u << l;
-        r.checker->on_sync(d);
+        r.checker->on_mbar_wait_done(d);
       }
     }
     r.read(1, ~0u, 0);
@@ -460,10 +549,10 @@ TEST(Sync, AFullCtaBarrierThatExitedThreadsNeverReachedIsDivergence) {
     if (!checks) { // the default checks (no --check): a warning
       r.checker = std::make_unique<Checker>(Checks{});
       r.checker->on_launch_begin(r.view);
-      r.sync(SyncKind::CtaBegin, 0, 0);
+      r.begin_cta(0);
     }
-    r.sync(SyncKind::ThreadExit, 3, ~0u); // warp 3 exits
-    r.barrier(0b0111);                    // __syncthreads of warps 0-2
+    r.exit(3, ~0u);    // warp 3 exits
+    r.barrier(0b0111); // __syncthreads of warps 0-2
     auto &f = r.end();
     ASSERT_EQ(f.size(), 1u);
     EXPECT_EQ(f[0].kind, FindingKind::BarrierDivergence);
@@ -475,26 +564,24 @@ TEST(Sync, AFullCtaBarrierThatExitedThreadsNeverReachedIsDivergence) {
 
 TEST(Sync, ACountedBarrierWithExitedThreadsIsNoDivergence) {
   Launch r("sync");
-  r.sync(SyncKind::ThreadExit, 3, ~0u);
+  r.exit(3, ~0u);
   r.barrier(0b0011, 1, 64); // bar.sync 1, 64 of warps 0-1
   EXPECT_TRUE(r.end().empty());
 }
 
 TEST(Sync, ArrivingOnTheNextPhaseBeforeAnyWaitIsMisuse) {
   Launch r("sync");
-  SyncEvent init;
-  init.kind = SyncKind::MbarInit;
+  engine::MbarEvent init;
   init.lanes = 1;
   init.object_offset = 8;
-  r.checker->on_sync(init);
-  SyncEvent a;
-  a.kind = SyncKind::MbarArrive;
+  r.checker->on_mbar_init(init);
+  engine::MbarEvent a;
   a.lanes = 1;
   a.object_offset = 8;
   a.phase = 0;
-  r.checker->on_sync(a);
+  r.checker->on_mbar_arrive(a);
   a.phase = 1; // phase 0 completed; nobody waited for it
-  r.checker->on_sync(a);
+  r.checker->on_mbar_arrive(a);
   auto &f = r.end();
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].kind, FindingKind::SyncMisuse);

@@ -341,10 +341,9 @@ TEST(Progress, LineCountsCtasRateAndFindings) {
   EXPECT_TRUE(p.concurrent());
   CountingView v;
   p.on_launch_begin(v);
-  engine::SyncEvent e;
-  e.kind = engine::SyncKind::CtaEnd;
-  p.on_sync(e);
-  p.on_sync(e);
+  engine::CtaEvent e;
+  p.on_cta_end(e);
+  p.on_cta_end(e);
   EXPECT_EQ(p.line(2.0), "bcusim: tile(int*): 2 of 4 CTAs done, 1.5 M "
                          "thread-instructions/s, 2 s, 0 findings so far");
   p.on_launch_end(v);

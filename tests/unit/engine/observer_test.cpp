@@ -1,5 +1,7 @@
 // The engine's observation point (observer.h): every memory access and
 // synchronization event of a launch, with the fields the checkers rely on.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "bcusim/engine/observer.h"
@@ -21,10 +23,34 @@ struct Access {
   std::vector<uint64_t> addr; // by lane (0 for lanes not in `lanes`)
 };
 
+// The synchronization events a Recorder saw, in order.
+enum class K {
+  ThreadExit,
+  CtaBegin,
+  CtaEnd,
+  Fence,
+  BarrierArrive,
+  BarrierComplete,
+  BarrierResume,
+  WarpSync,
+  Elect,
+  MbarInit,
+  MbarArrive,
+  MbarPhaseComplete,
+  MbarWaitDone,
+  Other,
+};
+
 struct Recorder : Observer {
   bool accesses = true;
   std::vector<Access> acc;
-  std::vector<SyncEvent> sync;
+  std::vector<K> sync; // every synchronization event, in order
+  std::vector<FenceEvent> fences;
+  std::vector<BarrierArriveEvent> arrivals;
+  std::vector<BarrierCompleteEvent> completions;
+  std::vector<BarrierResumeEvent> resumptions;
+  std::vector<WarpSyncEvent> warp_syncs;
+  std::vector<MbarEvent> mbar_arrivals, mbar_waits;
   int begins = 0, ends = 0;
   bool wants_accesses() const override { return accesses; }
   void on_launch_begin(const LaunchView &v) override {
@@ -45,13 +71,49 @@ struct Recorder : Observer {
         a.addr[l] = e.addr[l];
     acc.push_back(std::move(a));
   }
-  void on_sync(const SyncEvent &e) override { sync.push_back(e); }
-  std::vector<SyncEvent> of(SyncKind k) const {
-    std::vector<SyncEvent> r;
-    for (const auto &e : sync)
-      if (e.kind == k)
-        r.push_back(e);
-    return r;
+  void on_thread_exit(const ThreadEvent &) override {
+    sync.push_back(K::ThreadExit);
+  }
+  void on_cta_begin(const CtaEvent &) override { sync.push_back(K::CtaBegin); }
+  void on_cta_end(const CtaEvent &) override { sync.push_back(K::CtaEnd); }
+  void on_fence(const FenceEvent &e) override {
+    sync.push_back(K::Fence);
+    fences.push_back(e);
+  }
+  void on_barrier_arrive(const BarrierArriveEvent &e) override {
+    sync.push_back(K::BarrierArrive);
+    arrivals.push_back(e);
+  }
+  void on_barrier_complete(const BarrierCompleteEvent &e) override {
+    sync.push_back(K::BarrierComplete);
+    completions.push_back(e);
+  }
+  void on_barrier_resume(const BarrierResumeEvent &e) override {
+    sync.push_back(K::BarrierResume);
+    resumptions.push_back(e);
+  }
+  void on_warp_sync(const WarpSyncEvent &e) override {
+    sync.push_back(K::WarpSync);
+    warp_syncs.push_back(e);
+  }
+  void on_elect(const WarpSyncEvent &) override { sync.push_back(K::Elect); }
+  void on_mbar_init(const MbarEvent &) override { sync.push_back(K::MbarInit); }
+  void on_mbar_arrive(const MbarEvent &e) override {
+    sync.push_back(K::MbarArrive);
+    mbar_arrivals.push_back(e);
+  }
+  void on_mbar_phase_complete(const MbarEvent &) override {
+    sync.push_back(K::MbarPhaseComplete);
+  }
+  void on_mbar_wait_done(const MbarEvent &e) override {
+    sync.push_back(K::MbarWaitDone);
+    mbar_waits.push_back(e);
+  }
+  void on_mbar_expect_tx(const MbarEvent &) override {
+    sync.push_back(K::Other);
+  }
+  size_t count(K k) const {
+    return size_t(std::count(sync.begin(), sync.end(), k));
   }
 };
 
@@ -99,30 +161,32 @@ TEST(Observer, SharedAccessesAndABarrier) {
       EXPECT_EQ(a.addr[l],
                 4u * (a.warp * 32 + l) + (a.type == AccessType::Read ? 4 : 0));
   }
-  auto arrive = rec.of(SyncKind::BarrierArrive);
-  auto complete = rec.of(SyncKind::BarrierComplete);
-  auto resume = rec.of(SyncKind::BarrierResume);
+  const auto &arrive = rec.arrivals;
+  const auto &complete = rec.completions;
+  const auto &resume = rec.resumptions;
   ASSERT_EQ(arrive.size(), 2u);
   ASSERT_EQ(complete.size(), 1u);
   ASSERT_EQ(resume.size(), 2u);
   EXPECT_EQ(complete[0].warps, 0b11u);
   EXPECT_EQ(complete[0].barrier, 0);
   EXPECT_EQ(arrive[0].count, 0u); // all threads
+  EXPECT_EQ(arrive[0].op, BarrierOp::Sync);
+  EXPECT_TRUE(arrive[0].aligned); // bar.sync is barrier.sync.aligned
   // Events come in order: both arrivals, the completion, the resumptions.
   size_t i_complete = 0, i_last_arrive = 0, i_first_resume = rec.sync.size();
   for (size_t i = 0; i < rec.sync.size(); ++i) {
-    if (rec.sync[i].kind == SyncKind::BarrierArrive)
+    if (rec.sync[i] == K::BarrierArrive)
       i_last_arrive = i;
-    if (rec.sync[i].kind == SyncKind::BarrierComplete)
+    if (rec.sync[i] == K::BarrierComplete)
       i_complete = i;
-    if (rec.sync[i].kind == SyncKind::BarrierResume)
+    if (rec.sync[i] == K::BarrierResume)
       i_first_resume = std::min(i_first_resume, i);
   }
   EXPECT_LT(i_last_arrive, i_complete);
   EXPECT_LT(i_complete, i_first_resume);
-  EXPECT_EQ(rec.of(SyncKind::ThreadExit).size(), 2u);
-  EXPECT_EQ(rec.of(SyncKind::CtaBegin).size(), 1u);
-  EXPECT_EQ(rec.of(SyncKind::CtaEnd).size(), 1u);
+  EXPECT_EQ(rec.count(K::ThreadExit), 2u);
+  EXPECT_EQ(rec.count(K::CtaBegin), 1u);
+  EXPECT_EQ(rec.count(K::CtaEnd), 1u);
 }
 
 TEST(Observer, GenericAddressesResolveToTheirSpace) {
@@ -178,7 +242,7 @@ TEST(Observer, OrderingQualifiersAndAtomicsReachTheObserver) {
   EXPECT_EQ(g[2].order, MemOrder::Relaxed); // atom's default .sem
   EXPECT_EQ(g[2].scope, MemScope::Cta);
   EXPECT_EQ(g[3].scope, MemScope::Gpu); // red's default scope
-  auto f = rec.of(SyncKind::Fence);
+  const auto &f = rec.fences;
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].order, MemOrder::AcqRel);
   EXPECT_EQ(f[0].scope, MemScope::Gpu);
@@ -203,7 +267,7 @@ END:
   ret;)",
                rec, {32, 1, 1});
   ASSERT_TRUE(r.ok()) << r.diagnostics_text();
-  auto ws = rec.of(SyncKind::WarpSync);
+  const auto &ws = rec.warp_syncs;
   ASSERT_EQ(ws.size(), 3u);
   uint32_t halves = ws[0].lanes | ws[1].lanes;
   EXPECT_EQ(halves, 0xffffffffu);
@@ -223,19 +287,20 @@ TEST(Observer, MbarrierPhasesAndWaits) {
   ret;)",
                rec, {1, 1, 1});
   ASSERT_TRUE(r.ok()) << r.diagnostics_text();
-  std::vector<SyncKind> kinds;
-  for (const auto &e : rec.sync)
-    if (e.kind >= SyncKind::MbarInit && e.kind <= SyncKind::MbarWaitDone)
-      kinds.push_back(e.kind);
-  EXPECT_EQ(kinds, (std::vector<SyncKind>{
-                       SyncKind::MbarInit, SyncKind::MbarArrive,
-                       SyncKind::MbarPhaseComplete, SyncKind::MbarWaitDone}));
-  auto a = rec.of(SyncKind::MbarArrive)[0];
+  std::vector<K> kinds;
+  for (K k : rec.sync)
+    if (k >= K::MbarInit && k <= K::MbarWaitDone)
+      kinds.push_back(k);
+  EXPECT_EQ(kinds, (std::vector<K>{K::MbarInit, K::MbarArrive,
+                                   K::MbarPhaseComplete, K::MbarWaitDone}));
+  ASSERT_EQ(rec.mbar_arrivals.size(), 1u);
+  ASSERT_EQ(rec.mbar_waits.size(), 1u);
+  const auto &a = rec.mbar_arrivals[0];
   EXPECT_EQ(a.order, MemOrder::Release);
   EXPECT_EQ(a.scope, MemScope::Cta);
   EXPECT_EQ(a.phase, 0u);
-  EXPECT_EQ(rec.of(SyncKind::MbarWaitDone)[0].phase, 0u);
-  EXPECT_EQ(rec.of(SyncKind::MbarWaitDone)[0].order, MemOrder::Acquire);
+  EXPECT_EQ(rec.mbar_waits[0].phase, 0u);
+  EXPECT_EQ(rec.mbar_waits[0].order, MemOrder::Acquire);
   // The object's word: one atomic access per operation.
   size_t words = 0;
   for (const auto &x : rec.acc)
@@ -257,7 +322,37 @@ TEST(Observer, WithoutAccessInterestOnlySynchronizationIsReported) {
                rec, {32, 1, 1});
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(rec.acc.empty());
-  EXPECT_EQ(rec.of(SyncKind::BarrierArrive).size(), 1u);
+  EXPECT_EQ(rec.count(K::BarrierArrive), 1u);
+}
+
+TEST(Observer, ALaunchTakesSeveralObservers) {
+  Recorder all, sync_only;
+  sync_only.accesses = false;
+  auto m = load_text(ptx_module("", R"(
+  .shared .align 4 .b8 s[128];
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  st.shared.u32 [s], %r1;
+  barrier.sync 0;
+  fence.proxy.async.shared::cta;
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  auto cfg = config({1, 1, 1}, {64, 1, 1});
+  cfg.observers = {&all, &sync_only};
+  auto r = d.launch(*m, "k", cfg, {});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  EXPECT_EQ(all.begins, 1);
+  EXPECT_EQ(sync_only.ends, 1);
+  EXPECT_EQ(all.acc.size(), 2u); // a store per warp
+  EXPECT_TRUE(sync_only.acc.empty());
+  EXPECT_EQ(all.sync, sync_only.sync);
+  ASSERT_EQ(all.arrivals.size(), 2u);
+  EXPECT_FALSE(all.arrivals[0].aligned); // barrier.sync without .aligned
+  ASSERT_EQ(all.fences.size(), 2u);
+  EXPECT_TRUE(all.fences[0].proxy);
+  EXPECT_FALSE(all.fences[0].mbarrier_init);
 }
 
 } // namespace
