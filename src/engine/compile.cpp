@@ -58,12 +58,25 @@ void write_init(
 
 std::atomic<uint64_t> next_module_segment{0};
 
+} // namespace
+
+DeviceFn device_fn_named(const std::string &name) {
+  if (name == "__cudaCDP2GetParameterBufferV2")
+    return DeviceFn::GetParameterBuffer;
+  if (name == "__cudaCDP2LaunchDeviceV2")
+    return DeviceFn::LaunchDevice;
+  return DeviceFn::None;
+}
+
+namespace {
+
 // Why a well-known external function is undefined in a module.
 std::string external_function_hint(const std::string &name) {
   if (name.rfind("__cudaCDP", 0) == 0 ||
       name.rfind("cudaLaunchDevice", 0) == 0 ||
       name.rfind("cudaGetParameterBuffer", 0) == 0)
-    return " (device-side kernel launch is not supported)";
+    return " (only the device-side launches nvcc 13 emits, __cudaCDP2*V2, are "
+           "supported)";
   if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0)
     return " (the device runtime is not supported)";
   return " (the module does not define it)";
@@ -664,6 +677,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
     if (fa.is_extern)
       fi.heap_fn = heap_function(fa.name);
+      fi.device_fn = device_fn_named(fa.name);
     fi.reg_slot.resize(fa.regs.size());
     fi.reg_is_pred.resize(fa.regs.size());
     for (size_t r = 0; r < fa.regs.size(); ++r) {
@@ -855,7 +869,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     const auto &callee = prog.funcs[site.callee];
     auto &caller = prog.funcs[prog.code_func[pc]];
     if (!callee.compiled && !callee.is_vprintf &&
-        callee.heap_fn == HeapFn::None) {
+        callee.heap_fn == HeapFn::None && callee.device_fn == DeviceFn::None) {
       Diagnostic d;
       d.loc = prog.locs[pc];
       d.message = fmt::format("call to undefined external function '{}'{}",

@@ -446,10 +446,59 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     const uint32_t ws[2] = {8, 0};
     write(L.grid_workspace, ws, sizeof(ws));
   }
+  // Device-side launches: a pool for the parameter buffers of the grid's
+  // launches, which run when it completes (non-tail launches in the order
+  // they were made, then tail launches), each with its own descendants.
+  const bool launches =
+      std::any_of(P.code.begin(), P.code.end(), [](const detail::Inst &in) {
+        return in.kind == detail::Kind::DeviceCall;
+      });
+  detail::DeviceLaunches dl;
+  if (launches) {
+    dl.pool_size = std::min<uint64_t>(
+        uint64_t(config.pending_launch_limit) * 256, uint64_t(16) << 20);
+    dl.pool = memory_->alloc(dl.pool_size, "device-side launch parameters");
+    dl.depth = config.launch_depth;
+    dl.pending_limit = config.pending_launch_limit;
+    L.device_launches = &dl;
+  }
   RunReport r = run_launch(*memory_, L, config);
   memory_->sim_ns += detail::cycles_to_ns(r.cycles);
   if (cooperative)
     memory_->free(L.grid_workspace);
+  if (launches) {
+    for (bool tail : {false, true})
+      for (const auto &pl : dl.pending) {
+        if (pl.tail != tail || !r.ok())
+          continue;
+        const auto &b = dl.buffers[pl.buffer];
+        const detail::FuncInfo &f = P.funcs[b.func];
+        std::vector<KernelArg> child_args;
+        for (size_t i = 0; i < f.param_size.size(); ++i) {
+          std::vector<uint8_t> bytes(f.param_size[i]);
+          read(b.addr + f.param_off[i], bytes.data(), bytes.size());
+          child_args.push_back(KernelArg::raw(bytes.data(), bytes.size()));
+        }
+        LaunchConfig cc = config;
+        cc.grid = b.grid;
+        cc.block = b.block;
+        cc.cluster = Dim3{0, 0, 0};
+        cc.shared_bytes = b.shared;
+        cc.has_prerequisite = false;
+        cc.launch_depth = config.launch_depth + 1;
+        RunReport cr = launch(module, f.name, cc, child_args);
+        r.status = cr.status;
+        r.warp_steps += cr.warp_steps;
+        r.thread_steps += cr.thread_steps;
+        r.seconds += cr.seconds;
+        r.printf_output += cr.printf_output;
+        for (auto &d : cr.diagnostics)
+          r.diagnostics.push_back(std::move(d));
+        for (auto &d : cr.notes)
+          r.notes.push_back(std::move(d));
+      }
+    memory_->free(dl.pool);
+  }
   return r;
 }
 

@@ -253,6 +253,28 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
                           ast.returns.size()));
       return true;
     }
+    if (target.device_fn != DeviceFn::None) {
+      site.device_fn = target.device_fn;
+      for (size_t k = 0; k < nargs; ++k) {
+        uint32_t off;
+        uint64_t size;
+        if (!var_of(args->elems[k], off, size))
+          return true;
+        site.device_args.push_back({off, uint32_t(size)});
+      }
+      if (nrets == 1) {
+        uint32_t off;
+        uint64_t size;
+        if (!var_of(rets->elems[0], off, size))
+          return true;
+        site.device_ret = off;
+        site.device_ret_size = uint32_t(size);
+      }
+      c.prog.calls.push_back(std::move(site));
+      Inst &i = c.emit(nullptr, Kind::DeviceCall);
+      i.aux = uint32_t(c.prog.calls.size() - 1);
+      return true;
+    }
     for (size_t k = 0; k < nargs; ++k) {
       uint32_t off;
       uint64_t size;

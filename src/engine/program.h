@@ -85,6 +85,7 @@ enum class Kind : uint8_t {
   Ret,        // return from a .func
   Call,       // aux = call-site index
   Printf,     // vprintf call: aux = call-site index
+  DeviceCall, // device-runtime call (device-side launch): aux = call site
   WarpSync,   // warp-synchronous (shfl/vote/match/redux/bar.warp.sync):
               // waits until every listed non-exited lane is converged; the
               // member mask is slot `member`; then fn
@@ -125,6 +126,39 @@ struct Inst {
 
 // Copies between a caller's and a callee's parameter areas (both in the
 // per-thread frame memory, docs/engine.md "Calls").
+// The device runtime's functions the engine provides (docs/engine.md
+// "Device-side launches"), as nvcc 13 calls them for <<<>>> in device code.
+enum class DeviceFn : uint8_t {
+  None,
+  GetParameterBuffer, // __cudaCDP2GetParameterBufferV2(func, grid, block,
+                      // shmem)
+  LaunchDevice,       // __cudaCDP2LaunchDeviceV2(buffer, stream)
+};
+DeviceFn device_fn_named(const std::string &name);
+
+// The device-side launches of one grid: its parameter buffers (bump
+// allocated from a pool in global memory) and the launches it made, which
+// run when the grid completes.
+struct DeviceLaunches {
+  std::mutex mu;
+  uint64_t pool = 0, pool_size = 0, used = 0;
+  uint32_t depth = 0; // of the launching grid (0: launched by the host)
+  uint32_t max_depth = 24, pending_limit = 2048;
+  struct Buffer {
+    uint64_t addr = 0;
+    uint32_t func = 0;
+    Dim3 grid, block;
+    uint32_t shared = 0;
+    bool launched = false;
+  };
+  std::vector<Buffer> buffers;
+  struct Pending {
+    size_t buffer = 0;
+    bool tail = false; // cudaStreamTailLaunch
+  };
+  std::vector<Pending> pending;
+};
+
 struct CallSite {
   uint32_t callee = 0;
   struct Copy {
@@ -134,6 +168,11 @@ struct CallSite {
   std::vector<Copy> rets; // callee return -> caller retval var
   // vprintf: frame offsets of the caller's two .param arguments.
   uint32_t printf_fmt = 0, printf_args = 0, printf_ret = kNone;
+  // A device-runtime function (DeviceCall): which, and the caller's
+  // argument variables (offset, size) and result variable.
+  DeviceFn device_fn = DeviceFn::None;
+  std::vector<std::pair<uint32_t, uint32_t>> device_args;
+  uint32_t device_ret = kNone, device_ret_size = 0;
   // Indirect call (through a register, with a .callprototype): the slot of
   // the function address, and the caller's argument and result variables
   // (offset, size); the copies are made for the callee found at run time.
@@ -152,6 +191,7 @@ struct FuncInfo {
   // The device heap's functions (malloc, free and the C++ operators
   // new/delete that nvcc declares .extern): calls run in the engine.
   HeapFn heap_fn = HeapFn::None;
+  DeviceFn device_fn = DeviceFn::None; // an extern the engine provides
   bool compiled = false;
   // Why this function cannot run (unsupported instructions, calls to
   // undefined functions, recursion), each at its location; kernels that call
@@ -374,6 +414,8 @@ struct Launch {
   // Simulated nanoseconds of the device before this launch (%globaltimer
   // starts there; docs/engine.md "Simulated time").
   uint64_t timer_base_ns = 0;
+  // Device-side launches, when the program makes any; else nullptr.
+  DeviceLaunches *device_launches = nullptr;
 };
 
 struct Cta {

@@ -204,6 +204,96 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
   return true;
 }
 
+// A device-side launch (docs/engine.md "Device-side launches"), lane by
+// lane: cudaGetParameterBuffer hands out a buffer of the grid's pool for
+// the arguments of a kernel, cudaLaunchDevice queues that launch; the
+// queued launches run when the grid completes (Device::launch).
+void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
+                              uint32_t m) {
+  const CallSite &cs = P.calls[in.aux];
+  DeviceLaunches *dl = S.L.device_launches;
+  for_lanes(m, [&](uint32_t l) {
+    uint8_t *f = frame(c, w, l);
+    auto arg = [&](size_t k, void *out, size_t n) {
+      std::memset(out, 0, n);
+      if (k < cs.device_args.size())
+        std::memcpy(out, f + cs.device_args[k].first,
+                    std::min<size_t>(n, cs.device_args[k].second));
+    };
+    uint64_t result = 0;
+    if (cs.device_fn == DeviceFn::GetParameterBuffer) {
+      uint64_t func = 0;
+      uint32_t grid[3], block[3], shared = 0;
+      arg(0, &func, 8);
+      arg(1, grid, 12);
+      arg(2, block, 12);
+      arg(3, &shared, 4);
+      const uint64_t idx = (func - kFuncWindow) / 16;
+      if (dl && func >= kFuncWindow && (func - kFuncWindow) % 16 == 0 &&
+          idx < P.funcs.size() && P.funcs[idx].is_entry) {
+        std::lock_guard g(dl->mu);
+        const uint64_t size =
+            (std::max<uint64_t>(P.funcs[idx].kparam_bytes, 1) + 15) / 16 * 16;
+        if (dl->used + size <= dl->pool_size) {
+          DeviceLaunches::Buffer b;
+          b.addr = dl->pool + dl->used;
+          b.func = uint32_t(idx);
+          b.grid = Dim3{grid[0], grid[1], grid[2]};
+          b.block = Dim3{block[0], block[1], block[2]};
+          b.shared = shared;
+          dl->used += size;
+          dl->buffers.push_back(b);
+          result = b.addr;
+        }
+      }
+    } else if (cs.device_fn == DeviceFn::LaunchDevice) {
+      uint64_t buffer = 0, stream = 0;
+      arg(0, &buffer, 8);
+      arg(1, &stream, 8);
+      result = 1; // cudaErrorInvalidValue: not a parameter buffer
+      if (dl) {
+        std::lock_guard g(dl->mu);
+        for (size_t i = 0; i < dl->buffers.size(); ++i) {
+          auto &b = dl->buffers[i];
+          if (b.addr != buffer || b.launched)
+            continue;
+          if (dl->depth + 1 > dl->max_depth)
+            result = 65; // cudaErrorLaunchMaxDepthExceeded
+          else if (dl->pending.size() >= dl->pending_limit)
+            result = 69; // cudaErrorLaunchPendingCountExceeded
+          else {
+            b.launched = true;
+            // cudaStreamTailLaunch is the handle 3.
+            dl->pending.push_back({i, stream == 3});
+            result = 0;
+          }
+          break;
+        }
+      }
+    }
+    if (cs.device_ret != kNone)
+      std::memcpy(f + cs.device_ret, &result,
+                  std::min<uint32_t>(cs.device_ret_size, 8));
+  });
+  if (x.obs && cs.device_ret != kNone) {
+    // The result lands in the caller's frame.
+    std::array<uint64_t, kWarpSize> addr{};
+    addr.fill(cs.device_ret);
+    AccessEvent e;
+    e.pc = p->pc;
+    e.cta = c.linear;
+    e.owner = c.linear;
+    e.warp = w.index;
+    e.lanes = m;
+    e.space = StateSpace::Local;
+    e.type = AccessType::Write;
+    e.size = std::min<uint32_t>(cs.device_ret_size, 8);
+    e.addr = addr.data();
+    x.obs->on_access(e);
+  }
+  ++p->pc;
+}
+
 uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
   x.warp = &w;
   x.cta = &c;
@@ -333,6 +423,9 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     case Kind::Printf:
       if (!printf_step(c, w, p, in, m))
         return leave(false);
+      break;
+    case Kind::DeviceCall:
+      device_call_step(c, w, p, in, m);
       break;
     case Kind::WarpSync:
     case Kind::WarpSyncMember: {

@@ -210,6 +210,7 @@ private:
   void threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc);
   bool call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
   bool printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
+  void device_call_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
   void flush_warnings(Cta &c, Warp &w);
 
   // sync_cta.cpp: CTA barriers through the barrier unit (docs/barriers.md).

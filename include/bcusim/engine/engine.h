@@ -138,6 +138,12 @@ struct LaunchConfig {
   // concurrent().
   Observer *observer = nullptr;
   std::vector<Observer *> observers;
+  // Device-side launches (docs/engine.md "Device-side launches"): how many
+  // a grid may have pending (cudaLimitDevRuntimePendingLaunchCount), and
+  // the nesting depth of this launch (0: launched by the host; a grid at
+  // depth 24 cannot launch).
+  uint32_t pending_launch_limit = 2048;
+  uint32_t launch_depth = 0;
 };
 
 enum class RunStatus : uint8_t {

@@ -263,6 +263,9 @@ public:
   // Host seconds of simulated work so far (launches and copies): what
   // events measure.
   double work_seconds() const { return work_seconds_; }
+  // cudaLimitDevRuntimePendingLaunchCount: how many device-side launches a
+  // grid may have pending (docs/engine.md "Device-side launches").
+  uint32_t pending_launch_limit = 2048;
 
   struct Stats {
     uint64_t launches = 0, failed_launches = 0;

@@ -21,6 +21,7 @@
 
 #include "bcusim/runtime/options.h"
 #include "bcusim/runtime/runtime.h"
+#include "graph.h"
 
 using bcusim::runtime::Error;
 using bcusim::runtime::Runtime;
@@ -167,6 +168,16 @@ cudaError_t submit(cudaStream_t s, Work work, bool per_thread = false) {
       rt().submit(stream_of(s), stream_id(s, per_thread), std::move(work)));
 }
 
+// The plain kernel launches a capturing graph recorded, by position: they
+// become kernel nodes (graph.h).
+std::map<const void *, std::map<size_t, bcusim::cudart::CapturedKernel>> &
+captured_kernels() {
+  static std::map<const void *,
+                  std::map<size_t, bcusim::cudart::CapturedKernel>>
+      m;
+  return m;
+}
+
 // ---- launches -------------------------------------------------------------
 struct CallConfig {
   dim3 grid, block;
@@ -196,6 +207,11 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
         ptrs.push_back(b.data());
       return rt().launch(func, p, ptrs.data(), sid);
     });
+    // A plain launch becomes a kernel node of the captured graph.
+    if (!p.cooperative && !p.programmatic && !p.cluster.x)
+      captured_kernels()[st->capture.get()][st->capture->work.size() - 1] = {
+          func, dim3(p.grid.x, p.grid.y, p.grid.z),
+          dim3(p.block.x, p.block.y, p.block.z), unsigned(p.shared), *bytes};
     return cudaSuccess;
   }
   return ret(rt().launch(func, p, args, stream_id(stream, per_thread)));
@@ -426,6 +442,32 @@ cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr,
   if (!rt().function(func, err))
     return rec(err);
   return cudaSuccess; // carveout, cluster scheduling: no effect
+}
+
+// Parameters are laid out at their natural alignment (at most 8 bytes).
+cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex,
+                                 size_t *paramOffset, size_t *paramSize) {
+  std::lock_guard lock(g_mutex);
+  Error err = Error::Success;
+  auto fn = rt().function(func, err);
+  if (!fn)
+    return rec(err);
+  if (paramIndex >= fn->param_sizes.size())
+    return cudaErrorInvalidValue; // not recorded: callers probe for the end
+  size_t offset = 0;
+  for (size_t i = 0;; ++i) {
+    size_t size = fn->param_sizes[i];
+    size_t align = std::min<size_t>(size & -size, 8);
+    offset = (offset + align - 1) / align * align;
+    if (i == paramIndex) {
+      if (paramOffset)
+        *paramOffset = offset;
+      if (paramSize)
+        *paramSize = size;
+      return cudaSuccess;
+    }
+    offset += size;
+  }
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) {
@@ -1080,6 +1122,14 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, cudaLimit limit) {
     *pValue = rt().device().heap_size();
     break;
   }
+  case cudaLimitDevRuntimePendingLaunchCount: {
+    std::lock_guard lock(g_mutex);
+    *pValue = rt().pending_launch_limit;
+    break;
+  }
+  case cudaLimitDevRuntimeSyncDepth:
+    *pValue = 2; // CUDA's default; CDP2 grids do not synchronize
+    break;
   default:
     *pValue = 0;
   }
@@ -1088,11 +1138,17 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, cudaLimit limit) {
 
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   // The device heap's size changes while no block is live (docs/exec.md
-  // "Device heap"); the other limits are accepted and change nothing.
+  // "Device heap"); the pending-launch limit bounds device-side launches;
+  // the other limits are accepted and change nothing.
   if (limit == cudaLimitMallocHeapSize) {
     std::lock_guard lock(g_mutex);
     if (!rt().device().set_heap_size(value))
       return rec(Error::InvalidValue);
+  } else if (limit == cudaLimitDevRuntimePendingLaunchCount) {
+    std::lock_guard lock(g_mutex);
+    if (value == 0 || value > (1u << 20))
+      return rec(Error::InvalidValue);
+    rt().pending_launch_limit = uint32_t(value);
   }
   return cudaSuccess;
 }
@@ -1334,7 +1390,22 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
   Graph *g = rt().end_capture(stream_of(stream));
   if (!g)
     return rec(Error::InvalidValue);
-  *pGraph = reinterpret_cast<cudaGraph_t>(g);
+  std::vector<bcusim::cudart::Captured> work;
+  auto kernels = std::move(captured_kernels()[g]);
+  captured_kernels().erase(g);
+  for (auto &w : g->work) {
+    bcusim::cudart::Captured c;
+    c.work = [w](cudaStream_t s) {
+      std::lock_guard lock(g_mutex);
+      return submit(s, w);
+    };
+    auto k = kernels.find(work.size());
+    if (k != kernels.end())
+      c.kernel = std::move(k->second);
+    work.push_back(std::move(c));
+  }
+  rt().destroy_graph(g);
+  *pGraph = bcusim::cudart::graph_from_capture(std::move(work));
   return cudaSuccess;
 }
 
@@ -1348,51 +1419,7 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
   return cudaSuccess;
 }
 
-cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int) {
-  if (!pGraph)
-    return rec(Error::InvalidValue);
-  std::lock_guard lock(g_mutex);
-  *pGraph = reinterpret_cast<cudaGraph_t>(rt().create_graph());
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  std::lock_guard lock(g_mutex);
-  return ret(rt().destroy_graph(reinterpret_cast<Graph *>(graph)));
-}
-
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
-                                 unsigned long long) {
-  if (!pGraphExec || !graph)
-    return rec(Error::InvalidValue);
-  std::lock_guard lock(g_mutex);
-  *pGraphExec = reinterpret_cast<cudaGraphExec_t>(
-      rt().instantiate(*reinterpret_cast<Graph *>(graph)));
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
-                                          cudaGraph_t graph,
-                                          unsigned long long flags) {
-  return cudaGraphInstantiate(pGraphExec, graph, flags);
-}
-
-cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  if (!graphExec)
-    return rec(Error::InvalidResourceHandle);
-  std::lock_guard lock(g_mutex);
-  return ret(rt().launch_graph(*reinterpret_cast<Graph *>(graphExec),
-                               stream_of(stream), stream_id(stream)));
-}
-
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  std::lock_guard lock(g_mutex);
-  return ret(rt().destroy_graph(reinterpret_cast<Graph *>(graphExec)));
-}
-
-cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) {
-  return cudaSuccess;
-}
+// The graph objects and every cudaGraph* function are in graph.cpp.
 
 // ---- CUDA arrays and texture objects ------------------------------------
 // A CUDA array is row-major device memory (pitch = width x element size);

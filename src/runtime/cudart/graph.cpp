@@ -1,0 +1,1141 @@
+// Graphs of the libcudart.so.13 stand-in (graph.h, docs/exec.md "Graphs").
+#include "graph.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+namespace bcusim::cudart {
+namespace {
+
+struct GraphObj;
+
+struct NodeObj {
+  GraphObj *graph = nullptr;
+  size_t index = 0; // position in graph->nodes
+  cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  std::vector<NodeObj *> deps; // incoming edges
+  std::vector<NodeObj *> out;  // outgoing edges
+  // Kernel: the arguments are copied when the node is made or set.
+  cudaKernelNodeParams kernel{};
+  std::vector<std::vector<uint8_t>> args;
+  std::vector<void *> arg_ptrs;
+  // Memcpy, memset (the pattern of a memset of 2- or 4-byte elements),
+  // host, event record/wait, child graph, captured operation.
+  cudaMemcpy3DParms copy{};
+  cudaMemsetParams set{};
+  std::vector<uint8_t> pattern;
+  cudaHostNodeParams host{};
+  cudaEvent_t event = nullptr;
+  std::unique_ptr<GraphObj> child;
+  CapturedWork work;
+  bool enabled = true; // cudaGraphNodeSetEnabled (executable graphs)
+};
+
+struct GraphObj {
+  std::vector<std::unique_ptr<NodeObj>> nodes;
+};
+
+// An instantiated graph: a copy of the graph (same node positions, so that
+// a node of the original names its copy) and the order it runs in.
+struct ExecObj {
+  // The graph it was made from and those it was updated from: their nodes
+  // name this graph's nodes.
+  std::vector<const GraphObj *> sources;
+  std::unique_ptr<GraphObj> graph;
+  unsigned long long flags = 0;
+  // The nodes with child graphs expanded, in topological order; deps are
+  // positions in `plan`.
+  struct Step {
+    NodeObj *node;
+    std::vector<size_t> deps;
+    size_t chain = 0; // which of `streams` it runs on
+  };
+  std::vector<Step> plan;
+  size_t chains = 0;
+  std::vector<cudaStream_t> streams; // made at the first launch
+  std::vector<cudaEvent_t> events;   // one per step
+  cudaEvent_t start = nullptr;
+};
+
+std::recursive_mutex g_graph_mutex;
+
+GraphObj *graph_of(cudaGraph_t g) { return reinterpret_cast<GraphObj *>(g); }
+NodeObj *node_of(cudaGraphNode_t n) { return reinterpret_cast<NodeObj *>(n); }
+ExecObj *exec_of(cudaGraphExec_t x) { return reinterpret_cast<ExecObj *>(x); }
+cudaGraphNode_t handle(NodeObj *n) {
+  return reinterpret_cast<cudaGraphNode_t>(n);
+}
+
+cudaError_t set_kernel(NodeObj &n, const cudaKernelNodeParams &p) {
+  if (!p.func)
+    return cudaErrorInvalidDeviceFunction;
+  std::vector<std::vector<uint8_t>> args;
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    cudaError_t e = cudaFuncGetParamInfo(p.func, i, &offset, &size);
+    if (e == cudaErrorInvalidValue)
+      break; // past the last parameter
+    if (e != cudaSuccess)
+      return e;
+    if (!p.kernelParams)
+      return cudaErrorInvalidValue; // `extra` is not supported
+    auto *a = static_cast<const uint8_t *>(p.kernelParams[i]);
+    args.emplace_back(a, a + size);
+  }
+  n.kernel = p;
+  n.kernel.extra = nullptr;
+  n.args = std::move(args);
+  n.arg_ptrs.clear();
+  for (auto &a : n.args)
+    n.arg_ptrs.push_back(a.data());
+  n.kernel.kernelParams = n.arg_ptrs.data();
+  return cudaSuccess;
+}
+
+cudaError_t set_memset(NodeObj &n, const cudaMemsetParams &p) {
+  if (!p.dst ||
+      (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4))
+    return cudaErrorInvalidValue;
+  n.set = p;
+  n.pattern.clear();
+  uint32_t v = p.value;
+  bool uniform = p.elementSize == 1;
+  if (!uniform) {
+    uint8_t b[4];
+    std::memcpy(b, &v, 4);
+    uniform =
+        std::all_of(b, b + p.elementSize, [&](uint8_t x) { return x == b[0]; });
+  }
+  if (!uniform) {
+    // Copied from a row of the element repeated.
+    n.pattern.resize(p.width * p.elementSize);
+    for (size_t i = 0; i < p.width; ++i)
+      std::memcpy(n.pattern.data() + i * p.elementSize, &v, p.elementSize);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t graph,
+                     const cudaGraphNode_t *deps, size_t ndeps,
+                     cudaGraphNodeType type,
+                     const std::function<cudaError_t(NodeObj &)> &init) {
+  if (!out || !graph || (ndeps && !deps))
+    return cudaErrorInvalidValue;
+  GraphObj *g = graph_of(graph);
+  for (size_t i = 0; i < ndeps; ++i)
+    if (!deps[i] || node_of(deps[i])->graph != g)
+      return cudaErrorInvalidValue;
+  auto n = std::make_unique<NodeObj>();
+  n->graph = g;
+  n->type = type;
+  if (init)
+    if (cudaError_t e = init(*n))
+      return e;
+  for (size_t i = 0; i < ndeps; ++i) {
+    NodeObj *d = node_of(deps[i]);
+    if (std::find(n->deps.begin(), n->deps.end(), d) != n->deps.end())
+      continue;
+    n->deps.push_back(d);
+    d->out.push_back(n.get());
+  }
+  n->index = g->nodes.size();
+  *out = handle(n.get());
+  g->nodes.push_back(std::move(n));
+  return cudaSuccess;
+}
+
+std::unique_ptr<GraphObj> clone(const GraphObj &g);
+
+// Copies a node's parameters (not its edges) into `to`.
+void copy_params(NodeObj &to, const NodeObj &from) {
+  to.type = from.type;
+  if (from.type == cudaGraphNodeTypeKernel) {
+    to.kernel = from.kernel;
+    to.args = from.args;
+    to.arg_ptrs.clear();
+    for (auto &a : to.args)
+      to.arg_ptrs.push_back(a.data());
+    to.kernel.kernelParams = to.arg_ptrs.data();
+  }
+  to.copy = from.copy;
+  to.set = from.set;
+  to.pattern = from.pattern;
+  to.host = from.host;
+  to.event = from.event;
+  to.work = from.work;
+  if (from.child)
+    to.child = clone(*from.child);
+}
+
+std::unique_ptr<GraphObj> clone(const GraphObj &g) {
+  auto c = std::make_unique<GraphObj>();
+  for (auto &n : g.nodes) {
+    auto m = std::make_unique<NodeObj>();
+    m->graph = c.get();
+    m->index = n->index;
+    copy_params(*m, *n);
+    c->nodes.push_back(std::move(m));
+  }
+  for (auto &n : g.nodes)
+    for (NodeObj *d : n->deps) {
+      c->nodes[n->index]->deps.push_back(c->nodes[d->index].get());
+      c->nodes[d->index]->out.push_back(c->nodes[n->index].get());
+    }
+  return c;
+}
+
+// Appends `g`'s nodes to `plan` in topological order (Kahn's algorithm,
+// ties by creation order); child graphs are expanded in place. `entry` are
+// the steps the graph's roots follow; returns false on a cycle. `exits`
+// receives the steps of the graph's sinks.
+bool build_plan(const GraphObj &g, std::vector<ExecObj::Step> &plan,
+                const std::vector<size_t> &entry, std::vector<size_t> &exits) {
+  const size_t n = g.nodes.size();
+  std::vector<size_t> pending(n);
+  std::vector<std::vector<size_t>> done_at(n); // a node's exit steps
+  for (size_t i = 0; i < n; ++i)
+    pending[i] = g.nodes[i]->deps.size();
+  std::vector<size_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (!pending[i])
+      ready.push_back(i);
+  size_t placed = 0;
+  while (!ready.empty()) {
+    std::sort(ready.begin(), ready.end(), std::greater<>());
+    size_t i = ready.back();
+    ready.pop_back();
+    ++placed;
+    NodeObj *node = g.nodes[i].get();
+    std::vector<size_t> deps;
+    if (node->deps.empty())
+      deps = entry;
+    for (NodeObj *d : node->deps)
+      for (size_t s : done_at[d->index])
+        deps.push_back(s);
+    if (node->type == cudaGraphNodeTypeGraph && node->child) {
+      std::vector<size_t> sub;
+      if (!build_plan(*node->child, plan, deps, sub))
+        return false;
+      if (sub.empty()) // an empty child graph: an empty step
+        plan.push_back({nullptr, deps}), sub.push_back(plan.size() - 1);
+      done_at[i] = sub;
+    } else {
+      plan.push_back({node, deps});
+      done_at[i] = {plan.size() - 1};
+    }
+    for (NodeObj *o : node->out)
+      if (--pending[o->index] == 0)
+        ready.push_back(o->index);
+  }
+  if (placed != n)
+    return false;
+  for (size_t i = 0; i < n; ++i)
+    if (g.nodes[i]->out.empty())
+      for (size_t s : done_at[i])
+        exits.push_back(s);
+  return true;
+}
+
+// Gives each step a chain (stream): a step continues the chain of its
+// first dependency that no earlier step continued, else starts a new one.
+void assign_chains(ExecObj &x) {
+  std::vector<bool> continued(x.plan.size(), false);
+  x.chains = 0;
+  for (auto &s : x.plan) {
+    bool found = false;
+    for (size_t d : s.deps)
+      if (!continued[d]) {
+        continued[d] = true;
+        s.chain = x.plan[d].chain;
+        found = true;
+        break;
+      }
+    if (!found)
+      s.chain = x.chains++;
+  }
+}
+
+cudaError_t run_copy(const cudaMemcpy3DParms &p, cudaStream_t s) {
+  const cudaExtent &e = p.extent;
+  if (p.srcArray || p.dstArray) {
+    if (p.dstArray && !p.srcArray && e.depth <= 1)
+      return cudaMemcpy2DToArrayAsync(
+          p.dstArray, p.dstPos.x, p.dstPos.y,
+          static_cast<const char *>(p.srcPtr.ptr) +
+              p.srcPos.z * p.srcPtr.pitch * p.srcPtr.ysize +
+              p.srcPos.y * p.srcPtr.pitch + p.srcPos.x,
+          p.srcPtr.pitch, e.width, e.height, p.kind, s);
+    return cudaErrorNotSupported;
+  }
+  for (size_t z = 0; z < std::max<size_t>(e.depth, 1); ++z) {
+    auto *dst = static_cast<char *>(p.dstPtr.ptr) +
+                (p.dstPos.z + z) * p.dstPtr.pitch * p.dstPtr.ysize +
+                p.dstPos.y * p.dstPtr.pitch + p.dstPos.x;
+    auto *src = static_cast<const char *>(p.srcPtr.ptr) +
+                (p.srcPos.z + z) * p.srcPtr.pitch * p.srcPtr.ysize +
+                p.srcPos.y * p.srcPtr.pitch + p.srcPos.x;
+    if (cudaError_t r =
+            cudaMemcpy2DAsync(dst, p.dstPtr.pitch, src, p.srcPtr.pitch, e.width,
+                              std::max<size_t>(e.height, 1), p.kind, s))
+      return r;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t run_node(const NodeObj &n, cudaStream_t s) {
+  if (!n.enabled)
+    return cudaSuccess;
+  switch (n.type) {
+  case cudaGraphNodeTypeKernel:
+    return cudaLaunchKernel(n.kernel.func, n.kernel.gridDim, n.kernel.blockDim,
+                            const_cast<void **>(n.arg_ptrs.data()),
+                            n.kernel.sharedMemBytes, s);
+  case cudaGraphNodeTypeMemcpy:
+    if (n.work) // a captured copy
+      return n.work(s);
+    return run_copy(n.copy, s);
+  case cudaGraphNodeTypeMemset: {
+    const cudaMemsetParams &p = n.set;
+    size_t row = p.width * p.elementSize;
+    size_t pitch = p.height > 1 ? p.pitch : row;
+    if (n.pattern.empty())
+      return cudaMemset2DAsync(p.dst, pitch, int(p.value & 0xff), row,
+                               std::max<size_t>(p.height, 1), s);
+    for (size_t y = 0; y < std::max<size_t>(p.height, 1); ++y)
+      if (cudaError_t e =
+              cudaMemcpyAsync(static_cast<char *>(p.dst) + y * pitch,
+                              n.pattern.data(), row, cudaMemcpyHostToDevice, s))
+        return e;
+    return cudaSuccess;
+  }
+  case cudaGraphNodeTypeHost:
+    return cudaLaunchHostFunc(s, n.host.fn, n.host.userData);
+  case cudaGraphNodeTypeEventRecord:
+    return cudaEventRecord(n.event, s);
+  case cudaGraphNodeTypeWaitEvent:
+    return cudaStreamWaitEvent(s, n.event, 0);
+  default:
+    return n.work ? n.work(s) : cudaSuccess;
+  }
+}
+
+cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph,
+                        unsigned long long flags) {
+  if (!out || !graph)
+    return cudaErrorInvalidValue;
+  auto x = std::make_unique<ExecObj>();
+  x->sources = {graph_of(graph)};
+  x->graph = clone(*graph_of(graph));
+  x->flags = flags;
+  std::vector<size_t> exits;
+  if (!build_plan(*x->graph, x->plan, {}, exits))
+    return cudaErrorInvalidValue; // a cycle
+  assign_chains(*x);
+  *out = reinterpret_cast<cudaGraphExec_t>(x.release());
+  return cudaSuccess;
+}
+
+// The node of executable graph `x` that stands for `node` of the graph it
+// was made from.
+NodeObj *exec_node(cudaGraphExec_t x, cudaGraphNode_t node) {
+  if (!x || !node)
+    return nullptr;
+  ExecObj *e = exec_of(x);
+  NodeObj *n = node_of(node);
+  if (std::find(e->sources.begin(), e->sources.end(), n->graph) ==
+          e->sources.end() ||
+      n->index >= e->graph->nodes.size())
+    return nullptr;
+  NodeObj *m = e->graph->nodes[n->index].get();
+  return m->type == n->type ? m : nullptr;
+}
+
+// Whether `a` and `b` have the same nodes (types) and edges.
+bool same_shape(const GraphObj &a, const GraphObj &b,
+                cudaGraphExecUpdateResultInfo &info) {
+  if (a.nodes.size() != b.nodes.size()) {
+    info.result = cudaGraphExecUpdateErrorTopologyChanged;
+    return false;
+  }
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const NodeObj &x = *a.nodes[i], &y = *b.nodes[i];
+    if (x.type != y.type) {
+      info.result = cudaGraphExecUpdateErrorNodeTypeChanged;
+      info.errorNode = handle(b.nodes[i].get());
+      return false;
+    }
+    if (x.deps.size() != y.deps.size()) {
+      info.result = cudaGraphExecUpdateErrorTopologyChanged;
+      info.errorNode = handle(b.nodes[i].get());
+      return false;
+    }
+    for (size_t k = 0; k < x.deps.size(); ++k)
+      if (x.deps[k]->index != y.deps[k]->index) {
+        info.result = cudaGraphExecUpdateErrorTopologyChanged;
+        info.errorNode = handle(b.nodes[i].get());
+        info.errorFromNode = handle(y.deps[k]);
+        return false;
+      }
+    if (x.type == cudaGraphNodeTypeGraph &&
+        (!x.child || !y.child || !same_shape(*x.child, *y.child, info)))
+      return false;
+    if (x.type == cudaGraphNodeTypeMemcpy && bool(x.work) != bool(y.work)) {
+      info.result = cudaGraphExecUpdateErrorNotSupported;
+      info.errorNode = handle(b.nodes[i].get());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Copies the parameters of `from`'s nodes into `to`'s (same shape),
+// keeping `to`'s enabled flags.
+void update_params(GraphObj &to, const GraphObj &from) {
+  for (size_t i = 0; i < to.nodes.size(); ++i) {
+    NodeObj &t = *to.nodes[i];
+    const NodeObj &f = *from.nodes[i];
+    if (t.type == cudaGraphNodeTypeGraph) {
+      update_params(*t.child, *f.child);
+      continue;
+    }
+    copy_params(t, f);
+  }
+}
+
+} // namespace
+
+cudaGraph_t graph_from_capture(std::vector<Captured> work) {
+  auto *g = new GraphObj;
+  NodeObj *prev = nullptr;
+  for (auto &w : work) {
+    auto n = std::make_unique<NodeObj>();
+    n->graph = g;
+    n->index = g->nodes.size();
+    if (w.kernel) {
+      n->type = cudaGraphNodeTypeKernel;
+      n->kernel.func = const_cast<void *>(w.kernel->func);
+      n->kernel.gridDim = w.kernel->grid;
+      n->kernel.blockDim = w.kernel->block;
+      n->kernel.sharedMemBytes = w.kernel->shared;
+      n->args = std::move(w.kernel->args);
+      for (auto &a : n->args)
+        n->arg_ptrs.push_back(a.data());
+      n->kernel.kernelParams = n->arg_ptrs.data();
+    } else {
+      // Other captured operations are opaque: empty nodes that carry
+      // their operation.
+      n->type = cudaGraphNodeTypeEmpty;
+      n->work = std::move(w.work);
+    }
+    if (prev) {
+      n->deps.push_back(prev);
+      prev->out.push_back(n.get());
+    }
+    prev = n.get();
+    g->nodes.push_back(std::move(n));
+  }
+  return reinterpret_cast<cudaGraph_t>(g);
+}
+
+} // namespace bcusim::cudart
+
+using namespace bcusim::cudart;
+
+extern "C" {
+
+// ---- graphs and nodes ---------------------------------------------------
+cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) {
+  if (!pGraph || flags)
+    return cudaErrorInvalidValue;
+  *pGraph = reinterpret_cast<cudaGraph_t>(new GraphObj);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  if (!graph)
+    return cudaErrorInvalidValue;
+  delete graph_of(graph);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone,
+                           cudaGraph_t originalGraph) {
+  if (!pGraphClone || !originalGraph)
+    return cudaErrorInvalidValue;
+  *pGraphClone =
+      reinterpret_cast<cudaGraph_t>(clone(*graph_of(originalGraph)).release());
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode,
+                                     cudaGraphNode_t originalNode,
+                                     cudaGraph_t clonedGraph) {
+  if (!pNode || !originalNode || !clonedGraph)
+    return cudaErrorInvalidValue;
+  GraphObj *c = graph_of(clonedGraph);
+  size_t i = node_of(originalNode)->index;
+  if (i >= c->nodes.size())
+    return cudaErrorInvalidValue;
+  *pNode = handle(c->nodes[i].get());
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode,
+                                   cudaGraph_t graph,
+                                   const cudaGraphNode_t *pDependencies,
+                                   size_t numDependencies,
+                                   const cudaKernelNodeParams *pNodeParams) {
+  if (!pNodeParams)
+    return cudaErrorInvalidValue;
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeKernel,
+                  [&](NodeObj &n) { return set_kernel(n, *pNodeParams); });
+}
+
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                         cudaKernelNodeParams *pNodeParams) {
+  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeKernel)
+    return cudaErrorInvalidValue;
+  *pNodeParams = node_of(node)->kernel;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                             const cudaKernelNodeParams *pNodeParams) {
+  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeKernel)
+    return cudaErrorInvalidValue;
+  return set_kernel(*node_of(node), *pNodeParams);
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode,
+                                   cudaGraph_t graph,
+                                   const cudaGraphNode_t *pDependencies,
+                                   size_t numDependencies,
+                                   const cudaMemcpy3DParms *pCopyParams) {
+  if (!pCopyParams)
+    return cudaErrorInvalidValue;
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeMemcpy, [&](NodeObj &n) {
+                    n.copy = *pCopyParams;
+                    return cudaSuccess;
+                  });
+}
+
+static cudaMemcpy3DParms linear_copy(void *dst, const void *src, size_t count,
+                                     cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p{};
+  p.dstPtr = cudaPitchedPtr{dst, count, count, 1};
+  p.srcPtr = cudaPitchedPtr{const_cast<void *>(src), count, count, 1};
+  p.extent = cudaExtent{count, 1, 1};
+  p.kind = kind;
+  return p;
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode,
+                                     cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies,
+                                     size_t numDependencies, void *dst,
+                                     const void *src, size_t count,
+                                     cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p = linear_copy(dst, src, count, kind);
+  return cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies,
+                                numDependencies, &p);
+}
+
+cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
+                                         cudaMemcpy3DParms *pNodeParams) {
+  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemcpy)
+    return cudaErrorInvalidValue;
+  *pNodeParams = node_of(node)->copy;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                         const cudaMemcpy3DParms *pNodeParams) {
+  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemcpy)
+    return cudaErrorInvalidValue;
+  node_of(node)->copy = *pNodeParams;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
+                                           const void *src, size_t count,
+                                           cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p = linear_copy(dst, src, count, kind);
+  return cudaGraphMemcpyNodeSetParams(node, &p);
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode,
+                                   cudaGraph_t graph,
+                                   const cudaGraphNode_t *pDependencies,
+                                   size_t numDependencies,
+                                   const cudaMemsetParams *pMemsetParams) {
+  if (!pMemsetParams)
+    return cudaErrorInvalidValue;
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeMemset,
+                  [&](NodeObj &n) { return set_memset(n, *pMemsetParams); });
+}
+
+cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node,
+                                         cudaMemsetParams *pNodeParams) {
+  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemset)
+    return cudaErrorInvalidValue;
+  *pNodeParams = node_of(node)->set;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+                                         const cudaMemsetParams *pNodeParams) {
+  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemset)
+    return cudaErrorInvalidValue;
+  return set_memset(*node_of(node), *pNodeParams);
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                 const cudaGraphNode_t *pDependencies,
+                                 size_t numDependencies,
+                                 const cudaHostNodeParams *pNodeParams) {
+  if (!pNodeParams || !pNodeParams->fn)
+    return cudaErrorInvalidValue;
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeHost, [&](NodeObj &n) {
+                    n.host = *pNodeParams;
+                    return cudaSuccess;
+                  });
+}
+
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node,
+                                       cudaHostNodeParams *pNodeParams) {
+  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeHost)
+    return cudaErrorInvalidValue;
+  *pNodeParams = node_of(node)->host;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
+                                       const cudaHostNodeParams *pNodeParams) {
+  if (!node || !pNodeParams || !pNodeParams->fn ||
+      node_of(node)->type != cudaGraphNodeTypeHost)
+    return cudaErrorInvalidValue;
+  node_of(node)->host = *pNodeParams;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode,
+                                       cudaGraph_t graph,
+                                       const cudaGraphNode_t *pDependencies,
+                                       size_t numDependencies,
+                                       cudaGraph_t childGraph) {
+  if (!childGraph || childGraph == graph)
+    return cudaErrorInvalidValue;
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeGraph, [&](NodeObj &n) {
+                    n.child = clone(*graph_of(childGraph)); // a copy, as CUDA
+                    return cudaSuccess;
+                  });
+}
+
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node,
+                                            cudaGraph_t *pGraph) {
+  if (!node || !pGraph || node_of(node)->type != cudaGraphNodeTypeGraph)
+    return cudaErrorInvalidValue;
+  *pGraph = reinterpret_cast<cudaGraph_t>(node_of(node)->child.get());
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode,
+                                  cudaGraph_t graph,
+                                  const cudaGraphNode_t *pDependencies,
+                                  size_t numDependencies) {
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeEmpty, nullptr);
+}
+
+static cudaError_t add_event_node(cudaGraphNode_t *pGraphNode,
+                                  cudaGraph_t graph,
+                                  const cudaGraphNode_t *pDependencies,
+                                  size_t numDependencies, cudaEvent_t event,
+                                  cudaGraphNodeType type) {
+  if (!event)
+    return cudaErrorInvalidValue;
+  return add_node(pGraphNode, graph, pDependencies, numDependencies, type,
+                  [&](NodeObj &n) {
+                    n.event = event;
+                    return cudaSuccess;
+                  });
+}
+
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode,
+                                        cudaGraph_t graph,
+                                        const cudaGraphNode_t *pDependencies,
+                                        size_t numDependencies,
+                                        cudaEvent_t event) {
+  return add_event_node(pGraphNode, graph, pDependencies, numDependencies,
+                        event, cudaGraphNodeTypeEventRecord);
+}
+
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode,
+                                      cudaGraph_t graph,
+                                      const cudaGraphNode_t *pDependencies,
+                                      size_t numDependencies,
+                                      cudaEvent_t event) {
+  return add_event_node(pGraphNode, graph, pDependencies, numDependencies,
+                        event, cudaGraphNodeTypeWaitEvent);
+}
+
+static cudaError_t get_event(cudaGraphNode_t node, cudaEvent_t *out,
+                             cudaGraphNodeType type) {
+  if (!node || !out || node_of(node)->type != type)
+    return cudaErrorInvalidValue;
+  *out = node_of(node)->event;
+  return cudaSuccess;
+}
+
+static cudaError_t set_event(NodeObj *n, cudaEvent_t event,
+                             cudaGraphNodeType type) {
+  if (!n || !event || n->type != type)
+    return cudaErrorInvalidValue;
+  n->event = event;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node,
+                                             cudaEvent_t *event_out) {
+  return get_event(node, event_out, cudaGraphNodeTypeEventRecord);
+}
+
+cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node,
+                                             cudaEvent_t event) {
+  return set_event(node_of(node), event, cudaGraphNodeTypeEventRecord);
+}
+
+cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node,
+                                           cudaEvent_t *event_out) {
+  return get_event(node, event_out, cudaGraphNodeTypeWaitEvent);
+}
+
+cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node,
+                                           cudaEvent_t event) {
+  return set_event(node_of(node), event, cudaGraphNodeTypeWaitEvent);
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
+                                 cudaGraphNodeType *pType) {
+  if (!node || !pType)
+    return cudaErrorInvalidValue;
+  *pType = node_of(node)->type;
+  return cudaSuccess;
+}
+
+// The count-then-fill pattern of the node queries: with `out` null only
+// the count is stored; otherwise up to *count entries are written and
+// *count becomes the number written.
+static cudaError_t list(const std::vector<NodeObj *> &nodes,
+                        cudaGraphNode_t *out, size_t *count) {
+  if (!count)
+    return cudaErrorInvalidValue;
+  if (!out) {
+    *count = nodes.size();
+    return cudaSuccess;
+  }
+  size_t k = std::min(*count, nodes.size());
+  for (size_t i = 0; i < k; ++i)
+    out[i] = handle(nodes[i]);
+  for (size_t i = k; i < *count; ++i)
+    out[i] = nullptr;
+  *count = k;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                              size_t *numNodes) {
+  if (!graph)
+    return cudaErrorInvalidValue;
+  std::vector<NodeObj *> v;
+  for (auto &n : graph_of(graph)->nodes)
+    v.push_back(n.get());
+  return list(v, nodes, numNodes);
+}
+
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph,
+                                  cudaGraphNode_t *pRootNodes,
+                                  size_t *pNumRootNodes) {
+  if (!graph)
+    return cudaErrorInvalidValue;
+  std::vector<NodeObj *> v;
+  for (auto &n : graph_of(graph)->nodes)
+    if (n->deps.empty())
+      v.push_back(n.get());
+  return list(v, pRootNodes, pNumRootNodes);
+}
+
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from,
+                              cudaGraphNode_t *to, cudaGraphEdgeData *edgeData,
+                              size_t *numEdges) {
+  if (!graph || !numEdges || bool(from) != bool(to))
+    return cudaErrorInvalidValue;
+  std::vector<NodeObj *> f, t;
+  for (auto &n : graph_of(graph)->nodes)
+    for (NodeObj *d : n->deps)
+      f.push_back(d), t.push_back(n.get());
+  size_t k = *numEdges;
+  if (cudaError_t e = list(f, from, &k))
+    return e;
+  if (from)
+    list(t, to, numEdges);
+  else
+    *numEdges = k;
+  if (edgeData)
+    for (size_t i = 0; i < *numEdges; ++i)
+      edgeData[i] = cudaGraphEdgeData{};
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
+                                         cudaGraphNode_t *pDependencies,
+                                         cudaGraphEdgeData *edgeData,
+                                         size_t *pNumDependencies) {
+  if (!node)
+    return cudaErrorInvalidValue;
+  cudaError_t e = list(node_of(node)->deps, pDependencies, pNumDependencies);
+  if (!e && edgeData && pDependencies)
+    for (size_t i = 0; i < *pNumDependencies; ++i)
+      edgeData[i] = cudaGraphEdgeData{};
+  return e;
+}
+
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node,
+                                           cudaGraphNode_t *pDependentNodes,
+                                           cudaGraphEdgeData *edgeData,
+                                           size_t *pNumDependentNodes) {
+  if (!node)
+    return cudaErrorInvalidValue;
+  cudaError_t e = list(node_of(node)->out, pDependentNodes, pNumDependentNodes);
+  if (!e && edgeData && pDependentNodes)
+    for (size_t i = 0; i < *pNumDependentNodes; ++i)
+      edgeData[i] = cudaGraphEdgeData{};
+  return e;
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph,
+                                     const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to,
+                                     const cudaGraphEdgeData *,
+                                     size_t numDependencies) {
+  if (!graph || (numDependencies && (!from || !to)))
+    return cudaErrorInvalidValue;
+  GraphObj *g = graph_of(graph);
+  for (size_t i = 0; i < numDependencies; ++i) {
+    NodeObj *a = node_of(from[i]), *b = node_of(to[i]);
+    if (!a || !b || a == b || a->graph != g || b->graph != g ||
+        std::find(b->deps.begin(), b->deps.end(), a) != b->deps.end())
+      return cudaErrorInvalidValue;
+  }
+  for (size_t i = 0; i < numDependencies; ++i) {
+    NodeObj *a = node_of(from[i]), *b = node_of(to[i]);
+    b->deps.push_back(a);
+    a->out.push_back(b);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph,
+                                        const cudaGraphNode_t *from,
+                                        const cudaGraphNode_t *to,
+                                        const cudaGraphEdgeData *,
+                                        size_t numDependencies) {
+  if (!graph || (numDependencies && (!from || !to)))
+    return cudaErrorInvalidValue;
+  for (size_t i = 0; i < numDependencies; ++i) {
+    NodeObj *a = node_of(from[i]), *b = node_of(to[i]);
+    if (!a || !b ||
+        std::find(b->deps.begin(), b->deps.end(), a) == b->deps.end())
+      return cudaErrorInvalidValue;
+  }
+  for (size_t i = 0; i < numDependencies; ++i) {
+    NodeObj *a = node_of(from[i]), *b = node_of(to[i]);
+    std::erase(b->deps, a);
+    std::erase(a->out, b);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+  if (!node)
+    return cudaErrorInvalidValue;
+  NodeObj *n = node_of(node);
+  GraphObj *g = n->graph;
+  for (NodeObj *d : n->deps)
+    std::erase(d->out, n);
+  for (NodeObj *o : n->out)
+    std::erase(o->deps, n);
+  g->nodes.erase(g->nodes.begin() + std::ptrdiff_t(n->index));
+  for (size_t i = 0; i < g->nodes.size(); ++i)
+    g->nodes[i]->index = i;
+  return cudaSuccess;
+}
+
+// ---- executable graphs --------------------------------------------------
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+  std::lock_guard lock(g_graph_mutex);
+  return instantiate(pGraphExec, graph, flags);
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
+                                          cudaGraph_t graph,
+                                          unsigned long long flags) {
+  return cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+cudaError_t
+cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                               cudaGraphInstantiateParams *instantiateParams) {
+  if (!instantiateParams)
+    return cudaErrorInvalidValue;
+  cudaError_t e =
+      cudaGraphInstantiate(pGraphExec, graph, instantiateParams->flags);
+  instantiateParams->errNode_out = nullptr;
+  instantiateParams->result_out = e == cudaSuccess
+                                      ? cudaGraphInstantiateSuccess
+                                      : cudaGraphInstantiateInvalidStructure;
+  if (e == cudaSuccess &&
+      (instantiateParams->flags & cudaGraphInstantiateFlagUpload))
+    e = cudaGraphUpload(*pGraphExec, instantiateParams->uploadStream);
+  return e;
+}
+
+cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec,
+                                  unsigned long long *flags) {
+  if (!graphExec || !flags)
+    return cudaErrorInvalidValue;
+  *flags = exec_of(graphExec)->flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  if (!graphExec)
+    return cudaErrorInvalidValue;
+  ExecObj *x = exec_of(graphExec);
+  for (cudaStream_t s : x->streams)
+    cudaStreamDestroy(s);
+  for (cudaEvent_t e : x->events)
+    cudaEventDestroy(e);
+  if (x->start)
+    cudaEventDestroy(x->start);
+  delete x;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t) {
+  return graphExec ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// Runs the steps in their order, each on its chain's stream after the
+// events of its dependencies on other chains; the launching stream then
+// waits for every chain. A stream that captures records the steps in order
+// on itself instead.
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!graphExec)
+    return cudaErrorInvalidValue;
+  std::lock_guard lock(g_graph_mutex);
+  ExecObj *x = exec_of(graphExec);
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) == cudaSuccess &&
+      capturing != cudaStreamCaptureStatusNone) {
+    for (auto &s : x->plan)
+      if (s.node)
+        if (cudaError_t e = run_node(*s.node, stream))
+          return e;
+    return cudaSuccess;
+  }
+  if (x->streams.empty() && x->chains) {
+    for (size_t i = 0; i < x->chains; ++i) {
+      cudaStream_t s = nullptr;
+      if (cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))
+        return e;
+      x->streams.push_back(s);
+    }
+    for (size_t i = 0; i < x->plan.size(); ++i) {
+      cudaEvent_t e = nullptr;
+      if (cudaError_t r = cudaEventCreateWithFlags(&e, cudaEventDisableTiming))
+        return r;
+      x->events.push_back(e);
+    }
+    if (cudaError_t r =
+            cudaEventCreateWithFlags(&x->start, cudaEventDisableTiming))
+      return r;
+  }
+  if (x->plan.empty())
+    return cudaSuccess;
+  if (cudaError_t e = cudaEventRecord(x->start, stream))
+    return e;
+  std::vector<bool> started(x->chains, false);
+  for (size_t i = 0; i < x->plan.size(); ++i) {
+    const auto &s = x->plan[i];
+    cudaStream_t st = x->streams[s.chain];
+    if (!started[s.chain]) {
+      started[s.chain] = true;
+      if (cudaError_t e = cudaStreamWaitEvent(st, x->start, 0))
+        return e;
+    }
+    for (size_t d : s.deps)
+      if (x->plan[d].chain != s.chain)
+        if (cudaError_t e = cudaStreamWaitEvent(st, x->events[d], 0))
+          return e;
+    if (s.node)
+      if (cudaError_t e = run_node(*s.node, st))
+        return e;
+    if (cudaError_t e = cudaEventRecord(x->events[i], st))
+      return e;
+  }
+  std::vector<bool> joined(x->chains, false);
+  for (size_t i = x->plan.size(); i-- > 0;)
+    if (!joined[x->plan[i].chain]) {
+      joined[x->plan[i].chain] = true;
+      if (cudaError_t e = cudaStreamWaitEvent(stream, x->events[i], 0))
+        return e;
+    }
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
+                                 cudaGraphNode_t node,
+                                 const cudaKernelNodeParams *pNodeParams) {
+  NodeObj *n = exec_node(hGraphExec, node);
+  if (!n || !pNodeParams || n->type != cudaGraphNodeTypeKernel)
+    return cudaErrorInvalidValue;
+  return set_kernel(*n, *pNodeParams);
+}
+
+cudaError_t
+cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
+                                 cudaGraphNode_t node,
+                                 const cudaMemcpy3DParms *pNodeParams) {
+  NodeObj *n = exec_node(hGraphExec, node);
+  if (!n || !pNodeParams || n->type != cudaGraphNodeTypeMemcpy || n->work)
+    return cudaErrorInvalidValue;
+  n->copy = *pNodeParams;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
+                                               cudaGraphNode_t node, void *dst,
+                                               const void *src, size_t count,
+                                               cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p = linear_copy(dst, src, count, kind);
+  return cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, &p);
+}
+
+cudaError_t
+cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
+                                 cudaGraphNode_t node,
+                                 const cudaMemsetParams *pNodeParams) {
+  NodeObj *n = exec_node(hGraphExec, node);
+  if (!n || !pNodeParams || n->type != cudaGraphNodeTypeMemset)
+    return cudaErrorInvalidValue;
+  return set_memset(*n, *pNodeParams);
+}
+
+cudaError_t
+cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                               const cudaHostNodeParams *pNodeParams) {
+  NodeObj *n = exec_node(hGraphExec, node);
+  if (!n || !pNodeParams || !pNodeParams->fn ||
+      n->type != cudaGraphNodeTypeHost)
+    return cudaErrorInvalidValue;
+  n->host = *pNodeParams;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec,
+                                                 cudaGraphNode_t hNode,
+                                                 cudaEvent_t event) {
+  return set_event(exec_node(hGraphExec, hNode), event,
+                   cudaGraphNodeTypeEventRecord);
+}
+
+cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec,
+                                               cudaGraphNode_t hNode,
+                                               cudaEvent_t event) {
+  return set_event(exec_node(hGraphExec, hNode), event,
+                   cudaGraphNodeTypeWaitEvent);
+}
+
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                 cudaGraphNode_t node,
+                                                 cudaGraph_t childGraph) {
+  NodeObj *n = exec_node(hGraphExec, node);
+  if (!n || !childGraph || n->type != cudaGraphNodeTypeGraph)
+    return cudaErrorInvalidValue;
+  cudaGraphExecUpdateResultInfo info{};
+  if (!same_shape(*n->child, *graph_of(childGraph), info))
+    return cudaErrorInvalidValue; // the topology may not change
+  update_params(*n->child, *graph_of(childGraph));
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec,
+                                    cudaGraphNode_t hNode,
+                                    unsigned int isEnabled) {
+  NodeObj *n = exec_node(hGraphExec, hNode);
+  if (!n || (n->type != cudaGraphNodeTypeKernel &&
+             n->type != cudaGraphNodeTypeMemcpy &&
+             n->type != cudaGraphNodeTypeMemset))
+    return cudaErrorInvalidValue;
+  n->enabled = isEnabled != 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec,
+                                    cudaGraphNode_t hNode,
+                                    unsigned int *isEnabled) {
+  NodeObj *n = exec_node(hGraphExec, hNode);
+  if (!n || !isEnabled)
+    return cudaErrorInvalidValue;
+  *isEnabled = n->enabled ? 1 : 0;
+  return cudaSuccess;
+}
+
+// Whole-graph update: the same nodes and edges, new parameters.
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo *resultInfo) {
+  if (!hGraphExec || !hGraph)
+    return cudaErrorInvalidValue;
+  std::lock_guard lock(g_graph_mutex);
+  ExecObj *x = exec_of(hGraphExec);
+  cudaGraphExecUpdateResultInfo info{};
+  info.result = cudaGraphExecUpdateSuccess;
+  bool ok = same_shape(*x->graph, *graph_of(hGraph), info);
+  if (ok) {
+    update_params(*x->graph, *graph_of(hGraph));
+    // The plan points into x->graph, whose nodes stay; child graphs were
+    // replaced, so the plan is made again.
+    x->sources.push_back(graph_of(hGraph));
+    std::vector<ExecObj::Step> plan;
+    std::vector<size_t> exits;
+    build_plan(*x->graph, plan, {}, exits);
+    x->plan = std::move(plan);
+    size_t chains = x->chains;
+    assign_chains(*x);
+    if (x->chains != chains || x->events.size() != x->plan.size()) {
+      for (cudaStream_t s : x->streams)
+        cudaStreamDestroy(s);
+      for (cudaEvent_t e : x->events)
+        cudaEventDestroy(e);
+      x->streams.clear();
+      x->events.clear();
+    }
+  }
+  if (resultInfo)
+    *resultInfo = info;
+  return ok ? cudaSuccess : cudaErrorGraphExecUpdateFailure;
+}
+
+} // extern "C"

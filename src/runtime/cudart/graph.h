@@ -1,0 +1,37 @@
+// Graphs of the libcudart.so.13 stand-in (docs/exec.md "Graphs"): the
+// objects behind cudaGraph_t, cudaGraphNode_t and cudaGraphExec_t. A graph
+// launch replays its nodes through the runtime's own stream operations
+// (cudaLaunchKernel, cudaMemcpy2DAsync, cudaEventRecord, ...) on streams of
+// its own, joined by events along the graph's edges, so that nodes without
+// a path between them are ordered as concurrent work.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace bcusim::cudart {
+
+// One operation recorded by stream capture; it runs on the stream given.
+using CapturedWork = std::function<cudaError_t(cudaStream_t)>;
+// A plain kernel launch among them, with its arguments' bytes.
+struct CapturedKernel {
+  const void *func = nullptr;
+  dim3 grid, block;
+  unsigned shared = 0;
+  std::vector<std::vector<uint8_t>> args;
+};
+struct Captured {
+  CapturedWork work;
+  std::optional<CapturedKernel> kernel; // then a kernel node
+};
+
+// The graph of a capture: the operations as a chain of nodes, in the order
+// they were recorded (cudaStreamEndCapture). Kernel launches are kernel
+// nodes; other operations are opaque (empty nodes that run them).
+cudaGraph_t graph_from_capture(std::vector<Captured> work);
+
+} // namespace bcusim::cudart
