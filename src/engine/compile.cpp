@@ -675,9 +675,10 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.ast = &fa;
     fi.is_entry = fa.is_entry;
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
-    if (fa.is_extern)
+    if (fa.is_extern) {
       fi.heap_fn = heap_function(fa.name);
       fi.device_fn = device_fn_named(fa.name);
+    }
     fi.reg_slot.resize(fa.regs.size());
     fi.reg_is_pred.resize(fa.regs.size());
     for (size_t r = 0; r < fa.regs.size(); ++r) {
