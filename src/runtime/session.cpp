@@ -153,16 +153,9 @@ Session::Launched Session::launch(engine::Device &dev,
     races_->begin_kernel(std::move(work), streams_.name(stream), launches_);
     cfg.observer = races_.get();
   }
-  std::vector<engine::Observer *> observers;
-  if (cfg.observer)
-    observers.push_back(cfg.observer);
   for (engine::Observer *o : also)
     if (o)
-      observers.push_back(o);
-  check::FanOut fan(observers);
-  cfg.observer = observers.size() > 1 ? &fan
-                 : observers.empty()  ? nullptr
-                                      : observers[0];
+      cfg.observers.push_back(o);
   Launched out;
   out.report = dev.launch(module, kernel, cfg, args);
   if (across)

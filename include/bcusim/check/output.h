@@ -4,8 +4,7 @@
 //
 //   check::Checker checker(checks);
 //   check::Timeline timeline(&checker);        // findings as instants
-//   check::FanOut both({&checker, &timeline}); // one observer pointer
-//   cfg.observer = &both;  dev.launch(...);
+//   cfg.observers = {&checker, &timeline};  dev.launch(...);
 //   timeline.write("run.trace.json", err);
 //   std::ofstream("run.sarif") << check::sarif_log(checker.findings());
 #pragma once
@@ -33,49 +32,6 @@ nlohmann::json sarif_log(const std::vector<Finding> &findings,
 // Writes sarif_log(findings) to `path`; false and `error` when it cannot.
 bool write_sarif(const std::string &path, const std::vector<Finding> &findings,
                  std::string &error);
-
-// Several observers behind one LaunchConfig::observer: every event goes to
-// each, in order. It wants accesses when one of them does and is
-// concurrent when all of them are.
-class FanOut final : public engine::Observer {
-public:
-  explicit FanOut(std::vector<engine::Observer *> observers);
-  bool wants_accesses() const override { return wants_; }
-  bool concurrent() const override { return concurrent_; }
-  void on_launch_begin(const engine::LaunchView &v) override;
-  void on_access(const engine::AccessEvent &e) override;
-  void on_cta_begin(const engine::CtaEvent &e) override;
-  void on_cta_end(const engine::CtaEvent &e) override;
-  void on_thread_exit(const engine::ThreadEvent &e) override;
-  void on_fence(const engine::FenceEvent &e) override;
-  void on_barrier_arrive(const engine::BarrierArriveEvent &e) override;
-  void on_barrier_complete(const engine::BarrierCompleteEvent &e) override;
-  void on_barrier_resume(const engine::BarrierResumeEvent &e) override;
-  void on_warp_sync(const engine::WarpSyncEvent &e) override;
-  void on_elect(const engine::WarpSyncEvent &e) override;
-  void on_cluster_arrive(const engine::ClusterEvent &e) override;
-  void on_cluster_complete(const engine::ClusterEvent &e) override;
-  void on_cluster_resume(const engine::ClusterEvent &e) override;
-  void on_mbar_init(const engine::MbarEvent &e) override;
-  void on_mbar_inval(const engine::MbarEvent &e) override;
-  void on_mbar_arrive(const engine::MbarEvent &e) override;
-  void on_mbar_expect_tx(const engine::MbarEvent &e) override;
-  void on_mbar_complete_tx(const engine::MbarEvent &e) override;
-  void on_mbar_phase_complete(const engine::MbarEvent &e) override;
-  void on_mbar_wait_done(const engine::MbarEvent &e) override;
-  void on_async_issue(const engine::AsyncIssueEvent &e) override;
-  void on_async_commit(const engine::AsyncCommitEvent &e) override;
-  void on_async_wait(const engine::AsyncWaitEvent &e) override;
-  void on_async_complete(const engine::AsyncCompleteEvent &e) override;
-  void on_grid_sync(const engine::ThreadEvent &e) override;
-  void on_griddep_launch(const engine::ThreadEvent &e) override;
-  void on_griddep_wait(const engine::ThreadEvent &e) override;
-  void on_launch_end(const engine::LaunchView &v) override;
-
-private:
-  std::vector<engine::Observer *> obs_, access_obs_;
-  bool wants_ = false, concurrent_ = true;
-};
 
 // A timeline of the launches it observes, as Chrome trace events
 // (docs/checker.md "Timeline"; open in ui.perfetto.dev or

@@ -208,14 +208,12 @@ TEST(Timeline, TraceEventsAreWellFormed) {
   std::string err;
   Checker checker(*Checks::parse("race", err));
   Timeline timeline(&checker);
-  FanOut both({&checker, &timeline});
-  EXPECT_TRUE(both.wants_accesses());
   engine::Device dev;
   auto out = dev.alloc(64 * 4);
   engine::LaunchConfig cfg;
   cfg.grid = {2, 1, 1};
   cfg.block = {64, 1, 1};
-  cfg.observer = &both;
+  cfg.observers = {&checker, &timeline};
   auto r = dev.launch(*module, "k", cfg, {engine::KernelArg::ptr(out)});
   ASSERT_TRUE(r.ok()) << r.diagnostics_text();
   ASSERT_FALSE(checker.findings().empty());
