@@ -209,9 +209,10 @@ void seqcst(benchmark::State &state, uint32_t n) {
 
 void BM_SeqCstPersistent(benchmark::State &state) { seqcst(state, 1u << 15); }
 
-// The same kernel growing from 4 Ki to 256 Ki work items (each item: four
-// seq_cst accesses by each of its threads), plain (mode 0) and checked
-// (mode 2): items_per_second stays flat when the checker is linear.
+// The same kernel growing from 4 Ki to 256 Ki work items (an item is one
+// thread's four seq_cst accesses), plain (mode 0) and checked (mode 2):
+// items_per_second stays flat when the checker's cost per access does not
+// grow with what ran before it (docs/performance.md "Checker").
 void BM_SeqCstGrowth(benchmark::State &state) {
   seqcst(state, uint32_t(state.range(1)));
 }

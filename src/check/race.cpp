@@ -53,6 +53,7 @@ inline WriteValues compare_values(const Cell &c, const NewAccess &a,
 }
 
 constexpr uint8_t kRecentBit = 0x80; // cell[1].flags: cell 1 is the newer
+// (cell[0].flags & kSyncBit: Granule::sync has states; state.h)
 
 RaceSide side(const Cell &c) {
   RaceSide s;
@@ -254,7 +255,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       o.tid = kNoTid;
   }
   Cell &n = g.cell[slot];
-  const uint8_t keep = slot == 0 ? 0 : kRecentBit;
+  const uint8_t keep = slot == 0 ? (n.flags & kSyncBit) : kRecentBit;
   const uint16_t keep_spilled = slot == 0 ? (n.size & kSpilledWrite) : 0;
   n.tid = a.tid;
   n.clock = a.clock;
@@ -447,7 +448,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       set_value(gb, addr, end);
       access_granule(L, *g, uint8_t(((1u << e.size) - 1) << (addr - gb)), a,
                      who, e.space, e.owner, gb);
-      if (write && !strong && g->sync)
+      if (write && !strong && (g->cell[0].flags & kSyncBit))
         if (SyncLoc *l = L.sync_loc(*g, addr))
           l->clear();
       if (strong && !is_async) {
@@ -471,7 +472,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       set_value(gb, lo, hi);
       access_granule(L, *g, mask, a, who, e.space, e.owner, gb);
       // A plain store ends the release sequences of the location.
-      if (write && !strong && g->sync)
+      if (write && !strong && (g->cell[0].flags & kSyncBit))
         if (SyncLoc *l = L.sync_loc(*g, lo))
           l->clear();
       if (strong && !is_async && lo == addr)

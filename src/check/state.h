@@ -47,6 +47,9 @@ struct Cell {
 constexpr uint16_t kValued = 0x8000, kSpilledWrite = 0x2000, kSizeMax = 0x1fff;
 constexpr uint8_t kWrite = 1, kAtomic = 2, kStrong = 4, kScopeShift = 3,
                   kAsync = 64;
+// cell[0].flags: the granule has release-sequence states (Granule::sync),
+// tested on the cell's cache line before the index is read.
+constexpr uint8_t kSyncBit = 0x80;
 inline MemScope scope_of(uint8_t flags) {
   return MemScope((flags >> kScopeShift) & 7);
 }
@@ -261,6 +264,7 @@ struct LaunchSt {
     l.addr = addr;
     l.next = g.sync;
     g.sync = i;
+    g.cell[0].flags |= kSyncBit;
     return l;
   }
   // Entries of retired CTAs' shared memory, for reuse (their vectors keep
