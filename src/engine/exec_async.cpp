@@ -68,6 +68,15 @@ uint64_t next_async_id(Cta &c, uint32_t t) {
   return ++v[t];
 }
 
+} // namespace
+
+uint64_t async_next_id(Cta &c, uint32_t t) { return next_async_id(c, t); }
+uint32_t async_bulk_group(Cta &c, uint32_t t) {
+  return per_thread(c.mbar.bulk_groups, c, t);
+}
+
+namespace {
+
 // Fills the observer's view of `op`'s source and destination: `global`
 // addresses are device addresses, shared ones a CTA and an offset.
 void set_global(uint8_t &space, uint64_t &owner, uint64_t &addr, uint64_t a) {
@@ -85,8 +94,10 @@ void set_shared(Exec &x, uint8_t &space, uint64_t &owner, uint64_t &addr,
   addr = t.off;
 }
 
+} // namespace
+
 // Tells the observer that lane `l` issued `op`.
-void issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
+void async_issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
   if (!x.sync_obs)
     return;
   AsyncIssueEvent e;
@@ -100,10 +111,20 @@ void issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
   x.sync_obs->on_async_issue(e);
 }
 
+namespace {
+
+void issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
+  async_issued(x, op, kind);
+}
+
 // Performs a queued copy (and zero-fill); the observer sees its read of the
 // source and its write of the destination, made by the async proxy on
 // behalf of the issuing thread.
 void perform(Exec &x, const Cta &c, const AsyncOp &op) {
+  if (op.tma) {
+    tma_perform(x, c, op);
+    return;
+  }
   if (op.copy_bytes)
     std::memmove(op.dst, op.src, op.copy_bytes);
   if (op.size > op.copy_bytes)
@@ -372,6 +393,9 @@ bool second_address(Compiler &c, const ptx::Operand &o, MemSpace sp,
 
 bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
+  for (const std::string &m : in.modifiers)
+    if (m == "reduce" || m == "tensor" || m == "prefetch")
+      return compile_tma(c, in);
   Mods mods(in);
   if (!mods.take(ptx::Mod::async)) {
     c.unsupported("cp form");
@@ -394,10 +418,6 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       Inst &i = c.emit(&exec_cp_wait);
       i.flags = 2;
       i.a[0] = n;
-      return true;
-    }
-    if (mods.take(ptx::Mod::tensor) || mods.take(ptx::Mod::prefetch)) {
-      c.unsupported("cp.async.bulk form (tensor / prefetch)");
       return true;
     }
     std::string dsp =
@@ -651,6 +671,8 @@ bool compile_async(Compiler &c, const ptx::Instruction &in) {
     return compile_cp(c, in);
   if (in.op == ptx::Op::fence || in.op == ptx::Op::membar)
     return compile_fence(c, in);
+  if (in.op == ptx::Op::tensormap)
+    return compile_tensormap(c, in);
   return false;
 }
 
