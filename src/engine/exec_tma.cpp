@@ -564,6 +564,174 @@ void exec_tensormap_replace(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
+// cp.reduce.async.bulk (non-tensor): a[0] dst base, a[1] dst offset slot,
+// a[2] src base, a[3] src offset slot, a[4] size, a[5] mbarrier offset slot
+// (base folded: kNone for the bulk_group form); n = RedOp, aux = TmapType
+// of the element, flags 1 = dst .shared::cluster.
+void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
+  Cta &c = *x.cta;
+  const std::string what = text_at(x, in);
+  const bool to_shared = in.flags & 1;
+  for_lanes(m, [&](uint32_t l) {
+    if (x.faulted)
+      return;
+    uint64_t dst = addr_of(x, in.a[0], in.a[1], l);
+    uint64_t src = addr_of(x, in.a[2], in.a[3], l);
+    uint64_t size = x.s(in.a[4])[l];
+    if (size % 16 || size >= (1ull << 32)) {
+      x.set_error(
+          FaultKind::Mbarrier, l,
+          fmt::format("'{}': the size {} is not a multiple of 16", what, size));
+      return;
+    }
+    MemSpace dsp = to_shared ? MemSpace::Shared : MemSpace::Global;
+    if (dst % 16) {
+      x.set_fault(FaultKind::Misaligned, dsp, dst, 16, l, true);
+      return;
+    }
+    if (src % 16) {
+      x.set_fault(FaultKind::Misaligned, MemSpace::Shared, src, 16, l, false);
+      return;
+    }
+    uint32_t n = uint32_t(size);
+    if (src >= c.shared.size() || n > c.shared.size() - src) {
+      x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, src, n, l, false);
+      return;
+    }
+    auto plan = std::make_shared<TmaPlan>();
+    plan->kind = uint8_t(TmaKind::Reduce);
+    plan->op = in.n;
+    plan->type = uint8_t(in.aux);
+    plan->elem = tmap_element_bytes(TmapType(in.aux));
+    plan->bytes = n;
+    plan->sh_off = src;
+    SharedTarget dt{x.cta, dst};
+    uint8_t *d = nullptr;
+    if (to_shared) {
+      if (dst >= kSharedCtaWindow && !resolve_shared_cluster(x, dst, dt)) {
+        x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, dst, n, l, true);
+        return;
+      }
+      if (dt.off >= dt.cta->shared.size() ||
+          n > dt.cta->shared.size() - dt.off) {
+        x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, dst, n, l, true);
+        return;
+      }
+      d = dt.cta->shared.data() + dt.off;
+      plan->g_space = 1;
+      plan->g_owner = dt.cta->linear;
+    } else if (n && !(d = x.global(dst, n, true, l))) {
+      return;
+    }
+    if (n)
+      plan->runs.push_back(TmaRun{d, to_shared ? dt.off : dst, 0, n});
+    AsyncOp op;
+    op.tma = plan;
+    op.size = op.copy_bytes = n;
+    op.thread = x.thread_of(l);
+    op.pc = uint32_t(&in - x.prog->code.data());
+    op.warp = x.warp->index;
+    op.lane = l;
+    op.dst = c.shared.data();
+    op.src = op.dst;
+    op.src_space = 1;
+    op.src_owner = c.linear;
+    op.src_addr = src;
+    op.dst_space = to_shared ? 1 : 0;
+    op.dst_owner = to_shared ? dt.cta->linear : 0;
+    op.dst_addr = to_shared ? dt.off : dst;
+    if (in.a[5] != kNone) {
+      SharedTarget mt;
+      if (!mbar_locate(x, x.s(in.a[5])[l], kAddrSharedCluster, l, mt))
+        return;
+      op.what = AsyncOp::What::BulkTx;
+      op.mbar_cta = mt.cta;
+      op.mbar_off = uint32_t(mt.off);
+    } else {
+      op.what = AsyncOp::What::BulkGroup;
+      op.group = async_bulk_group(c, op.thread);
+    }
+    op.async_id = async_next_id(c, op.thread);
+    async_issued(x, op,
+                 op.what == AsyncOp::What::BulkTx ? AsyncKind::BulkMbarrierTx
+                                                  : AsyncKind::BulkGroupCopy);
+    c.mbar.pending.push_back(op);
+  });
+}
+
+bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
+                         uint32_t opi, bool dst_global, bool src_shared,
+                         bool group, bool hint) {
+  const auto &o = in.operands;
+  bool dst_cluster = mods.take(ptx::Mod::shared_cluster);
+  bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
+  mods.take("noftz");
+  std::string ty = mods.take_any(
+      {"b32", "u32", "s32", "b64", "u64", "s64", "f16", "bf16", "f32", "f64"});
+  if (!c.finish(mods))
+    return true;
+  bool ok =
+      opi < 8 && src_shared && !ty.empty() &&
+      ((dst_global && group && !tx) || (dst_cluster && tx && !group && !hint));
+  if (!ok) {
+    c.error(in.loc, fmt::format("'{}' needs .global.shared::cta.bulk_group or "
+                                ".shared::cluster.shared::cta.mbarrier::"
+                                "complete_tx::bytes, a reduction operation and "
+                                "a type",
+                                c.text_of(in)));
+    return true;
+  }
+  TmapType t = ty == "s32"                  ? TmapType::S32
+               : ty == "b64" || ty == "u64" ? TmapType::U64
+               : ty == "s64"                ? TmapType::S64
+               : ty == "f16"                ? TmapType::F16
+               : ty == "bf16"               ? TmapType::BF16
+               : ty == "f32"                ? TmapType::F32
+               : ty == "f64"                ? TmapType::F64
+                                            : TmapType::U32;
+  uint8_t g[8] = {}, s[8] = {};
+  if (!reduce_elem(t, RedOp(opi), g, s)) {
+    c.error(in.loc, fmt::format("'{}': the reduction does not take .{}",
+                                c.text_of(in), ty));
+    return true;
+  }
+  if (!c.expect_operands(tx ? 4 : (hint ? 4 : 3)))
+    return true;
+  Addr d, sa;
+  if (!c.address(o[0], dst_global ? MemSpace::Global : MemSpace::Shared, d) ||
+      !c.address(o[1], MemSpace::Shared, sa))
+    return true;
+  uint32_t size = c.src(o[2], Ty{Ty::U32});
+  uint32_t mb = kNone;
+  if (tx) {
+    Addr ma;
+    if (!c.address(o[3], MemSpace::Shared, ma))
+      return true;
+    if (ma.base == kNone) {
+      mb = c.const_slot(uint64_t(ma.off));
+    } else {
+      // base + offset folded at run time: emit the sum into a slot
+      mb = ma.base;
+      if (ma.off) {
+        c.unsupported("an offset on the mbarrier register of "
+                      "cp.reduce.async.bulk");
+        return true;
+      }
+    }
+  }
+  Inst &i = c.emit(&exec_bulk_reduce);
+  i.a[0] = d.base;
+  i.a[1] = c.const_slot(uint64_t(d.off));
+  i.a[2] = sa.base;
+  i.a[3] = c.const_slot(uint64_t(sa.off));
+  i.a[4] = size;
+  i.a[5] = mb;
+  i.n = uint8_t(opi);
+  i.aux = uint32_t(t);
+  i.flags = dst_cluster ? 1 : 0;
+  return true;
+}
+
 uint32_t tma_rank(Mods &mods) {
   std::string d = mods.take_any({"1d", "2d", "3d", "4d", "5d"});
   return d.empty() ? 0 : uint32_t(d[0] - '0');
@@ -606,7 +774,8 @@ void tma_perform(Exec &x, const Cta &c, const AsyncOp &op) {
                       shr, AtomicOp::None, MemOrder::Weak, MemScope::None,
                       AccessOrigin::BulkCopy, op.async_id);
         if (r.g) {
-          Resolved gr{StateSpace::Global, 0, r.gaddr + b, false};
+          Resolved gr{p.g_space ? StateSpace::Shared : StateSpace::Global,
+                      p.g_owner, r.gaddr + b, false};
           observe_one(x, op.pc, c.linear, op.warp, op.lane,
                       load ? AccessType::Read : AccessType::Write, n, gr,
                       AtomicOp::None, MemOrder::Weak, MemScope::None,
@@ -717,10 +886,9 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
     std::string mode = mods.take_any({"tile", "im2col_no_offs"});
     bool group = mods.take(ptx::Mod::bulk_group);
     bool hint = mods.take(ptx::Mod::L2_cache_hint);
-    if (!tensor) {
-      c.unsupported("cp.reduce.async.bulk form (only the tensor form)");
-      return true;
-    }
+    if (!tensor)
+      return compile_bulk_reduce(c, in, mods, opi, dst_global, src_shared,
+                                 group, hint);
     if (!c.finish(mods))
       return true;
     if (op.empty() || !dst_global || !src_shared || !group) {

@@ -67,6 +67,10 @@ struct TmaPlan {
   uint64_t fill = 0;   // an out-of-bounds element's bytes (loads)
   uint32_t elem = 0, bytes = 0;
   uint8_t swizzle = 0, kind = 0, op = 0, type = 0;
+  // Where the runs' `g` point (the non-tensor cp.reduce.async.bulk may
+  // reduce into a CTA's shared memory): 0 global, 1 shared of CTA g_owner.
+  uint8_t g_space = 0;
+  uint64_t g_owner = 0;
 };
 
 // An asynchronous operation waiting for the next scheduling point.
