@@ -12,6 +12,7 @@
 // A copy is planned when it is issued (tensor map decoded, every address
 // checked, the box laid out in runs of bytes); the plan is performed by the
 // deferred-copy machinery of exec_async.cpp like a cp.async.bulk copy.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
@@ -305,7 +306,8 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
         return;
       }
     }
-    const uint32_t bytes = uint32_t(box_bytes(tm));
+    const uint64_t box = box_bytes(tm);
+    const uint32_t bytes = uint32_t(std::min<uint64_t>(box, 1ull << 31));
     const uint32_t eb = tmap_element_bytes(tm.type);
     const bool load = kind == TmaKind::Load;
     // The shared side: its (.shared::cluster for loads) address, 128-byte
@@ -320,6 +322,13 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     SharedTarget st{x.cta, sh};
     if (load && sh >= kSharedCtaWindow && !resolve_shared_cluster(x, sh, st)) {
       x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, sh, bytes, l, true);
+      return;
+    }
+    // The box must fit the shared memory (checked before it is walked: a
+    // map may describe up to 256^5 elements).
+    if (st.off >= st.cta->shared.size() ||
+        box > st.cta->shared.size() - st.off) {
+      x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, sh, bytes, l, load);
       return;
     }
     // Plan: runs of bytes (global address or out of bounds, box offset).
@@ -357,10 +366,6 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     });
     if (bad)
       return;
-    if (st.off + bytes > st.cta->shared.size()) {
-      x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, sh, bytes, l, load);
-      return;
-    }
     // The destination CTAs (multicast: every rank in ctaMask).
     std::vector<Cta *> dsts{st.cta};
     if (L[kMulticast]) {
