@@ -135,6 +135,30 @@ int main() {
              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
 
+  // The im2col encoder, both ways: an NHWC f32 tensor (C 8, W 10, H 6).
+  void *fn2 = nullptr;
+  CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeIm2col", &fn2,
+                                cudaEnableDefault, &q));
+  EXPECT(fn2 != nullptr && q == cudaDriverEntryPointSuccess);
+  auto encode_im2col =
+      reinterpret_cast<decltype(&cuTensorMapEncodeIm2col)>(fn2);
+  cuuint64_t idims[4] = {8, 10, 6, 1}, istrides[3] = {32, 320, 1920};
+  cuuint32_t iestr[4] = {1, 1, 1, 1};
+  int lower[2] = {-1, -1}, upper[2] = {-1, -1};
+  alignas(64) CUtensorMap tm_im2col;
+  if (encode_im2col)
+    EXPECT(encode_im2col(&tm_im2col, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, in,
+                         idims, istrides, lower, upper, 8, 32, iestr,
+                         CU_TENSOR_MAP_INTERLEAVE_NONE,
+                         CU_TENSOR_MAP_SWIZZLE_NONE,
+                         CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
+  EXPECT(cuTensorMapEncodeIm2col(
+             &junk, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, in, idims, istrides,
+             lower, upper, 8, 32, iestr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_ERROR_INVALID_VALUE);
+
   dim3 grid((kCols + kBoxX - 1) / kBoxX, (kRows + kBoxY - 1) / kBoxY);
   load_tiles<<<grid, kBoxX * kBoxY>>>(tm_in, out, bad);
   CHECK(cudaGetLastError());
