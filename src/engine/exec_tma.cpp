@@ -325,10 +325,19 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
       return;
     }
     // The box must fit the shared memory (checked before it is walked: a
-    // map may describe up to 256^5 elements).
+    // map may describe up to 256^5 elements). A swizzle moves chunks inside
+    // their 128-byte row, so the rows the box touches must fit.
+    const uint64_t need =
+        tm.swizzle == TmapSwizzle::None
+            ? box
+            : ((st.off + box + 127) & ~uint64_t(127)) - st.off;
     if (st.off >= st.cta->shared.size() ||
-        box > st.cta->shared.size() - st.off) {
+        need > st.cta->shared.size() - st.off) {
       x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, sh, bytes, l, load);
+      if (need != box)
+        x.fault.detail = fmt::format("the swizzled box's 128-byte rows ({} "
+                                     "bytes) do not fit",
+                                     need);
       return;
     }
     // Plan: runs of bytes (global address or out of bounds, box offset).
@@ -384,7 +393,7 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
                                                    : "no longer running in"));
           return;
         }
-        if (st.off + bytes > ctas[r]->shared.size()) {
+        if (st.off + need > ctas[r]->shared.size()) {
           x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared,
                       shared_cluster_base(r) + st.off, bytes, l, true);
           return;
