@@ -63,6 +63,7 @@ constexpr Feature kFeatures[] = {
     {K::Instruction, "ldmatrix", "", F::Other, req(75, 65), ""},
     {K::Instruction, "stmatrix", "", F::Other, req(90, 78), ""},
     {K::Instruction, "movmatrix", "", F::Other, req(75, 78), ""},
+    {K::Instruction, "wgmma", "", F::Other, req(90, 80, true), ""},
     {K::Instruction, "multimem", "", F::Memory, req(90, 81), ""},
     {K::Instruction, "stacksave", "", F::Other, req(52, 73), ""},
     {K::Instruction, "stackrestore", "", F::Other, req(52, 73), ""},
