@@ -647,24 +647,6 @@ void exec_movmatrix(Exec &x, const Inst &in, uint32_t m) {
 constexpr uint32_t kWgTransA = 1, kWgTransB = 2, kWgDescA = 4, kWgNegA = 8,
                    kWgNegB = 16;
 
-// Every warp of the executing warp's warpgroup exists with 32 lanes.
-bool whole_warpgroup(Exec &x) {
-  const uint32_t first = x.warp->index & ~3u;
-  const auto &w = x.cta->warps;
-  bool ok = first + 4 <= w.size();
-  for (uint32_t i = first; ok && i < first + 4; ++i)
-    ok = w[i].valid == kFullMask;
-  if (!ok)
-    x.set_error(FaultKind::WarpSync, 0,
-                fmt::format("'{}' in warp {}: its warpgroup (warps {}-{}) "
-                            "does not have four complete warps (the CTA has "
-                            "{} threads); a warpgroup instruction needs all "
-                            "128 threads",
-                            x.prog->code_text[x.pc], x.warp->index, first,
-                            first + 3, x.cta->nthreads));
-  return ok;
-}
-
 // The byte offset in shared memory of element (mn, k) of a matrix given by
 // a wgmma matrix descriptor (PTX ISA "Matrix Descriptor Format" and
 // "Shared Memory Matrix Layout"): start address bits 13-0, leading
@@ -1084,6 +1066,23 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
 }
 
 } // namespace
+
+bool whole_warpgroup(Exec &x) {
+  const uint32_t first = x.warp->index & ~3u;
+  const auto &w = x.cta->warps;
+  bool ok = first + 4 <= w.size();
+  for (uint32_t i = first; ok && i < first + 4; ++i)
+    ok = w[i].valid == kFullMask;
+  if (!ok)
+    x.set_error(FaultKind::WarpSync, 0,
+                fmt::format("'{}' in warp {}: its warpgroup (warps {}-{}) "
+                            "does not have four complete warps (the CTA has "
+                            "{} threads); a warpgroup instruction needs all "
+                            "128 threads",
+                            x.prog->code_text[x.pc], x.warp->index, first,
+                            first + 3, x.cta->nthreads));
+  return ok;
+}
 
 bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   const ptx::Op op = in.op;

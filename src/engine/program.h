@@ -367,6 +367,10 @@ struct Warp {
   // first).
   uint32_t wgmma_open = 0;
   std::vector<uint32_t> wgmma_groups;
+  // setmaxnreg (exec_control.cpp): the warp's per-thread register count (0:
+  // not known yet) and the pcs of the setmaxnreg it executed, in order.
+  uint32_t maxnreg = 0;
+  std::vector<uint32_t> setmaxnreg_pcs;
 };
 
 enum class FaultKind : uint8_t {
