@@ -77,6 +77,8 @@ constexpr Feature kFeatures[] = {
     {K::Instruction, "tensormap", "", F::Other, req(90, 83, true), ""},
     // ---- modifiers (of the instructions under `scope`) ----
     {K::Modifier, "expect_tx", "mbarrier", F::Mbarrier, req(90, 80), ""},
+    {K::Modifier, "sp", "wgmma", F::Other, req(90, 82, true), ""},
+    {K::Modifier, "m16n8", "stmatrix", F::Other, req(100, 86, true), ""},
     {K::Modifier, "release", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "acquire", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "relaxed", "mbarrier", F::Mbarrier, req(90, 80), ""},
