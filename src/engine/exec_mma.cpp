@@ -773,7 +773,14 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
       wg_d_pos(l, j, r, col);
       fd.set(x, l, j, out[r * N + col]);
     }
-  ++x.warp->wgmma_open;
+  const uint64_t id = ++x.warp->wgmma_issued;
+  if (x.sync_obs) {
+    auto e = thread_event<WgmmaEvent>(x, m);
+    e.id = id;
+    e.accumulators = d.nd;
+    e.a_registers = (d.layout & kWgDescA) ? 0 : d.na;
+    x.sync_obs->on_wgmma_issue(e);
+  }
 }
 
 // wgmma.fence / commit_group / wait_group: a = 0, 1, 2; imm = wait_group's
@@ -782,14 +789,31 @@ void exec_wgmma_sync(Exec &x, const Inst &in, uint32_t m) {
   if (!whole_warp(x, m) || !whole_warpgroup(x))
     return;
   Warp &w = *x.warp;
+  auto e = thread_event<WgmmaEvent>(x, m);
+  if (in.aux == 0) {
+    if (x.sync_obs)
+      x.sync_obs->on_wgmma_fence(e);
+    return;
+  }
   if (in.aux == 1) {
-    w.wgmma_groups.push_back(w.wgmma_open);
-    w.wgmma_open = 0;
-  } else if (in.aux == 2) {
-    const size_t keep = size_t(in.imm);
-    if (w.wgmma_groups.size() > keep)
-      w.wgmma_groups.erase(w.wgmma_groups.begin(),
-                           w.wgmma_groups.end() - ptrdiff_t(keep));
+    // An empty group is still a group (wait_group counts it).
+    e.group = w.wgmma_committed++;
+    w.wgmma_groups.push_back(w.wgmma_issued);
+    if (x.sync_obs)
+      x.sync_obs->on_wgmma_commit(e);
+    return;
+  }
+  const size_t keep = size_t(in.imm);
+  if (w.wgmma_groups.size() > keep) {
+    const size_t n = w.wgmma_groups.size() - keep;
+    w.wgmma_retired = std::max(w.wgmma_retired, w.wgmma_groups[n - 1]);
+    w.wgmma_groups.erase(w.wgmma_groups.begin(),
+                         w.wgmma_groups.begin() + ptrdiff_t(n));
+  }
+  if (x.sync_obs) {
+    e.retired = w.wgmma_retired;
+    e.allowed = uint32_t(in.imm);
+    x.sync_obs->on_wgmma_wait(e);
   }
 }
 

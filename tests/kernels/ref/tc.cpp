@@ -167,6 +167,29 @@ void mma_shapes() {
 
 // matrix_moves.cu: M_q[r][c] = 1000 q + 8 r + c; see the kernel for the
 // order of the outputs.
+// stmatrix_round_trip.cu: lane l's register i holds v = 256 + 8 l + 2 i +
+// h in half h; the fragment's element (row l / 4, column 2 (l % 4) + h);
+// .trans stores it at (column, row).
+void stmatrix_round_trip() {
+  std::vector<uint16_t> out;
+  auto v = [](int lane, int reg, int half) {
+    return uint16_t(256 + 8 * lane + 2 * reg + half);
+  };
+  for (int i = 0; i < 4; ++i) // .x4: matrix i, row r, column c
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 8; ++c)
+        out.push_back(v(4 * r + c / 2, i, c % 2));
+  for (int i = 0; i < 2; ++i) // .x2.trans: stored row R = fragment column
+    for (int R = 0; R < 8; ++R)
+      for (int C = 0; C < 8; ++C)
+        out.push_back(v(4 * C + R / 2, i, R % 2));
+  for (int l = 0; l < 32; ++l) // ldmatrix gives the registers back
+    for (int i = 0; i < 6; ++i)
+      for (int h = 0; h < 2; ++h)
+        out.push_back(v(l, i < 4 ? i : i - 4, h));
+  kref::print_buffer(out);
+}
+
 void matrix_moves() {
   std::vector<uint16_t> out;
   auto mat = [&](int q, bool trans) {
@@ -389,6 +412,8 @@ int main(int argc, char **argv) {
     mma_shapes();
   else if (name == "matrix_moves")
     matrix_moves();
+  else if (name == "stmatrix_round_trip")
+    stmatrix_round_trip();
   else if (name == "mma_subbyte")
     mma_subbyte();
   else if (name == "mma_fp8")
