@@ -132,6 +132,18 @@ public:
   void on_elect(const WarpSyncEvent &e) override {
     each(&Observer::on_elect, e);
   }
+  void on_wgmma_fence(const ThreadEvent &e) override {
+    each(&Observer::on_wgmma_fence, e);
+  }
+  void on_wgmma_issue(const WgmmaEvent &e) override {
+    each(&Observer::on_wgmma_issue, e);
+  }
+  void on_wgmma_commit(const WgmmaEvent &e) override {
+    each(&Observer::on_wgmma_commit, e);
+  }
+  void on_wgmma_wait(const WgmmaEvent &e) override {
+    each(&Observer::on_wgmma_wait, e);
+  }
   void on_cluster_arrive(const ClusterEvent &e) override {
     each(&Observer::on_cluster_arrive, e);
   }

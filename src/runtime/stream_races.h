@@ -70,6 +70,18 @@ public:
   void on_elect(const engine::WarpSyncEvent &e) override {
     static_cast<engine::Observer &>(checker_).on_elect(e);
   }
+  void on_wgmma_fence(const engine::ThreadEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_wgmma_fence(e);
+  }
+  void on_wgmma_issue(const engine::WgmmaEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_wgmma_issue(e);
+  }
+  void on_wgmma_commit(const engine::WgmmaEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_wgmma_commit(e);
+  }
+  void on_wgmma_wait(const engine::WgmmaEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_wgmma_wait(e);
+  }
   void on_cluster_arrive(const engine::ClusterEvent &e) override {
     static_cast<engine::Observer &>(checker_).on_cluster_arrive(e);
   }

@@ -174,6 +174,21 @@ struct WarpSyncEvent : ThreadEvent {
   uint32_t leader = 0; // elect.sync: the elected lane
 };
 
+// wgmma (docs/hopper.md "wgmma"), per warp of the warpgroup (`lanes`: the
+// 32 lanes). Issue: the warp's operation `id` (1, 2, ... in issue order)
+// reads register A (`a_registers` registers per thread; 0: A from a
+// descriptor) and reads and writes the `accumulators` registers of D until
+// a wait_group retires it. Commit: the operations issued since the last
+// commit form the warp's group `group` (0, 1, ...). Wait: every operation
+// with id <= `retired` is retired; `allowed` is the N of wait_group N.
+struct WgmmaEvent : ThreadEvent {
+  uint64_t id = 0;
+  uint64_t group = 0;
+  uint64_t retired = 0;
+  uint32_t allowed = 0;
+  uint32_t accumulators = 0, a_registers = 0;
+};
+
 // barrier.cluster. `cluster` is the linear index of the cluster's first
 // CTA. Arrive: order Release or Relaxed; resume (the wait): Acquire or
 // Relaxed; complete: cta = cluster, no lanes.
@@ -347,6 +362,12 @@ public:
   // Warp level.
   virtual void on_warp_sync(const WarpSyncEvent &e) { (void)e; }
   virtual void on_elect(const WarpSyncEvent &e) { (void)e; }
+  // wgmma.fence, wgmma.mma_async (issue), wgmma.commit_group,
+  // wgmma.wait_group.
+  virtual void on_wgmma_fence(const ThreadEvent &e) { (void)e; }
+  virtual void on_wgmma_issue(const WgmmaEvent &e) { (void)e; }
+  virtual void on_wgmma_commit(const WgmmaEvent &e) { (void)e; }
+  virtual void on_wgmma_wait(const WgmmaEvent &e) { (void)e; }
 
   // barrier.cluster.
   virtual void on_cluster_arrive(const ClusterEvent &e) { (void)e; }

@@ -167,6 +167,29 @@ void mma_shapes() {
 
 // matrix_moves.cu: M_q[r][c] = 1000 q + 8 r + c; see the kernel for the
 // order of the outputs.
+// stmatrix_round_trip.cu: lane l's register i holds v = 256 + 8 l + 2 i +
+// h in half h; the fragment's element (row l / 4, column 2 (l % 4) + h);
+// .trans stores it at (column, row).
+void stmatrix_round_trip() {
+  std::vector<uint16_t> out;
+  auto v = [](int lane, int reg, int half) {
+    return uint16_t(256 + 8 * lane + 2 * reg + half);
+  };
+  for (int i = 0; i < 4; ++i) // .x4: matrix i, row r, column c
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 8; ++c)
+        out.push_back(v(4 * r + c / 2, i, c % 2));
+  for (int i = 0; i < 2; ++i) // .x2.trans: stored row R = fragment column
+    for (int R = 0; R < 8; ++R)
+      for (int C = 0; C < 8; ++C)
+        out.push_back(v(4 * C + R / 2, i, R % 2));
+  for (int l = 0; l < 32; ++l) // ldmatrix gives the registers back
+    for (int i = 0; i < 6; ++i)
+      for (int h = 0; h < 2; ++h)
+        out.push_back(v(l, i < 4 ? i : i - 4, h));
+  kref::print_buffer(out);
+}
+
 void matrix_moves() {
   std::vector<uint16_t> out;
   auto mat = [&](int q, bool trans) {
@@ -231,6 +254,70 @@ void mma_fp8() {
   for (int form = 0; form < 3; ++form)
     mma_ref(f, 16, 8, 32, fa, fb, fc);
   kref::print_buffer(f);
+}
+
+// wgmma.cu: D (64 x N, row-major) = s A B + C of each kernel, s = -1 for
+// imm-scale-a -1, C = 0 for scale-d 0 (3 fc for s32). The kernels' layouts
+// and fragments only move elements, so the product of the formulas is what
+// every correct kernel prints.
+struct WgmmaCase {
+  const char *name;
+  int n, k;
+  char family; // 'f' float (fa, fb), 'i' s8 x s8, 'u' u8 x s8, 'b' b1
+  bool scale_d;
+  int scale_a;
+};
+const WgmmaCase kWgmma[] = {
+    {"wgmma_f16_reg_n8", 8, 16, 'f', true, 1},
+    {"wgmma_f16_sw128_n64", 64, 16, 'f', true, 1},
+    {"wgmma_bf16_sw64_n256", 256, 16, 'f', true, 1},
+    {"wgmma_f16_trans_sw32", 64, 16, 'f', true, 1},
+    {"wgmma_f16_trans_none", 16, 16, 'f', false, 1},
+    {"wgmma_f16_regtb_sw128", 32, 16, 'f', true, 1},
+    {"wgmma_tf32_reg_n32", 32, 8, 'f', true, -1},
+    {"wgmma_fp8_none_n24", 24, 32, 'f', true, 1},
+    {"wgmma_fp8_f16_sw32", 16, 32, 'f', true, 1},
+    {"wgmma_s8_sw64_n48", 48, 32, 'i', true, 1},
+    {"wgmma_u8_reg_n16", 16, 32, 'u', true, 1},
+    {"wgmma_b1_none_n16", 16, 256, 'b', true, 1},
+};
+bool wgmma_case(std::string_view name) {
+  for (const auto &w : kWgmma) {
+    if (name != w.name)
+      continue;
+    auto a = [&](int i, int k) -> double {
+      switch (w.family) {
+      case 'f':
+        return fa(i, k);
+      case 'i':
+        return (i * 7 + k * 5) % 11 - 5;
+      case 'u':
+        return (i * 7 + k * 5) % 200;
+      default:
+        return (i * 7 + k * 5) % 3 == 0;
+      }
+    };
+    auto b = [&](int k, int j) -> double {
+      if (w.family == 'f')
+        return fb(k, j);
+      if (w.family == 'b')
+        return (k * 3 + j * 13) % 5 < 2;
+      return (k * 3 + j * 13) % 7 - 3;
+    };
+    std::vector<float> out;
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < w.n; ++j) {
+        double d = 0;
+        if (w.scale_d)
+          d = w.family == 'f' ? fc(i, j) : 3 * fc(i, j);
+        for (int k = 0; k < w.k; ++k)
+          d += w.scale_a * a(i, k) * b(k, j);
+        out.push_back(float(d));
+      }
+    kref::print_buffer(out);
+    return true;
+  }
+  return false;
 }
 
 // mma_rounding.cu on the H100 (conformance launch `mma_rounding`,
@@ -325,10 +412,14 @@ int main(int argc, char **argv) {
     mma_shapes();
   else if (name == "matrix_moves")
     matrix_moves();
+  else if (name == "stmatrix_round_trip")
+    stmatrix_round_trip();
   else if (name == "mma_subbyte")
     mma_subbyte();
   else if (name == "mma_fp8")
     mma_fp8();
+  else if (wgmma_case(name))
+    ;
   else if (name == "mma_rounding")
     mma_rounding();
   else if (name == "pipeline_gemm")

@@ -1,6 +1,7 @@
 // The engine's observation point (observer.h): every memory access and
 // synchronization event of a launch, with the fields the checkers rely on.
 #include <algorithm>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -420,6 +421,97 @@ W:
     }
   EXPECT_EQ(shared_bytes, 64u);
   EXPECT_EQ(global_bytes, 64u);
+}
+
+// wgmma: per warp of the warpgroup, the issues with their ids and register
+// counts, the commits with their groups, the waits with what they retire;
+// the descriptor's shared-memory reads are accesses at the wgmma.
+struct WgmmaRecorder : Recorder {
+  std::vector<std::pair<char, WgmmaEvent>> wg;
+  void on_wgmma_fence(const ThreadEvent &e) override {
+    WgmmaEvent w;
+    static_cast<ThreadEvent &>(w) = e;
+    wg.emplace_back('f', w);
+  }
+  void on_wgmma_issue(const WgmmaEvent &e) override { wg.emplace_back('i', e); }
+  void on_wgmma_commit(const WgmmaEvent &e) override {
+    wg.emplace_back('c', e);
+  }
+  void on_wgmma_wait(const WgmmaEvent &e) override { wg.emplace_back('w', e); }
+};
+
+TEST(Observer, WgmmaIssuesCommitsAndWaits) {
+  const std::string text = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.shared .align 128 .b8 bsm[256];
+.visible .entry k()
+{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<4>;
+  mov.u32 %r0, 0;
+  mov.f32 %f0, 0f00000000;
+  mov.f32 %f1, 0f00000000;
+  mov.f32 %f2, 0f00000000;
+  mov.f32 %f3, 0f00000000;
+  mov.u32 %r1, bsm;
+  cvt.u64.u32 %rd1, %r1;
+  shr.u64 %rd1, %rd1, 4;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, {%r0, %r0, %r0, %r0}, %rd1, 1, 1, 1, 0;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd1, 1, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, {%r0, %r0, %r0, %r0}, %rd1, 1, 1, 1, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 1;
+  wgmma.wait_group.sync.aligned 0;
+  ret;
+}
+)";
+  std::string errors;
+  auto m = load_text(text, &errors);
+  ASSERT_TRUE(m) << errors;
+  WgmmaRecorder rec;
+  Device d;
+  auto cfg = config({1, 1, 1}, {128, 1, 1});
+  cfg.observer = &rec;
+  auto r = d.launch(*m, "k", cfg, {});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  for (uint32_t warp = 0; warp < 4; ++warp) {
+    std::string kinds;
+    std::vector<WgmmaEvent> ev;
+    for (const auto &[k, e] : rec.wg)
+      if (e.warp == warp) {
+        kinds += k;
+        ev.push_back(e);
+        EXPECT_EQ(e.lanes, 0xffffffffu);
+      }
+    ASSERT_EQ(kinds, "fiicicww") << "warp " << warp;
+    EXPECT_EQ(ev[1].id, 1u);
+    EXPECT_EQ(ev[1].accumulators, 4u);
+    EXPECT_EQ(ev[1].a_registers, 4u);
+    EXPECT_EQ(ev[2].id, 2u);
+    EXPECT_EQ(ev[2].a_registers, 0u); // A from a descriptor
+    EXPECT_EQ(ev[3].group, 0u);
+    EXPECT_EQ(ev[4].id, 3u);
+    EXPECT_EQ(ev[5].group, 1u);
+    EXPECT_EQ(ev[6].allowed, 1u);
+    EXPECT_EQ(ev[6].retired, 2u); // group 0: operations 1 and 2
+    EXPECT_EQ(ev[7].allowed, 0u);
+    EXPECT_EQ(ev[7].retired, 3u);
+  }
+  // Shared-memory reads at each wgmma: B (8 x 16 elements) per warp, and A
+  // (16 x 16) for the descriptor-A one.
+  std::map<uint32_t, uint32_t> reads; // pc -> lanes read
+  for (const auto &a : rec.acc)
+    if (a.space == StateSpace::Shared && a.type == AccessType::Read)
+      reads[a.pc] += uint32_t(std::popcount(a.lanes));
+  ASSERT_EQ(reads.size(), 3u);
+  std::vector<uint32_t> counts;
+  for (const auto &[pc, n] : reads)
+    counts.push_back(n);
+  EXPECT_EQ(counts, (std::vector<uint32_t>{4 * 128, 4 * (128 + 256), 4 * 128}));
 }
 
 } // namespace
