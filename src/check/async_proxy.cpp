@@ -248,13 +248,13 @@ void proxy_cta_end(LaunchSt &L, uint64_t cta, bool all) {
     for (auto &[phase, t] : it->second.phases) {
       // A phase that late copies of an earlier phase unbalanced: that
       // phase's early completion is the finding.
-      if (t.done || t.expected == t.completed || t.late)
+      // Only phases that copies completed bytes on: the engine reports
+      // misuse of expect_tx / complete_tx by instructions alone itself.
+      if (t.done || t.expected == t.completed || t.late || t.copy_pc == ~0u)
         continue;
       const bool too_many = t.expected > t.completed;
       const uint32_t pc = t.expect_pc != ~0u ? t.expect_pc : t.copy_pc;
       const Tid who = t.expect_pc != ~0u ? t.expect_tid : t.copy_tid;
-      if (pc == ~0u)
-        continue;
       std::vector<Diagnostic> notes;
       if (L.view && t.copy_pc != ~0u && t.copy_pc != pc)
         notes.push_back(note(
