@@ -64,6 +64,16 @@ std::unique_ptr<Gpu> Gpu::open(std::string &error) {
                         api->path, dlerror());
     return nullptr;
   }
+  if (dlsym(api->lib, "bcusim_standin_libcuda")) {
+    // bcusim exec's libcuda.so.1 stand-in (on LD_LIBRARY_PATH): it runs
+    // nothing on a GPU.
+    error = fmt::format("no CUDA driver: {} is bcusim's own libcuda.so.1 "
+                        "stand-in, not NVIDIA's driver; --on-gpu and "
+                        "--compare-gpu need an NVIDIA GPU and its driver",
+                        api->path);
+    dlclose(api->lib);
+    return nullptr;
+  }
   std::string missing;
 #define BCUSIM_RESOLVE(name, type)                                             \
   api->name = reinterpret_cast<type>(dlsym(api->lib, #name));                  \

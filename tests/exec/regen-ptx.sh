@@ -7,6 +7,10 @@ for f in memory launch fault reduce_scan sync_samples texture pipeline_tiles \
   race_loop streams heap clock; do
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
 done
+# Hopper-only kernels (TMA) need the sm_90a target.
+for f in tma; do
+  /usr/local/cuda/bin/nvcc -ptx -arch=sm_90a -I. "$f.cu" -o "$f.ptx"
+done
 # The Hopper pipelines need the sm_90a features (wgmma, setmaxnreg).
 for f in hopper_gemm hopper_attention; do
   /usr/local/cuda/bin/nvcc -ptx -gencode arch=compute_90a,code=compute_90a \
