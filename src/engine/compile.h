@@ -178,6 +178,9 @@ bool compile_tensormap(Compiler &c, const ptx::Instruction &in);
 bool compile_texture(Compiler &c, const ptx::Instruction &in);
 // wmma, mma, ldmatrix, stmatrix, movmatrix (exec_mma.cpp)
 bool compile_mma(Compiler &c, const ptx::Instruction &in);
+// Every warp of the executing warp's warpgroup (four consecutive warps)
+// exists with 32 lanes; otherwise a located error (exec_mma.cpp).
+bool whole_warpgroup(Exec &x);
 // CTA barriers (exec_barrier.cpp), called by compile_sync.
 bool compile_cta_barrier(Compiler &c, const ptx::Instruction &in);
 

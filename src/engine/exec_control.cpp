@@ -302,6 +302,87 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
   return false;
 }
 
+namespace {
+
+// setmaxnreg.{inc,dec}.sync.aligned.u32 N (docs/hopper.md "setmaxnreg"):
+// imm = N, flags = 1 for .inc, aux = the kernel's .maxnreg (0: none). The
+// warp's register count starts at the kernel's .maxnreg; without one it is
+// unknown (ptxas picks it) until the warp's first setmaxnreg sets it.
+void exec_setmaxnreg(Exec &x, const Inst &in, uint32_t m) {
+  const std::string &text = x.prog->code_text[x.pc];
+  if (m != kFullMask) {
+    x.set_error(FaultKind::WarpSync, uint32_t(std::countr_zero(m)),
+                fmt::format("'{}' executed by lanes {:#010x} only: "
+                            "setmaxnreg.sync.aligned needs all 32 lanes of "
+                            "every warp of the warpgroup",
+                            text, m));
+    return;
+  }
+  if (!whole_warpgroup(x))
+    return;
+  Warp &w = *x.warp;
+  const uint32_t first = w.index & ~3u, k = uint32_t(w.setmaxnreg_pcs.size());
+  // Every warp of the warpgroup executes the same setmaxnreg: the k-th of
+  // each is at the same pc.
+  for (uint32_t i = first; i < first + 4; ++i) {
+    const Warp &o = x.cta->warps[i];
+    if (i == w.index || o.setmaxnreg_pcs.size() <= k ||
+        o.setmaxnreg_pcs[k] == x.pc)
+      continue;
+    const uint32_t opc = o.setmaxnreg_pcs[k];
+    x.set_error(FaultKind::WarpSync, 0,
+                fmt::format("'{} {}' in warp {}: warp {} of its warpgroup "
+                            "executed the setmaxnreg at line {} instead "
+                            "(every warp of the warpgroup must execute the "
+                            "same setmaxnreg)",
+                            text, in.imm, w.index, i, x.prog->locs[opc].line));
+    return;
+  }
+  const bool inc = in.flags & 1;
+  const uint32_t want = uint32_t(in.imm);
+  const uint32_t cur = w.maxnreg ? w.maxnreg : in.aux;
+  if (cur && (inc ? want < cur : want > cur)) {
+    x.set_error(FaultKind::WarpSync, 0,
+                fmt::format("'{} {}' in warp {}: the warp's register count "
+                            "is {}; setmaxnreg.{} must {} it",
+                            text, want, w.index, cur, inc ? "inc" : "dec",
+                            inc ? "not lower" : "not raise"));
+    return;
+  }
+  w.maxnreg = want;
+  w.setmaxnreg_pcs.push_back(x.pc);
+  ++x.progress;
+}
+
+bool compile_setmaxnreg(Compiler &c, const ptx::Instruction &in) {
+  Mods mods(in);
+  const ptx::Mod act = mods.take_any({ptx::Mod::inc, ptx::Mod::dec});
+  if (act == ptx::Mod::unknown || !mods.take(ptx::Mod::sync) ||
+      !mods.take(ptx::Mod::aligned) || !mods.take(ptx::Mod::u32)) {
+    c.error(in.loc, fmt::format("'{}' needs '.inc' or '.dec' and "
+                                "'.sync.aligned.u32'",
+                                c.text_of(in)));
+    return true;
+  }
+  if (!c.expect_operands(1) || !c.finish(mods))
+    return true;
+  const auto &o = in.operands[0];
+  if (o.kind != ptx::Operand::Kind::Imm || o.ival < 24 || o.ival > 256 ||
+      o.ival % 8) {
+    c.error(o.loc, "the register count of 'setmaxnreg' must be an immediate "
+                   "multiple of 8 in [24, 256]");
+    return true;
+  }
+  Inst &i = c.emit(&exec_setmaxnreg, Kind::WarpSync);
+  i.member = c.const_slot(kFullMask);
+  i.imm = o.ival;
+  i.flags = act == ptx::Mod::inc ? 1 : 0;
+  i.aux = c.ast().maxnreg;
+  return true;
+}
+
+} // namespace
+
 bool compile_sync(Compiler &c, const ptx::Instruction &in) {
   const ptx::Op op = in.op;
   const auto &o = in.operands;
@@ -331,10 +412,8 @@ bool compile_sync(Compiler &c, const ptx::Instruction &in) {
   }
   // mbarrier, cp.async*, fence and membar: exec_mbarrier.cpp and
   // exec_async.cpp; clusters, elect, griddepcontrol: exec_cluster.cpp.
-  if (op == ptx::Op::setmaxnreg) {
-    c.unsupported(fmt::format("synchronization instruction '{}'", in.opcode));
-    return true;
-  }
+  if (op == ptx::Op::setmaxnreg)
+    return compile_setmaxnreg(c, in);
   return false;
 }
 

@@ -637,6 +637,162 @@ void exec_movmatrix(Exec &x, const Inst &in, uint32_t m) {
   }
 }
 
+// ---- wgmma (docs/hopper.md "wgmma" and "Matrix descriptors") ---------------
+// A warpgroup is four consecutive warps of the CTA, the first one's index a
+// multiple of 4. Warp r of the warpgroup holds rows 16r..16r+15 of A (from
+// registers) and of the 64 x N accumulator D, so each warp's rows depend only
+// on its own registers and on shared memory: bcusim computes them when the
+// warp issues the instruction (results at issue; wgmma.wait_group only
+// retires the groups).
+constexpr uint32_t kWgTransA = 1, kWgTransB = 2, kWgDescA = 4, kWgNegA = 8,
+                   kWgNegB = 16;
+
+// The byte offset in shared memory of element (mn, k) of a matrix given by
+// a wgmma matrix descriptor (PTX ISA "Matrix Descriptor Format" and
+// "Shared Memory Matrix Layout"): start address bits 13-0, leading
+// dimension byte offset bits 29-16, stride dimension byte offset bits
+// 45-32 (each in units of 16 bytes), swizzle mode bits 63-62 (0 none, 1
+// 128 B, 2 64 B, 3 32 B). `kbit` is the element's bit offset along K (one
+// row of a K-major matrix is at most 32 bytes), `esize` its size in bytes
+// (MN-major matrices are 16-bit).
+uint64_t wg_offset(uint64_t desc, uint32_t mn, uint32_t kbit, bool mn_major,
+                   uint32_t esize) {
+  const uint64_t start = (desc & 0x3fff) << 4;
+  const uint64_t lbo = ((desc >> 16) & 0x3fff) << 4;
+  const uint64_t sbo = ((desc >> 32) & 0x3fff) << 4;
+  static constexpr uint32_t kSwizzle[4] = {0, 128, 64, 32};
+  const uint32_t S = kSwizzle[desc >> 62];
+  uint64_t off;
+  if (!mn_major) {
+    const uint32_t kb = kbit / 8; // byte along K
+    if (!S) // core matrices of 8 rows x 16 bytes: LBO along K, SBO along MN
+      off = (mn / 8) * sbo + (mn % 8) * 16 + (kb / 16) * lbo + kb % 16;
+    else // rows of S bytes, 8-row groups SBO apart (LBO unused)
+      off = (mn / 8) * sbo + (mn % 8) * S + kb;
+  } else {
+    const uint32_t k = kbit / (8 * esize), mb = mn * esize;
+    if (!S)
+      off = (mb / 16) * sbo + mb % 16 + (k % 8) * 16 + (k / 8) * lbo;
+    else
+      off = (mb / S) * lbo + mb % S + (k % 8) * S + (k / 8) * sbo;
+  }
+  uint64_t addr = start + off;
+  if (S) // the 16-byte chunk's bits 4.. XOR the row bits 7.. (as TMA writes)
+    addr ^= ((addr >> 7) & (S / 16 - 1)) << 4;
+  return addr;
+}
+
+// Reads a 64 x K (A) or K x N (B, mn = column) operand's rows [mn0, mn0 +
+// rows) from shared memory through descriptor `desc`, into `out` as
+// out[r * K + q] (A) or out[q * rows + r] (B). Reports the reads.
+bool wg_read(Exec &x, const Inst &in, uint64_t desc, El e, uint32_t mn0,
+             uint32_t rows, uint32_t K, bool mn_major, bool is_b,
+             std::vector<double> &out) {
+  const uint32_t bits = el_bits(e), esize = bits >= 8 ? bits / 8 : 1;
+  out.assign(size_t(rows) * K, 0.0);
+  AccessBatch batch(x, in, AccessType::Read, esize);
+  uint32_t lane = 0;
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t q = 0; q < K; ++q) {
+      const uint64_t addr = wg_offset(desc, mn0 + r, q * bits, mn_major, esize);
+      uint8_t *p = x.translate(MemSpace::Shared, addr, esize, false, lane);
+      if (!p)
+        return false;
+      uint64_t v = 0;
+      std::memcpy(&v, p, esize);
+      if (bits < 8)
+        v = (v >> (q * bits % 8)) & ((1u << bits) - 1);
+      out[is_b ? size_t(q) * rows + r : size_t(r) * K + q] = el_value(e, v);
+      batch.add(lane, MemSpace::Shared, addr);
+      if (++lane == kWarpSize) {
+        batch.emit();
+        lane = 0;
+      }
+    }
+  batch.emit();
+  return true;
+}
+
+// Row and column (in the warp's 16 rows) of element i of a lane's D
+// fragment: the m16n8 accumulator layout of mma, repeated every 8 columns.
+void wg_d_pos(uint32_t lane, uint32_t i, uint32_t &row, uint32_t &col) {
+  row = (lane >> 2) + 8 * ((i >> 1) & 1);
+  col = 8 * (i >> 2) + 2 * (lane & 3) + (i & 1);
+}
+
+void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
+  if (!whole_warp(x, m) || !whole_warpgroup(x))
+    return;
+  const Desc d = desc_of(x, in);
+  const uint32_t rank = x.warp->index & 3, K = d.k, N = d.n;
+  thread_local std::vector<double> a, b, c;
+  thread_local std::vector<uint64_t> out;
+  // A: the warp's 16 rows.
+  if (d.layout & kWgDescA) {
+    if (!wg_read(x, in, x.s(d.slots[d.nd])[0], d.a, 16 * rank, 16, K,
+                 (d.layout & kWgTransA) != 0, false, a))
+      return;
+  } else {
+    Desc ra = d;
+    ra.kind = kMma;
+    ra.m = 16;
+    ra.n = 8;
+    a.assign(size_t(16) * K, 0.0);
+    const Frag f = d.frag(kA);
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      for (uint32_t j = 0; j < f.count(); ++j) {
+        uint32_t r, col;
+        mma_pos(ra, kA, l, j, r, col);
+        a[r * K + col] = el_value(f.el, f.get(x, l, j));
+      }
+  }
+  // B: K x N, column j of B is row j of the descriptor's N x K matrix.
+  if (!wg_read(x, in, x.s(d.slots[d.nd + d.na])[0], d.b, 0, N, K,
+               (d.layout & kWgTransB) != 0, true, b))
+    return;
+  if (d.layout & kWgNegA)
+    for (double &v : a)
+      v = -v;
+  if (d.layout & kWgNegB)
+    for (double &v : b)
+      v = -v;
+  // C: the accumulator, or zero when scale-d is false (lane 0's predicate).
+  const Frag fd = d.frag(kD);
+  c.assign(size_t(16) * N, 0.0);
+  if (x.p[in.a[0]] & 1)
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      for (uint32_t j = 0; j < fd.count(); ++j) {
+        uint32_t r, col;
+        wg_d_pos(l, j, r, col);
+        c[r * N + col] = el_value(fd.el, fd.get(x, l, j));
+      }
+  multiply({16, N, K}, d.a, d.b, d.c, d.d, Round::RN, d.flags, a, b, c, out);
+  for (uint32_t l = 0; l < kWarpSize; ++l)
+    for (uint32_t j = 0; j < fd.count(); ++j) {
+      uint32_t r, col;
+      wg_d_pos(l, j, r, col);
+      fd.set(x, l, j, out[r * N + col]);
+    }
+  ++x.warp->wgmma_open;
+}
+
+// wgmma.fence / commit_group / wait_group: a = 0, 1, 2; imm = wait_group's
+// count.
+void exec_wgmma_sync(Exec &x, const Inst &in, uint32_t m) {
+  if (!whole_warp(x, m) || !whole_warpgroup(x))
+    return;
+  Warp &w = *x.warp;
+  if (in.aux == 1) {
+    w.wgmma_groups.push_back(w.wgmma_open);
+    w.wgmma_open = 0;
+  } else if (in.aux == 2) {
+    const size_t keep = size_t(in.imm);
+    if (w.wgmma_groups.size() > keep)
+      w.wgmma_groups.erase(w.wgmma_groups.begin(),
+                           w.wgmma_groups.end() - ptrdiff_t(keep));
+  }
+}
+
 // ---- compilation
 // -------------------------------------------------------------
 bool parse_shape(const std::string &s, uint32_t &m, uint32_t &n, uint32_t &k) {
@@ -743,12 +899,196 @@ Inst &emit_sync(Compiler &c, ExecFn f) {
   return i;
 }
 
+// wgmma.mma_async (PTX ISA "wgmma.mma_async"): d, a (registers or a
+// descriptor), b-desc, scale-d, then the immediates the type family takes:
+// imm-scale-a, imm-scale-b (floating point), imm-trans-a (descriptor A),
+// imm-trans-b (f16/bf16). wgmma.fence, commit_group, wait_group N.
+bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
+  using K = ptx::Operand::Kind;
+  const auto &o = in.operands;
+  for (uint32_t which = 0; which < 3; ++which) {
+    static constexpr const char *kNames[3] = {"fence", "commit_group",
+                                              "wait_group"};
+    if (!mods.take(std::string_view(kNames[which])))
+      continue;
+    if (!c.expect_operands(which == 2 ? 1 : 0) || !c.finish(mods))
+      return true;
+    int64_t count = 0;
+    if (which == 2) {
+      if (o[0].kind != K::Imm || o[0].ival < 0) {
+        c.error(o[0].loc, "'wgmma.wait_group' takes an immediate group count");
+        return true;
+      }
+      count = o[0].ival;
+    }
+    Inst &i = emit_sync(c, &exec_wgmma_sync);
+    i.aux = which;
+    i.imm = count;
+    return true;
+  }
+  if (mods.take(std::string_view("sp"))) {
+    c.unsupported("sparse wgmma (wgmma.mma_async.sp)");
+    return true;
+  }
+  if (!mods.take(std::string_view("mma_async"))) {
+    c.unsupported(fmt::format("form of {}", c.text_of(in)));
+    return true;
+  }
+  std::string shape;
+  for (const auto &md : in.modifiers)
+    if (md.size() > 1 && md[0] == 'm' && std::isdigit(uint8_t(md[1])))
+      shape = md;
+  uint32_t m = 0, n = 0, k = 0;
+  if (shape.empty() || !parse_shape(shape, m, n, k)) {
+    c.error(in.loc, "'wgmma.mma_async' needs a shape (.m64nNkK)");
+    return true;
+  }
+  mods.take(shape);
+  const bool satf = mods.take(ptx::Mod::satfinite);
+  const std::string bitop = mods.take_any({"and"});
+  const bool popc = mods.take(ptx::Mod::popc);
+  std::vector<El> types;
+  for (const auto &md : in.modifiers) {
+    El e;
+    if (parse_el(md, e) && mods.take(md))
+      types.push_back(e);
+  }
+  if (types.size() != 3) {
+    c.error(in.loc,
+            fmt::format("'{}' needs .dtype.atype.btype", c.text_of(in)));
+    return true;
+  }
+  const El td = types[0], ta = types[1], tb = types[2];
+  auto fp8 = [](El e) { return e == El::E4M3 || e == El::E5M2; };
+  auto i8 = [](El e) { return e == El::S8 || e == El::U8; };
+  const bool half = ta == El::F16 || ta == El::BF16;
+  const bool integer = i8(ta) || ta == El::B1;
+  // K of each family; N multiples of 8 up to 256 (integer and b1: 8, 16,
+  // 24, then multiples of 16).
+  const uint32_t want_k = half                ? 16
+                          : ta == El::TF32    ? 8
+                          : ta == El::B1      ? 256
+                          : fp8(ta) || i8(ta) ? 32
+                                              : 0;
+  const bool types_ok =
+      (half && tb == ta &&
+       (td == El::F32 || (ta == El::F16 && td == El::F16))) ||
+      (ta == El::TF32 && tb == ta && td == El::F32) ||
+      (fp8(ta) && fp8(tb) && (td == El::F32 || td == El::F16)) ||
+      (i8(ta) && i8(tb) && td == El::S32) ||
+      (ta == El::B1 && tb == ta && td == El::S32);
+  const bool n_ok =
+      n >= 8 && n <= 256 && n % 8 == 0 && (!integer || n <= 24 || n % 16 == 0);
+  if (!types_ok || m != 64 || k != want_k || !n_ok) {
+    c.error(in.loc, fmt::format("'{}': no wgmma.mma_async form has shape .{} "
+                                "with these types",
+                                c.text_of(in), shape));
+    return true;
+  }
+  if ((ta == El::B1) != (bitop == "and" && popc) || (satf && !i8(ta))) {
+    c.error(in.loc, fmt::format("'{}': b1 takes '.and.popc', '.satfinite' "
+                                "only integer types",
+                                c.text_of(in)));
+    return true;
+  }
+  const bool desc_a = !o.empty() && o.size() > 1 && o[1].kind != K::Vector;
+  const size_t imms = integer ? 0 : half ? (desc_a ? 4 : 3) : 2;
+  if (!c.expect_operands(4 + imms) || !c.finish(mods))
+    return true;
+  int64_t iv[4] = {1, 1, 0, 0}; // scale-a, scale-b, trans-a, trans-b
+  for (size_t q = 0; q < imms; ++q) {
+    const auto &op = o[4 + q];
+    const uint32_t slot = q == 2 && !desc_a ? 3 : uint32_t(q);
+    const bool scale = slot < 2;
+    if (op.kind != K::Imm || (scale && op.ival != 1 && op.ival != -1) ||
+        (!scale && op.ival != 0 && op.ival != 1)) {
+      c.error(op.loc,
+              fmt::format("'{}': operand {} must be {}", c.text_of(in), 5 + q,
+                          scale ? "the immediate 1 or -1"
+                                : "the immediate 0 or 1"));
+      return true;
+    }
+    iv[slot] = op.ival;
+  }
+  std::vector<uint32_t> w(kDescWords, 0);
+  w[0] = kMma;
+  w[1] = m;
+  w[2] = n;
+  w[3] = k;
+  w[4] = uint32_t(ta);
+  w[5] = uint32_t(tb);
+  w[6] = w[7] = uint32_t(td);
+  w[8] = (satf ? kSatfinite : 0) | (ta == El::B1 ? kBitAnd : 0);
+  w[9] = (iv[2] ? kWgTransA : 0) | (iv[3] ? kWgTransB : 0) |
+         (desc_a ? kWgDescA : 0) | (iv[0] < 0 ? kWgNegA : 0) |
+         (iv[1] < 0 ? kWgNegB : 0);
+  // D: N/2 registers per lane (f32, s32) or N/4 (f16 pairs); A: 4.
+  const uint32_t nd = td == El::F16 ? n / 4 : n / 2;
+  const uint32_t na = desc_a ? 1 : 4;
+  w[10] = na;
+  w[11] = 1;
+  w[12] = 0;
+  w[13] = nd;
+  std::vector<uint32_t> sd, sa, sb;
+  if (desc_a)
+    sa.push_back(c.src(o[1], Ty{Ty::B64}));
+  else if (!slots_of(c, o[1], reg_ty(ta), false, na, sa))
+    return true;
+  sb.push_back(c.src(o[2], Ty{Ty::B64}));
+  // D is read (the accumulator) and written.
+  std::vector<uint32_t> sd_in;
+  if (!slots_of(c, o[0], reg_ty(td), false, nd, sd_in) ||
+      !slots_of(c, o[0], reg_ty(td), true, nd, sd))
+    return true;
+  if (sd != sd_in) {
+    c.error(o[0].loc, fmt::format("'{}': the accumulator must be registers",
+                                  c.text_of(in)));
+    return true;
+  }
+  const uint32_t scale_d = c.is_pred_operand(o[3]) ? c.psrc(o[3])
+                           : o[3].kind == K::Imm ? c.const_pred(o[3].ival != 0)
+                                                 : kNone;
+  if (scale_d == kNone) {
+    c.error(o[3].loc, fmt::format("'{}': scale-d is a predicate or an "
+                                  "immediate",
+                                  c.text_of(in)));
+    return true;
+  }
+  auto &L = c.prog.operand_lists;
+  const uint32_t at = uint32_t(L.size());
+  L.insert(L.end(), w.begin(), w.end());
+  for (auto *v : {&sd, &sa, &sb})
+    L.insert(L.end(), v->begin(), v->end());
+  Inst &i = emit_sync(c, &exec_wgmma);
+  i.aux = at;
+  i.a[0] = scale_d;
+  return true;
+}
+
 } // namespace
+
+bool whole_warpgroup(Exec &x) {
+  const uint32_t first = x.warp->index & ~3u;
+  const auto &w = x.cta->warps;
+  bool ok = first + 4 <= w.size();
+  for (uint32_t i = first; ok && i < first + 4; ++i)
+    ok = w[i].valid == kFullMask;
+  if (!ok)
+    x.set_error(FaultKind::WarpSync, 0,
+                fmt::format("'{}' in warp {}: its warpgroup (warps {}-{}) "
+                            "does not have four complete warps (the CTA has "
+                            "{} threads); a warpgroup instruction needs all "
+                            "128 threads",
+                            x.prog->code_text[x.pc], x.warp->index, first,
+                            first + 3, x.cta->nthreads));
+  return ok;
+}
 
 bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   const ptx::Op op = in.op;
   if (op != ptx::Op::mma && op != ptx::Op::wmma && op != ptx::Op::ldmatrix &&
-      op != ptx::Op::stmatrix && op != ptx::Op::movmatrix)
+      op != ptx::Op::stmatrix && op != ptx::Op::movmatrix &&
+      op != ptx::Op::wgmma)
     return false;
   const auto &o = in.operands;
   Mods mods(in);
@@ -756,6 +1096,8 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     c.error(in.loc, fmt::format("'{}' needs '.sync.aligned'", in.opcode));
     return true;
   }
+  if (op == ptx::Op::wgmma)
+    return compile_wgmma(c, in, mods);
   if (op == ptx::Op::ldmatrix || op == ptx::Op::stmatrix) {
     const bool store = op == ptx::Op::stmatrix;
     std::string num = mods.take_any({"x1", "x2", "x4"});

@@ -362,6 +362,15 @@ struct Warp {
   uint32_t spin_power = 1, spin_lam = 0, spin_tick = 0;
   uint32_t spin_pc = 0;    // the backward branch where the cycle closed
   uint32_t spin_lanes = 0; // the lanes that took it
+  // wgmma (exec_mma.cpp): operations issued since the last commit_group,
+  // and the committed groups wait_group has not retired (sizes, oldest
+  // first).
+  uint32_t wgmma_open = 0;
+  std::vector<uint32_t> wgmma_groups;
+  // setmaxnreg (exec_control.cpp): the warp's per-thread register count (0:
+  // not known yet) and the pcs of the setmaxnreg it executed, in order.
+  uint32_t maxnreg = 0;
+  std::vector<uint32_t> setmaxnreg_pcs;
 };
 
 enum class FaultKind : uint8_t {

@@ -67,6 +67,7 @@ constexpr Feature kFeatures[] = {
     {K::Instruction, "ldmatrix", "", F::Other, req(75, 65), ""},
     {K::Instruction, "stmatrix", "", F::Other, req(90, 78), ""},
     {K::Instruction, "movmatrix", "", F::Other, req(75, 78), ""},
+    {K::Instruction, "wgmma", "", F::Other, req(90, 80, true), ""},
     {K::Instruction, "multimem", "", F::Memory, req(90, 81), ""},
     {K::Instruction, "stacksave", "", F::Other, req(52, 73), ""},
     {K::Instruction, "stackrestore", "", F::Other, req(52, 73), ""},
@@ -80,6 +81,8 @@ constexpr Feature kFeatures[] = {
     {K::Instruction, "tensormap", "", F::Other, req(90, 83, true), ""},
     // ---- modifiers (of the instructions under `scope`) ----
     {K::Modifier, "expect_tx", "mbarrier", F::Mbarrier, req(90, 80), ""},
+    {K::Modifier, "sp", "wgmma", F::Other, req(90, 82, true), ""},
+    {K::Modifier, "m16n8", "stmatrix", F::Other, req(100, 86, true), ""},
     {K::Modifier, "release", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "acquire", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "relaxed", "mbarrier", F::Mbarrier, req(90, 80), ""},

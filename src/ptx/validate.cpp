@@ -145,6 +145,7 @@ private:
   void arithmetic(const Instruction &in);
   void memory(const Instruction &in);
   void conversion(const Instruction &in);
+  void wgmma(const Instruction &in);
   void operand_features(const Operand &o);
 };
 
@@ -307,6 +308,108 @@ void Validator::instruction(const Function &fn, const Instruction &in) {
     operand_features(o);
   rules(fn, in);
   signature(fn, in);
+}
+
+// wgmma (PTX ISA "wgmma.mma_async", docs/hopper.md): the forms of
+// sm_90a, their operand counts, vector sizes and immediates.
+void Validator::wgmma(const Instruction &in) {
+  using OK = Operand::Kind;
+  const auto &o = in.operands;
+  const std::string name = full_name(in);
+  auto has = [&](std::string_view m) {
+    return std::find(in.modifiers.begin(), in.modifiers.end(), m) !=
+           in.modifiers.end();
+  };
+  if (has("fence") || has("commit_group") || has("wait_group")) {
+    const size_t want = has("wait_group") ? 1 : 0;
+    if (o.size() != want || (want && o[0].kind != OK::Imm))
+      error(in.loc,
+            fmt::format("'{}' takes {}", name,
+                        want ? "one immediate group count" : "no operands"));
+    return;
+  }
+  if (!has("mma_async"))
+    return; // the facts table reports the form
+  if (has("sp"))
+    return; // sparse: not validated further (refused when launched)
+  unsigned m = 0, n = 0, k = 0;
+  std::vector<std::string> types;
+  for (const auto &md : in.modifiers) {
+    if (md.size() > 1 && md[0] == 'm' && std::isdigit(uint8_t(md[1])))
+      std::sscanf(md.c_str(), "m%un%uk%u", &m, &n, &k);
+    else if (is_type(md) || md == "tf32" || md == "e4m3" || md == "e5m2" ||
+             md == "b1")
+      types.push_back(md);
+  }
+  auto is = [](const std::string &t, std::initializer_list<const char *> l) {
+    for (const char *x : l)
+      if (t == x)
+        return true;
+    return false;
+  };
+  if (types.size() != 3) {
+    error(in.loc, fmt::format("'{}' needs .dtype.atype.btype", name));
+    return;
+  }
+  const std::string &td = types[0], &ta = types[1], &tb = types[2];
+  const bool half = is(ta, {"f16", "bf16"}), tf32 = ta == "tf32",
+             fp8 = is(ta, {"e4m3", "e5m2"}), i8 = is(ta, {"s8", "u8"}),
+             b1 = ta == "b1";
+  const bool types_ok =
+      (half && tb == ta && (td == "f32" || (ta == "f16" && td == "f16"))) ||
+      (tf32 && tb == ta && td == "f32") ||
+      (fp8 && is(tb, {"e4m3", "e5m2"}) && is(td, {"f16", "f32"})) ||
+      (i8 && is(tb, {"s8", "u8"}) && td == "s32") ||
+      (b1 && tb == "b1" && td == "s32");
+  if (!types_ok) {
+    error(in.loc,
+          fmt::format("'{}': no wgmma.mma_async form has these types", name));
+    return;
+  }
+  const unsigned want_k = half ? 16 : tf32 ? 8 : b1 ? 256 : 32;
+  const bool integer = i8 || b1;
+  if (m != 64 || k != want_k || n < 8 || n > 256 || n % 8 ||
+      (integer && n > 24 && n % 16)) {
+    error(in.loc, fmt::format("'{}': no wgmma.mma_async form has this shape "
+                              "with these types",
+                              name));
+    return;
+  }
+  if (i8 && ta != tb && known_version_ && version_ < 84)
+    error(in.loc, fmt::format("'{}': mixed integer types require PTX ISA "
+                              ".version 8.4 or later",
+                              name));
+  if ((b1 && (!has("and") || !has("popc"))) || (has("satfinite") && !i8))
+    error(in.loc, fmt::format("'{}': b1 needs '.and.popc', and only integer "
+                              "types take '.satfinite'",
+                              name));
+  const bool desc_a = o.size() > 1 && o[1].kind != OK::Vector;
+  const size_t imms = integer ? 0 : half ? (desc_a ? 4 : 3) : 2;
+  if (o.size() != 4 + imms) {
+    error(in.loc, fmt::format("'{}' takes {} operands, {} given", name,
+                              4 + imms, o.size()));
+    return;
+  }
+  const size_t nd = td == "f16" ? n / 4 : n / 2;
+  auto count = [](const Operand &x) {
+    return x.kind == OK::Vector ? x.elems.size() : size_t(1);
+  };
+  if (o[0].kind != OK::Vector || count(o[0]) != nd)
+    error(o[0].loc,
+          fmt::format("'{}': D is a vector of {} registers", name, nd));
+  if (!desc_a && count(o[1]) != 4)
+    error(o[1].loc, fmt::format("'{}': register A is a vector of 4 "
+                                "registers",
+                                name));
+  for (size_t q = 0; q < imms; ++q) {
+    const Operand &x = o[4 + q];
+    const bool scale = q < 2;
+    if (x.kind != OK::Imm || (scale && x.ival != 1 && x.ival != -1) ||
+        (!scale && x.ival != 0 && x.ival != 1))
+      error(x.loc, fmt::format("operand {} of '{}' must be {}", 5 + q, name,
+                               scale ? "the immediate 1 or -1"
+                                     : "the immediate 0 or 1"));
+  }
 }
 
 // The rules beyond target and version, one block per instruction.
@@ -480,8 +583,13 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 "or .sys)",
                                 name));
   }
-  if (op == Op::setmaxnreg)
-    immediate(0, "the register count");
+  if (op == Op::setmaxnreg && immediate(0, "the register count") &&
+      (o[0].ival < 24 || o[0].ival > 256 || o[0].ival % 8))
+    error(o[0].loc, fmt::format("the register count of '{}' must be a "
+                                "multiple of 8 in [24, 256], not {}",
+                                name, o[0].ival));
+  if (op == Op::wgmma)
+    wgmma(in);
   if (op == Op::cp && in.modifiers.size() >= 2 && in.modifiers[0] == "async") {
     const std::string &what = in.modifiers[1];
     if (what == "wait_group")

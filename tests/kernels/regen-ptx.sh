@@ -22,7 +22,7 @@ for cu in "$@"; do
   ptx=${cu%.cu}.ptx
   "$cuda/bin/nvcc" -ptx -arch="$arch" -o "$ptx" "$cu"
   check=sm_90
-  case $arch in sm_1[0-9][0-9]*) check=$arch ;; esac
+  case $arch in sm_1[0-9][0-9]* | *a) check=$arch ;; esac
   "$cuda/bin/ptxas" -arch="$check" "$ptx" -o /dev/null
   echo "$ptx ($arch)"
 done

@@ -233,6 +233,70 @@ void mma_fp8() {
   kref::print_buffer(f);
 }
 
+// wgmma.cu: D (64 x N, row-major) = s A B + C of each kernel, s = -1 for
+// imm-scale-a -1, C = 0 for scale-d 0 (3 fc for s32). The kernels' layouts
+// and fragments only move elements, so the product of the formulas is what
+// every correct kernel prints.
+struct WgmmaCase {
+  const char *name;
+  int n, k;
+  char family; // 'f' float (fa, fb), 'i' s8 x s8, 'u' u8 x s8, 'b' b1
+  bool scale_d;
+  int scale_a;
+};
+const WgmmaCase kWgmma[] = {
+    {"wgmma_f16_reg_n8", 8, 16, 'f', true, 1},
+    {"wgmma_f16_sw128_n64", 64, 16, 'f', true, 1},
+    {"wgmma_bf16_sw64_n256", 256, 16, 'f', true, 1},
+    {"wgmma_f16_trans_sw32", 64, 16, 'f', true, 1},
+    {"wgmma_f16_trans_none", 16, 16, 'f', false, 1},
+    {"wgmma_f16_regtb_sw128", 32, 16, 'f', true, 1},
+    {"wgmma_tf32_reg_n32", 32, 8, 'f', true, -1},
+    {"wgmma_fp8_none_n24", 24, 32, 'f', true, 1},
+    {"wgmma_fp8_f16_sw32", 16, 32, 'f', true, 1},
+    {"wgmma_s8_sw64_n48", 48, 32, 'i', true, 1},
+    {"wgmma_u8_reg_n16", 16, 32, 'u', true, 1},
+    {"wgmma_b1_none_n16", 16, 256, 'b', true, 1},
+};
+bool wgmma_case(std::string_view name) {
+  for (const auto &w : kWgmma) {
+    if (name != w.name)
+      continue;
+    auto a = [&](int i, int k) -> double {
+      switch (w.family) {
+      case 'f':
+        return fa(i, k);
+      case 'i':
+        return (i * 7 + k * 5) % 11 - 5;
+      case 'u':
+        return (i * 7 + k * 5) % 200;
+      default:
+        return (i * 7 + k * 5) % 3 == 0;
+      }
+    };
+    auto b = [&](int k, int j) -> double {
+      if (w.family == 'f')
+        return fb(k, j);
+      if (w.family == 'b')
+        return (k * 3 + j * 13) % 5 < 2;
+      return (k * 3 + j * 13) % 7 - 3;
+    };
+    std::vector<float> out;
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < w.n; ++j) {
+        double d = 0;
+        if (w.scale_d)
+          d = w.family == 'f' ? fc(i, j) : 3 * fc(i, j);
+        for (int k = 0; k < w.k; ++k)
+          d += w.scale_a * a(i, k) * b(k, j);
+        out.push_back(float(d));
+      }
+    kref::print_buffer(out);
+    return true;
+  }
+  return false;
+}
+
 // mma_rounding.cu on the H100 (conformance launch `mma_rounding`,
 // ../shared/hardware/conformance/h100-outputs.tar.gz, mma_rounding.out):
 // what the hardware printed, and the accumulation rule of
@@ -329,6 +393,8 @@ int main(int argc, char **argv) {
     mma_subbyte();
   else if (name == "mma_fp8")
     mma_fp8();
+  else if (wgmma_case(name))
+    ;
   else if (name == "mma_rounding")
     mma_rounding();
   else if (name == "pipeline_gemm")

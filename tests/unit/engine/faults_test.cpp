@@ -203,14 +203,13 @@ std::string refused_launch(const Module &m, const std::string &k) {
 
 TEST(Faults, UnsupportedInstructionsAreRejectedBeforeRunning) {
   auto m = load_text(ptx_module("", R"(
-  .shared .align 8 .b64 bar0;
-  setmaxnreg.inc.sync.aligned.u32 64;
+  .reg .b64 %rd<2>;
+  stacksave.u64 %rd1;
   ret;)"));
   ASSERT_TRUE(m);
   std::string err = refused_launch(*m, "k");
   EXPECT_NE(err.find("test.ptx:9:3: error: kernel 'k' cannot run: "
-                     "unsupported synchronization instruction 'setmaxnreg' "
-                     "in 'setmaxnreg.inc.sync.aligned.u32'"),
+                     "unsupported instruction 'stacksave.u64'"),
             std::string::npos)
       << err;
 }

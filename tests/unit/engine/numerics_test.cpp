@@ -501,5 +501,133 @@ TEST(Mufu, DenseTablesWithinTheRecordedBounds) {
   }
 }
 
+// ---- wgmma against mma.sync (docs/hopper.md "wgmma") ------------------------
+
+// Each warp of a warpgroup computes its 16 rows of wgmma.m64n8k16 with the
+// same block accumulation as mma.sync.m16n8k16: with the same A and C
+// registers and the same B, the two give the same bits, on inputs (random
+// exponents, cancellation) where the accumulation order and truncation
+// matter.
+TEST(TensorCores, WgmmaRowsAreMmaSyncTilesBitForBit) {
+  const std::string text = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.shared .align 128 .b8 bsm[256];
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc,
+                  .param .u64 pout)
+{
+  .reg .b64 %rd<20>;
+  .reg .b32 %r<40>;
+  .reg .f32 %f<20>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  ld.param.u64 %rd4, [pout];
+  mov.u32 %r0, %tid.x;
+  and.b32 %r1, %r0, 31;
+  shr.u32 %r2, %r1, 2;
+  and.b32 %r3, %r1, 3;
+  // A: 4 words per thread; C: 4 floats per thread
+  mul.wide.u32 %rd5, %r0, 16;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.v4.b32 {%r4, %r5, %r6, %r7}, [%rd6];
+  add.s64 %rd6, %rd3, %rd5;
+  ld.global.v4.f32 {%f0, %f1, %f2, %f3}, [%rd6];
+  mov.f32 %f4, %f0;
+  mov.f32 %f5, %f1;
+  mov.f32 %f6, %f2;
+  mov.f32 %f7, %f3;
+  // B (16 x 8 f16, row-major k x n in global): the mma fragment,
+  // b_i = B[2t + (i & 1) + 8 (i >> 1)][g]
+  shl.b32 %r8, %r3, 1;
+  mad.lo.u32 %r9, %r8, 8, %r2;
+  mul.wide.u32 %rd7, %r9, 2;
+  add.s64 %rd8, %rd2, %rd7;
+  ld.global.u16 %r10, [%rd8];
+  ld.global.u16 %r11, [%rd8+16];
+  ld.global.u16 %r12, [%rd8+128];
+  ld.global.u16 %r13, [%rd8+144];
+  shl.b32 %r11, %r11, 16;
+  or.b32 %r14, %r10, %r11;
+  shl.b32 %r13, %r13, 16;
+  or.b32 %r15, %r12, %r13;
+  // B into shared memory, K-major without swizzle: element (n, k) at
+  // n * 16 + (k / 8) * 128 + (k % 8) * 2 (LBO 128, SBO 256)
+  shr.u32 %r16, %r0, 3;
+  and.b32 %r17, %r0, 7;
+  mul.wide.u32 %rd9, %r0, 2;
+  add.s64 %rd9, %rd2, %rd9;
+  ld.global.u16 %r18, [%rd9];
+  shr.u32 %r19, %r16, 3;
+  and.b32 %r20, %r16, 7;
+  mul.lo.u32 %r21, %r17, 16;
+  mad.lo.u32 %r21, %r19, 128, %r21;
+  mad.lo.u32 %r21, %r20, 2, %r21;
+  mov.u32 %r22, bsm;
+  add.u32 %r23, %r22, %r21;
+  st.shared.u16 [%r23], %r18;
+  bar.sync 0;
+  fence.proxy.async.shared::cta;
+  cvt.u64.u32 %rd10, %r22;
+  shr.u64 %rd10, %rd10, 4;
+  or.b64 %rd10, %rd10, 68720001024; // LBO 128 >> 4 << 16, SBO 256 >> 4 << 32
+  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r4, %r5, %r6, %r7}, {%r14, %r15}, {%f0, %f1, %f2, %f3};
+  setp.eq.u32 %p1, %r0, %r0;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f4, %f5, %f6, %f7}, {%r4, %r5, %r6, %r7}, %rd10, %p1, 1, 1, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  mul.wide.u32 %rd11, %r0, 32;
+  add.s64 %rd11, %rd4, %rd11;
+  st.global.v4.f32 [%rd11], {%f0, %f1, %f2, %f3};
+  st.global.v4.f32 [%rd11+16], {%f4, %f5, %f6, %f7};
+  ret;
+}
+)";
+  static_assert(((uint64_t(8) << 16) | (uint64_t(16) << 32)) == 68720001024);
+  std::string errors;
+  auto m = load_text(text, &errors);
+  ASSERT_TRUE(m) << errors;
+  uint64_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(seed >> 33);
+  };
+  // f16 with exponents spread over 2^-6 .. 2^6 and both signs.
+  auto half = [&] {
+    uint32_t r = next();
+    return uint16_t((r & 0x8000) | ((9 + (r >> 16) % 12) << 10) | (r & 0x3ff));
+  };
+  std::vector<uint32_t> a(128 * 4);
+  for (auto &w : a)
+    w = half() | uint32_t(half()) << 16;
+  std::vector<uint16_t> b(16 * 8);
+  for (auto &h : b)
+    h = half();
+  std::vector<float> c(128 * 4);
+  for (auto &f : c)
+    f = std::ldexp(float(int32_t(next() % 2001) - 1000), int(next() % 9) - 8);
+  Device d;
+  DevicePtr da = upload(d, a), db = upload(d, b), dc = upload(d, c),
+            out = d.alloc(128 * 8 * 4);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {128, 1, 1}),
+                    {KernelArg::ptr(da), KernelArg::ptr(db), KernelArg::ptr(dc),
+                     KernelArg::ptr(out)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  const auto got = download<uint32_t>(d, out, 128 * 8);
+  int nonzero = 0, differ = 0;
+  for (size_t t = 0; t < 128; ++t)
+    for (size_t i = 0; i < 4; ++i) {
+      const uint32_t mma = got[t * 8 + i], wg = got[t * 8 + 4 + i];
+      nonzero += mma != 0;
+      if (mma != wg && ++differ <= 5)
+        ADD_FAILURE() << "thread " << t << " element " << i << ": mma.sync "
+                      << std::hex << mma << ", wgmma " << wg;
+    }
+  EXPECT_EQ(differ, 0);
+  EXPECT_GT(nonzero, 400);
+}
+
 } // namespace
 } // namespace bcusim::engine::test
