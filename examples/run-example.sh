@@ -64,9 +64,9 @@ if [ -x "$NVCC" ] && [ -e "$CUDART_LIB" ]; then
     ../tests/exec/hopper_gemm.cu -o "$out/hopper_gemm"
   if "$BCUSIM" exec --check all "$out/hopper_gemm" >"$out/log" 2>&1; then
     cat "$out/log"
-    echo "== bcusim exec --check all hopper_gemm fence (no fence.proxy.async before the tensor store)"
+    echo "== bcusim exec --check all --error-exitcode 1 hopper_gemm fence (no fence.proxy.async before the tensor store)"
     status=0
-    "$BCUSIM" exec --check all "$out/hopper_gemm" fence || status=$?
+    "$BCUSIM" exec --check all --error-exitcode 1 "$out/hopper_gemm" fence || status=$?
     echo "(exit status $status: error findings)"
     [ "$status" -eq 1 ]
   elif grep -q "not supported" "$out/log"; then

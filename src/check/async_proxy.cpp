@@ -106,7 +106,8 @@ void proxy_access(LaunchSt &L, const AccessEvent &e) {
       w[i].tid = kNoTid;
     return;
   }
-  // One report per generic write instruction for this copy.
+  // One report per async-proxy instruction (its instances count the
+  // unfenced writes' instructions per copy).
   std::vector<uint32_t> seen;
   const Tid issuer = L.tid_of(e.cta, e.warp, lane);
   for (uint64_t i = a / 4; i < end; ++i) {
@@ -139,7 +140,7 @@ void proxy_access(LaunchSt &L, const AccessEvent &e) {
             "before the barrier that orders it with the issuing thread)",
             text(L, e.pc), what.empty() ? "" : " " + what, i * 4,
             thread_text(thread_ref(L, x.tid)), text(L, x.pc)),
-        std::move(notes), fmt::format("proxy:{}", x.pc));
+        std::move(notes), "proxy");
   }
 }
 

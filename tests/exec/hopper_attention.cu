@@ -279,7 +279,8 @@ static CUtensorMap map2d(PFN_cuTensorMapEncodeTiled_v12000 encode, void *base,
 }
 
 int main(int argc, char **argv) {
-  const char *mode = argc > 1 ? argv[1] : "ok";
+  // (An argument starting with '-' is not a mode: the default.)
+  const char *mode = argc > 1 && argv[1][0] != '-' ? argv[1] : "ok";
   int bug = None;
   if (!std::strcmp(mode, "operand"))
     bug = Operand;
@@ -324,11 +325,18 @@ int main(int argc, char **argv) {
   CHECK(cudaFuncSetAttribute(
       attention, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   attention<<<1, 256, bytes>>>(mq, mk, mvt, dout, bug);
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
+  const cudaError_t launched = cudaGetLastError();
+  const cudaError_t done = cudaDeviceSynchronize();
+  if (bug != None) {
+    std::printf("bug mode '%s': the launch ends with %s\n", mode,
+                cudaGetErrorName(launched != cudaSuccess ? launched : done));
+    return finish("hopper_attention");
+  }
+  CHECK(launched);
+  CHECK(done);
   CHECK(cudaMemcpy(o.data(), dout, o.size() * sizeof(float),
                    cudaMemcpyDeviceToHost));
-  if (bug == None) {
+  {
     // Host reference in double; P is rounded to f16 on the device, so the
     // comparison allows 1% of the output's range.
     int bad = 0;
