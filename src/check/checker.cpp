@@ -19,7 +19,8 @@ constexpr FindingKind kAllKinds[] = {FindingKind::DataRace,
                                      FindingKind::UninitializedRead,
                                      FindingKind::ScheduleDependent,
                                      FindingKind::Fault,
-                                     FindingKind::Limit};
+                                     FindingKind::Limit,
+                                     FindingKind::ProxyFence};
 } // namespace
 
 std::optional<Checks> Checks::parse(std::string_view list, std::string &error) {
@@ -119,6 +120,8 @@ std::string_view name_of(FindingKind k) {
     return "limit";
   case FindingKind::HeapLeak:
     return "heap-leak";
+  case FindingKind::ProxyFence:
+    return "proxy-fence";
   }
   return "?";
 }
@@ -260,8 +263,10 @@ void Checker::on_launch_begin(const engine::LaunchView &v) {
 
 void Checker::on_access(const engine::AccessEvent &e) {
   detail::LaunchSt &L = impl_->L;
-  if (checks_.race && L.race_on)
+  if (checks_.race && L.race_on) {
     detail::check_access(L, e);
+    detail::proxy_access(L, e);
+  }
   if (checks_.init)
     detail::init_access(L, e);
 }
@@ -298,6 +303,8 @@ void Checker::on_cta_end(const engine::CtaEvent &e) {
   auto it = L.ctas.find(e.cta);
   detail::rules_cta_end(L, it != L.ctas.end() ? it->second.get() : nullptr,
                         e.cta);
+  detail::proxy_cta_end(L, e.cta);
+  L.proxy.words.erase(e.cta);
   if (it != L.ctas.end()) {
     L.pool.push_back(std::move(it->second));
     L.ctas.erase(it);
@@ -312,7 +319,12 @@ void Checker::on_thread_exit(const engine::ThreadEvent &e) {
 void Checker::on_fence(const engine::FenceEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
-      e, [&](detail::CtaSt &c) { detail::hb_fence(L, c, e); }, kNone);
+      e,
+      [&](detail::CtaSt &c) {
+        detail::hb_fence(L, c, e);
+        detail::proxy_fence(L, e);
+      },
+      kNone);
 }
 
 void Checker::on_barrier_arrive(const engine::BarrierArriveEvent &e) {
@@ -364,26 +376,41 @@ void Checker::on_mbar_init(const engine::MbarEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
       e, [&](detail::CtaSt &) { detail::hb_mbar_init(L, e); },
-      [&](detail::CtaSt &) { detail::rules_mbar_init(L, e); });
+      [&](detail::CtaSt &) {
+        detail::rules_mbar_init(L, e);
+        if (L.checks.sync)
+          detail::proxy_mbar_init(L, e);
+      });
 }
 
 void Checker::on_mbar_arrive(const engine::MbarEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
       e, [&](detail::CtaSt &c) { detail::hb_mbar_arrive(L, c, e); },
-      [&](detail::CtaSt &) { detail::rules_mbar_arrive(L, e); });
+      [&](detail::CtaSt &) {
+        detail::rules_mbar_arrive(L, e);
+        detail::proxy_expect_tx(L, e, true);
+      });
+}
+
+void Checker::on_mbar_expect_tx(const engine::MbarEvent &e) {
+  auto &L = impl_->L;
+  impl_->sync(e, kNone,
+              [&](detail::CtaSt &) { detail::proxy_expect_tx(L, e, false); });
 }
 
 void Checker::on_mbar_complete_tx(const engine::MbarEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
-      e, [&](detail::CtaSt &) { detail::hb_mbar_complete_tx(L, e); }, kNone);
+      e, [&](detail::CtaSt &) { detail::hb_mbar_complete_tx(L, e); },
+      [&](detail::CtaSt &) { detail::proxy_complete_tx(L, e); });
 }
 
 void Checker::on_mbar_phase_complete(const engine::MbarEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
-      e, [&](detail::CtaSt &) { detail::hb_mbar_phase_complete(L, e); }, kNone);
+      e, [&](detail::CtaSt &) { detail::hb_mbar_phase_complete(L, e); },
+      [&](detail::CtaSt &) { detail::proxy_phase_complete(L, e); });
 }
 
 void Checker::on_mbar_wait_done(const engine::MbarEvent &e) {
@@ -396,7 +423,8 @@ void Checker::on_mbar_wait_done(const engine::MbarEvent &e) {
 void Checker::on_async_issue(const engine::AsyncIssueEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
-      e, [&](detail::CtaSt &c) { detail::hb_async_issue(L, c, e); }, kNone);
+      e, [&](detail::CtaSt &c) { detail::hb_async_issue(L, c, e); },
+      [&](detail::CtaSt &) { detail::proxy_async_issue(L, e); });
 }
 
 void Checker::on_async_wait(const engine::AsyncWaitEvent &e) {
@@ -424,6 +452,7 @@ void Checker::on_launch_end(const engine::LaunchView &) {
     shadow += c->shadow.size() * sizeof(detail::Granule);
   impl_->peak_shadow = std::max(impl_->peak_shadow, shadow);
   detail::rules_launch_end(L);
+  detail::proxy_cta_end(L, 0, true);
   impl_->findings.finish(L);
   L = detail::LaunchSt{};
   ++impl_->launches;
@@ -459,7 +488,8 @@ std::string Checker::summary() const {
                                       FindingKind::ScheduleDependent,
                                       FindingKind::Fault,
                                       FindingKind::Limit,
-                                      FindingKind::HeapLeak};
+                                      FindingKind::HeapLeak,
+                                      FindingKind::ProxyFence};
   std::string kinds;
   for (FindingKind k : order) {
     size_t n = 0;

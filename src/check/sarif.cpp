@@ -40,6 +40,10 @@ const char *rule_text(FindingKind k) {
            "unsupported operation.";
   case FindingKind::Limit:
     return "The run hit its step or time limit.";
+  case FindingKind::ProxyFence:
+    return "A generic-proxy write to shared memory is read by the async proxy "
+           "(a bulk or tensor copy, wgmma) without a fence.proxy.async by the "
+           "writing thread.";
   case FindingKind::HeapLeak:
     return "A block of the device heap (malloc or new in a kernel) was never "
            "freed.";

@@ -218,6 +218,41 @@ struct Accessor {
 
 class Findings; // report.cpp
 
+// Async-proxy rules (async_proxy.cpp): generic writes to shared memory
+// that the async proxy reads, and mbarrier transaction accounting.
+struct ProxySt {
+  // The latest generic write of each 4-byte word of a CTA's shared memory
+  // (by owner CTA; made on the first write) and the writing thread's count
+  // of shared-memory `fence.proxy.async` at that write.
+  struct Word {
+    Tid tid = kNoTid;
+    uint32_t pc = 0;
+    uint32_t fences = 0;
+  };
+  std::unordered_map<uint64_t, std::vector<Word>> words;
+  std::unordered_map<Tid, uint32_t> fences; // per thread
+  // Transaction bytes of one phase of one mbarrier.
+  struct Tx {
+    int64_t expected = 0;  // expect_tx (incl. arrive.expect_tx)
+    int64_t completed = 0; // complete_tx (copies and the instruction)
+    int64_t late = 0; // completed here by copies issued in an earlier phase
+    uint32_t expect_pc = ~0u, copy_pc = ~0u;
+    Tid expect_tid = kNoTid, copy_tid = kNoTid;
+    bool done = false; // the phase completed
+  };
+  struct Mbar {
+    std::map<uint64_t, Tx> phases;
+    // When each phase completed (`seq` then), by phase number.
+    std::vector<uint64_t> completed_at;
+  };
+  // By mbarrier (owner << 32 | offset).
+  std::unordered_map<uint64_t, Mbar> tx;
+  // Copies completing transactions, by (issuer, async id): `seq` when
+  // they were issued (the mbarrier is known only when they complete).
+  std::unordered_map<uint64_t, uint64_t> issued;
+  uint64_t seq = 0; // counts issues and phase completions
+};
+
 // Everything the checker knows about the launch being observed.
 struct LaunchSt {
   Checks checks;
@@ -305,6 +340,7 @@ struct LaunchSt {
   };
   std::map<uint64_t, GridSt> grid_syncs; // by CTA; only once one arrived
   std::map<uint64_t, GridSt> ended_ctas; // CTAs that ended, by CTA
+  ProxySt proxy;
 
   Tid tid_of(uint64_t cta, uint32_t warp, uint32_t lane) const {
     return Tid((cta * wpc + warp) * 32 + lane);
@@ -375,6 +411,21 @@ void check_access(LaunchSt &L, const AccessEvent &e);
 
 // ---- init.cpp --------------------------------------------------------------
 void init_access(LaunchSt &L, const AccessEvent &e);
+
+// ---- async_proxy.cpp -------------------------------------------------------
+// Generic writes to shared memory and proxy fences (race checks), the
+// async proxy's reads of shared memory (a missing fence.proxy.async), and
+// the transaction bytes of mbarrier phases (sync checks).
+void proxy_access(LaunchSt &L, const AccessEvent &e);
+void proxy_fence(LaunchSt &L, const engine::FenceEvent &e);
+void proxy_async_issue(LaunchSt &L, const engine::AsyncIssueEvent &e);
+void proxy_expect_tx(LaunchSt &L, const engine::MbarEvent &e, bool arrive);
+void proxy_complete_tx(LaunchSt &L, const engine::MbarEvent &e);
+void proxy_mbar_init(LaunchSt &L, const engine::MbarEvent &e);
+void proxy_phase_complete(LaunchSt &L, const engine::MbarEvent &e);
+// Phases left incomplete with unbalanced transaction bytes (mbarriers of
+// CTA `cta`, or of every CTA when `all`).
+void proxy_cta_end(LaunchSt &L, uint64_t cta, bool all = false);
 
 // ---- rules.cpp -------------------------------------------------------------
 void rules_grid_sync(LaunchSt &L, const engine::ThreadEvent &e);

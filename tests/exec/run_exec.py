@@ -56,8 +56,9 @@ flags = {"run": ["-cudart", "shared", "-arch=sm_90"],
          "static": ["-arch=sm_90"],
          "no-ptx": ["-cudart", "shared",
                     "-gencode", "arch=compute_90,code=sm_90"]}[a.mode]
-# A program that names its own target (-arch=sm_90a) gets it instead.
-if any(f.startswith("-arch") for f in a.nvcc_flag):
+# A program that names its own target (-arch=sm_90a, or -gencode=... for
+# the compute_90a PTX that wgmma needs) gets it instead.
+if any(f.startswith(("-arch", "-gencode")) for f in a.nvcc_flag):
     flags = [f for f in flags if not f.startswith("-arch")]
 inputs = [a.source, *a.extra_source,
           os.path.join(os.path.dirname(a.source), "common.h")]

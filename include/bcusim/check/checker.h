@@ -76,6 +76,9 @@ enum class FindingKind : uint8_t {
   Limit,             // "limit": the run hit --max-steps or the time limit
   HeapLeak,          // "heap-leak": a device-heap block (malloc/new in a
                      // kernel) never freed by the end of the program
+  ProxyFence,        // "proxy-fence": a generic-proxy write to shared
+                     // memory read by the async proxy without a
+                     // fence.proxy.async by the writing thread
 };
 std::string_view name_of(FindingKind k);
 
@@ -217,6 +220,7 @@ public:
   void on_cluster_resume(const engine::ClusterEvent &e) override;
   void on_mbar_init(const engine::MbarEvent &e) override;
   void on_mbar_arrive(const engine::MbarEvent &e) override;
+  void on_mbar_expect_tx(const engine::MbarEvent &e) override;
   void on_mbar_complete_tx(const engine::MbarEvent &e) override;
   void on_mbar_phase_complete(const engine::MbarEvent &e) override;
   void on_mbar_wait_done(const engine::MbarEvent &e) override;

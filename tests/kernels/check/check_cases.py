@@ -18,6 +18,8 @@ kernels"):
                                   which threads wait for ever
     sync-misuse:L                 one report at CUDA line L
     uninitialized-read:L          one report at CUDA line L
+    proxy-fence:L                 one report at the async-proxy access
+                                  (a bulk copy) at CUDA line L
     fault:L                       the engine's fault at CUDA line L (it
                                   stops the run, with or without --check)
     heap-leak                     one device-heap block never freed
@@ -69,7 +71,7 @@ TIMEOUT_S = 120
 
 RACE_KINDS = ("data-race", "intra-warp-race", "benign-race")
 LINE_KINDS = ("barrier-divergence", "deadlock", "sync-misuse",
-              "uninitialized-read", "fault")
+              "uninitialized-read", "fault", "proxy-fence")
 # Kinds without a line: one report each.
 PLAIN_KINDS = ("heap-leak",)
 SPACES = ("shared", "global", "local")
@@ -77,6 +79,7 @@ CHECK_OF = {"data-race": "race", "intra-warp-race": "race",
             "benign-race": "race",
             "barrier-divergence": "sync", "deadlock": "sync",
             "sync-misuse": "sync", "uninitialized-read": "init",
+            "proxy-fence": "race",
             "fault": None, "heap-leak": None}  # None: under any check
 
 
@@ -216,7 +219,10 @@ class Site:
         if op.startswith("cp.async.bulk"):
             if any(p in ("commit_group", "wait_group") for p in parts):
                 return {"sync"}
-            return {"mem", "shared", "global", "write:shared"}
+            k = {"mem", "shared", "global", "write:shared"}
+            if any(p.startswith("mbarrier") for p in parts):
+                k.add("sync")  # it completes an mbarrier transaction
+            return k
         if op.startswith("cp.async"):
             if any(p in ("commit_group", "wait_group", "wait_all", "mbarrier")
                    for p in parts):
@@ -354,6 +360,9 @@ def cmd_validate(args):
                 elif it.kind == "deadlock":
                     ok = "sync" in k or "load" in k
                     want = "synchronization instruction (or spin load)"
+                elif it.kind == "proxy-fence":
+                    ok = "mem" in k and "shared" in k
+                    want = "asynchronous copy of shared memory"
                 elif it.kind == "fault":
                     # A faulting access, or a call (free) the sites do not
                     # list: the line must hold some instruction.

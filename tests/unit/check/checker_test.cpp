@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <map>
 
 #include "bcusim/check/checker.h"
 
@@ -31,8 +32,12 @@ public:
   uint32_t local_bytes() const override { return 64; }
   SourceLoc ptx_loc(uint32_t) const override { return {}; }
   std::string_view text(uint32_t pc) const override {
+    auto it = texts.find(pc);
+    if (it != texts.end())
+      return it->second;
     return pc < 100 ? "ld.shared.u32" : "st.shared.u32";
   }
+  std::map<uint32_t, std::string> texts; // instructions other than ld/st
   engine::CudaLoc cuda_loc(uint32_t) const override { return {}; }
   std::string describe(StateSpace, uint64_t) const override { return ""; }
   Dim3 cta_id(uint64_t linear) const override {
@@ -662,6 +667,164 @@ TEST(Report, SummaryAndJson) {
   EXPECT_EQ(f["sites"][1]["thread"]["warp"], 1);
   EXPECT_EQ(f["sites"][1]["thread"]["tid"][0], 32);
 }
+
+namespace async_proxy {
+
+// A bulk copy issued by lane 0 of `warp` that reads `bytes` of shared
+// memory at `base` (through the async proxy).
+void bulk_read(Launch &r, uint32_t warp, uint64_t base, uint32_t bytes) {
+  engine::AsyncIssueEvent is;
+  is.warp = warp;
+  is.lanes = 1;
+  is.async_id = 1;
+  is.what = engine::AsyncKind::BulkGroupCopy;
+  r.checker->on_async_issue(is);
+  std::array<uint64_t, 32> addr{};
+  addr[0] = base;
+  AccessEvent e;
+  e.pc = 200;
+  e.warp = warp;
+  e.lanes = 1;
+  e.space = StateSpace::Shared;
+  e.type = AccessType::Read;
+  e.origin = AccessOrigin::BulkCopy;
+  e.async_id = 1;
+  e.size = bytes;
+  e.addr = addr.data();
+  r.checker->on_access(e);
+}
+
+// `fence.proxy.async<space>` by every lane of `warp`.
+void proxy_fence(Launch &r, uint32_t warp, const char *space) {
+  const uint32_t pc = 500 + warp;
+  r.view.texts[pc] = std::string("fence.proxy.async") + space;
+  engine::FenceEvent f;
+  f.pc = pc;
+  f.warp = warp;
+  f.lanes = ~0u;
+  f.proxy = true;
+  r.checker->on_fence(f);
+}
+
+TEST(AsyncProxy, GenericWritesReadByABulkCopyNeedTheWritersProxyFence) {
+  // Warp 0 writes 128 bytes, a barrier hands them to warp 1, whose lane 0
+  // stores them with a bulk copy.
+  Launch bare("race");
+  bare.write(0, ~0u, 0);
+  bare.barrier(0b11);
+  bulk_read(bare, 1, 0, 128);
+  auto &f = bare.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::ProxyFence);
+  EXPECT_EQ(name_of(f[0].kind), "proxy-fence");
+  EXPECT_NE(f[0].diag.message.find("fence.proxy.async"), std::string::npos);
+
+  Launch fenced("race");
+  fenced.write(0, ~0u, 0);
+  proxy_fence(fenced, 0, ".shared::cta");
+  fenced.barrier(0b11);
+  bulk_read(fenced, 1, 0, 128);
+  EXPECT_TRUE(fenced.end().empty());
+
+  // A fence for global memory only, or by the issuing thread, does not
+  // order the writer's shared-memory stores.
+  Launch global("race");
+  global.write(0, ~0u, 0);
+  proxy_fence(global, 0, ".global");
+  global.barrier(0b11);
+  proxy_fence(global, 1, "");
+  bulk_read(global, 1, 0, 128);
+  global.end();
+  EXPECT_EQ(global.count(FindingKind::ProxyFence), 1u);
+
+  // A write after the fence needs another one.
+  Launch later("race");
+  later.write(0, ~0u, 0);
+  proxy_fence(later, 0, "");
+  later.write(0, 1, 0, 101);
+  later.barrier(0b11);
+  bulk_read(later, 1, 0, 128);
+  auto &g = later.end();
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].instances, 1u);
+
+  // The check can be suppressed by its kind.
+  Launch off("race,-proxy-fence");
+  off.write(0, ~0u, 0);
+  off.barrier(0b11);
+  bulk_read(off, 1, 0, 128);
+  EXPECT_TRUE(off.end().empty());
+}
+
+// mbarrier events of one object (offset 512) by thread 0.
+engine::MbarEvent mbar(uint64_t phase, int64_t tx, uint64_t async_id = 0) {
+  engine::MbarEvent e;
+  e.lanes = 1;
+  e.object_offset = 512;
+  e.phase = phase;
+  e.tx = tx;
+  e.async_id = async_id;
+  return e;
+}
+
+void copy_issue(Launch &r, uint64_t id) {
+  engine::AsyncIssueEvent is;
+  is.pc = 300;
+  is.lanes = 1;
+  is.async_id = id;
+  is.what = engine::AsyncKind::BulkMbarrierTx;
+  r.checker->on_async_issue(is);
+}
+
+TEST(AsyncProxy, APhaseThatNeverCompletesNamesItsTransactionBytes) {
+  for (int64_t announced : {2048, 512}) {
+    Launch r("sync");
+    auto a = mbar(0, announced);
+    a.count = 1;
+    r.checker->on_mbar_arrive(a); // arrive.expect_tx
+    copy_issue(r, 1);
+    auto c = mbar(0, 1024, 1);
+    c.pc = 300;
+    r.checker->on_mbar_complete_tx(c);
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u) << announced;
+    EXPECT_EQ(f[0].kind, FindingKind::SyncMisuse);
+    EXPECT_NE(f[0].diag.message.find("announced " + std::to_string(announced) +
+                                     " bytes, the copies completed 1024"),
+              std::string::npos)
+        << f[0].diag.message;
+    EXPECT_NE(f[0].diag.message.find(announced > 1024 ? "no copy will"
+                                                      : "below zero"),
+              std::string::npos);
+  }
+  // Balanced: nothing, even when the phase is still incomplete at the end.
+  Launch ok("sync");
+  ok.checker->on_mbar_arrive(mbar(0, 1024));
+  copy_issue(ok, 1);
+  ok.checker->on_mbar_complete_tx(mbar(0, 1024, 1));
+  EXPECT_TRUE(ok.end().empty());
+}
+
+TEST(AsyncProxy, ACopyCompletingInALaterPhaseMeansTooFewBytesAnnounced) {
+  Launch r("sync");
+  r.checker->on_mbar_arrive(mbar(0, 512));
+  copy_issue(r, 1);
+  copy_issue(r, 2);
+  r.checker->on_mbar_complete_tx(mbar(0, 512, 1));
+  r.checker->on_mbar_phase_complete(mbar(0, 0));
+  auto late = mbar(1, 512, 2);
+  late.pc = 300;
+  r.checker->on_mbar_complete_tx(late);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u); // phase 1's imbalance is this one's consequence
+  EXPECT_EQ(f[0].kind, FindingKind::SyncMisuse);
+  EXPECT_NE(f[0].diag.message.find("issued in phase 0"), std::string::npos);
+  EXPECT_NE(f[0].diag.message.find("expect_tx announced 512 bytes for it"),
+            std::string::npos)
+      << f[0].diag.message;
+}
+
+} // namespace async_proxy
 
 } // namespace
 } // namespace bcusim::check
