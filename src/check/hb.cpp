@@ -477,6 +477,44 @@ void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e) {
   }
 }
 
+namespace {
+// What a reader of CTA `cta` (in `cluster`) acquiring at `scope` may take
+// from location `loc`: its CTA's releases, its cluster's at cluster scope
+// or wider, everyone's at gpu scope or wider.
+void released_to(const SyncLoc &loc, uint64_t cta, uint64_t cluster,
+                 MemScope scope, const Vc *&v_cta, const Vc *&v_cl,
+                 const Vc *&v_gpu) {
+  if (loc.one) {
+    if (loc.one_cta == cta ||
+        (scope >= MemScope::Cluster && loc.one_scope >= MemScope::Cluster &&
+         loc.one_cluster == cluster) ||
+        (scope >= MemScope::Gpu && loc.one_scope >= MemScope::Gpu))
+      v_cta = &loc.one;
+  } else if (const SyncLoc::Multi *m = loc.multi.get()) {
+    v_cta = m->by_cta.find(cta);
+    if (scope >= MemScope::Cluster)
+      v_cl = m->by_cluster.find(cluster);
+    if (scope >= MemScope::Gpu && m->gpu)
+      v_gpu = &m->gpu;
+  }
+}
+} // namespace
+
+bool acquires(LaunchSt &L, const Granule &g, uint64_t addr, uint64_t cta,
+              MemScope scope, Tid u, uint32_t clock) {
+  if (!g.sync)
+    return false;
+  const SyncLoc *loc = L.sync_loc(g, addr);
+  if (!loc)
+    return false;
+  const Vc *v_cta = nullptr, *v_cl = nullptr, *v_gpu = nullptr;
+  released_to(*loc, cta, L.cluster_of(cta), scope, v_cta, v_cl, v_gpu);
+  for (const Vc *v : {v_cta, v_cl, v_gpu})
+    if (v && *v && knows(*v, u, clock))
+      return true;
+  return false;
+}
+
 void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
                    Granule *const *gran) {
   CtaSt *c = L.cta(e.cta);
@@ -521,23 +559,8 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
     if (reads && g.sync) {
       if (SyncLoc *found = L.sync_loc(g, addr)) {
         const SyncLoc &loc = *found;
-        // What this reader may take: its CTA's releases, its cluster's at
-        // cluster scope or wider, everyone's at gpu scope or wider.
         const Vc *v_cta = nullptr, *v_cl = nullptr, *v_gpu = nullptr;
-        if (loc.one) {
-          if (loc.one_cta == cta ||
-              (scope >= MemScope::Cluster &&
-               loc.one_scope >= MemScope::Cluster &&
-               loc.one_cluster == cluster) ||
-              (scope >= MemScope::Gpu && loc.one_scope >= MemScope::Gpu))
-            v_cta = &loc.one;
-        } else if (const SyncLoc::Multi *m = loc.multi.get()) {
-          v_cta = m->by_cta.find(cta);
-          if (scope >= MemScope::Cluster)
-            v_cl = m->by_cluster.find(cluster);
-          if (scope >= MemScope::Gpu && m->gpu)
-            v_gpu = &m->gpu;
-        }
+        released_to(loc, cta, cluster, scope, v_cta, v_cl, v_gpu);
         const bool any = (v_cta && *v_cta) || (v_cl && *v_cl) || v_gpu;
         const bool missed = loc.last_pc != ~0u && loc.last_cta != cta &&
                             !L.scope_covers(loc.last_scope, loc.last_cta, cta);

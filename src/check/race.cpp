@@ -30,6 +30,7 @@ struct NewAccess {
   uint16_t size; // with kValued when `value` holds the written bytes
   uint64_t cta;
   uint64_t value; // byte i = what the write stored in byte i of the granule
+  bool acquire;   // a strong read with acquire semantics
 };
 
 // The bytes of a granule that `mask` selects, as a 64-bit mask.
@@ -114,8 +115,8 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
                const Accessor &who, StateSpace space, uint64_t owner,
                uint64_t base) {
   // Local copies: the stores into the cells below cannot alias them.
-  const NewAccess a{ar.tid,  ar.clock, ar.pc,   ar.flags,
-                    ar.size, ar.cta,   ar.value};
+  const NewAccess a{ar.tid,  ar.clock, ar.pc,    ar.flags,
+                    ar.size, ar.cta,   ar.value, ar.acquire};
   const bool write = a.flags & kWrite;
   LaunchSt::Spill *spill = nullptr;
   if (g.spill && (write || (g.cell[0].size & kSpilledWrite))) [[unlikely]]
@@ -136,6 +137,13 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       continue;
     if (who.knows(c.tid, c.clock))
       continue;
+    // An acquire that reads a release ordered after `c` is ordered after it
+    // too (checked here before strong_access acquires): a plain store and
+    // its thread's release store to one flag, then another's acquire.
+    if (a.acquire &&
+        acquires(L, g, base + uint64_t(std::countr_zero(unsigned(mask))), a.cta,
+                 scope_of(a.flags), c.tid, c.clock))
+      continue;
     RaceSide later;
     later.tid = a.tid;
     later.pc = a.pc;
@@ -152,9 +160,21 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // A write ordered after spilled accesses makes them redundant: whatever
   // is ordered after the write is ordered after them, and what is not
   // conflicts with the write itself.
+  // Whether the new access stands for cell `c` in later checks: whatever is
+  // morally strong with it is morally strong with `c`. A plain access stands
+  // for any; a strong one only for a strong access of its size and CTA at
+  // no narrower scope (a plain write that its thread's atomic covers still
+  // races with another thread's atomic the atomic does not race with).
+  auto stands_for = [&](const Cell &c) {
+    return !(a.flags & kStrong) ||
+           ((c.flags & kStrong) && !((c.size ^ a.size) & kSizeMax) &&
+            scope_of(c.flags) >= scope_of(a.flags) &&
+            (c.tid == a.tid || L.cta_of(c.tid) == a.cta));
+  };
   if (spill && write) {
     auto ordered = [&](const Cell &c) {
-      return (c.tid == a.tid || who.knows(c.tid, c.clock)) && !(c.mask & ~mask);
+      return (c.tid == a.tid || who.knows(c.tid, c.clock)) &&
+             !(c.mask & ~mask) && stands_for(c);
     };
     std::erase_if(spill->reads, ordered);
     std::erase_if(spill->writes, ordered);
@@ -167,13 +187,13 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   Cell &c0 = g.cell[0], &c1 = g.cell[1];
   // Whether the new access makes cell `c` redundant as history: it is
   // ordered after it (program order or happens-before), covers its bytes,
-  // and writes if it wrote. Then every later access either is ordered after
-  // the new one (so after `c`) or, conflicting with `c`, conflicts with the
-  // new one too.
+  // writes if it wrote, and stands for it. Then every later access either
+  // is ordered after the new one (so after `c`) or, racing with `c`, races
+  // with the new one too.
   auto droppable = [&](const Cell &c) {
-    return c.tid == kNoTid ||
-           ((c.tid == a.tid || who.knows(c.tid, c.clock)) &&
-            !(c.mask & ~mask) && (write || !(c.flags & kWrite)));
+    return c.tid == kNoTid || ((c.tid == a.tid || who.knows(c.tid, c.clock)) &&
+                               !(c.mask & ~mask) &&
+                               (write || !(c.flags & kWrite)) && stands_for(c));
   };
   int slot = -1;
   // Merging a write into the cell keeps the bytes each stored.
@@ -193,8 +213,9 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       merge(c0);
       return;
     }
-    // Its own older access to no more bytes, no stronger.
-    if (!(c0.mask & ~mask) && (write || !(c0.flags & kWrite)))
+    // Its own older access to no more bytes, no stronger, that the new one
+    // stands for.
+    if (!(c0.mask & ~mask) && (write || !(c0.flags & kWrite)) && stands_for(c0))
       slot = 0;
   }
   if (c1.tid == a.tid) {
@@ -203,7 +224,8 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       merge(c1);
       return;
     }
-    if (slot < 0 && !(c1.mask & ~mask) && (write || !(c1.flags & kWrite)))
+    if (slot < 0 && !(c1.mask & ~mask) && (write || !(c1.flags & kWrite)) &&
+        stands_for(c1))
       slot = 1;
   }
   if (slot < 0) {
@@ -213,14 +235,17 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       slot = 1;
     else if (write) {
       // A write replaces an access known to happen before it, or (atomics
-      // are totally ordered per location) an older atomic.
-      for (int i = 0; i < 2 && slot < 0; ++i) {
-        const Cell &c = g.cell[i];
-        if (!(c.mask & ~mask) &&
-            (((a.flags & kAtomic) && (c.flags & kAtomic)) ||
-             who.knows(c.tid, c.clock)))
-          slot = i;
-      }
+      // are totally ordered per location) an older atomic; a strong write
+      // first one it stands for (nothing to keep aside), then any.
+      const int passes = (a.flags & kStrong) ? 2 : 1;
+      for (int pass = 0; pass < passes && slot < 0; ++pass)
+        for (int i = 0; i < 2 && slot < 0; ++i) {
+          const Cell &c = g.cell[i];
+          if (!(c.mask & ~mask) &&
+              (((a.flags & kAtomic) && (c.flags & kAtomic)) ||
+               (who.knows(c.tid, c.clock) && (pass || stands_for(c)))))
+            slot = i;
+        }
     } else {
       // A read replaces a read, keeping a write (it still matters for
       // readers that are not ordered after it): one it may drop if any
@@ -299,6 +324,9 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
                     (strong ? kStrong : 0) | (uint8_t(scope) << kScopeShift) |
                     (is_async ? kAsync : 0));
   a.cta = e.cta;
+  a.acquire = strong && !is_async && e.type != engine::AccessType::Write &&
+              (e.order == MemOrder::Acquire || e.order == MemOrder::AcqRel ||
+               e.order == MemOrder::Sc);
   const Tid tid0 = L.tid_of(e.cta, e.warp, 0);
   ThreadSt *const ts0 = cta->threads.data() + size_t(e.warp) * 32;
   const uint32_t *const clock0 = cta->clock.data() + size_t(e.warp) * 32;

@@ -406,6 +406,13 @@ void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e);
 void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
                    Granule *const *gran);
 
+// Whether an acquire at `scope` by a thread of CTA `cta` of location `addr`
+// (in granule `g`) takes knowledge of access (u, clock): the access happens
+// before the acquiring access itself (race.cpp checks the access before
+// strong_access acquires).
+bool acquires(LaunchSt &L, const Granule &g, uint64_t addr, uint64_t cta,
+              MemScope scope, Tid u, uint32_t clock);
+
 // ---- race.cpp --------------------------------------------------------------
 void check_access(LaunchSt &L, const AccessEvent &e);
 

@@ -374,6 +374,70 @@ TEST(Race, AWarpsAtomicsOnOneAddressCountForEveryLane) {
   }
 }
 
+// A thread's plain access, then its own atomic on the same bytes: the atomic
+// does not stand for the plain access in shadow memory (morally strong needs
+// both strong), so another thread's unordered atomic races with it
+// (docs/checker.md "Shadow memory"), until a release orders it before.
+TEST(Race, AThreadsAtomicDoesNotStandForItsPlainAccess) {
+  for (AccessType first : {AccessType::Write, AccessType::Read}) {
+    Launch r("race", {2, 1, 1});
+    const uint32_t pc = first == AccessType::Write ? 100 : 10;
+    r.access(first, 0, 1, 0x1000, pc, true, 0, StateSpace::Global);
+    r.access(AccessType::Atomic, 0, 1, 0x1000, 50, true, 0, StateSpace::Global,
+             MemOrder::Relaxed, MemScope::Gpu);
+    r.access(AccessType::Atomic, 0, 1, 0x1000, 51, true, 1, StateSpace::Global,
+             MemOrder::Relaxed, MemScope::Gpu);
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+    EXPECT_EQ(f[0].sites[0].pc, pc);
+    EXPECT_EQ(f[0].sites[1].pc, 51u);
+  }
+  {
+    // Lane 0's 4-byte store, then the warp's atomics on it: the other
+    // lanes' atomics race with the store.
+    Launch r("race");
+    r.access(AccessType::Write, 0, 1, 0x1000, 100, true, 0, StateSpace::Global);
+    r.access(AccessType::Atomic, 0, ~0u, 0x1000, 50, true, 0,
+             StateSpace::Global, MemOrder::Relaxed, MemScope::Gpu);
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::IntraWarpRace);
+    EXPECT_EQ(f[0].sites[0].pc, 100u);
+    EXPECT_EQ(f[0].sites[1].pc, 50u);
+  }
+  {
+    // A release atomic after the store, acquired by CTA 1's atomic: the
+    // store happens before it (and before CTA 1's later plain read).
+    Launch r("race", {2, 1, 1});
+    r.access(AccessType::Write, 0, 1, 0x1000, 100, true, 0, StateSpace::Global);
+    r.access(AccessType::Atomic, 0, 1, 0x1000, 50, true, 0, StateSpace::Global,
+             MemOrder::Release, MemScope::Gpu);
+    r.access(AccessType::Atomic, 0, 1, 0x1000, 51, true, 1, StateSpace::Global,
+             MemOrder::Acquire, MemScope::Gpu);
+    r.access(AccessType::Read, 0, 1, 0x1000, 11, true, 1, StateSpace::Global);
+    EXPECT_TRUE(r.end().empty());
+  }
+  {
+    // A thread of CTA 0 ordered after the store by a barrier: its atomic
+    // does not race; CTA 1's still does.
+    Launch r("race", {2, 1, 1});
+    r.access(AccessType::Write, 0, 1, 0x1000, 100, true, 0, StateSpace::Global);
+    r.access(AccessType::Atomic, 0, 1, 0x1000, 50, true, 0, StateSpace::Global,
+             MemOrder::Relaxed, MemScope::Gpu);
+    r.barrier(0b11, 0, 0, 0);
+    r.access(AccessType::Atomic, 1, 1, 0x1000, 50, true, 0, StateSpace::Global,
+             MemOrder::Relaxed, MemScope::Gpu);
+    EXPECT_EQ(r.count(FindingKind::DataRace), 0u);
+    r.access(AccessType::Atomic, 0, 1, 0x1000, 51, true, 1, StateSpace::Global,
+             MemOrder::Relaxed, MemScope::Gpu);
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].sites[0].pc, 100u);
+    EXPECT_EQ(f[0].sites[1].pc, 51u);
+  }
+}
+
 // Thread 0 of CTA 0 writes data, then publishes a flag; thread 0 of CTA 1
 // reads the flag, then the data.
 void handshake(Launch &r, MemOrder st, MemScope st_scope, MemOrder ld,
