@@ -148,16 +148,29 @@ float tanh(float x) {
   // (measured: every f16 and bf16 input up to there gives x).
   if (std::fabs(x) < std::bit_cast<float>(0x3b810000u))
     return x;
+  // From 8 on the unit returns +-1 (measured: every f16 and bf16 input
+  // from 8 gives 1.0, every one below it less).
+  if (std::fabs(x) >= 8.0f)
+    return std::copysign(1.0f, x);
   // On [0.5, 2) the interpolation fitted to the H100's results
   // (mufu_tables.inc); elsewhere the exact function, rounded.
   const uint32_t b = std::bit_cast<uint32_t>(x);
   const uint32_t e = (b >> 23) & 0xff;
   if (e == 126 || e == 127) {
     // The unit reads x in fixed point with 20 fraction bits, truncated
-    // (measured: the results change only at multiples of 2^-20).
-    const Segment s = segment(b & (e == 126 ? 0x7ffff0u : 0x7ffff8u));
-    const double v = quadratic(
-        e == 126 ? kTanhHalfTable[s.index] : kTanhOneTable[s.index], s.u);
+    // (measured: the results change only at multiples of 2^-20). Its value
+    // is a smooth part in the high bits of that operand plus a weight per
+    // low bit (measured: within every 2^-17 the steps follow the bits).
+    const int low = e == 126 ? 4 : 3;
+    const uint32_t fixed = (b & 0x7fffffu) >> low;
+    const uint32_t high = (fixed >> kTanhLowBits) << (kTanhLowBits + low);
+    const Segment s = segment(high);
+    const double(&c)[3 + kTanhLowBits] =
+        e == 126 ? kTanhHalfTable[s.index] : kTanhOneTable[s.index];
+    double v = c[0] + (c[1] + c[2] * s.u) * s.u;
+    for (int bit = 0; bit < kTanhLowBits; ++bit)
+      if (fixed >> bit & 1)
+        v += c[3 + bit];
     return unit_result(std::signbit(x) ? -v : v);
   }
   return unit_result(std::tanh(double(x)));

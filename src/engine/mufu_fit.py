@@ -13,7 +13,12 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         hardware's results there lie 2^-26 to 2^-25 above -1 + those of
         [1,2)).
   tanh: y itself, one table per measured binade ([0.5,1), [1,2)), of x
-        truncated to a multiple of 2^-20 as the unit reads it.
+        truncated to a multiple of 2^-20 as the unit reads it (X, 20
+        fraction bits). The unit's value is not smooth in the low bits of X
+        (measured: within every 2^-17 the steps repeat a pattern set by the
+        bits, as a truncating multiplier gives), so per segment the model is
+        c0 + c1*u + c2*u^2 + sum_b w_b * bit_b(X), b < TANH_BITS, with u the
+        position of X with those bits cleared.
   sin:  the unit's sine of a quarter-turn angle A (23 bits, units of 2^-25
         turns, after the quadrant reduction of mufu.cpp) as A * g(A): g is
         fitted, so the relative precision near the zeros is kept. Every
@@ -24,6 +29,7 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
 import array, math, os, struct, sys
 
 K = 9  # 512 segments
+TANH_BITS = 8  # low bits of the tanh operand with a weight each
 N = 1 << 23
 SEG = N >> K
 
@@ -93,18 +99,49 @@ def lg2_fit(name, offset):
     return fit(samples())
 
 
+def solve_n(m):
+    n = len(m)
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(m[r][i]))
+        m[i], m[p] = m[p], m[i]
+        for r in range(n):
+            if r != i and m[r][i] != 0.0:
+                c = m[r][i] / m[i][i]
+                row, pivot = m[r], m[i]
+                for j in range(i, n + 1):
+                    row[j] -= c * pivot[j]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
 def tanh_fit(name, low):
     """The unit reads x in fixed point with 20 fraction bits (truncated): the
-    results change only where the mantissa's low `low` bits are zero."""
+    results change only where the mantissa's low `low` bits are zero, so one
+    input per fixed-point value X feeds the fit."""
     t = table(name)
-    mask = ~((1 << low) - 1)
-
-    def samples():
-        for i in range(N):
+    nb = TANH_BITS
+    n = 3 + nb
+    out = []
+    for s in range(1 << K):
+        m = [[0.0] * (n + 1) for _ in range(n)]
+        for i in range(s * SEG, (s + 1) * SEG, 1 << low):
             y = t[i]
-            j = i & mask
-            yield j >> (23 - K), (j & (SEG - 1)) / SEG - 0.5, y, ulp(y, 0.0) ** -2
-    return fit(samples())
+            x = i >> low
+            u = (((x >> nb) << (nb + low)) & (SEG - 1)) / SEG - 0.5
+            v = [1.0, u, u * u] + [float((x >> b) & 1) for b in range(nb)]
+            w = ulp(y, 0.0) ** -2
+            for a in range(n):
+                wa = w * v[a]
+                if wa == 0.0:
+                    continue
+                row = m[a]
+                for b in range(a, n):
+                    row[b] += wa * v[b]
+                row[n] += wa * y
+        for a in range(n):
+            for b in range(a):
+                m[a][b] = m[b][a]
+        out.append(solve_n(m))
+    return out
 
 
 def sin_fit():
@@ -134,9 +171,9 @@ def sin_fit():
 
 
 def emit(out, name, coef, comment):
-    out.write("// %s\nconstexpr double %s[%d][3] = {\n" % (comment, name, len(coef)))
+    out.write("// %s\nconstexpr double %s[%d][%d] = {\n" % (comment, name, len(coef), len(coef[0])))
     for c in coef:
-        out.write("    {%s, %s, %s},\n" % tuple(x.hex() for x in c))
+        out.write("    {%s},\n" % ", ".join(x.hex() for x in c))
     out.write("};\n")
 
 
@@ -147,12 +184,14 @@ def main():
         out.write("// Per segment of the mantissa (%d segments): c0 + c1*u + c2*u^2,\n" % (1 << K))
         out.write("// u in [-1/2, 1/2) the position in the segment.\n")
         out.write("constexpr int kMufuSegmentBits = %d;\n" % K)
+        out.write("// tanh: then the weights of the operand's low bits (20 fraction bits).\n")
+        out.write("constexpr int kTanhLowBits = %d;\n" % TANH_BITS)
         emit(out, "kLg2Table", lg2_fit("lg2.approx.ftz.f32_b1-2", 0.0),
              "lg2(m), m in [1, 2), in units of 2^-36: x >= 1")
         emit(out, "kLg2BelowOneTable", lg2_fit("lg2.approx.ftz.f32_b0.5-1", 1.0),
              "lg2(m), m in [1, 2), in units of 2^-36: x < 1")
-        emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1)")
-        emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2)")
+        emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1): c0, c1, c2, w_0..")
+        emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2): c0, c1, c2, w_0..")
         emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
     print("wrote", path)
 
