@@ -75,6 +75,25 @@ double quadratic(const double (&c)[3], double u) {
 }
 } // namespace
 
+namespace {
+// lg2 of the mantissa 1 + j 2^-23 for j < 2^15 (the first two segments), in
+// units of 2^-36, as the H100's results there show it: 7377 + 11818 j
+// exactly for j < 1024, less a square term 363.52 M rounded, where M is the
+// square of j without the square of its low 10 bits L, the cross term's
+// partial products truncated one by one: M = 2 h^2 + sum over the bits b of
+// L of floor(h 2^(b-8)), h = j >> 10 (measured: the term grows in steps of
+// 256, 128, 64 values of j as h grows). Within 1 ulp of every measured
+// result there, bit-exact on 70 %.
+double lg2_near_one(uint32_t j) {
+  const uint32_t h = j >> 10, low = j & 1023;
+  double square = 2.0 * h * h;
+  for (int bit = 0; bit < 10; ++bit)
+    if (low >> bit & 1)
+      square += std::floor(std::ldexp(double(h), bit - 8));
+  return 7377.0 + 11818.0 * j - std::nearbyint(363.52 * square);
+}
+} // namespace
+
 float lg2(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
@@ -91,8 +110,11 @@ float lg2(float x) {
   const uint32_t b = std::bit_cast<uint32_t>(x);
   const Segment s = segment(b & 0x7fffffu);
   const int e = int(b >> 23) - 127;
-  const double m = std::nearbyint(
-      quadratic(e >= 0 ? kLg2Table[s.index] : kLg2BelowOneTable[s.index], s.u));
+  const double m =
+      e >= 0 && s.index < 2
+          ? lg2_near_one(b & 0x7fffffu)
+          : std::nearbyint(quadratic(
+                e >= 0 ? kLg2Table[s.index] : kLg2BelowOneTable[s.index], s.u));
   return unit_result(std::ldexp(std::ldexp(double(e), 36) + m, -36));
 }
 
