@@ -76,21 +76,18 @@ double quadratic(const double (&c)[3], double u) {
 } // namespace
 
 namespace {
-// lg2 of the mantissa 1 + j 2^-23 for j < 2^15 (the first two segments), in
-// units of 2^-36, as the H100's results there show it: 7377 + 11818 j
-// exactly for j < 1024, less a square term 363.52 M rounded, where M is the
-// square of j without the square of its low 10 bits L, the cross term's
-// partial products truncated one by one: M = 2 h^2 + sum over the bits b of
-// L of floor(h 2^(b-8)), h = j >> 10 (measured: the term grows in steps of
-// 256, 128, 64 values of j as h grows). Within 1 ulp of every measured
-// result there, bit-exact on 70 %.
-double lg2_near_one(uint32_t j) {
-  const uint32_t h = j >> 10, low = j & 1023;
-  double square = 2.0 * h * h;
+// The square of the offset d in a segment as the unit forms it: 2 h^2 plus,
+// per set bit b of L, the partial product floor(h 2^(b-8)), h = d >> 10,
+// L = d & 1023 (the square of L dropped, each partial product truncated;
+// measured: near x = 1 the term grows in steps of 256, 128, 64 values of d
+// as h grows).
+double lg2_square(uint32_t d) {
+  const uint32_t h = d >> 10, low = d & 1023;
+  uint64_t m = 2ull * h * h;
   for (int bit = 0; bit < 10; ++bit)
     if (low >> bit & 1)
-      square += std::floor(std::ldexp(double(h), bit - 8));
-  return 7377.0 + 11818.0 * j - std::nearbyint(363.52 * square);
+      m += bit >= 8 ? uint64_t(h) << (bit - 8) : h >> (8 - bit);
+  return double(m);
 }
 } // namespace
 
@@ -102,20 +99,23 @@ float lg2(float x) {
     return 0;
   if (x == 0 || std::isinf(x))
     return x == 0 ? -INFINITY : x;
-  // The unit interpolates lg2 of the mantissa in fixed point (units of
-  // 2^-36, fitted to the H100's results: mufu_tables.inc) and adds the
-  // exponent; the sum rounded to nearest f32. Near x = 1 this reproduces
-  // the hardware's absolute error, where the result is tiny. Below 1 its
-  // results lie 2^-26 to 2^-25 higher: a table of its own.
+  // The unit computes lg2 of the mantissa in fixed point (units of 2^-36)
+  // per segment of 2^17 mantissa values as c0 + c1 d + c2 M(d), d the
+  // offset in the segment (coefficients fitted to the H100's results:
+  // mufu_tables.inc), and adds the exponent; the sum rounded to nearest f32.
+  // Below 1 its results lie 2^-26 to 2^-25 higher: a table of its own.
   const uint32_t b = std::bit_cast<uint32_t>(x);
-  const Segment s = segment(b & 0x7fffffu);
+  const uint32_t mant = b & 0x7fffffu;
   const int e = int(b >> 23) - 127;
-  const double m =
-      e >= 0 && s.index < 2
-          ? lg2_near_one(b & 0x7fffffu)
-          : std::nearbyint(quadratic(
-                e >= 0 ? kLg2Table[s.index] : kLg2BelowOneTable[s.index], s.u));
-  return unit_result(std::ldexp(std::ldexp(double(e), 36) + m, -36));
+  const uint32_t d = mant & ((1u << kLg2SegmentBits) - 1);
+  const double(&c)[3] = e >= 0 ? kLg2Table[mant >> kLg2SegmentBits]
+                               : kLg2BelowOneTable[mant >> kLg2SegmentBits];
+  const double m = std::nearbyint(c[0] + c[1] * d + c[2] * lg2_square(d));
+  // Rounded to nearest f32 for x in [0.5, 2), truncated beyond (measured:
+  // lg2(2) is 1, not 1 + 2^-23; lg2(0.1) is 0xc0549a77).
+  const double v = std::ldexp(std::ldexp(double(e), 36) + m, -36);
+  const Round mode = e == 0 || e == -1 ? Round::RN : Round::RZ;
+  return flush(std::bit_cast<float>(uint32_t(encode_double(kF32, v, {mode}))));
 }
 
 namespace {

@@ -8,7 +8,14 @@ position in the segment, -1/2 .. 1/2) to the measured results by weighted
 least squares (weight 1/ulp^2 of the result, so the tiny results of lg2 near
 x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
 
-  lg2:  the fixed-point value in units of 2^-36, lg2(m) for m in [1, 2); one
+  lg2:  the fixed-point value in units of 2^-36, lg2(m) for m in [1, 2), as
+        the unit computes it (visible in the data): per segment of 2^17
+        mantissa values (64), c0 + c1*d + c2*M(d), d the offset in the
+        segment and M(d) its square as the unit forms it: 2 h^2 plus, per
+        set bit b of L, floor(h 2^(b-8)), h = d >> 10, L = d & 1023 (the
+        square of L dropped, the cross term's partial products truncated one
+        by one). c0, c1, c2 by least squares; where results are below 2^-13
+        (so exact in units of 2^-36), c0 is then the median residual. One
         table per measured binade (x in [0.5,1) is -1 + its own table: the
         hardware's results there lie 2^-26 to 2^-25 above -1 + those of
         [1,2)).
@@ -85,18 +92,48 @@ def ulp(y, floor):
     return max(math.ulp(y), floor) if y else floor
 
 
+LG2_BITS = 17  # lg2: mantissa bits per segment (64 segments)
+
+
+def lg2_square(d):
+    """M(d): the square of the offset d as the unit forms it."""
+    h, low = d >> 10, d & 1023
+    m = 2 * h * h
+    for b in range(10):
+        if low >> b & 1:
+            m += h << (b - 8) if b >= 8 else h >> (8 - b)
+    return m
+
+
 def lg2_fit(name, offset):
     t = table(name)
     unit = 2.0 ** 36
-
-    def samples():
-        for i in range(N):
-            y = t[i]
-            if y == 0:  # lg2(1) = 0 is a special value
+    size = 1 << LG2_BITS
+    square = [float(lg2_square(d)) for d in range(size)]
+    out = []
+    for s in range(N >> LG2_BITS):
+        m = [[0.0] * 4 for _ in range(3)]
+        base = s << LG2_BITS
+        for d in range(size):
+            if base + d == 0:  # lg2(1) = 0 is a special value
                 continue
-            yield (i >> (23 - K), (i & (SEG - 1)) / SEG - 0.5, (y + offset) * unit,
-                   (unit * ulp(y, 2.0 ** -36)) ** -2)
-    return fit(samples())
+            y = (t[base + d] + offset) * unit
+            q = square[d]
+            row0, row1, row2 = m
+            row0[0] += 1.0; row0[1] += d; row0[2] += q; row0[3] += y
+            row1[1] += d * d; row1[2] += d * q; row1[3] += d * y
+            row2[2] += q * q; row2[3] += q * y
+        m[1][0] = m[0][1]; m[2][0] = m[0][2]; m[2][1] = m[1][2]
+        c = solve(m)
+        # Where every result is exact in units of 2^-36, c0 is the median
+        # residual of those (every 7th offset).
+        r = sorted((t[base + d] + offset) * unit - c[1] * d - c[2] * square[d]
+                   for d in range(0, size, 7)
+                   if base + d and abs(t[base + d]) <= 2.0 ** -13)
+        if len(r) > 10:
+            c[0] = r[len(r) // 2]
+        out.append(c)
+    return out
 
 
 def solve_n(m):
@@ -186,10 +223,12 @@ def main():
         out.write("constexpr int kMufuSegmentBits = %d;\n" % K)
         out.write("// tanh: then the weights of the operand's low bits (20 fraction bits).\n")
         out.write("constexpr int kTanhLowBits = %d;\n" % TANH_BITS)
+        out.write("// lg2: c0 + c1*d + c2*M(d) per segment of 2^%d mantissa values.\n" % LG2_BITS)
+        out.write("constexpr int kLg2SegmentBits = %d;\n" % LG2_BITS)
         emit(out, "kLg2Table", lg2_fit("lg2.approx.ftz.f32_b1-2", 0.0),
-             "lg2(m), m in [1, 2), in units of 2^-36: x >= 1")
+             "lg2(m), m in [1, 2), in units of 2^-36: x >= 1: c0, c1, c2")
         emit(out, "kLg2BelowOneTable", lg2_fit("lg2.approx.ftz.f32_b0.5-1", 1.0),
-             "lg2(m), m in [1, 2), in units of 2^-36: x < 1")
+             "lg2(m), m in [1, 2), in units of 2^-36: x < 1: c0, c1, c2")
         emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1): c0, c1, c2, w_0..")
         emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2): c0, c1, c2, w_0..")
         emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
