@@ -36,18 +36,27 @@ float rcp(float x) {
   return unit_result(1.0 / double(x));
 }
 
+namespace {
+double unit_form(const double (&c)[3], uint32_t d);
+double sqrt_form(float x, bool reciprocal);
+} // namespace
+
 float rsq(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
     return kNaN32;
-  return unit_result(1.0 / std::sqrt(double(x)));
+  if (x == 0 || std::isinf(x))
+    return unit_result(1.0 / std::sqrt(double(x)));
+  return unit_result(sqrt_form(x, true));
 }
 
 float sqrt(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
     return kNaN32;
-  return unit_result(std::sqrt(double(x)));
+  if (x == 0 || std::isinf(x))
+    return unit_result(std::sqrt(double(x)));
+  return unit_result(sqrt_form(x, false));
 }
 
 float ex2(float x) {
@@ -89,6 +98,33 @@ double lg2_square(uint32_t d) {
       m += bit >= 8 ? uint64_t(h) << (bit - 8) : h >> (8 - bit);
   return double(m);
 }
+
+// The unit's fixed-point form c0 + c1 d + c2 M(d) (units of 2^-36, rounded
+// to an integer) at offset d of its segment.
+double unit_form(const double (&c)[3], uint32_t d) {
+  return std::nearbyint(c[0] + c[1] * d + c[2] * lg2_square(d));
+}
+
+// sqrt or 1/sqrt of a positive normal x = m 2^e: the unit's value for the
+// mantissa (m in [1, 2) for an even e, 2m in [2, 4) for an odd one; tables
+// fitted to the H100's results) scaled by 2^(+-e/2).
+double sqrt_form(float x, bool reciprocal) {
+  const uint32_t b = std::bit_cast<uint32_t>(x);
+  const uint32_t mant = b & 0x7fffffu;
+  const int e = int(b >> 23) - 127;
+  const bool odd = (e & 1) != 0;
+  const uint32_t seg = mant >> kLg2SegmentBits;
+  const uint32_t d = mant & ((1u << kLg2SegmentBits) - 1);
+  const double(&c)[3] = reciprocal
+                            ? (odd ? kRsqrtTwoTable[seg] : kRsqrtOneTable[seg])
+                            : (odd ? kSqrtTwoTable[seg] : kSqrtOneTable[seg]);
+  const int half = (odd ? e - 1 : e) / 2;
+  // A power of 4 gives the exact power of 2 (measured: rsqrt of 1, 2^-24,
+  // 2^-126 are 1, 2^12, 2^63, where the form is half an ulp lower).
+  if (mant == 0 && !odd)
+    return std::ldexp(1.0, reciprocal ? -half : half);
+  return std::ldexp(unit_form(c, d), (reciprocal ? -half : half) - 36);
+}
 } // namespace
 
 float lg2(float x) {
@@ -110,7 +146,7 @@ float lg2(float x) {
   const uint32_t d = mant & ((1u << kLg2SegmentBits) - 1);
   const double(&c)[3] = e >= 0 ? kLg2Table[mant >> kLg2SegmentBits]
                                : kLg2BelowOneTable[mant >> kLg2SegmentBits];
-  const double m = std::nearbyint(c[0] + c[1] * d + c[2] * lg2_square(d));
+  const double m = unit_form(c, d);
   // Rounded to nearest f32 for x in [0.5, 2), truncated beyond (measured:
   // lg2(2) is 1, not 1 + 2^-23; lg2(0.1) is 0xc0549a77).
   const double v = std::ldexp(std::ldexp(double(e), 36) + m, -36);

@@ -26,6 +26,9 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         bits, as a truncating multiplier gives), so per segment the model is
         c0 + c1*u + c2*u^2 + sum_b w_b * bit_b(X), b < TANH_BITS, with u the
         position of X with those bits cleared.
+  sqrt, rsqrt: the same fixed-point form as lg2 (per 2^17 mantissa values
+        c0 + c1*d + c2*M(d)), one table for an even exponent (x in [1,2))
+        and one for an odd one ([2,4)).
   sin:  the unit's sine of a quarter-turn angle A (23 bits, units of 2^-25
         turns, after the quadrant reduction of mufu.cpp) as A * g(A): g is
         fitted, so the relative precision near the zeros is kept. Every
@@ -229,6 +232,14 @@ def main():
              "lg2(m), m in [1, 2), in units of 2^-36: x >= 1: c0, c1, c2")
         emit(out, "kLg2BelowOneTable", lg2_fit("lg2.approx.ftz.f32_b0.5-1", 1.0),
              "lg2(m), m in [1, 2), in units of 2^-36: x < 1: c0, c1, c2")
+        emit(out, "kSqrtOneTable", lg2_fit("sqrt.approx.ftz.f32_b1-2", 0.0),
+             "sqrt(m), m in [1, 2), in units of 2^-36: c0, c1, c2")
+        emit(out, "kSqrtTwoTable", lg2_fit("sqrt.approx.ftz.f32_b2-4", 0.0),
+             "sqrt(m), m in [2, 4), in units of 2^-36: c0, c1, c2")
+        emit(out, "kRsqrtOneTable", lg2_fit("rsqrt.approx.ftz.f32_b1-2", 0.0),
+             "1/sqrt(m), m in [1, 2), in units of 2^-36: c0, c1, c2")
+        emit(out, "kRsqrtTwoTable", lg2_fit("rsqrt.approx.ftz.f32_b2-4", 0.0),
+             "1/sqrt(m), m in [2, 4), in units of 2^-36: c0, c1, c2")
         emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1): c0, c1, c2, w_0..")
         emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2): c0, c1, c2, w_0..")
         emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")

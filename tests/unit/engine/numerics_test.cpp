@@ -470,8 +470,8 @@ TEST(Mufu, DenseTablesWithinTheRecordedBounds) {
   };
   const Table tables[] = {
       {"rcp.approx.ftz.f32_b1-2", 0x3f800000, f32(rcp_approx), 1.0, 1},
-      {"rsqrt.approx.ftz.f32_b1-2", 0x3f800000, f32(rsqrt_approx), 1.0, 2},
-      {"rsqrt.approx.ftz.f32_b2-4", 0x40000000, f32(rsqrt_approx), 1.0, 2},
+      {"rsqrt.approx.ftz.f32_b1-2", 0x3f800000, f32(rsqrt_approx), 1.0, 1},
+      {"rsqrt.approx.ftz.f32_b2-4", 0x40000000, f32(rsqrt_approx), 1.0, 1},
       {"sqrt.approx.ftz.f32_b1-2", 0x3f800000, f32(sqrt_approx), 1.0, 1},
       {"sqrt.approx.ftz.f32_b2-4", 0x40000000, f32(sqrt_approx), 1.0, 1},
       {"ex2.approx.ftz.f32_b0.25-0.5", 0x3e800000, f32(ex2_approx), 1.0, 2},
