@@ -59,11 +59,20 @@ float sqrt(float x) {
   return unit_result(sqrt_form(x, false));
 }
 
+namespace {
+double ex2_form(float x);
+} // namespace
+
 float ex2(float x) {
   x = flush(x);
   if (std::isnan(x))
     return kNaN32;
-  return unit_result(std::exp2(double(x)));
+  // x >= 0: the unit's fixed-point form. Below 0 the H100's results are
+  // not those of the same form (2^-0.5 is one ulp below 2^1.5 / 4), so
+  // there the exact function, rounded.
+  if (!(x >= 0 && x < 128.0f))
+    return unit_result(std::exp2(double(x)));
+  return unit_result(ex2_form(x));
 }
 
 namespace {
@@ -103,6 +112,22 @@ double lg2_square(uint32_t d) {
 // to an integer) at offset d of its segment.
 double unit_form(const double (&c)[3], uint32_t d) {
   return std::nearbyint(c[0] + c[1] * d + c[2] * lg2_square(d));
+}
+
+// 2^x of 0 <= x < 128: the unit reads x in fixed point with 23 fraction
+// bits, truncated (measured: neighbouring inputs below 1 give the same
+// result), and evaluates 2^f of the fraction f in the fixed-point form (a
+// table fitted to x in [1, 2), the value 2^(1+f)); an integer x gives the
+// exact power of 2.
+double ex2_form(float x) {
+  const double fixed = std::floor(std::ldexp(double(x), 23));
+  const double i = std::floor(std::ldexp(fixed, -23));
+  const uint32_t f = uint32_t(fixed - std::ldexp(i, 23));
+  if (f == 0)
+    return std::ldexp(1.0, int(i));
+  const uint32_t d = f & ((1u << kLg2SegmentBits) - 1);
+  return std::ldexp(unit_form(kEx2Table[f >> kLg2SegmentBits], d),
+                    int(i) - 1 - 36);
 }
 
 // sqrt or 1/sqrt of a positive normal x = m 2^e: the unit's value for the

@@ -26,6 +26,9 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         bits, as a truncating multiplier gives), so per segment the model is
         c0 + c1*u + c2*u^2 + sum_b w_b * bit_b(X), b < TANH_BITS, with u the
         position of X with those bits cleared.
+  ex2:  the unit reads x in fixed point with 23 fraction bits (measured:
+        neighbouring inputs below 1 give the same result); 2^f of the
+        fraction f in the same form as lg2, fitted to x in [1, 2).
   sqrt, rsqrt: the same fixed-point form as lg2 (per 2^17 mantissa values
         c0 + c1*d + c2*M(d)), one table for an even exponent (x in [1,2))
         and one for an odd one ([2,4)).
@@ -232,6 +235,8 @@ def main():
              "lg2(m), m in [1, 2), in units of 2^-36: x >= 1: c0, c1, c2")
         emit(out, "kLg2BelowOneTable", lg2_fit("lg2.approx.ftz.f32_b0.5-1", 1.0),
              "lg2(m), m in [1, 2), in units of 2^-36: x < 1: c0, c1, c2")
+        emit(out, "kEx2Table", lg2_fit("ex2.approx.ftz.f32_b1-2", 0.0),
+             "2^(1+f), f in [0, 1) (23 fraction bits), in units of 2^-36: c0, c1, c2")
         emit(out, "kSqrtOneTable", lg2_fit("sqrt.approx.ftz.f32_b1-2", 0.0),
              "sqrt(m), m in [1, 2), in units of 2^-36: c0, c1, c2")
         emit(out, "kSqrtTwoTable", lg2_fit("sqrt.approx.ftz.f32_b2-4", 0.0),
