@@ -1,6 +1,8 @@
 // The `bcusim run` argument language (include/bcusim/engine/args.h).
 #include "bcusim/engine/args.h"
 
+#include "bcusim/engine/tensormap.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -197,9 +199,148 @@ std::optional<ArgSpec> parse_aggregate(std::string_view text,
 
 } // namespace
 
+// tensormap:TYPE,@I,DIMS,BOX[,KEY=VALUE]...: a tiled tensor map
+// (docs/hopper.md) over buffer argument I, encoded and validated as
+// cuTensorMapEncodeTiled does; passed as a 128-byte structure whose global
+// address is filled in when the buffers exist.
+static std::optional<ArgSpec> parse_tensormap(std::string_view text,
+                                              std::string &error) {
+  std::vector<std::string_view> parts;
+  for (size_t b = 0; b <= text.size();) {
+    size_t e = text.find(',', b);
+    if (e == std::string_view::npos)
+      e = text.size();
+    parts.push_back(text.substr(b, e - b));
+    b = e + 1;
+  }
+  if (parts.size() < 4) {
+    error = "expected tensormap:TYPE,@I,DIMS,BOX[,KEY=VALUE]...";
+    return std::nullopt;
+  }
+  static const std::pair<std::string_view, TmapType> kTypes[] = {
+      {"u8", TmapType::U8},     {"u16", TmapType::U16},  {"u32", TmapType::U32},
+      {"s32", TmapType::S32},   {"u64", TmapType::U64},  {"s64", TmapType::S64},
+      {"f16", TmapType::F16},   {"f32", TmapType::F32},  {"f64", TmapType::F64},
+      {"bf16", TmapType::BF16}, {"tf32", TmapType::TF32}};
+  int type = -1;
+  for (auto &[n, t] : kTypes)
+    if (parts[0] == n)
+      type = int(t);
+  if (type < 0) {
+    error = fmt::format("unknown tensor-map type '{}' (expected one of u8 u16 "
+                        "u32 s32 u64 s64 f16 f32 f64 bf16 tf32)",
+                        parts[0]);
+    return std::nullopt;
+  }
+  uint64_t ref = 0;
+  if (parts[1].size() < 2 || parts[1][0] != '@' ||
+      !parse_u64(parts[1].substr(1), ref)) {
+    error = fmt::format("'{}' is not a buffer reference @I", parts[1]);
+    return std::nullopt;
+  }
+  // AxBxC lists
+  auto list = [&](std::string_view v, std::vector<uint64_t> &out,
+                  const char *what) {
+    out.clear();
+    for (size_t b = 0; b <= v.size();) {
+      size_t e = v.find('x', b);
+      if (e == std::string_view::npos)
+        e = v.size();
+      uint64_t x;
+      if (!parse_u64(v.substr(b, e - b), x)) {
+        error = fmt::format("'{}' is not a list of {} (AxBx...)", v, what);
+        return false;
+      }
+      out.push_back(x);
+      b = e + 1;
+    }
+    return true;
+  };
+  std::vector<uint64_t> dims, box, strides, estr;
+  if (!list(parts[2], dims, "dimensions") || !list(parts[3], box, "box sizes"))
+    return std::nullopt;
+  uint32_t rank = uint32_t(dims.size());
+  if (rank < 1 || rank > 5 || box.size() != rank) {
+    error = fmt::format("a tensor map has 1 to 5 dimensions and one box size "
+                        "per dimension ({} and {} given)",
+                        dims.size(), box.size());
+    return std::nullopt;
+  }
+  uint32_t swizzle = 0, oob = 0, interleave = 0, l2 = 0;
+  for (size_t k = 4; k < parts.size(); ++k) {
+    std::string_view kv = parts[k];
+    size_t eq = kv.find('=');
+    std::string_view key = kv.substr(0, eq), val = eq == std::string_view::npos
+                                                       ? ""
+                                                       : kv.substr(eq + 1);
+    auto pick = [&](std::initializer_list<std::string_view> names,
+                    uint32_t &out) {
+      uint32_t i = 0;
+      for (auto n : names) {
+        if (val == n) {
+          out = i;
+          return true;
+        }
+        ++i;
+      }
+      error = fmt::format("'{}' is not a value of '{}'", val, key);
+      return false;
+    };
+    bool ok =
+        key == "strides"      ? list(val, strides, "strides")
+        : key == "estrides"   ? list(val, estr, "element strides")
+        : key == "swizzle"    ? pick({"none", "32", "64", "128"}, swizzle)
+        : key == "oob"        ? pick({"zero", "nan"}, oob)
+        : key == "interleave" ? pick({"none", "16", "32"}, interleave)
+        : key == "l2"
+            ? pick({"none", "64", "128", "256"}, l2)
+            : (error = fmt::format("unknown tensor-map key '{}' (expected "
+                                   "strides estrides swizzle oob interleave "
+                                   "l2)",
+                                   key),
+               false);
+    if (!ok)
+      return std::nullopt;
+  }
+  uint32_t eb = tmap_element_bytes(TmapType(type));
+  if (strides.empty()) { // dense
+    uint64_t st = dims[0] * eb;
+    for (uint32_t d = 1; d < rank; ++d) {
+      strides.push_back(st);
+      st *= dims[d];
+    }
+  }
+  if (estr.empty())
+    estr.assign(rank, 1);
+  if (strides.size() != rank - 1 || estr.size() != rank) {
+    error = fmt::format("a rank-{} tensor map takes {} strides and {} element "
+                        "strides",
+                        rank, rank - 1, rank);
+    return std::nullopt;
+  }
+  uint32_t box32[5], estr32[5];
+  for (uint32_t d = 0; d < rank; ++d) {
+    box32[d] = uint32_t(std::min<uint64_t>(box[d], 0xffffffffu));
+    estr32[d] = uint32_t(std::min<uint64_t>(estr[d], 0xffffffffu));
+  }
+  alignas(64) uint8_t bytes[128];
+  // Encoded at address 0 (aligned); the buffer's address replaces it.
+  if (tmap_encode_tiled(bytes, uint32_t(type), rank, nullptr, dims.data(),
+                        strides.data(), box32, estr32, interleave, swizzle, l2,
+                        oob, error))
+    return std::nullopt;
+  ArgSpec a;
+  a.is_aggregate = true;
+  a.scalar.assign(bytes, bytes + 128);
+  a.refs.push_back({16, size_t(ref)});
+  return a;
+}
+
 std::optional<ArgSpec> parse_arg(std::string_view text, std::string &error) {
   if (!text.empty() && text.front() == '{')
     return parse_aggregate(text, error);
+  if (text.rfind("tensormap:", 0) == 0)
+    return parse_tensormap(text.substr(10), error);
   ArgSpec a;
   size_t i = 0;
   while (i < text.size() && text[i] != ':' && text[i] != '[')

@@ -169,6 +169,11 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in);
 bool compile_mbarrier(Compiler &c, const ptx::Instruction &in); // mbarrier.*
 // cp.async*, fence, membar (exec_async.cpp)
 bool compile_async(Compiler &c, const ptx::Instruction &in);
+// cp.async.bulk.tensor, cp.reduce.async.bulk.tensor,
+// cp.async.bulk.prefetch{.tensor}, tensormap.replace (exec_tma.cpp), called
+// by compile_async.
+bool compile_tma(Compiler &c, const ptx::Instruction &in);
+bool compile_tensormap(Compiler &c, const ptx::Instruction &in);
 // tex, tld4 (exec_texture.cpp)
 bool compile_texture(Compiler &c, const ptx::Instruction &in);
 // wmma, mma, ldmatrix, stmatrix, movmatrix (exec_mma.cpp)

@@ -68,6 +68,15 @@ uint64_t next_async_id(Cta &c, uint32_t t) {
   return ++v[t];
 }
 
+} // namespace
+
+uint64_t async_next_id(Cta &c, uint32_t t) { return next_async_id(c, t); }
+uint32_t async_bulk_group(Cta &c, uint32_t t) {
+  return per_thread(c.mbar.bulk_groups, c, t);
+}
+
+namespace {
+
 // Fills the observer's view of `op`'s source and destination: `global`
 // addresses are device addresses, shared ones a CTA and an offset.
 void set_global(uint8_t &space, uint64_t &owner, uint64_t &addr, uint64_t a) {
@@ -85,8 +94,10 @@ void set_shared(Exec &x, uint8_t &space, uint64_t &owner, uint64_t &addr,
   addr = t.off;
 }
 
+} // namespace
+
 // Tells the observer that lane `l` issued `op`.
-void issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
+void async_issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
   if (!x.sync_obs)
     return;
   AsyncIssueEvent e;
@@ -100,10 +111,20 @@ void issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
   x.sync_obs->on_async_issue(e);
 }
 
+namespace {
+
+void issued(Exec &x, const AsyncOp &op, AsyncKind kind) {
+  async_issued(x, op, kind);
+}
+
 // Performs a queued copy (and zero-fill); the observer sees its read of the
 // source and its write of the destination, made by the async proxy on
 // behalf of the issuing thread.
 void perform(Exec &x, const Cta &c, const AsyncOp &op) {
+  if (op.tma) {
+    tma_perform(x, c, op);
+    return;
+  }
   if (op.copy_bytes)
     std::memmove(op.dst, op.src, op.copy_bytes);
   if (op.size > op.copy_bytes)
@@ -291,7 +312,8 @@ void exec_cp_mbar_arrive(Exec &x, const Inst &in, uint32_t m) {
 // cp.async.bulk: a[0] dst base (imm), a[1] src base, a[4] src offset slot,
 // a[2] size slot, a[3] mbarrier base, a[5] mbarrier offset slot (kNone:
 // bulk_group form). flags: 1 = dst is .shared::cluster, 2 = dst is global,
-// 4 = src is shared::cta.
+// 4 = src is shared::cta. aux: the ctaMask slot of .multicast::cluster
+// (kNone: none).
 void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
   std::string what = text_at(x, in);
@@ -351,11 +373,53 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       op.what = AsyncOp::What::BulkGroup;
       op.group = per_thread(c.mbar.bulk_groups, c, op.thread);
     }
-    op.async_id = next_async_id(c, op.thread);
-    issued(x, op,
-           op.what == AsyncOp::What::BulkTx ? AsyncKind::BulkMbarrierTx
-                                            : AsyncKind::BulkGroupCopy);
-    c.mbar.pending.push_back(op);
+    if (in.aux == kNone) {
+      op.async_id = next_async_id(c, op.thread);
+      issued(x, op,
+             op.what == AsyncOp::What::BulkTx ? AsyncKind::BulkMbarrierTx
+                                              : AsyncKind::BulkGroupCopy);
+      c.mbar.pending.push_back(op);
+      return;
+    }
+    // .multicast::cluster (aux = the ctaMask slot): the same bytes to the
+    // same CTA-relative offset of each CTA in the mask, each completing on
+    // its own mbarrier at the mbarrier's offset.
+    SharedTarget dt{x.cta, dst};
+    if (dst >= kSharedCtaWindow)
+      resolve_shared_cluster(x, dst, dt);
+    uint32_t mask = uint32_t(x.s(in.aux)[l]) & 0xffff;
+    auto &ctas = c.cluster->ctas;
+    std::vector<Cta *> to;
+    for (uint32_t r = 0; r < 16; ++r) {
+      if (!((mask >> r) & 1))
+        continue;
+      if (r >= ctas.size() || !ctas[r] || ctas[r]->live_warps == 0) {
+        x.set_error(
+            FaultKind::Mbarrier, l,
+            fmt::format("'{}': ctaMask 0x{:x} names CTA rank {}, "
+                        "which is {} the cluster",
+                        what, mask, r,
+                        r >= ctas.size() ? "not in" : "no longer running in"));
+        return;
+      }
+      if (dt.off + n > ctas[r]->shared.size()) {
+        x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared,
+                    shared_cluster_base(r) + dt.off, n, l, true);
+        return;
+      }
+      to.push_back(ctas[r]);
+    }
+    for (Cta *t : to) {
+      AsyncOp o = op;
+      o.dst = t->shared.data() + dt.off;
+      o.dst_space = 1;
+      o.dst_owner = t->linear;
+      o.dst_addr = dt.off;
+      o.mbar_cta = t;
+      o.async_id = next_async_id(c, o.thread);
+      issued(x, o, AsyncKind::BulkMbarrierTx);
+      c.mbar.pending.push_back(o);
+    }
   });
 }
 
@@ -372,6 +436,9 @@ bool second_address(Compiler &c, const ptx::Operand &o, MemSpace sp,
 
 bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
+  for (const std::string &m : in.modifiers)
+    if (m == "reduce" || m == "tensor" || m == "prefetch")
+      return compile_tma(c, in);
   Mods mods(in);
   if (!mods.take(ptx::Mod::async)) {
     c.unsupported("cp form");
@@ -396,19 +463,16 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       i.a[0] = n;
       return true;
     }
-    if (mods.take(ptx::Mod::tensor) || mods.take(ptx::Mod::prefetch)) {
-      c.unsupported("cp.async.bulk form (tensor / prefetch)");
-      return true;
-    }
     std::string dsp =
         mods.take_any({"shared::cluster", "shared::cta", "global"});
     const ptx::Mod ssp =
         mods.take_any({ptx::Mod::global, ptx::Mod::shared_cta});
     bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
     bool group = !tx && mods.take(ptx::Mod::bulk_group);
-    if (mods.take(ptx::Mod::multicast_cluster) ||
-        mods.take(ptx::Mod::L2_cache_hint) || mods.take(ptx::Mod::cp_mask)) {
-      c.unsupported("cp.async.bulk qualifier (multicast / cache hint / mask)");
+    bool multicast = mods.take(ptx::Mod::multicast_cluster);
+    bool hint = mods.take(ptx::Mod::L2_cache_hint); // a hint: no effect
+    if (mods.take(ptx::Mod::cp_mask)) {
+      c.unsupported("cp.async.bulk qualifier (.cp_mask)");
       return true;
     }
     if (!c.finish(mods))
@@ -422,7 +486,13 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
                     "completion mechanism");
       return true;
     }
-    if (!c.expect_operands(tx ? 4 : 3))
+    if (multicast &&
+        !(tx && dsp == "shared::cluster" && ssp == ptx::Mod::global)) {
+      c.unsupported("cp.async.bulk.multicast::cluster other than "
+                    ".shared::cluster.global.mbarrier::complete_tx::bytes");
+      return true;
+    }
+    if (!c.expect_operands((tx ? 4 : 3) + (multicast ? 1 : 0) + (hint ? 1 : 0)))
       return true;
     Addr d;
     if (!c.address(o[0], dsp == "global" ? MemSpace::Global : MemSpace::Shared,
@@ -449,6 +519,7 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     i.flags =
         uint8_t((dsp == "shared::cluster" ? 1 : 0) | (dsp == "global" ? 2 : 0) |
                 (ssp == ptx::Mod::shared_cta ? 4 : 0));
+    i.aux = multicast ? c.src(o[4], Ty{Ty::U16}) : kNone;
     return true;
   }
   if (mods.take(ptx::Mod::commit_group)) {
@@ -651,6 +722,8 @@ bool compile_async(Compiler &c, const ptx::Instruction &in) {
     return compile_cp(c, in);
   if (in.op == ptx::Op::fence || in.op == ptx::Op::membar)
     return compile_fence(c, in);
+  if (in.op == ptx::Op::tensormap)
+    return compile_tensormap(c, in);
   return false;
 }
 

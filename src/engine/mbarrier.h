@@ -75,4 +75,13 @@ std::string describe_mbar_wait(const Program &prog, const Cta &c,
 // in `x` (x.cta == &c) and the issuing warp and pc in `warp` / `pc`.
 bool flush_async(Exec &x, Cta &c, uint32_t &warp, uint32_t &pc);
 
+// Shared by the copies of exec_async.cpp and exec_tma.cpp: the next
+// AsyncOp::async_id of thread `t`, its current bulk group, and the
+// observer's issue event of `op`.
+uint64_t async_next_id(Cta &c, uint32_t t);
+uint32_t async_bulk_group(Cta &c, uint32_t t);
+void async_issued(Exec &x, const AsyncOp &op, AsyncKind kind);
+// Performs a planned tensor copy (exec_tma.cpp).
+void tma_perform(Exec &x, const Cta &c, const AsyncOp &op);
+
 } // namespace bcusim::engine::detail

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bcusim::engine::detail {
@@ -52,6 +53,26 @@ inline uint64_t token(uint32_t phase, uint32_t pending_after) {
 }
 } // namespace mbar
 
+// A tensor copy (exec_tma.cpp) planned when it is issued: the box in runs
+// of bytes, each with its global address (nullptr: out of bounds) and its
+// offset in the box before swizzling.
+struct TmaRun {
+  uint8_t *g = nullptr;
+  uint64_t gaddr = 0;
+  uint32_t off = 0, bytes = 0;
+};
+struct TmaPlan {
+  std::vector<TmaRun> runs;
+  uint64_t sh_off = 0; // the box's shared-memory offset in each CTA
+  uint64_t fill = 0;   // an out-of-bounds element's bytes (loads)
+  uint32_t elem = 0, bytes = 0;
+  uint8_t swizzle = 0, kind = 0, op = 0, type = 0;
+  // Where the runs' `g` point (the non-tensor cp.reduce.async.bulk may
+  // reduce into a CTA's shared memory): 0 global, 1 shared of CTA g_owner.
+  uint8_t g_space = 0;
+  uint64_t g_owner = 0;
+};
+
 // An asynchronous operation waiting for the next scheduling point.
 struct AsyncOp {
   enum class What : uint8_t {
@@ -74,6 +95,9 @@ struct AsyncOp {
   uint64_t async_id = 0;
   uint8_t src_space = 0, dst_space = 0;
   uint64_t src_owner = 0, dst_owner = 0, src_addr = 0, dst_addr = 0;
+  // A tensor copy: dst = src = the shared memory of the CTA it writes to
+  // (loads) or reads from (stores, reductions).
+  std::shared_ptr<const TmaPlan> tma;
 };
 
 struct MbarCtaState {

@@ -611,6 +611,25 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                   "must be the sink '_'",
                                   what));
   }
+  // cp{.reduce}.async.bulk{.prefetch}.tensor.Nd: the tensor coordinates
+  // are a vector of N elements; the im2col forms need .3d to .5d.
+  if (op == Op::cp && has(in, "tensor")) {
+    int dims = 0;
+    for (int d = 1; d <= 5; ++d)
+      if (has(in, fmt::format("{}d", d)))
+        dims = d;
+    if (dims && dims < 3 && (has(in, "im2col") || has(in, "im2col_no_offs")))
+      error(in.loc,
+            fmt::format("'.{}d' cannot be combined with '.{}' (it "
+                        "needs .3d to .5d)",
+                        dims, has(in, "im2col") ? "im2col" : "im2col_no_offs"));
+    for (const auto &x : o)
+      if (dims && x.kind == OK::Address && x.elems.size() == 2 &&
+          x.elems[1].kind == OK::Vector &&
+          x.elems[1].elems.size() != size_t(dims))
+        error(x.loc, fmt::format("'{}' takes {} tensor coordinates, {} given",
+                                 name, dims, x.elems[1].elems.size()));
+  }
   arithmetic(in);
   memory(in);
   conversion(in);

@@ -3,6 +3,7 @@
 #include "bcusim/runtime/gpu.h"
 
 #include <dlfcn.h>
+#include <filesystem>
 
 #include <cstdlib>
 #include <cstring>
@@ -62,6 +63,17 @@ std::unique_ptr<Gpu> Gpu::open(std::string &error) {
     error = fmt::format("no CUDA driver: cannot load {} ({}); --on-gpu and "
                         "--compare-gpu need an NVIDIA GPU and its driver",
                         api->path, dlerror());
+    return nullptr;
+  }
+  if (dlsym(api->lib, "bcusim_standin_libcuda")) {
+    // bcusim exec's libcuda.so.1 stand-in (on LD_LIBRARY_PATH): it runs
+    // nothing on a GPU.
+    error = fmt::format(
+        "no CUDA driver: the {} loaded is bcusim exec's stand-in "
+        "(tensor-map encoders only), not NVIDIA's driver; --on-gpu and "
+        "--compare-gpu need an NVIDIA GPU and its driver",
+        std::filesystem::path(api->path).filename().string());
+    dlclose(api->lib);
     return nullptr;
   }
   std::string missing;

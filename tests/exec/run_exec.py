@@ -50,11 +50,15 @@ import hashlib
 variant = hashlib.sha1(repr((a.option, a.arg)).encode()).hexdigest()[:8]
 exe = os.path.join(a.out, f"{name}.{a.mode}" +
                    (f".{variant}" if a.option or a.arg else "")
-                   + "".join(f.replace("=", "") for f in a.nvcc_flag))
+                   + "".join(f.replace("=", "").replace("/", "_")
+                             for f in a.nvcc_flag))
 flags = {"run": ["-cudart", "shared", "-arch=sm_90"],
          "static": ["-arch=sm_90"],
          "no-ptx": ["-cudart", "shared",
                     "-gencode", "arch=compute_90,code=sm_90"]}[a.mode]
+# A program that names its own target (-arch=sm_90a) gets it instead.
+if any(f.startswith("-arch") for f in a.nvcc_flag):
+    flags = [f for f in flags if not f.startswith("-arch")]
 inputs = [a.source, *a.extra_source,
           os.path.join(os.path.dirname(a.source), "common.h")]
 if (not os.path.exists(exe) or

@@ -10,7 +10,8 @@ where <comment> is any prefix (`//`, `#`, `;`). `%s` in ARGS stands for the
 test file's own name; the command runs in the test file's folder, so
 diagnostics print stable relative paths. `NAME=VALUE` words before `bcusim`
 set environment variables; `%standin_cuda` stands for the stand-in CUDA
-driver built beside bcusim (tests/gpu). The expected result lives beside
+driver built beside bcusim (tests/gpu), `%exec_libcuda` for bcusim exec's
+libcuda.so.1 stand-in (build/lib). The expected result lives beside
 it in `<file>.expected`:
 
     exit: N
@@ -42,6 +43,9 @@ def find_run_line(path):
     return None
 
 
+SKIP = object()
+
+
 def run_one(bcusim, path):
     run = find_run_line(path)
     if run is None:
@@ -49,10 +53,16 @@ def run_one(bcusim, path):
     args = shlex.split(run)
     standin = os.path.join(os.path.dirname(os.path.abspath(bcusim)),
                            "libcuda-standin.so")
+    # bcusim exec's libcuda.so.1 stand-in (src/runtime/cudart/libcuda.cpp).
+    exec_libcuda = os.path.join(os.path.dirname(os.path.abspath(bcusim)),
+                                "lib", "libcuda.so.1")
+    if "%exec_libcuda" in run and not os.path.exists(exec_libcuda):
+        return SKIP  # built only with the CUDA toolkit's headers
     env = dict(os.environ)
     while args and "=" in args[0] and args[0] != "bcusim":
         k, v = args.pop(0).split("=", 1)
-        env[k] = v.replace("%standin_cuda", standin)
+        env[k] = v.replace("%standin_cuda", standin).replace(
+            "%exec_libcuda", exec_libcuda)
     if not args or args[0] != "bcusim":
         raise SystemExit(f"{path}: RUN: line must start with 'bcusim'")
     name = os.path.basename(path)
@@ -86,10 +96,15 @@ def main():
     ap.add_argument("--rebase", action="store_true")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
-    failed = 0
+    failed = skipped = 0
     for path in collect(a.paths):
         actual = run_one(a.bcusim, path)
         if actual is None:
+            continue
+        if actual is SKIP:
+            print(f"{path}: skipped (needs {os.path.join('build', 'lib')}"
+                  "/libcuda.so.1, built with the CUDA toolkit's headers)")
+            skipped += 1
             continue
         exp_path = path + ".expected"
         if a.rebase:
@@ -110,7 +125,7 @@ def main():
             sys.stdout.writelines(difflib.unified_diff(
                 expected.splitlines(True), actual.splitlines(True),
                 exp_path, "actual"))
-    return 1 if failed else 0
+    return 1 if failed else 77 if skipped else 0
 
 
 if __name__ == "__main__":

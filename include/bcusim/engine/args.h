@@ -2,6 +2,7 @@
 // library so that tests and other front ends share it:
 //
 //   ARG  := TYPE:VALUE | TYPE[N][=INIT] | {FIELD,...}
+//         | tensormap:MTYPE,@I,DIMS,BOX[,KEY=VALUE]... (docs/hopper.md)
 //   FIELD := TYPE:VALUE | TYPE[N][=INIT] | @I | pad:N
 //   INIT := zeros | iota | fill:V | rand:SEED | file:PATH
 //   DIMS := X[,Y[,Z]]

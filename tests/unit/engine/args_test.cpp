@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "bcusim/engine/args.h"
+#include "bcusim/engine/tensormap.h"
 #include "test_util.h"
 
 namespace bcusim::engine::test {
@@ -157,6 +158,48 @@ TEST(Args, FloatDumpIsShortestRoundTrip) {
   double d[2] = {0.1, 2.5};
   EXPECT_EQ(format_elements(ScalarType::F64, reinterpret_cast<uint8_t *>(d), 2),
             "0.1\n2.5\n");
+}
+
+// tensormap:TYPE,@I,DIMS,BOX[,KEY=VALUE]... (docs/engine.md "bcusim run",
+// docs/hopper.md): a 128-byte structure encoded by the tiled encoder, the
+// buffer's address filled in at offset 16.
+TEST(Args, TensorMap) {
+  std::string err;
+  auto a = parse_arg("tensormap:f32,@2,64x32,32x8,swizzle=128,oob=nan,"
+                     "estrides=1x2",
+                     err);
+  ASSERT_TRUE(a) << err;
+  EXPECT_TRUE(a->is_aggregate);
+  ASSERT_EQ(a->scalar.size(), 128u);
+  ASSERT_EQ(a->refs.size(), 1u);
+  EXPECT_EQ(a->refs[0].offset, 16u);
+  EXPECT_EQ(a->refs[0].number, 2u);
+  auto m = TensorMap::decode(a->scalar.data(), err);
+  ASSERT_TRUE(m) << err;
+  EXPECT_EQ(m->type, TmapType::F32);
+  EXPECT_EQ(m->rank, 2u);
+  EXPECT_EQ(m->dims[0], 64u);
+  EXPECT_EQ(m->strides[1], 256u); // dense by default
+  EXPECT_EQ(m->box[1], 8u);
+  EXPECT_EQ(m->estrides[1], 2u);
+  EXPECT_EQ(m->swizzle, TmapSwizzle::B128);
+  EXPECT_EQ(m->oob, TmapOobFill::NanRequestZeroFma);
+  EXPECT_TRUE(parse_arg("tensormap:u8,@0,64x4x2,32x2x1,strides=80x320", err))
+      << err;
+  // Errors name what is wrong.
+  EXPECT_FALSE(parse_arg("tensormap:f12,@0,64,16", err));
+  EXPECT_NE(err.find("unknown tensor-map type"), std::string::npos) << err;
+  EXPECT_FALSE(parse_arg("tensormap:f32,0,64,16", err));
+  EXPECT_NE(err.find("buffer reference"), std::string::npos) << err;
+  EXPECT_FALSE(parse_arg("tensormap:f32,@0,64x8,16", err));
+  EXPECT_NE(err.find("one box size per dimension"), std::string::npos) << err;
+  EXPECT_FALSE(parse_arg("tensormap:f32,@0,64,16,color=red", err));
+  EXPECT_NE(err.find("unknown tensor-map key"), std::string::npos) << err;
+  EXPECT_FALSE(parse_arg("tensormap:f32,@0,64,16,swizzle=16", err));
+  EXPECT_NE(err.find("not a value of 'swizzle'"), std::string::npos) << err;
+  EXPECT_FALSE(parse_arg("tensormap:f32,@0,64x8,16x8,strides=100", err));
+  EXPECT_NE(err.find("globalStrides[0]"), std::string::npos) << err;
+  EXPECT_FALSE(parse_arg("tensormap:f32,@0,64", err));
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "bcusim/engine/observer.h"
+#include "bcusim/engine/tensormap.h"
 #include "test_util.h"
 
 namespace bcusim::engine::test {
@@ -353,6 +354,72 @@ TEST(Observer, ALaunchTakesSeveralObservers) {
   ASSERT_EQ(all.fences.size(), 2u);
   EXPECT_TRUE(all.fences[0].proxy);
   EXPECT_FALSE(all.fences[0].mbarrier_init);
+}
+
+// A tensor copy is a bulk copy of the async proxy: one issue and one
+// completion event per destination CTA (BulkMbarrierTx), and its accesses
+// carry AccessOrigin::BulkCopy with the copy's async id.
+TEST(Observer, TensorCopiesAreBulkCopiesOfTheAsyncProxy) {
+  struct AsyncRec : Recorder {
+    std::vector<AsyncIssueEvent> issues;
+    std::vector<AsyncCompleteEvent> completes;
+    void on_async_issue(const AsyncIssueEvent &e) override {
+      issues.push_back(e);
+    }
+    void on_async_complete(const AsyncCompleteEvent &e) override {
+      completes.push_back(e);
+    }
+  } rec;
+  Device dev;
+  DevicePtr src = dev.alloc(64 * 4);
+  TensorMap tm;
+  tm.type = TmapType::U32;
+  tm.rank = 1;
+  tm.address = src;
+  tm.dims[0] = 64;
+  tm.strides[0] = 4;
+  tm.box[0] = 16;
+  auto bytes = tm.encode();
+  auto m = load_text(R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .align 64 .b8 tm[128])
+{
+  .shared .align 128 .b8 buf[64];
+  .shared .align 8 .b64 bar;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  mov.b64 %rd1, tm;
+  cvta.param.u64 %rd1, %rd1;
+  mov.u32 %r1, 8;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 64;
+  cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [buf], [%rd1, {%r1}], [bar];
+W:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+  @!%p1 bra W;
+  ret;
+})");
+  ASSERT_TRUE(m);
+  auto cfg = config({1, 1, 1}, {1, 1, 1});
+  cfg.observer = &rec;
+  auto r = dev.launch(*m, "k", cfg, {KernelArg::raw(bytes.data(), 128)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  ASSERT_EQ(rec.issues.size(), 1u);
+  ASSERT_EQ(rec.completes.size(), 1u);
+  EXPECT_EQ(rec.issues[0].what, AsyncKind::BulkMbarrierTx);
+  EXPECT_EQ(rec.completes[0].what, AsyncKind::BulkMbarrierTx);
+  EXPECT_EQ(rec.completes[0].async_id, rec.issues[0].async_id);
+  uint32_t shared_bytes = 0, global_bytes = 0;
+  for (const auto &a : rec.acc)
+    if (a.origin == AccessOrigin::BulkCopy) {
+      (a.space == StateSpace::Shared ? shared_bytes : global_bytes) += a.size;
+      EXPECT_EQ(a.type, a.space == StateSpace::Shared ? AccessType::Write
+                                                      : AccessType::Read);
+    }
+  EXPECT_EQ(shared_bytes, 64u);
+  EXPECT_EQ(global_bytes, 64u);
 }
 
 } // namespace
