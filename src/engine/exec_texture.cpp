@@ -5,10 +5,12 @@
 // the 64-bit handle in `tex`. Every texel read is a global read that the
 // observer sees and that is bounds-checked like a load.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <fmt/format.h>
 
 #include "compile.h"
+#include "float_format.h"
 #include "observe.h"
 
 namespace bcusim::engine::detail {
@@ -154,20 +156,45 @@ uint64_t result(const Inst &in, const Texel &t, int c) {
   return out_type(in) == 0 ? bits(t.f[c]) : uint64_t(t.u[c]);
 }
 
-// Linear filtering of one channel (weights a, b with 8 fractional bits):
-// as measured on the H100, the weighted sum is rounded once to f32, a
-// texel of weight 0 does not take part (its infinity or NaN is ignored), a
-// denormal result is flushed to zero and a NaN result is 0x7fffffff.
+// Linear filtering of one channel (weights a, b with 8 fractional bits),
+// as measured on the H100: the texels of nonzero weight are aligned to the
+// largest one's exponent with 28 bits (truncated toward zero: 0.1 beside 256
+// is read as 0.0999984741), the weighted sum of the aligned texels is exact
+// and rounded once to f32, a tie away from zero (1.0 and 1.0000001 at
+// a = 0.5 give 1.0000001). A texel of weight 0 does not take part (its
+// infinity or NaN is ignored); a denormal result is flushed to zero, a NaN
+// result is 0x7fffffff.
 float filter(float a, float b, bool two_d, float t00, float t10, float t01,
              float t11) {
   const float w[4] = {(1 - a) * (two_d ? 1 - b : 1), a * (two_d ? 1 - b : 1),
                       two_d ? (1 - a) * b : 0, two_d ? a * b : 0};
   const float t[4] = {t00, t10, t01, t11};
-  long double sum = 0; // 9-bit weights x 24-bit texels: exact products
-  for (int k = 0; k < 4; ++k)
-    if (w[k] != 0)
-      sum += static_cast<long double>(w[k]) * t[k];
-  const float r = float(sum);
+  int emax = INT_MIN;
+  bool finite = true;
+  for (int k = 0; k < 4; ++k) {
+    if (w[k] == 0 || t[k] == 0)
+      continue;
+    finite = finite && std::isfinite(t[k]);
+    int e = 0;
+    std::frexp(t[k], &e); // |t| in [2^(e-1), 2^e)
+    emax = std::max(emax, e);
+  }
+  float r = 0;
+  if (!finite) {
+    for (int k = 0; k < 4; ++k)
+      if (w[k] != 0)
+        r += w[k] * t[k];
+  } else if (emax != INT_MIN) {
+    // Aligned texels have at most 28 bits and the weights' products 16
+    // fraction bits: every product and the sum are exact in a double.
+    double sum = 0;
+    for (int k = 0; k < 4; ++k)
+      if (w[k] != 0)
+        sum += double(w[k]) *
+               std::ldexp(std::trunc(std::ldexp(double(t[k]), 28 - emax)),
+                          emax - 28);
+    r = std::bit_cast<float>(uint32_t(encode_double(kF32, sum, {Round::RNA})));
+  }
   if (std::isnan(r))
     return std::bit_cast<float>(0x7fffffffu);
   if (std::fpclassify(r) == FP_SUBNORMAL)

@@ -36,25 +36,43 @@ float rcp(float x) {
   return unit_result(1.0 / double(x));
 }
 
+namespace {
+double unit_form(const double (&c)[3], uint32_t d);
+double sqrt_form(float x, bool reciprocal);
+} // namespace
+
 float rsq(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
     return kNaN32;
-  return unit_result(1.0 / std::sqrt(double(x)));
+  if (x == 0 || std::isinf(x))
+    return unit_result(1.0 / std::sqrt(double(x)));
+  return unit_result(sqrt_form(x, true));
 }
 
 float sqrt(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
     return kNaN32;
-  return unit_result(std::sqrt(double(x)));
+  if (x == 0 || std::isinf(x))
+    return unit_result(std::sqrt(double(x)));
+  return unit_result(sqrt_form(x, false));
 }
+
+namespace {
+double ex2_form(float x);
+} // namespace
 
 float ex2(float x) {
   x = flush(x);
   if (std::isnan(x))
     return kNaN32;
-  return unit_result(std::exp2(double(x)));
+  // x >= 0: the unit's fixed-point form. Below 0 the H100's results are
+  // not those of the same form (2^-0.5 is one ulp below 2^1.5 / 4), so
+  // there the exact function, rounded.
+  if (!(x >= 0 && x < 128.0f))
+    return unit_result(std::exp2(double(x)));
+  return unit_result(ex2_form(x));
 }
 
 namespace {
@@ -75,6 +93,65 @@ double quadratic(const double (&c)[3], double u) {
 }
 } // namespace
 
+namespace {
+// The square of the offset d in a segment as the unit forms it: 2 h^2 plus,
+// per set bit b of L, the partial product floor(h 2^(b-8)), h = d >> 10,
+// L = d & 1023 (the square of L dropped, each partial product truncated;
+// measured: near x = 1 the term grows in steps of 256, 128, 64 values of d
+// as h grows).
+double lg2_square(uint32_t d) {
+  const uint32_t h = d >> 10, low = d & 1023;
+  uint64_t m = 2ull * h * h;
+  for (int bit = 0; bit < 10; ++bit)
+    if (low >> bit & 1)
+      m += bit >= 8 ? uint64_t(h) << (bit - 8) : h >> (8 - bit);
+  return double(m);
+}
+
+// The unit's fixed-point form c0 + c1 d + c2 M(d) (units of 2^-36, rounded
+// to an integer) at offset d of its segment.
+double unit_form(const double (&c)[3], uint32_t d) {
+  return std::nearbyint(c[0] + c[1] * d + c[2] * lg2_square(d));
+}
+
+// 2^x of 0 <= x < 128: the unit reads x in fixed point with 23 fraction
+// bits, truncated (measured: neighbouring inputs below 1 give the same
+// result), and evaluates 2^f of the fraction f in the fixed-point form (a
+// table fitted to x in [1, 2), the value 2^(1+f)); an integer x gives the
+// exact power of 2.
+double ex2_form(float x) {
+  const double fixed = std::floor(std::ldexp(double(x), 23));
+  const double i = std::floor(std::ldexp(fixed, -23));
+  const uint32_t f = uint32_t(fixed - std::ldexp(i, 23));
+  if (f == 0)
+    return std::ldexp(1.0, int(i));
+  const uint32_t d = f & ((1u << kLg2SegmentBits) - 1);
+  return std::ldexp(unit_form(kEx2Table[f >> kLg2SegmentBits], d),
+                    int(i) - 1 - 36);
+}
+
+// sqrt or 1/sqrt of a positive normal x = m 2^e: the unit's value for the
+// mantissa (m in [1, 2) for an even e, 2m in [2, 4) for an odd one; tables
+// fitted to the H100's results) scaled by 2^(+-e/2).
+double sqrt_form(float x, bool reciprocal) {
+  const uint32_t b = std::bit_cast<uint32_t>(x);
+  const uint32_t mant = b & 0x7fffffu;
+  const int e = int(b >> 23) - 127;
+  const bool odd = (e & 1) != 0;
+  const uint32_t seg = mant >> kLg2SegmentBits;
+  const uint32_t d = mant & ((1u << kLg2SegmentBits) - 1);
+  const double(&c)[3] = reciprocal
+                            ? (odd ? kRsqrtTwoTable[seg] : kRsqrtOneTable[seg])
+                            : (odd ? kSqrtTwoTable[seg] : kSqrtOneTable[seg]);
+  const int half = (odd ? e - 1 : e) / 2;
+  // A power of 4 gives the exact power of 2 (measured: rsqrt of 1, 2^-24,
+  // 2^-126 are 1, 2^12, 2^63, where the form is half an ulp lower).
+  if (mant == 0 && !odd)
+    return std::ldexp(1.0, reciprocal ? -half : half);
+  return std::ldexp(unit_form(c, d), (reciprocal ? -half : half) - 36);
+}
+} // namespace
+
 float lg2(float x) {
   x = flush(x);
   if (std::isnan(x) || x < 0)
@@ -83,17 +160,23 @@ float lg2(float x) {
     return 0;
   if (x == 0 || std::isinf(x))
     return x == 0 ? -INFINITY : x;
-  // The unit interpolates lg2 of the mantissa in fixed point (units of
-  // 2^-36, fitted to the H100's results: mufu_tables.inc) and adds the
-  // exponent; the sum rounded to nearest f32. Near x = 1 this reproduces
-  // the hardware's absolute error, where the result is tiny. Below 1 its
-  // results lie 2^-26 to 2^-25 higher: a table of its own.
+  // The unit computes lg2 of the mantissa in fixed point (units of 2^-36)
+  // per segment of 2^17 mantissa values as c0 + c1 d + c2 M(d), d the
+  // offset in the segment (coefficients fitted to the H100's results:
+  // mufu_tables.inc), and adds the exponent; the sum rounded to nearest f32.
+  // Below 1 its results lie 2^-26 to 2^-25 higher: a table of its own.
   const uint32_t b = std::bit_cast<uint32_t>(x);
-  const Segment s = segment(b & 0x7fffffu);
+  const uint32_t mant = b & 0x7fffffu;
   const int e = int(b >> 23) - 127;
-  const double m = std::nearbyint(
-      quadratic(e >= 0 ? kLg2Table[s.index] : kLg2BelowOneTable[s.index], s.u));
-  return unit_result(std::ldexp(std::ldexp(double(e), 36) + m, -36));
+  const uint32_t d = mant & ((1u << kLg2SegmentBits) - 1);
+  const double(&c)[3] = e >= 0 ? kLg2Table[mant >> kLg2SegmentBits]
+                               : kLg2BelowOneTable[mant >> kLg2SegmentBits];
+  const double m = unit_form(c, d);
+  // Rounded to nearest f32 for x in [0.5, 2), truncated beyond (measured:
+  // lg2(2) is 1, not 1 + 2^-23; lg2(0.1) is 0xc0549a77).
+  const double v = std::ldexp(std::ldexp(double(e), 36) + m, -36);
+  const Round mode = e == 0 || e == -1 ? Round::RN : Round::RZ;
+  return flush(std::bit_cast<float>(uint32_t(encode_double(kF32, v, {mode}))));
 }
 
 namespace {
@@ -148,16 +231,29 @@ float tanh(float x) {
   // (measured: every f16 and bf16 input up to there gives x).
   if (std::fabs(x) < std::bit_cast<float>(0x3b810000u))
     return x;
+  // From 8 on the unit returns +-1 (measured: every f16 and bf16 input
+  // from 8 gives 1.0, every one below it less).
+  if (std::fabs(x) >= 8.0f)
+    return std::copysign(1.0f, x);
   // On [0.5, 2) the interpolation fitted to the H100's results
   // (mufu_tables.inc); elsewhere the exact function, rounded.
   const uint32_t b = std::bit_cast<uint32_t>(x);
   const uint32_t e = (b >> 23) & 0xff;
   if (e == 126 || e == 127) {
     // The unit reads x in fixed point with 20 fraction bits, truncated
-    // (measured: the results change only at multiples of 2^-20).
-    const Segment s = segment(b & (e == 126 ? 0x7ffff0u : 0x7ffff8u));
-    const double v = quadratic(
-        e == 126 ? kTanhHalfTable[s.index] : kTanhOneTable[s.index], s.u);
+    // (measured: the results change only at multiples of 2^-20). Its value
+    // is a smooth part in the high bits of that operand plus a weight per
+    // low bit (measured: within every 2^-17 the steps follow the bits).
+    const int low = e == 126 ? 4 : 3;
+    const uint32_t fixed = (b & 0x7fffffu) >> low;
+    const uint32_t high = (fixed >> kTanhLowBits) << (kTanhLowBits + low);
+    const Segment s = segment(high);
+    const double(&c)[3 + kTanhLowBits] =
+        e == 126 ? kTanhHalfTable[s.index] : kTanhOneTable[s.index];
+    double v = c[0] + (c[1] + c[2] * s.u) * s.u;
+    for (int bit = 0; bit < kTanhLowBits; ++bit)
+      if (fixed >> bit & 1)
+        v += c[3 + bit];
     return unit_result(std::signbit(x) ? -v : v);
   }
   return unit_result(std::tanh(double(x)));

@@ -8,12 +8,30 @@ position in the segment, -1/2 .. 1/2) to the measured results by weighted
 least squares (weight 1/ulp^2 of the result, so the tiny results of lg2 near
 x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
 
-  lg2:  the fixed-point value in units of 2^-36, lg2(m) for m in [1, 2); one
+  lg2:  the fixed-point value in units of 2^-36, lg2(m) for m in [1, 2), as
+        the unit computes it (visible in the data): per segment of 2^17
+        mantissa values (64), c0 + c1*d + c2*M(d), d the offset in the
+        segment and M(d) its square as the unit forms it: 2 h^2 plus, per
+        set bit b of L, floor(h 2^(b-8)), h = d >> 10, L = d & 1023 (the
+        square of L dropped, the cross term's partial products truncated one
+        by one). c0, c1, c2 by least squares; where results are below 2^-13
+        (so exact in units of 2^-36), c0 is then the median residual. One
         table per measured binade (x in [0.5,1) is -1 + its own table: the
         hardware's results there lie 2^-26 to 2^-25 above -1 + those of
         [1,2)).
   tanh: y itself, one table per measured binade ([0.5,1), [1,2)), of x
-        truncated to a multiple of 2^-20 as the unit reads it.
+        truncated to a multiple of 2^-20 as the unit reads it (X, 20
+        fraction bits). The unit's value is not smooth in the low bits of X
+        (measured: within every 2^-17 the steps repeat a pattern set by the
+        bits, as a truncating multiplier gives), so per segment the model is
+        c0 + c1*u + c2*u^2 + sum_b w_b * bit_b(X), b < TANH_BITS, with u the
+        position of X with those bits cleared.
+  ex2:  the unit reads x in fixed point with 23 fraction bits (measured:
+        neighbouring inputs below 1 give the same result); 2^f of the
+        fraction f in the same form as lg2, fitted to x in [1, 2).
+  sqrt, rsqrt: the same fixed-point form as lg2 (per 2^17 mantissa values
+        c0 + c1*d + c2*M(d)), one table for an even exponent (x in [1,2))
+        and one for an odd one ([2,4)).
   sin:  the unit's sine of a quarter-turn angle A (23 bits, units of 2^-25
         turns, after the quadrant reduction of mufu.cpp) as A * g(A): g is
         fitted, so the relative precision near the zeros is kept. Every
@@ -24,6 +42,7 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
 import array, math, os, struct, sys
 
 K = 9  # 512 segments
+TANH_BITS = 8  # low bits of the tanh operand with a weight each
 N = 1 << 23
 SEG = N >> K
 
@@ -79,32 +98,93 @@ def ulp(y, floor):
     return max(math.ulp(y), floor) if y else floor
 
 
+LG2_BITS = 17  # lg2: mantissa bits per segment (64 segments)
+
+
+def lg2_square(d):
+    """M(d): the square of the offset d as the unit forms it."""
+    h, low = d >> 10, d & 1023
+    m = 2 * h * h
+    for b in range(10):
+        if low >> b & 1:
+            m += h << (b - 8) if b >= 8 else h >> (8 - b)
+    return m
+
+
 def lg2_fit(name, offset):
     t = table(name)
     unit = 2.0 ** 36
-
-    def samples():
-        for i in range(N):
-            y = t[i]
-            if y == 0:  # lg2(1) = 0 is a special value
+    size = 1 << LG2_BITS
+    square = [float(lg2_square(d)) for d in range(size)]
+    out = []
+    for s in range(N >> LG2_BITS):
+        m = [[0.0] * 4 for _ in range(3)]
+        base = s << LG2_BITS
+        for d in range(size):
+            if base + d == 0:  # lg2(1) = 0 is a special value
                 continue
-            yield (i >> (23 - K), (i & (SEG - 1)) / SEG - 0.5, (y + offset) * unit,
-                   (unit * ulp(y, 2.0 ** -36)) ** -2)
-    return fit(samples())
+            y = (t[base + d] + offset) * unit
+            q = square[d]
+            row0, row1, row2 = m
+            row0[0] += 1.0; row0[1] += d; row0[2] += q; row0[3] += y
+            row1[1] += d * d; row1[2] += d * q; row1[3] += d * y
+            row2[2] += q * q; row2[3] += q * y
+        m[1][0] = m[0][1]; m[2][0] = m[0][2]; m[2][1] = m[1][2]
+        c = solve(m)
+        # Where every result is exact in units of 2^-36, c0 is the median
+        # residual of those (every 7th offset).
+        r = sorted((t[base + d] + offset) * unit - c[1] * d - c[2] * square[d]
+                   for d in range(0, size, 7)
+                   if base + d and abs(t[base + d]) <= 2.0 ** -13)
+        if len(r) > 10:
+            c[0] = r[len(r) // 2]
+        out.append(c)
+    return out
+
+
+def solve_n(m):
+    n = len(m)
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(m[r][i]))
+        m[i], m[p] = m[p], m[i]
+        for r in range(n):
+            if r != i and m[r][i] != 0.0:
+                c = m[r][i] / m[i][i]
+                row, pivot = m[r], m[i]
+                for j in range(i, n + 1):
+                    row[j] -= c * pivot[j]
+    return [m[i][n] / m[i][i] for i in range(n)]
 
 
 def tanh_fit(name, low):
     """The unit reads x in fixed point with 20 fraction bits (truncated): the
-    results change only where the mantissa's low `low` bits are zero."""
+    results change only where the mantissa's low `low` bits are zero, so one
+    input per fixed-point value X feeds the fit."""
     t = table(name)
-    mask = ~((1 << low) - 1)
-
-    def samples():
-        for i in range(N):
+    nb = TANH_BITS
+    n = 3 + nb
+    out = []
+    for s in range(1 << K):
+        m = [[0.0] * (n + 1) for _ in range(n)]
+        for i in range(s * SEG, (s + 1) * SEG, 1 << low):
             y = t[i]
-            j = i & mask
-            yield j >> (23 - K), (j & (SEG - 1)) / SEG - 0.5, y, ulp(y, 0.0) ** -2
-    return fit(samples())
+            x = i >> low
+            u = (((x >> nb) << (nb + low)) & (SEG - 1)) / SEG - 0.5
+            v = [1.0, u, u * u] + [float((x >> b) & 1) for b in range(nb)]
+            w = ulp(y, 0.0) ** -2
+            for a in range(n):
+                wa = w * v[a]
+                if wa == 0.0:
+                    continue
+                row = m[a]
+                for b in range(a, n):
+                    row[b] += wa * v[b]
+                row[n] += wa * y
+        for a in range(n):
+            for b in range(a):
+                m[a][b] = m[b][a]
+        out.append(solve_n(m))
+    return out
 
 
 def sin_fit():
@@ -134,9 +214,9 @@ def sin_fit():
 
 
 def emit(out, name, coef, comment):
-    out.write("// %s\nconstexpr double %s[%d][3] = {\n" % (comment, name, len(coef)))
+    out.write("// %s\nconstexpr double %s[%d][%d] = {\n" % (comment, name, len(coef), len(coef[0])))
     for c in coef:
-        out.write("    {%s, %s, %s},\n" % tuple(x.hex() for x in c))
+        out.write("    {%s},\n" % ", ".join(x.hex() for x in c))
     out.write("};\n")
 
 
@@ -147,12 +227,26 @@ def main():
         out.write("// Per segment of the mantissa (%d segments): c0 + c1*u + c2*u^2,\n" % (1 << K))
         out.write("// u in [-1/2, 1/2) the position in the segment.\n")
         out.write("constexpr int kMufuSegmentBits = %d;\n" % K)
+        out.write("// tanh: then the weights of the operand's low bits (20 fraction bits).\n")
+        out.write("constexpr int kTanhLowBits = %d;\n" % TANH_BITS)
+        out.write("// lg2: c0 + c1*d + c2*M(d) per segment of 2^%d mantissa values.\n" % LG2_BITS)
+        out.write("constexpr int kLg2SegmentBits = %d;\n" % LG2_BITS)
         emit(out, "kLg2Table", lg2_fit("lg2.approx.ftz.f32_b1-2", 0.0),
-             "lg2(m), m in [1, 2), in units of 2^-36: x >= 1")
+             "lg2(m), m in [1, 2), in units of 2^-36: x >= 1: c0, c1, c2")
         emit(out, "kLg2BelowOneTable", lg2_fit("lg2.approx.ftz.f32_b0.5-1", 1.0),
-             "lg2(m), m in [1, 2), in units of 2^-36: x < 1")
-        emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1)")
-        emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2)")
+             "lg2(m), m in [1, 2), in units of 2^-36: x < 1: c0, c1, c2")
+        emit(out, "kEx2Table", lg2_fit("ex2.approx.ftz.f32_b1-2", 0.0),
+             "2^(1+f), f in [0, 1) (23 fraction bits), in units of 2^-36: c0, c1, c2")
+        emit(out, "kSqrtOneTable", lg2_fit("sqrt.approx.ftz.f32_b1-2", 0.0),
+             "sqrt(m), m in [1, 2), in units of 2^-36: c0, c1, c2")
+        emit(out, "kSqrtTwoTable", lg2_fit("sqrt.approx.ftz.f32_b2-4", 0.0),
+             "sqrt(m), m in [2, 4), in units of 2^-36: c0, c1, c2")
+        emit(out, "kRsqrtOneTable", lg2_fit("rsqrt.approx.ftz.f32_b1-2", 0.0),
+             "1/sqrt(m), m in [1, 2), in units of 2^-36: c0, c1, c2")
+        emit(out, "kRsqrtTwoTable", lg2_fit("rsqrt.approx.ftz.f32_b2-4", 0.0),
+             "1/sqrt(m), m in [2, 4), in units of 2^-36: c0, c1, c2")
+        emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1): c0, c1, c2, w_0..")
+        emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2): c0, c1, c2, w_0..")
         emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
     print("wrote", path)
 

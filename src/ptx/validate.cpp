@@ -30,6 +30,17 @@ std::string full_name(const Instruction &in) {
   return name_with(in, in.modifiers.size());
 }
 
+// A modifier of the table with its text, for diagnostics.
+struct Named {
+  Mod mod;
+  const char *text;
+};
+
+// The table's enumerator of modifier i (Mod::unknown when there is none).
+Mod mod_at(const Instruction &in, size_t i) {
+  return i < in.mods.size() ? in.mods[i] : Mod::unknown;
+}
+
 bool has(const Instruction &in, std::string_view m) {
   return std::find(in.modifiers.begin(), in.modifiers.end(), m) !=
          in.modifiers.end();
@@ -498,7 +509,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     std::string red = first_of({"add", "min", "max", "and", "or", "xor"});
     const auto ts = types_of(in);
     const std::string t = ts.empty() ? "" : ts.back();
-    bool bitwise = red == "and" || red == "or" || red == "xor";
+    bool bitwise = in.has_any({Mod::and_, Mod::or_, Mod::xor_});
     if (!t.empty() && !red.empty() && t != "f32") {
       if (bitwise && t != "b32")
         error(in.loc,
@@ -515,17 +526,15 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                     "'.wait'");
     operands(0);
   }
-  if (op == Op::barrier && !in.modifiers.empty() &&
-      in.modifiers[0] == "cluster") {
-    if (in.modifiers.size() < 2 ||
-        (in.modifiers[1] != "arrive" && in.modifiers[1] != "wait"))
+  if (op == Op::barrier && mod_at(in, 0) == Mod::cluster) {
+    if (mod_at(in, 1) != Mod::arrive && mod_at(in, 1) != Mod::wait)
       error(in.loc, fmt::format("'{}' is not an instruction: "
                                 "'barrier.cluster' requires '.arrive' or "
                                 "'.wait'",
                                 name));
     int orderings = 0;
-    for (const char *m : {"release", "relaxed", "acquire"})
-      orderings += has(in, m) ? 1 : 0;
+    for (Mod m : {Mod::release, Mod::relaxed, Mod::acquire})
+      orderings += in.has(m) ? 1 : 0;
     if (orderings > 1)
       error(in.loc, fmt::format("'{}' takes at most one of .release, "
                                 ".relaxed and .acquire",
@@ -537,7 +546,7 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       return; // bar.warp.sync
     // The CTA barriers: .cta only right after the opcode.
     for (size_t i = 1; i < in.modifiers.size(); ++i)
-      if (in.modifiers[i] == "cta")
+      if (mod_at(in, i) == Mod::cta)
         error(in.loc, fmt::format("'.cta' must follow '{}' directly "
                                   "('{}.cta.{}')",
                                   in.opcode, in.opcode, in.modifiers[0]));
@@ -562,9 +571,9 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       std::string r = first_of({"popc", "and", "or"});
       const auto ts = types_of(in);
       const std::string t = ts.empty() ? "" : ts.back();
-      if (r == "popc" && !t.empty() && t != "u32")
+      if (in.has(Mod::popc) && !t.empty() && t != "u32")
         error(in.loc, "'bar.red.popc' takes type .u32");
-      if ((r == "and" || r == "or") && !t.empty() && t != "pred")
+      if (in.has_any({Mod::and_, Mod::or_}) && !t.empty() && t != "pred")
         error(in.loc,
               fmt::format("'bar.red.{}' takes type .pred, not .{}", r, t));
       // The operand kinds (destination, reduced predicate): signatures.
@@ -590,14 +599,13 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 name, o[0].ival));
   if (op == Op::wgmma)
     wgmma(in);
-  if (op == Op::cp && in.modifiers.size() >= 2 && in.modifiers[0] == "async") {
-    const std::string &what = in.modifiers[1];
-    if (what == "wait_group")
+  if (op == Op::cp && mod_at(in, 0) == Mod::async && in.modifiers.size() >= 2) {
+    const Mod what = mod_at(in, 1);
+    if (what == Mod::wait_group)
       immediate(0, "the group count");
-    else if (what == "bulk" && in.modifiers.size() >= 3 &&
-             in.modifiers[2] == "wait_group")
+    else if (what == Mod::bulk && mod_at(in, 2) == Mod::wait_group)
       immediate(0, "the group count");
-    else if (what == "ca" || what == "cg") {
+    else if (what == Mod::ca || what == Mod::cg) {
       // cp.async.ca/.cg.shared{::cta}.global [dst], [src], size
       std::vector<std::string> spaces;
       for (const auto &m : in.modifiers)
@@ -611,11 +619,11 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                   name));
       if (immediate(2, "the copy size")) {
         int64_t n = o[2].ival;
-        if (what == "cg" && n != 16)
+        if (what == Mod::cg && n != 16)
           error(o[2].loc, fmt::format("the copy size of 'cp.async.cg' must "
                                       "be 16, not {}",
                                       n));
-        else if (what == "ca" && n != 4 && n != 8 && n != 16)
+        else if (what == Mod::ca && n != 4 && n != 8 && n != 16)
           error(o[2].loc, fmt::format("the copy size of 'cp.async.ca' must "
                                       "be 4, 8 or 16, not {}",
                                       n));
@@ -624,13 +632,15 @@ void Validator::rules(const Function &fn, const Instruction &in) {
   }
   if (op == Op::mbarrier && !in.modifiers.empty()) {
     const std::string &what = in.modifiers[0];
+    const Mod form = mod_at(in, 0);
+    const bool arrive = form == Mod::arrive || form == Mod::arrive_drop;
+    const bool tx = form == Mod::expect_tx || form == Mod::complete_tx;
     for (const auto &m : in.modifiers) {
       if (!is_space(m))
         continue;
       // Seed 002, "mbarrier shared memory scope support": only arrive,
       // expect_tx and complete_tx reach a barrier of another CTA.
-      bool remote_ok = what == "arrive" || what == "arrive_drop" ||
-                       what == "expect_tx" || what == "complete_tx";
+      bool remote_ok = arrive || tx;
       if (m == "shared::cluster" && !remote_ok)
         error(in.loc, fmt::format("'mbarrier.{}' does not take "
                                   "'.shared::cluster'",
@@ -647,12 +657,14 @@ void Validator::rules(const Function &fn, const Instruction &in) {
               fmt::format("'mbarrier.{}' takes type .b64, not .{}", what, m));
     // `{.sem.scope}`: the ordering and the scope come together.
     const char *sem = nullptr, *scope = nullptr;
-    for (const char *m : {"release", "acquire", "relaxed"})
-      if (has(in, m))
-        sem = m;
-    for (const char *m : {"cta", "cluster"})
-      if (has(in, m))
-        scope = m;
+    for (Named m :
+         {Named{Mod::release, "release"}, Named{Mod::acquire, "acquire"},
+          Named{Mod::relaxed, "relaxed"}})
+      if (in.has(m.mod))
+        sem = m.text;
+    for (Named m : {Named{Mod::cta, "cta"}, Named{Mod::cluster, "cluster"}})
+      if (in.has(m.mod))
+        scope = m.text;
     if (sem && !scope)
       error(in.loc, fmt::format("'.{}' on 'mbarrier.{}' requires a scope "
                                 "(.cta or .cluster) with it",
@@ -669,41 +681,39 @@ void Validator::rules(const Function &fn, const Instruction &in) {
         error(in.loc, fmt::format("'.noComplete' on 'mbarrier.{}' requires "
                                   "a count operand",
                                   what));
-      for (const char *m : {"relaxed", "cluster"})
-        if (has(in, m))
+      for (Named m :
+           {Named{Mod::relaxed, "relaxed"}, Named{Mod::cluster, "cluster"}})
+        if (in.has(m.mod))
           error(in.loc, fmt::format("'.{}' cannot be combined with "
                                     "'.noComplete'",
-                                    m));
+                                    m.text));
     }
     // .parity names the form: right after test_wait / try_wait.
     for (size_t i = 0; i < in.modifiers.size(); ++i)
-      if (in.modifiers[i] == "parity" && i != 1)
+      if (mod_at(in, i) == Mod::parity && i != 1)
         error(in.loc, fmt::format("'.parity' must follow 'mbarrier.{}' "
                                   "directly ('mbarrier.{}.parity...')",
                                   what, what));
     // An immediate arrival count is a positive number.
-    if ((what == "arrive" || what == "arrive_drop") &&
-        !in.has(Mod::expect_tx) && o.size() == 3 && o[2].kind == OK::Imm &&
-        o[2].ival <= 0)
+    if (arrive && !in.has(Mod::expect_tx) && o.size() == 3 &&
+        o[2].kind == OK::Imm && o[2].ival <= 0)
       error(o[2].loc, fmt::format("the arrival count of 'mbarrier.{}' must "
                                   "be positive, not {}",
                                   what, o[2].ival));
     // Seed 002: expect_tx / complete_tx take .relaxed as their only .sem.
-    if ((what == "expect_tx" || what == "complete_tx") &&
-        (in.has(Mod::release) || in.has(Mod::acquire)))
+    if (tx && (in.has(Mod::release) || in.has(Mod::acquire)))
       error(in.loc, fmt::format("'mbarrier.{}' takes only '.relaxed' as its "
                                 "ordering",
                                 what));
     // Seed 002: a count on mbarrier.arrive without .noComplete needs sm_90.
-    if ((what == "arrive" || what == "arrive_drop") &&
-        !in.has(Mod::noComplete) && !in.has(Mod::expect_tx) && o.size() == 3 &&
-        known_target_ && target_.sm < 90)
+    if (arrive && !in.has(Mod::noComplete) && !in.has(Mod::expect_tx) &&
+        o.size() == 3 && known_target_ && target_.sm < 90)
       error(o[2].loc,
             fmt::format("'mbarrier.{}' with a count and without "
                         "'.noComplete' requires .target sm_90 or higher",
                         what));
-    if ((what == "arrive" || what == "arrive_drop") &&
-        in.has(Mod::shared_cluster) && !o.empty() && o[0].kind != OK::Sink)
+    if (arrive && in.has(Mod::shared_cluster) && !o.empty() &&
+        o[0].kind != OK::Sink)
       error(o[0].loc, fmt::format("'mbarrier.{}' on a .shared::cluster "
                                   "barrier returns no state: its destination "
                                   "must be the sink '_'",
@@ -800,10 +810,10 @@ void Validator::arithmetic(const Instruction &in) {
     error(in.loc, fmt::format("'.relu' does not apply to '{}'", name));
     return;
   }
-  for (const char *m : {"NaN", "xorsign"})
-    if ((op == Op::min || op == Op::max) && has(in, m) &&
+  for (Named m : {Named{Mod::NaN, "NaN"}, Named{Mod::xorsign, "xorsign"}})
+    if ((op == Op::min || op == Op::max) && in.has(m.mod) &&
         (t == "f64" || !is_float_type(t))) {
-      error(in.loc, fmt::format("'.{}' does not apply to '{}'", m, name));
+      error(in.loc, fmt::format("'.{}' does not apply to '{}'", m.text, name));
       return;
     }
   if ((op == Op::min || op == Op::max) && in.has(Mod::xorsign) &&
@@ -850,9 +860,10 @@ void Validator::arithmetic(const Instruction &in) {
   }
   const bool flt = is_float_type(t);
   std::string rnd;
-  for (const char *r : {"rn", "rz", "rm", "rp"})
-    if (has(in, r))
-      rnd = r;
+  for (Named r : {Named{Mod::rn, "rn"}, Named{Mod::rz, "rz"},
+                  Named{Mod::rm, "rm"}, Named{Mod::rp, "rp"}})
+    if (in.has(r.mod))
+      rnd = r.text;
   if (!rnd.empty() && !flt) {
     error(in.loc, fmt::format("rounding modifier '.{}' of '{}' applies to "
                               "float types only, not .{}",
@@ -867,10 +878,11 @@ void Validator::arithmetic(const Instruction &in) {
     return;
   }
   if (flt)
-    for (const char *m : {"lo", "hi", "wide"})
-      if (has(in, m) && (op == Op::mul || op == Op::mad)) {
+    for (Named m :
+         {Named{Mod::lo, "lo"}, Named{Mod::hi, "hi"}, Named{Mod::wide, "wide"}})
+      if (in.has(m.mod) && (op == Op::mul || op == Op::mad)) {
         error(in.loc, fmt::format("'{}.{}' takes an integer type, not .{}",
-                                  in.opcode, m, t));
+                                  in.opcode, m.text, t));
         return;
       }
   if (!flt)
@@ -924,12 +936,15 @@ void Validator::conversion(const Instruction &in) {
   if (!scalar(d) || !scalar(a) || types[0] == "tf32" || types[1] == "tf32")
     return;
   std::string frnd, irnd;
-  for (const char *r : {"rn", "rz", "rm", "rp", "rna", "rs"})
-    if (has(in, r))
-      frnd = r;
-  for (const char *r : {"rni", "rzi", "rmi", "rpi"})
-    if (has(in, r))
-      irnd = r;
+  for (Named r :
+       {Named{Mod::rn, "rn"}, Named{Mod::rz, "rz"}, Named{Mod::rm, "rm"},
+        Named{Mod::rp, "rp"}, Named{Mod::rna, "rna"}, Named{Mod::rs, "rs"}})
+    if (in.has(r.mod))
+      frnd = r.text;
+  for (Named r : {Named{Mod::rni, "rni"}, Named{Mod::rzi, "rzi"},
+                  Named{Mod::rmi, "rmi"}, Named{Mod::rpi, "rpi"}})
+    if (in.has(r.mod))
+      irnd = r.text;
   const bool df = d.k == 'f', af = a.k == 'f';
   const std::string name = full_name(in);
   // What the conversion takes: a float rounding (.rn ...), an integer one
@@ -1014,10 +1029,12 @@ void Validator::memory(const Instruction &in) {
       error(in.loc, "'.nc' requires the .global state space");
   }
   const char *order = nullptr;
-  for (const char *m :
-       {"volatile", "relaxed", "acquire", "release", "weak", "mmio"})
-    if (has(in, m))
-      order = m;
+  for (Named m :
+       {Named{Mod::volatile_, "volatile"}, Named{Mod::relaxed, "relaxed"},
+        Named{Mod::acquire, "acquire"}, Named{Mod::release, "release"},
+        Named{Mod::weak, "weak"}, Named{Mod::mmio, "mmio"}})
+    if (in.has(m.mod))
+      order = m.text;
   if (order && (sp == "local" || sp == "const") &&
       std::string_view(order) != "weak")
     error(in.loc, fmt::format("'.{}' does not apply to the .{} state space",

@@ -324,6 +324,45 @@ TEST(Runtime, TextureObjectsFilterAndAddress) {
       EXPECT_EQ(r[0], 120.0f);
     }
   }
+  // Linear filtering bit for bit as the H100 (hardware/numerics
+  // h100-default.txt.gz, tex.1d.v4.f32.f32:f32,linear,unnorm,clamp rows
+  // 105 118 119 144 157 188 190): the texels aligned to the larger one's
+  // exponent with 28 bits, the exact weighted sum rounded once, ties away.
+  {
+    void *row = nullptr;
+    rt.malloc(&row, 16 * 4);
+    const float tf[16] = {0.0f, 1.0f,       3.0f,  -1.0f,  256.0f,   0.1f,
+                          1.0f, 1.0000001f, 1e30f, -1e30f, 65504.0f, 1e-40f,
+                          2.0f, -5.0f,      0.0f,  0.0f};
+    rt.memcpy(row, tf, sizeof(tf));
+    engine::Texture l1;
+    l1.base = reinterpret_cast<uint64_t>(row);
+    l1.width = 16;
+    l1.height = 1;
+    l1.pitch = 64;
+    l1.linear = true;
+    uint64_t lh = rt.device().create_texture(l1);
+    const float xs[7] = {4.5625f, 5.375f, 5.4375f, 7.0f,
+                         7.8125f, 9.75f,  9.875f};
+    const uint32_t h100[7] = {0x4370019a, 0x42005999, 0x4180bfff, 0x3f800001,
+                              0x707c6f7d, 0xf1177618, 0xf0fc6f7d};
+    float c2[14];
+    for (int i = 0; i < 7; ++i) {
+      c2[2 * i] = xs[i];
+      c2[2 * i + 1] = 0.5f; // the row's centre: weight 0 for the row below
+    }
+    void *c = nullptr, *o7 = nullptr;
+    rt.malloc(&c, sizeof(c2));
+    rt.malloc(&o7, 7 * 4);
+    rt.memcpy(c, c2, sizeof(c2));
+    int n7 = 7;
+    void *largs[] = {&lh, &c, &o7, &n7};
+    ASSERT_EQ(rt.launch(&sample2d_fn, dims(1, 7), largs), Error::Success);
+    uint32_t got[7];
+    rt.memcpy(got, o7, sizeof(got));
+    for (int i = 0; i < 7; ++i)
+      EXPECT_EQ(got[i], h100[i]) << "x = " << xs[i];
+  }
   // A handle that is not a texture faults the launch.
   uint64_t bogus = 77;
   void *args[] = {&bogus, &at, &out, &n};
