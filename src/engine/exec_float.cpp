@@ -208,10 +208,6 @@ bool host_has_fma() {
   static const bool has = __builtin_cpu_supports("fma");
   return has;
 }
-bool host_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
 
 // add/sub/mul.rn.f32 without .ftz/.sat: the host's IEEE operation with a
 // NaN result made canonical, which is what FAdd/FSub/FMul compute for f32

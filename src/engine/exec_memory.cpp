@@ -514,8 +514,9 @@ inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
 // only the full-warp scalar global access takes it (its events are built by
 // AccessBatch::add_global; the other accesses report lane by lane).
 template <MemSpace S, uint32_t B>
-inline bool warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m,
-                      uint32_t n, uint8_t *&hb, uint64_t &rel) {
+[[gnu::always_inline]] inline bool
+warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
+          uint8_t *&hb, uint64_t &rel) {
   if constexpr (S != MemSpace::Global && S != MemSpace::Shared) {
     return false;
   } else {
