@@ -606,6 +606,20 @@ warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
   }
 }
 
+// The unsigned integer of B bytes.
+template <uint32_t B> struct Word;
+template <> struct Word<1> { using type = uint8_t; };
+template <> struct Word<2> { using type = uint16_t; };
+template <> struct Word<4> { using type = uint32_t; };
+template <> struct Word<8> { using type = uint64_t; };
+// Whether lane l's address is the first lane's + l * B for every lane.
+template <uint32_t B> inline bool contiguous(const uint64_t *base) {
+  uint64_t dev = 0;
+  for (uint32_t l = 0; l < kWarpSize; ++l)
+    dev |= base[l] - base[0] - uint64_t(l) * B;
+  return dev == 0;
+}
+
 // The per-lane paths of ld and st (every space, vectors, partial warps),
 // reporting each lane's access to `batch` (AccessBatch or NoBatch).
 template <MemSpace S, uint32_t B, class Batch>
@@ -690,8 +704,23 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
     };
     if (m == kFullMask && n == 1) {
       uint64_t *d = x.s(in.a[1]);
-      for (uint32_t l = 0; l < kWarpSize; ++l)
-        d[l] = load(hb + (base[l] + rel));
+      if (contiguous<B>(base)) {
+        // A coalesced access (lane l at the first lane's address + l * B):
+        // one block of memory, widened lane by lane (a vector loop).
+        const uint8_t *p = hb + (base[0] + rel);
+        if (sext)
+          for (uint32_t l = 0; l < kWarpSize; ++l)
+            d[l] = load(p + l * B);
+        else
+          for (uint32_t l = 0; l < kWarpSize; ++l) {
+            typename Word<B>::type v;
+            std::memcpy(&v, p + l * B, B);
+            d[l] = v;
+          }
+      } else {
+        for (uint32_t l = 0; l < kWarpSize; ++l)
+          d[l] = load(hb + (base[l] + rel));
+      }
     } else {
       for_lanes(m, [&](uint32_t l) {
         const uint8_t *p = hb + (base[l] + rel);
@@ -729,8 +758,16 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
     const uint64_t *v = x.s(in.a[1]);
     if (m == kFullMask && n == 1) {
-      for (uint32_t l = 0; l < kWarpSize; ++l)
-        std::memcpy(hb + (base[l] + rel), &v[l], B);
+      if (contiguous<B>(base)) {
+        uint8_t *p = hb + (base[0] + rel);
+        for (uint32_t l = 0; l < kWarpSize; ++l) {
+          const auto w = typename Word<B>::type(v[l]);
+          std::memcpy(p + l * B, &w, B);
+        }
+      } else {
+        for (uint32_t l = 0; l < kWarpSize; ++l)
+          std::memcpy(hb + (base[l] + rel), &v[l], B);
+      }
     } else {
       for_lanes(m, [&](uint32_t l) {
         uint8_t *p = hb + (base[l] + rel);
@@ -757,13 +794,13 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
 template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {
   switch (bytes) {
   case 1:
-    return store ? &exec_st<S, 1> : &exec_ld<S, 1>;
+    return store ? with_avx2<&exec_st<S, 1>>() : with_avx2<&exec_ld<S, 1>>();
   case 2:
-    return store ? &exec_st<S, 2> : &exec_ld<S, 2>;
+    return store ? with_avx2<&exec_st<S, 2>>() : with_avx2<&exec_ld<S, 2>>();
   case 4:
-    return store ? &exec_st<S, 4> : &exec_ld<S, 4>;
+    return store ? with_avx2<&exec_st<S, 4>>() : with_avx2<&exec_ld<S, 4>>();
   case 8:
-    return store ? &exec_st<S, 8> : &exec_ld<S, 8>;
+    return store ? with_avx2<&exec_st<S, 8>>() : with_avx2<&exec_ld<S, 8>>();
   default:
     return nullptr;
   }
