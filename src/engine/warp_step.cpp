@@ -339,7 +339,10 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       // neither the paths nor the control flow. It stops before any other
       // kind, at the end of the quantum, and (random schedules) before an
       // instruction that may be a preemption point, which the loop above
-      // decides as before.
+      // decides as before. A diverged warp goes back to the loop above
+      // after each instruction: there the paths merge where their pcs meet
+      // and take turns.
+      const bool alone = w.paths.size() == 1;
       const uint32_t mask = p->mask;
       uint32_t pc = p->pc, run = 0;
       const Inst *cur = &in;
@@ -355,7 +358,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
           return leave(false);
         }
         cur = &code[++pc];
-        if (cur->kind != Kind::Plain || steps >= quantum ||
+        if (!alone || cur->kind != Kind::Plain || steps >= quantum ||
             (random && cur->visible))
           break;
         m = mask;
