@@ -1,16 +1,23 @@
 // Engine throughput (docs/performance.md): simulated thread-instructions per
 // second on a compute-bound and a memory-bound kernel (bench_kernels.cu),
-// on 1 and 2 host threads, against a plain C++ loop doing the same work,
-// and the simulator's peak memory for a 1024-CTA launch.
+// on 1 and 2 host threads, a tiled shared-memory matmul and a copy, under
+// the default and a random schedule, against native C++ doing the same work
+// (native_o2.cpp, native_o3.cpp), and the simulator's peak memory for a
+// 1024-CTA launch. After the runs it prints the side-by-side table of
+// docs/performance.md (engine time / native time per comparison).
 //
 //   build/bench/bench_engine --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
 #include <sys/resource.h>
 #include <vector>
 
 #include "bcusim/engine/engine.h"
+#include "native.h"
 
 using namespace bcusim;
 using namespace bcusim::engine;
@@ -176,4 +183,187 @@ BENCHMARK(BM_Launch1024CtasMemory)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
+constexpr int kMatN = 512;
+
+// Tiled matmul 512 x 512 (16 x 16 tiles, __syncthreads), one host thread;
+// state.range(0) = 1 runs it under the random schedule "random:1".
+void BM_EngineMatmul512(benchmark::State &state) {
+  Device dev;
+  const size_t bytes = size_t(kMatN) * kMatN * 4;
+  std::vector<float> a(size_t(kMatN) * kMatN), b(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = float(i % 13) * 0.25f;
+    b[i] = float(i % 7) * 0.5f;
+  }
+  DevicePtr pa = dev.alloc(bytes), pb = dev.alloc(bytes), pc = dev.alloc(bytes);
+  dev.write(pa, a.data(), bytes);
+  dev.write(pb, b.data(), bytes);
+  LaunchConfig cfg;
+  cfg.grid = {kMatN / 16, kMatN / 16};
+  cfg.block = {16, 16};
+  if (state.range(0))
+    cfg.schedule = *Schedule::parse("random:1");
+  uint64_t steps = 0;
+  for (auto _ : state) {
+    auto r = dev.launch(module(), "matmul", cfg,
+                        {KernelArg::ptr(pa), KernelArg::ptr(pb),
+                         KernelArg::ptr(pc), KernelArg::s32(kMatN)});
+    if (!r.ok())
+      state.SkipWithError(r.diagnostics_text().c_str());
+    steps = r.thread_steps;
+  }
+  report(state, steps);
+}
+BENCHMARK(BM_EngineMatmul512)
+    ->ArgName("random")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_NativeMatmul512O2(benchmark::State &state) {
+  std::vector<float> a(size_t(kMatN) * kMatN), b(a.size()), c(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = float(i % 13) * 0.25f;
+    b[i] = float(i % 7) * 0.5f;
+  }
+  for (auto _ : state) {
+    bench::native_matmul_o2(a.data(), b.data(), c.data(), kMatN);
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_NativeMatmul512O2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The compute kernel's work at -O3 -march=native: state.range(0) = 0 the
+// loop as the kernel is written, 1 interchanged to vectorize across threads.
+void BM_NativeComputeO3Native(benchmark::State &state) {
+  std::vector<float> out(kBlocks * kThreads);
+  for (auto _ : state) {
+    if (state.range(0))
+      bench::native_compute_o3_vec(out.data(), kBlocks * kThreads, kThreads,
+                                   kIters);
+    else
+      bench::native_compute_o3_loop(out.data(), kBlocks * kThreads, kThreads,
+                                    kIters);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_NativeComputeO3Native)
+    ->ArgName("vectorized")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Stream copy y[i] = x[i] over 4 Mi floats (grid-stride), one host thread;
+// state.range(0) = 1: under "random:1".
+void BM_EngineCopy(benchmark::State &state) {
+  Device dev;
+  std::vector<float> x(kStreamN, 1.0f);
+  DevicePtr px = dev.alloc(kStreamN * 4), py = dev.alloc(kStreamN * 4);
+  dev.write(px, x.data(), kStreamN * 4);
+  LaunchConfig cfg;
+  cfg.grid = {256};
+  cfg.block = {256};
+  if (state.range(0))
+    cfg.schedule = *Schedule::parse("random:1");
+  uint64_t steps = 0;
+  for (auto _ : state) {
+    auto r = dev.launch(
+        module(), "copy", cfg,
+        {KernelArg::s32(kStreamN), KernelArg::ptr(px), KernelArg::ptr(py)});
+    if (!r.ok())
+      state.SkipWithError(r.diagnostics_text().c_str());
+    steps = r.thread_steps;
+  }
+  report(state, steps);
+}
+BENCHMARK(BM_EngineCopy)
+    ->ArgName("random")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_NativeCopyO2(benchmark::State &state) {
+  std::vector<float> x(kStreamN, 1.0f), y(kStreamN, 0.0f);
+  for (auto _ : state) {
+    bench::native_copy_o2(x.data(), y.data(), kStreamN);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_NativeCopyO2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// Keeps each run's wall-clock seconds per iteration for the table.
+class TableReporter : public benchmark::ConsoleReporter {
+public:
+  std::map<std::string, std::pair<double, double>> seconds; // real, CPU
+  void ReportRuns(const std::vector<Run> &runs) override {
+    for (const Run &r : runs)
+      if (r.run_type == Run::RT_Iteration && !r.error_occurred &&
+          r.iterations > 0)
+        seconds[r.benchmark_name()] = {
+            r.real_accumulated_time / double(r.iterations),
+            r.cpu_accumulated_time / double(r.iterations)};
+    ConsoleReporter::ReportRuns(runs);
+  }
+};
+
+// The side-by-side table (docs/performance.md): each comparison whose two
+// runs were selected by --benchmark_filter. Single-threaded comparisons use
+// CPU time (steadier than wall-clock time on a shared machine); host-thread
+// scaling uses wall-clock time.
+void print_table(const std::map<std::string, std::pair<double, double>> &t) {
+  struct Row {
+    const char *what, *engine, *base, *target;
+    bool speedup; // wall-clock base / engine (host-thread scaling)
+  };
+  const Row rows[] = {
+      {"tiled matmul 512^2 / native C++ -O2",
+       "BM_EngineMatmul512/random:0/real_time",
+       "BM_NativeMatmul512O2/real_time", "<= 4x", false},
+      {"FMA chain / native -O3 -march=native", "BM_EngineCompute/1/real_time",
+       "BM_NativeComputeO3Native/vectorized:0/real_time", "<= 8x", false},
+      {"FMA chain / native, vectorized by hand", "BM_EngineCompute/1/real_time",
+       "BM_NativeComputeO3Native/vectorized:1/real_time", "-", false},
+      {"stream copy / native C++ -O2", "BM_EngineCopy/random:0/real_time",
+       "BM_NativeCopyO2/real_time", "<= 10x", false},
+      {"stream a*x+y / native C++ -O2", "BM_EngineStream/1/real_time",
+       "BM_PlainStream/real_time", "-", false},
+      {"matmul: random:1 / default schedule",
+       "BM_EngineMatmul512/random:1/real_time",
+       "BM_EngineMatmul512/random:0/real_time", "<= 1.5x", false},
+      {"copy: random:1 / default schedule", "BM_EngineCopy/random:1/real_time",
+       "BM_EngineCopy/random:0/real_time", "<= 1.5x", false},
+      {"FMA chain: 2 host threads, speedup (wall)",
+       "BM_EngineCompute/2/real_time", "BM_EngineCompute/1/real_time",
+       ">= 1.9x", true},
+  };
+  std::printf("\n| comparison | engine | baseline | ratio | target |\n"
+              "|---|---|---|---|---|\n");
+  for (const Row &r : rows) {
+    auto e = t.find(r.engine), b = t.find(r.base);
+    if (e == t.end() || b == t.end())
+      continue;
+    const double te = r.speedup ? e->second.first : e->second.second;
+    const double tb = r.speedup ? b->second.first : b->second.second;
+    std::printf("| %s | %.2f ms | %.2f ms | %.2fx | %s |\n", r.what, te * 1e3,
+                tb * 1e3, r.speedup ? tb / te : te / tb, r.target);
+  }
+}
+
 } // namespace
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  TableReporter rep;
+  benchmark::RunSpecifiedBenchmarks(&rep);
+  print_table(rep.seconds);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -149,6 +149,24 @@ public:
 };
 
 // Family entry points: return false when the opcode is not theirs.
+// Whether the host has AVX2 (the lane loops of hot handlers have a copy
+// compiled for it, chosen when a kernel is compiled).
+inline bool host_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+// Handler F compiled for AVX2: every call inside is inlined into this
+// copy, so its lane loops use 256-bit vectors.
+template <ExecFn F>
+[[gnu::flatten]] __attribute__((target("avx2"))) void
+avx2_copy(Exec &x, const Inst &in, uint32_t m) {
+  F(x, in, m);
+}
+// F, or its AVX2 copy where the host has AVX2.
+template <ExecFn F> ExecFn with_avx2() {
+  return host_has_avx2() ? &avx2_copy<F> : F;
+}
+
 bool compile_integer(Compiler &c, const ptx::Instruction &in);
 bool compile_float(Compiler &c, const ptx::Instruction &in);
 bool compile_compare(Compiler &c, const ptx::Instruction &in);

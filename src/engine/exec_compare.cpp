@@ -3,6 +3,7 @@
 // predicate logic and/or/xor/not/mov on .pred.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "compile.h"
@@ -117,6 +118,20 @@ inline uint32_t combine(uint32_t boolop, uint32_t r, uint32_t c) {
 // The comparison as a template parameter: one tight loop per (type, op).
 template <class T, uint32_t Op>
 uint32_t compare_lanes(const uint64_t *a, const uint64_t *b, uint32_t m) {
+  if (m == kFullMask) {
+    // A byte per lane (a loop the compiler vectorizes), then 8 bytes of
+    // 0/1 to 8 bits by one multiplication.
+    alignas(8) uint8_t c[kWarpSize];
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      c[l] = compare<T>(Op, as<T>(a[l]), as<T>(b[l])) ? 1 : 0;
+    uint32_t r = 0;
+    for (uint32_t k = 0; k < kWarpSize / 8; ++k) {
+      uint64_t v;
+      std::memcpy(&v, c + 8 * k, 8);
+      r |= uint32_t((v * 0x0102040810204080ull) >> 56) << (8 * k);
+    }
+    return r;
+  }
   uint32_t r = 0;
   for_lanes(m, [&](uint32_t l) {
     r |= uint32_t(compare<T>(Op, as<T>(a[l]), as<T>(b[l]))) << l;
@@ -290,23 +305,23 @@ template <template <class> class H> ExecFn by_type(Ty t) {
   switch (t.code) {
   case Ty::B16:
   case Ty::U16:
-    return &H<uint16_t>::run;
+    return with_avx2<&H<uint16_t>::run>();
   case Ty::S16:
-    return &H<int16_t>::run;
+    return with_avx2<&H<int16_t>::run>();
   case Ty::B32:
   case Ty::U32:
-    return &H<uint32_t>::run;
+    return with_avx2<&H<uint32_t>::run>();
   case Ty::S32:
-    return &H<int32_t>::run;
+    return with_avx2<&H<int32_t>::run>();
   case Ty::B64:
   case Ty::U64:
-    return &H<uint64_t>::run;
+    return with_avx2<&H<uint64_t>::run>();
   case Ty::S64:
-    return &H<int64_t>::run;
+    return with_avx2<&H<int64_t>::run>();
   case Ty::F32:
-    return &H<float>::run;
+    return with_avx2<&H<float>::run>();
   case Ty::F64:
-    return &H<double>::run;
+    return with_avx2<&H<double>::run>();
   default:
     return nullptr;
   }

@@ -189,9 +189,68 @@ __attribute__((target("fma"))) void fma_hw(Exec &x, const Inst &in,
     }
   }
 }
+// The same with AVX2 as well: the f32 lanes pack into 256-bit vectors.
+__attribute__((target("avx2,fma"))) void fma_hw_avx2(Exec &x, const Inst &in,
+                                                     uint32_t m) {
+  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  if (m == kFullMask) {
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      d[l] = fma_one<float>(a[l], b[l], c[l]);
+  } else {
+    for (uint32_t r = m; r != 0; r &= r - 1) {
+      uint32_t l = uint32_t(std::countr_zero(r));
+      d[l] = fma_one<float>(a[l], b[l], c[l]);
+    }
+  }
+}
 bool host_has_fma() {
   static const bool has = __builtin_cpu_supports("fma");
   return has;
+}
+
+// add/sub/mul.rn.f32 without .ftz/.sat: the host's IEEE operation with a
+// NaN result made canonical, which is what FAdd/FSub/FMul compute for f32
+// (quiet() of an f32 NaN is the NaN itself, and post() makes it canonical).
+// The lane loop has no branch, so the compiler vectorizes it; with AVX2
+// (chosen at compile time when the host has it) 8 lanes at a time.
+struct PAdd {
+  float operator()(float a, float b) const { return a + b; }
+};
+struct PSub {
+  float operator()(float a, float b) const { return a - b; }
+};
+struct PMul {
+  float operator()(float a, float b) const { return a * b; }
+};
+template <class Op>
+[[gnu::always_inline]] inline void f32_rn_lanes(uint64_t *d, const uint64_t *a,
+                                                const uint64_t *b, uint32_t m) {
+  auto one = [](uint64_t va, uint64_t vb) -> uint64_t {
+    float r = Op{}(as<float>(va), as<float>(vb));
+    return r != r ? uint64_t(0x7fffffffu)
+                  : uint64_t(std::bit_cast<uint32_t>(r));
+  };
+  if (m == kFullMask) {
+    for (uint32_t l = 0; l < kWarpSize; ++l)
+      d[l] = one(a[l], b[l]);
+  } else {
+    for (uint32_t r = m; r != 0; r &= r - 1) {
+      uint32_t l = uint32_t(std::countr_zero(r));
+      d[l] = one(a[l], b[l]);
+    }
+  }
+}
+template <class Op> void f32_rn(Exec &x, const Inst &in, uint32_t m) {
+  f32_rn_lanes<Op>(x.s(in.a[0]), x.s(in.a[1]), x.s(in.a[2]), m);
+}
+template <class Op>
+__attribute__((target("avx2"))) void f32_rn_avx2(Exec &x, const Inst &in,
+                                                 uint32_t m) {
+  f32_rn_lanes<Op>(x.s(in.a[0]), x.s(in.a[1]), x.s(in.a[2]), m);
+}
+template <class Op> ExecFn pick_f32_rn() {
+  return host_has_avx2() ? &f32_rn_avx2<Op> : &f32_rn<Op>;
 }
 template <bool Ftz> struct FFmaT {
   template <class T> T operator()(T a, T b, T c) const {
@@ -590,13 +649,15 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   }
   ExecFn f = nullptr;
   size_t nsrc = 2;
+  const bool f32_rn_plain = t->code == Ty::F32 && r == 0 && fs == 0;
   if (op == ptx::Op::add)
-    f = pick<f2x, FAdd>(*t, r, fs);
+    f = f32_rn_plain ? pick_f32_rn<PAdd>() : pick<f2x, FAdd>(*t, r, fs);
   else if (op == ptx::Op::sub)
-    f = pick<f2x, FSub>(*t, r, fs);
+    f = f32_rn_plain ? pick_f32_rn<PSub>() : pick<f2x, FSub>(*t, r, fs);
   else if (op == ptx::Op::mul)
-    f = (fs & kFtz) ? pick<f2x, FMulT<true>>(*t, r, fs)
-                    : pick<f2x, FMulT<false>>(*t, r, fs);
+    f = f32_rn_plain  ? pick_f32_rn<PMul>()
+        : (fs & kFtz) ? pick<f2x, FMulT<true>>(*t, r, fs)
+                      : pick<f2x, FMulT<false>>(*t, r, fs);
   else if (op == ptx::Op::div)
     f = pick<f2x, FDiv>(*t, r, fs);
   else if (op == ptx::Op::fma || op == ptx::Op::mad) {
@@ -604,6 +665,9 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
                     : pick<f3x, FFmaT<false>>(*t, r, fs);
     if (r == 0 && fs == 0 && host_has_fma())
       f = t->code == Ty::F32 ? &fma_hw<float> : &fma_hw<double>;
+    if (r == 0 && fs == 0 && host_has_fma() && host_has_avx2() &&
+        t->code == Ty::F32)
+      f = &fma_hw_avx2;
     nsrc = 3;
   } else if (op == ptx::Op::min)
     f = pick<f2x, FMin>(*t, 0, fs);

@@ -46,24 +46,24 @@ template <template <class> class Loop, class F> ExecFn by_int(Ty t) {
   switch (t.code) {
   case Ty::U8:
   case Ty::B8:
-    return &Loop<uint8_t>::template run<F>;
+    return with_avx2<&Loop<uint8_t>::template run<F>>();
   case Ty::S8:
-    return &Loop<int8_t>::template run<F>;
+    return with_avx2<&Loop<int8_t>::template run<F>>();
   case Ty::U16:
   case Ty::B16:
-    return &Loop<uint16_t>::template run<F>;
+    return with_avx2<&Loop<uint16_t>::template run<F>>();
   case Ty::S16:
-    return &Loop<int16_t>::template run<F>;
+    return with_avx2<&Loop<int16_t>::template run<F>>();
   case Ty::U32:
   case Ty::B32:
-    return &Loop<uint32_t>::template run<F>;
+    return with_avx2<&Loop<uint32_t>::template run<F>>();
   case Ty::S32:
-    return &Loop<int32_t>::template run<F>;
+    return with_avx2<&Loop<int32_t>::template run<F>>();
   case Ty::U64:
   case Ty::B64:
-    return &Loop<uint64_t>::template run<F>;
+    return with_avx2<&Loop<uint64_t>::template run<F>>();
   case Ty::S64:
-    return &Loop<int64_t>::template run<F>;
+    return with_avx2<&Loop<int64_t>::template run<F>>();
   default:
     return nullptr;
   }
@@ -732,16 +732,20 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       ExecFn f = nullptr;
       switch (t->code) {
       case Ty::S16:
-        f = mad ? &mad_wide<int16_t> : &mul_wide<int16_t>;
+        f = mad ? with_avx2<&mad_wide<int16_t>>()
+                : with_avx2<&mul_wide<int16_t>>();
         break;
       case Ty::U16:
-        f = mad ? &mad_wide<uint16_t> : &mul_wide<uint16_t>;
+        f = mad ? with_avx2<&mad_wide<uint16_t>>()
+                : with_avx2<&mul_wide<uint16_t>>();
         break;
       case Ty::S32:
-        f = mad ? &mad_wide<int32_t> : &mul_wide<int32_t>;
+        f = mad ? with_avx2<&mad_wide<int32_t>>()
+                : with_avx2<&mul_wide<int32_t>>();
         break;
       case Ty::U32:
-        f = mad ? &mad_wide<uint32_t> : &mul_wide<uint32_t>;
+        f = mad ? with_avx2<&mad_wide<uint32_t>>()
+                : with_avx2<&mul_wide<uint32_t>>();
         break;
       default:
         break;

@@ -544,37 +544,118 @@ inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
 
 // ld: a[0] = address base slot, a[1..n] = destination slots, imm = offset.
 // flags bit0 = sign-extend.
-// Fast path of a scalar global access by a full warp: when every lane's
-// address is aligned and inside the last allocation hit, the per-lane checks
-// collapse into one range check. Returns false to take the checked per-lane
-// path.
+// Fast path of a warp access (any lanes, scalar or vector): when every
+// executing lane's address is aligned and falls in one region — the CTA's
+// own shared memory, or the last global allocation hit — one range check
+// replaces the per-lane ones; lane l's bytes are then at hb + (base[l] +
+// rel). Returns false to take the checked per-lane path. With an observer
+// only the full-warp scalar global access takes it (its events are built by
+// AccessBatch::add_global; the other accesses report lane by lane).
 template <MemSpace S, uint32_t B>
-inline bool warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m,
-                      uint32_t n) {
-  if constexpr (S != MemSpace::Global) {
+[[gnu::always_inline]] inline bool
+warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
+          uint8_t *&hb, uint64_t &rel) {
+  if constexpr (S != MemSpace::Global && S != MemSpace::Shared) {
     return false;
   } else {
-    if (m != kFullMask || n != 1)
+    if (m == 0 ||
+        (x.obs && (S != MemSpace::Global || m != kFullMask || n != 1)))
       return false;
-    uint64_t lo = ~0ull, hi = 0, bits_or = 0;
-    for (uint32_t l = 0; l < kWarpSize; ++l) {
-      uint64_t a = base[l] + uint64_t(imm);
+    const uint64_t total = uint64_t(B) * n;
+    // First test (vectorizable, no branch per lane): the OR of the lanes'
+    // offsets from a region's start bounds each offset, so OR + total <=
+    // size puts every access inside (always so when the size is a power of
+    // two); the OR of the addresses gives their alignment. The regions: the
+    // CTA's shared memory, or the two global allocations last hit.
+    const uint64_t start = S == MemSpace::Shared ? 0 : x.g_base;
+    const uint64_t start2 = S == MemSpace::Shared ? 0 : x.g_base2;
+    uint64_t or_addr = 0, or_off = 0, or_off2 = 0;
+    if (m == kFullMask) {
+      for (uint32_t l = 0; l < kWarpSize; ++l) {
+        const uint64_t a = base[l] + uint64_t(imm);
+        or_addr |= a;
+        or_off |= a - start;
+        or_off2 |= a - start2;
+      }
+    } else {
+      for_lanes(m, [&](uint32_t l) {
+        const uint64_t a = base[l] + uint64_t(imm);
+        or_addr |= a;
+        or_off |= a - start;
+        or_off2 |= a - start2;
+      });
+    }
+    if (or_addr & (total - 1))
+      return false;
+    if constexpr (S == MemSpace::Shared) {
+      const uint64_t size = x.cta->shared.size();
+      if (total <= size && or_off <= size - total) {
+        hb = x.cta->shared.data();
+        rel = uint64_t(imm);
+        return true;
+      }
+    } else {
+      if (total <= x.g_size && or_off <= x.g_size - total) {
+        hb = x.g_data;
+        rel = uint64_t(imm) - x.g_base;
+        return true;
+      }
+      if (total <= x.g_size2 && or_off2 <= x.g_size2 - total) {
+        std::swap(x.g_base, x.g_base2);
+        std::swap(x.g_size, x.g_size2);
+        std::swap(x.g_data, x.g_data2);
+        hb = x.g_data;
+        rel = uint64_t(imm) - x.g_base;
+        return true;
+      }
+    }
+    // Then the exact test: the lowest and highest address in one region.
+    uint64_t lo = ~0ull, hi = 0;
+    for_lanes(m, [&](uint32_t l) {
+      const uint64_t a = base[l] + uint64_t(imm);
       lo = a < lo ? a : lo;
       hi = a > hi ? a : hi;
-      bits_or |= a;
-    }
-    if (bits_or & (B - 1))
+    });
+    if constexpr (S == MemSpace::Shared) {
+      const uint64_t size = x.cta->shared.size();
+      if (total > size || hi > size - total)
+        return false;
+      hb = x.cta->shared.data();
+      rel = uint64_t(imm);
+      return true;
+    } else {
+      if (lo - x.g_base < x.g_size && total <= x.g_size &&
+          hi - x.g_base <= x.g_size - total) {
+        hb = x.g_data;
+        rel = uint64_t(imm) - x.g_base;
+        return true;
+      }
+      if (lo - x.g_base2 < x.g_size2 && total <= x.g_size2 &&
+          hi - x.g_base2 <= x.g_size2 - total) {
+        std::swap(x.g_base, x.g_base2);
+        std::swap(x.g_size, x.g_size2);
+        std::swap(x.g_data, x.g_data2);
+        hb = x.g_data;
+        rel = uint64_t(imm) - x.g_base;
+        return true;
+      }
       return false;
-    if (lo - x.g_base < x.g_size && hi - x.g_base <= x.g_size - B)
-      return true;
-    if (lo - x.g_base2 < x.g_size2 && hi - x.g_base2 <= x.g_size2 - B) {
-      std::swap(x.g_base, x.g_base2);
-      std::swap(x.g_size, x.g_size2);
-      std::swap(x.g_data, x.g_data2);
-      return true;
     }
-    return false;
   }
+}
+
+// The unsigned integer of B bytes.
+template <uint32_t B> struct Word;
+template <> struct Word<1> { using type = uint8_t; };
+template <> struct Word<2> { using type = uint16_t; };
+template <> struct Word<4> { using type = uint32_t; };
+template <> struct Word<8> { using type = uint64_t; };
+// Whether lane l's address is the first lane's + l * B for every lane.
+template <uint32_t B> inline bool contiguous(const uint64_t *base) {
+  uint64_t dev = 0;
+  for (uint32_t l = 0; l < kWarpSize; ++l)
+    dev |= base[l] - base[0] - uint64_t(l) * B;
+  return dev == 0;
 }
 
 // The per-lane paths of ld and st (every space, vectors, partial warps),
@@ -646,19 +727,47 @@ template <MemSpace S, uint32_t B>
 void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
-  if (warp_fast<S, B>(x, base, in.imm, m, n)) {
-    uint64_t *d = x.s(in.a[1]);
-    const uint8_t *hb = x.g_data;
-    const uint64_t rel = uint64_t(in.imm) - x.g_base;
+  uint8_t *hb = nullptr;
+  uint64_t rel = 0;
+  if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
     const bool sext = (in.flags & 1) && B < 8;
-    for (uint32_t l = 0; l < kWarpSize; ++l) {
+    auto load = [&](const uint8_t *p) {
       uint64_t v = 0;
-      std::memcpy(&v, hb + (base[l] + rel), B);
+      std::memcpy(&v, p, B);
       if (sext) {
         constexpr uint32_t sh = 64 - 8 * B;
         v = uint64_t(int64_t(v << sh) >> sh);
       }
-      d[l] = v;
+      return v;
+    };
+    if (m == kFullMask && n == 1) {
+      uint64_t *d = x.s(in.a[1]);
+      if (contiguous<B>(base)) {
+        // A coalesced access (lane l at the first lane's address + l * B):
+        // one block of memory, widened lane by lane (a vector loop).
+        const uint8_t *p = hb + (base[0] + rel);
+        if (sext)
+          for (uint32_t l = 0; l < kWarpSize; ++l)
+            d[l] = load(p + l * B);
+        else
+          for (uint32_t l = 0; l < kWarpSize; ++l) {
+            typename Word<B>::type v;
+            std::memcpy(&v, p + l * B, B);
+            d[l] = v;
+          }
+      } else {
+        for (uint32_t l = 0; l < kWarpSize; ++l)
+          d[l] = load(hb + (base[l] + rel));
+      }
+    } else {
+      for_lanes(m, [&](uint32_t l) {
+        const uint8_t *p = hb + (base[l] + rel);
+        for (uint32_t k = 0; k < n; ++k) {
+          uint64_t v = load(p + k * B);
+          if (in.a[1 + k] != kNone)
+            x.s(in.a[1 + k])[l] = v;
+        }
+      });
     }
     if (x.obs) [[unlikely]] {
       AccessBatch batch(x, in, AccessType::Read, total);
@@ -682,12 +791,28 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   ++x.progress;
-  if (warp_fast<S, B>(x, base, in.imm, m, n)) {
+  uint8_t *hb = nullptr;
+  uint64_t rel = 0;
+  if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
     const uint64_t *v = x.s(in.a[1]);
-    uint8_t *hb = x.g_data;
-    const uint64_t rel = uint64_t(in.imm) - x.g_base;
-    for (uint32_t l = 0; l < kWarpSize; ++l)
-      std::memcpy(hb + (base[l] + rel), &v[l], B);
+    if (m == kFullMask && n == 1) {
+      if (contiguous<B>(base)) {
+        uint8_t *p = hb + (base[0] + rel);
+        for (uint32_t l = 0; l < kWarpSize; ++l) {
+          const auto w = typename Word<B>::type(v[l]);
+          std::memcpy(p + l * B, &w, B);
+        }
+      } else {
+        for (uint32_t l = 0; l < kWarpSize; ++l)
+          std::memcpy(hb + (base[l] + rel), &v[l], B);
+      }
+    } else {
+      for_lanes(m, [&](uint32_t l) {
+        uint8_t *p = hb + (base[l] + rel);
+        for (uint32_t k = 0; k < n; ++k)
+          std::memcpy(p + k * B, &x.s(in.a[1 + k])[l], B);
+      });
+    }
     if (x.obs) [[unlikely]] {
       AccessBatch batch(x, in, AccessType::Write, total);
       batch.add_global(m, base, in.imm);
@@ -707,13 +832,13 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
 template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {
   switch (bytes) {
   case 1:
-    return store ? &exec_st<S, 1> : &exec_ld<S, 1>;
+    return store ? with_avx2<&exec_st<S, 1>>() : with_avx2<&exec_ld<S, 1>>();
   case 2:
-    return store ? &exec_st<S, 2> : &exec_ld<S, 2>;
+    return store ? with_avx2<&exec_st<S, 2>>() : with_avx2<&exec_ld<S, 2>>();
   case 4:
-    return store ? &exec_st<S, 4> : &exec_ld<S, 4>;
+    return store ? with_avx2<&exec_st<S, 4>>() : with_avx2<&exec_ld<S, 4>>();
   case 8:
-    return store ? &exec_st<S, 8> : &exec_ld<S, 8>;
+    return store ? with_avx2<&exec_st<S, 8>>() : with_avx2<&exec_ld<S, 8>>();
   default:
     return nullptr;
   }

@@ -338,6 +338,30 @@ uint64_t fingerprint(const Warp &w) {
     mix(v);
   return h;
 }
+// A cheaper summary of the same state: the paths, and each register and
+// predicate of one lane (the first lane that has not exited). Equal states
+// have equal quick keys.
+uint64_t quick_key(const Warp &w) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  };
+  mix(w.exited);
+  mix(w.cur);
+  for (const auto &p : w.paths) {
+    mix(uint64_t(p.pc) << 32 | p.mask);
+    mix(uint64_t(p.state) << 32 | p.calls.size());
+  }
+  const uint32_t live = w.valid & ~w.exited;
+  const size_t lane = live ? size_t(std::countr_zero(live)) : 0;
+  for (size_t i = lane; i < w.regs.size(); i += kWarpSize)
+    mix(w.regs[i]);
+  for (uint32_t v : w.preds)
+    mix(v);
+  return h;
+}
 } // namespace
 
 // Brent's cycle detection over the warp's states at every
@@ -349,23 +373,34 @@ void Worker::spin_sample(Warp &w, uint32_t pc, uint32_t lanes) {
   uint64_t e = epoch();
   if (w.spinning && w.spin_epoch == e)
     return;
-  uint64_t h = fingerprint(w);
+  // The whole fingerprint is computed only where it is needed: for the
+  // state Brent's algorithm saves, and when the quick key equals the saved
+  // state's (a state whose quick key differs cannot be the saved one).
+  const uint64_t q = quick_key(w);
   if (w.spin_epoch != e) {
     w.spin_epoch = e;
     w.spinning = false;
-    w.spin_saved = h;
+    w.spin_saved = fingerprint(w);
+    w.spin_quick = q;
     w.spin_power = 1;
     w.spin_lam = 0;
     return;
   }
-  if (h == w.spin_saved) {
-    w.spinning = true;
-    w.spin_pc = pc;
-    w.spin_lanes = lanes;
-    return;
+  uint64_t h = 0;
+  bool have = false;
+  if (q == w.spin_quick) {
+    h = fingerprint(w);
+    have = true;
+    if (h == w.spin_saved) {
+      w.spinning = true;
+      w.spin_pc = pc;
+      w.spin_lanes = lanes;
+      return;
+    }
   }
   if (++w.spin_lam == w.spin_power) {
-    w.spin_saved = h;
+    w.spin_saved = have ? h : fingerprint(w);
+    w.spin_quick = q;
     w.spin_power *= 2;
     w.spin_lam = 0;
   }

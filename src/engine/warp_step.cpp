@@ -333,17 +333,49 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     tsteps += m == kFullMask ? kWarpSize : uint32_t(std::popcount(m));
     x.pc = p->pc;
     switch (in.kind) {
-    case Kind::Plain:
-      if (m)
-        in.fn(x, in, m);
-      if (!x.warnings.empty())
-        flush_warnings(c, w);
-      if (x.faulted) {
-        report_fault(c, w, p->pc, m);
-        return leave(false);
+    case Kind::Plain: {
+      // A run of plain instructions (the body of a basic block) goes on
+      // here without the path and kind bookkeeping: plain handlers change
+      // neither the paths nor the control flow. It stops before any other
+      // kind, at the end of the quantum, and (random schedules) before an
+      // instruction that may be a preemption point, which the loop above
+      // decides as before. A diverged warp goes back to the loop above
+      // after each instruction: there the paths merge where their pcs meet
+      // and take turns.
+      const bool alone = w.paths.size() == 1;
+      const uint32_t mask = p->mask;
+      uint32_t pc = p->pc, run = 0;
+      const Inst *cur = &in;
+      for (;;) {
+        if (m)
+          cur->fn(x, *cur, m);
+        if (!x.warnings.empty())
+          flush_warnings(c, w);
+        if (x.faulted) {
+          p->pc = pc;
+          w.path_steps += run;
+          report_fault(c, w, pc, m);
+          return leave(false);
+        }
+        cur = &code[++pc];
+        if (!alone || cur->kind != Kind::Plain || steps >= quantum ||
+            (random && cur->visible))
+          break;
+        m = mask;
+        if (cur->guard != kNone) {
+          uint32_t g = x.p[cur->guard];
+          m &= cur->guard_neg ? ~g : g;
+        }
+        ++steps;
+        ++run;
+        x.turn_steps = steps;
+        tsteps += m == kFullMask ? kWarpSize : uint32_t(std::popcount(m));
+        x.pc = pc;
       }
-      ++p->pc;
+      p->pc = pc;
+      w.path_steps += run;
       break;
+    }
     case Kind::Branch:
       if (watch && m && in.target <= p->pc)
         spin_sample(w, p->pc, m);
