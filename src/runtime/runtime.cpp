@@ -19,6 +19,7 @@
 #include "bcusim/check/checker.h"
 #include "bcusim/check/output.h"
 #include "bcusim/runtime/fatbin.h"
+#include "bcusim/runtime/link.h"
 
 namespace bcusim::runtime {
 
@@ -194,6 +195,19 @@ int Runtime::add_fatbin(const void *fatbin) {
   if (ptxs.empty() || !err.empty()) {
     std::fputs(fmt::format("bcusim: error: {}\n", err).c_str(), stderr);
     return -1;
+  }
+  // Relocatable device code whose units use each other's functions or
+  // variables runs as one linked module.
+  if (ptx_modules_need_link(ptxs)) {
+    auto linked = link_ptx(ptxs, err);
+    if (!linked) {
+      std::fputs(
+          fmt::format("bcusim: error: cannot link the device code: {}\n", err)
+              .c_str(),
+          stderr);
+      return -1;
+    }
+    ptxs = {std::move(*linked)};
   }
   // Diagnostics name the PTX after the program: "prog.ptx", "prog.1.ptx".
   std::string exe = "program";

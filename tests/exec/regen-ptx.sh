@@ -7,3 +7,7 @@ for f in memory launch fault reduce_scan sync_samples texture pipeline_tiles \
   race_loop streams heap clock; do
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
 done
+# Relocatable device code: each unit's PTX, linked by the runtime.
+for f in link_a link_b; do
+  /usr/local/cuda/bin/nvcc -ptx -rdc=true -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
+done
