@@ -467,6 +467,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   cfg.shared_bytes = uint32_t(p.shared);
   cfg.has_prerequisite = p.programmatic;
   cfg.pending_launch_limit = pending_launch_limit;
+  cfg.device_attribute = device_attribute;
   // The checks, a timeline (--timeline) and a progress line (terminal)
   // watch the launch together; findings name the host's call stacks.
   if (check::Checker *checker = session_->checker()) {

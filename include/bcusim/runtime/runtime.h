@@ -266,6 +266,9 @@ public:
   // cudaLimitDevRuntimePendingLaunchCount: how many device-side launches a
   // grid may have pending (docs/engine.md "Device-side launches").
   uint32_t pending_launch_limit = 2048;
+  // Device-side cudaDeviceGetAttribute (engine::LaunchConfig): the
+  // stand-in library sets it to its own cudaDeviceGetAttribute's values.
+  std::function<int(int attr, int device, int &value)> device_attribute;
 
   struct Stats {
     uint64_t launches = 0, failed_launches = 0;

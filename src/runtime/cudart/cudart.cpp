@@ -85,6 +85,8 @@ void at_exit() {
   }
 }
 
+int attribute_value(const brt::DeviceModel &m, cudaDeviceAttr attr);
+
 // The process's runtime, made at the first call with the options of
 // BCUSIM_OPTIONS. Never destroyed: programs call the API from static
 // destructors and atexit handlers.
@@ -102,6 +104,12 @@ Runtime &rt() {
                    stderr);
     }
     g_rt = new Runtime(o);
+    g_rt->device_attribute = [](int attr, int device, int &value) {
+      if (device != 0)
+        return int(cudaErrorInvalidDevice);
+      value = attribute_value(g_rt->model(), cudaDeviceAttr(attr));
+      return int(cudaSuccess);
+    };
     std::atexit(at_exit);
   }
   return *g_rt;
@@ -978,14 +986,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
-                                   int device) {
-  std::lock_guard lock(g_mutex);
-  if (!value)
-    return rec(Error::InvalidValue);
-  if (device != 0)
-    return rec(Error::InvalidDevice);
-  const auto &m = rt().model();
+extern "C++" {
+namespace {
+// An attribute of the modelled device (host and device code ask the same).
+int attribute_value(const brt::DeviceModel &m, cudaDeviceAttr attr) {
   int v = 0;
   switch (attr) {
   case cudaDevAttrMaxThreadsPerBlock:
@@ -1103,7 +1107,19 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
     v = 0;
     break;
   }
-  *value = v;
+  return v;
+}
+} // namespace
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
+                                   int device) {
+  std::lock_guard lock(g_mutex);
+  if (!value)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  *value = attribute_value(rt().model(), attr);
   return cudaSuccess;
 }
 
