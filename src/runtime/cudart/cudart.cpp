@@ -198,7 +198,7 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
                    void **args, cudaStream_t stream, bool per_thread = false) {
   std::lock_guard lock(g_mutex);
   Stream *st = stream_of(stream);
-  if (st && st->capture) {
+  if (Graph *g = Runtime::capturing(st)) {
     // The arguments are copied now: a graph replays them later.
     Error err = Error::Success;
     auto fn = rt().function(func, err);
@@ -209,7 +209,7 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
       auto *a = static_cast<const uint8_t *>(args[i]);
       bytes->emplace_back(a, a + fn->param_sizes[i]);
     }
-    st->capture->work.push_back([func, p, bytes](StreamId sid) {
+    rt().submit(st, st->id, [func, p, bytes](StreamId sid) {
       std::vector<void *> ptrs;
       for (auto &b : *bytes)
         ptrs.push_back(b.data());
@@ -217,7 +217,7 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
     });
     // A plain launch becomes a kernel node of the captured graph.
     if (!p.cooperative && !p.programmatic && !p.cluster.x)
-      captured_kernels()[st->capture.get()][st->capture->work.size() - 1] = {
+      captured_kernels()[g][g->work.size() - 1] = {
           func, dim3(p.grid.x, p.grid.y, p.grid.z),
           dim3(p.block.x, p.block.y, p.block.z), unsigned(p.shared), *bytes};
     return cudaSuccess;
@@ -1286,8 +1286,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
-  rt().wait_event(stream_id(stream), *reinterpret_cast<Event *>(event));
-  return cudaSuccess;
+  return ret(rt().wait_event(stream_of(stream), stream_id(stream),
+                             *reinterpret_cast<Event *>(event)));
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream,
@@ -1356,17 +1356,18 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   return ret(rt().destroy_event(reinterpret_cast<Event *>(event)));
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+                                     unsigned int flags) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
   return ret(rt().record_event(reinterpret_cast<Event *>(event),
-                               stream_of(stream), stream_id(stream)));
+                               stream_of(stream), stream_id(stream),
+                               (flags & cudaEventRecordExternal) != 0));
 }
 
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
-                                     unsigned int) {
-  return cudaEventRecord(event, stream);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return cudaEventRecordWithFlags(event, stream, 0);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
@@ -1418,6 +1419,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
     auto k = kernels.find(work.size());
     if (k != kernels.end())
       c.kernel = std::move(k->second);
+    c.deps = g->deps[work.size()];
     work.push_back(std::move(c));
   }
   rt().destroy_graph(g);
@@ -1430,8 +1432,8 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
   if (!status)
     return rec(Error::InvalidValue);
   Stream *st = stream_of(stream);
-  *status = st && st->capture ? cudaStreamCaptureStatusActive
-                              : cudaStreamCaptureStatusNone;
+  *status = Runtime::capturing(st) ? cudaStreamCaptureStatusActive
+                                   : cudaStreamCaptureStatusNone;
   return cudaSuccess;
 }
 

@@ -314,7 +314,8 @@ cudaError_t run_node(const NodeObj &n, cudaStream_t s) {
   case cudaGraphNodeTypeHost:
     return cudaLaunchHostFunc(s, n.host.fn, n.host.userData);
   case cudaGraphNodeTypeEventRecord:
-    return cudaEventRecord(n.event, s);
+    // A real record, also when replayed into a capturing stream.
+    return cudaEventRecordWithFlags(n.event, s, cudaEventRecordExternal);
   case cudaGraphNodeTypeWaitEvent:
     return cudaStreamWaitEvent(s, n.event, 0);
   default:
@@ -409,7 +410,6 @@ void update_params(GraphObj &to, const GraphObj &from) {
 
 cudaGraph_t graph_from_capture(std::vector<Captured> work) {
   auto *g = new GraphObj;
-  NodeObj *prev = nullptr;
   for (auto &w : work) {
     auto n = std::make_unique<NodeObj>();
     n->graph = g;
@@ -430,11 +430,11 @@ cudaGraph_t graph_from_capture(std::vector<Captured> work) {
       n->type = cudaGraphNodeTypeEmpty;
       n->work = std::move(w.work);
     }
-    if (prev) {
-      n->deps.push_back(prev);
-      prev->out.push_back(n.get());
-    }
-    prev = n.get();
+    for (size_t d : w.deps)
+      if (d < g->nodes.size()) {
+        n->deps.push_back(g->nodes[d].get());
+        g->nodes[d]->out.push_back(n.get());
+      }
     g->nodes.push_back(std::move(n));
   }
   return reinterpret_cast<cudaGraph_t>(g);
