@@ -65,6 +65,8 @@ DeviceFn device_fn_named(const std::string &name) {
     return DeviceFn::GetParameterBuffer;
   if (name == "__cudaCDP2LaunchDeviceV2")
     return DeviceFn::LaunchDevice;
+  if (name == "cudaGraphSetConditional")
+    return DeviceFn::GraphSetConditional;
   static const std::pair<const char *, DeviceFn> others[] = {
       {"GetLastError", DeviceFn::GetLastError},
       {"PeekAtLastError", DeviceFn::PeekAtLastError},

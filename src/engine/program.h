@@ -150,6 +150,7 @@ enum class DeviceFn : uint8_t {
   EventDestroy,          // (event)
   Malloc,                // (void **, size)
   Free,                  // (void *)
+  GraphSetConditional,   // cudaGraphSetConditional(handle, value)
 };
 DeviceFn device_fn_named(const std::string &name);
 

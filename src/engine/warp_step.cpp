@@ -257,6 +257,14 @@ uint64_t Worker::device_runtime_call(
     store(&dev, 4);
     break;
   }
+  case DeviceFn::GraphSetConditional: {
+    // The handle is the address of the condition's value (the stand-in
+    // runtime's cudaGraphConditionalHandleCreate).
+    uint32_t value = 0;
+    arg(1, &value, 4);
+    store(&value, 4);
+    break;
+  }
   case DeviceFn::DeviceGetAttribute: {
     int32_t attr = 0, dev = 0, value = 0;
     arg(1, &attr, 4);
@@ -357,10 +365,12 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
   DeviceLaunches *dl = S.L.device_launches;
   x.pc = p->pc;
   // What the calls store through their pointer argument.
-  const uint32_t out_size = cs.device_fn == DeviceFn::GetDevice ||
-                                    cs.device_fn == DeviceFn::DeviceGetAttribute
-                                ? 4
-                                : 8;
+  const uint32_t out_size =
+      cs.device_fn == DeviceFn::GetDevice ||
+              cs.device_fn == DeviceFn::DeviceGetAttribute ||
+              cs.device_fn == DeviceFn::GraphSetConditional
+          ? 4
+          : 8;
   AccessBatch out(x, in, AccessType::Write, out_size);
   for_lanes(m, [&](uint32_t l) {
     uint8_t *f = frame(c, w, l);
