@@ -181,10 +181,10 @@ void BM_BlockReduce(benchmark::State &state) {
 // A persistent kernel whose every access is a seq_cst
 // cuda::atomic_ref<int, thread_scope_system> (tests/kernels/check/seqcst.cu):
 // each access is a fence.sc.sys plus a .sys strong access, the pattern that
-// must not make the checker super-linear (docs/performance.md "Checker").
-void BM_SeqCstPersistent(benchmark::State &state) {
+// must not make the checker super-linear (docs/performance.md "Checker"):
+// 16 CTAs x 256 threads over `n` work items.
+void seqcst(benchmark::State &state, uint32_t n) {
   Device dev;
-  constexpr uint32_t n = 1 << 15;
   std::vector<int> host(n);
   std::iota(host.begin(), host.end(), 0);
   DevicePtr work = dev.alloc(n * 4), next = dev.alloc(4),
@@ -197,11 +197,24 @@ void BM_SeqCstPersistent(benchmark::State &state) {
             KernelArg::s32(int(n))};
   w.covered = 2ull * n * 4 + 8;
   // Each iteration starts from an empty work counter and total.
-  run(state, dev, w, [&dev, next, out] {
+  run(state, dev, w, [&dev, next, out, n] {
     const int zero = 0;
     dev.write(next, &zero, 4);
     dev.write(out + n * 4, &zero, 4);
   });
+  // Work items per second: flat across `n` when the cost per access does
+  // not grow with the accesses, fences and atomics executed before it.
+  state.SetItemsProcessed(int64_t(state.iterations()) * n);
+}
+
+void BM_SeqCstPersistent(benchmark::State &state) { seqcst(state, 1u << 15); }
+
+// The same kernel growing from 4 Ki to 256 Ki work items (an item is one
+// thread's four seq_cst accesses), plain (mode 0) and checked (mode 2):
+// items_per_second stays flat when the checker's cost per access does not
+// grow with what ran before it (docs/performance.md "Checker").
+void BM_SeqCstGrowth(benchmark::State &state) {
+  seqcst(state, uint32_t(state.range(1)));
 }
 
 #define MODES                                                                  \
@@ -213,5 +226,9 @@ BENCHMARK(BM_TiledMatmul) MODES;
 BENCHMARK(BM_MmaMatmul) MODES;
 BENCHMARK(BM_BlockReduce) MODES;
 BENCHMARK(BM_SeqCstPersistent) MODES;
+BENCHMARK(BM_SeqCstGrowth)
+    ->ArgNames({"mode", "items"})
+    ->ArgsProduct({{0, 2}, {1 << 12, 1 << 14, 1 << 16, 1 << 18}})
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace

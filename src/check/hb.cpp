@@ -58,18 +58,38 @@ void acquire_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
       return;
     }
     last_in = t.vc.get();
-    t.vc = join(t.vc, v);
+    join_into(t.vc, v);
     last_out = t.vc;
+  });
+}
+
+// An acquire fence of `lanes`: what their relaxed strong reads observed
+// becomes knowledge (lanes that knew and observed the same share the
+// result).
+void take_pending(CtaSt &c, uint32_t warp, uint32_t lanes) {
+  const VcData *in_vc = nullptr, *in_p = nullptr;
+  Vc out;
+  each_lane(lanes, [&](uint32_t l) {
+    ThreadSt &t = thread_at(c, warp, l);
+    if (!t.pending)
+      return;
+    if (out && t.vc.get() == in_vc && t.pending.get() == in_p) {
+      t.vc = out;
+    } else {
+      in_vc = t.vc.get();
+      in_p = t.pending.get();
+      join_into(t.vc, t.pending);
+      out = t.vc;
+    }
+    t.pending = nullptr;
   });
 }
 
 void pending_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
   if (!v)
     return;
-  each_lane(lanes, [&](uint32_t l) {
-    ThreadSt &t = thread_at(c, warp, l);
-    t.pending = join(t.pending, v);
-  });
+  each_lane(lanes,
+            [&](uint32_t l) { join_into(thread_at(c, warp, l).pending, v); });
 }
 
 // Releases of `lanes` of `warp` for an operation with ordering `order`:
@@ -79,10 +99,17 @@ Vc release_by_order(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes,
                     MemOrder order) {
   if (order == MemOrder::Release || order == MemOrder::AcqRel ||
       order == MemOrder::Sc)
-    return release_warp(L, c, warp, lanes);
-  VcBuilder b;
-  each_lane(lanes, [&](uint32_t l) { b.add(thread_at(c, warp, l).fence_rel); });
-  return b.build();
+    return materialize(release_warp(L, c, warp, lanes));
+  Vc r;
+  const Released *last = nullptr;
+  each_lane(lanes, [&](uint32_t l) {
+    const Released &f = thread_at(c, warp, l).fence_rel;
+    if (last && f == *last)
+      return;
+    last = &f;
+    join_into(r, f);
+  });
+  return r;
 }
 
 bool is_acquire(MemOrder o) {
@@ -152,8 +179,10 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
     uint32_t rem = L.tpc - w * 32;
     c->valid[w] = rem >= 32 ? 0xffffffffu : ((1u << rem) - 1);
   }
-  if (L.checks.race && L.race_on)
+  if (L.checks.race && L.race_on) {
+    L.release_shadow(c->shadow);
     c->shadow.assign((L.shared_bytes + 7) / 8, Granule{});
+  }
   if (L.checks.init) {
     c->shared_init.assign((L.shared_bytes + 7) / 8, 0);
     // The reserved region starts out zeroed by the launch (as the driver
@@ -168,6 +197,24 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
   L.ctas[linear] = std::move(c);
 }
 
+void LaunchSt::release_shadow(std::vector<Granule> &shadow) {
+  for (Granule &g : shadow) {
+    if (g.spill) {
+      spill[g.spill - 1].reads.clear();
+      spill[g.spill - 1].writes.clear();
+      spill_free.push_back(g.spill);
+    }
+    for (uint32_t i = g.sync; i;) {
+      SyncLoc &l = sync_at(i);
+      const uint32_t next = l.next;
+      l.clear();
+      l.next = 0;
+      sync_free.push_back(i);
+      i = next;
+    }
+  }
+}
+
 Vc release_of(LaunchSt &L, CtaSt &c, uint32_t i) {
   ThreadSt &t = c.threads[i];
   Tid tid = L.tid_of(c.linear, i / 32, i % 32);
@@ -180,7 +227,7 @@ Vc release_of(LaunchSt &L, CtaSt &c, uint32_t i) {
   return b.build();
 }
 
-Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
+Released release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
   const uint32_t live = live_lanes(c, warp);
   VcBuilder b;
   const VcData *last = nullptr;
@@ -199,11 +246,11 @@ Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     });
     const uint32_t wk = warp_key(L.tid_of(c.linear, warp, 0));
     // The common case (a warp that went through its synchronization
-    // together): a copy of that object with the warp's floor raised, no
-    // sorting (the cost of a fence.sc per access stays one copy).
+    // together): that object and the warp's raised floor, no copy (the
+    // cost of a fence.sc per access stays constant).
     if (shared)
-      return with_floor(thread_at(c, warp, std::countr_zero(lanes)).vc, wk,
-                        m + 1);
+      return Released{thread_at(c, warp, std::countr_zero(lanes)).vc, wk,
+                      m + 1};
     each_lane(lanes, [&](uint32_t l) {
       ThreadSt &t = thread_at(c, warp, l);
       if (t.vc.get() != last) {
@@ -212,7 +259,7 @@ Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
       }
     });
     b.floor(wk, m + 1);
-    return b.build();
+    return Released{b.build()};
   }
   each_lane(lanes, [&](uint32_t l) {
     ThreadSt &t = thread_at(c, warp, l);
@@ -226,7 +273,7 @@ Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     b.thread(tid, c.clock[warp * 32 + l]);
     ++c.clock[warp * 32 + l];
   });
-  return b.build();
+  return Released{b.build()};
 }
 
 void acquire(ThreadSt &t, const Vc &v) { t.vc = join(t.vc, v); }
@@ -243,15 +290,9 @@ void hb_barrier_arrive(LaunchSt &L, CtaSt &c,
   // another CTA released with a fence) becomes its knowledge and travels
   // through the barrier (docs/checker.md "Ordering rules": the
   // __threadfence() "last block" reduction).
-  each_lane(e.lanes, [&](uint32_t l) {
-    ThreadSt &t = thread_at(c, e.warp, l);
-    if (t.pending) {
-      t.vc = join(t.vc, t.pending);
-      t.pending = nullptr;
-    }
-  });
+  take_pending(c, e.warp, e.lanes);
   BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
-  b.acc = join(b.acc, release_warp(L, c, e.warp, e.lanes));
+  join_into(b.acc, release_warp(L, c, e.warp, e.lanes));
 }
 
 void hb_barrier_complete(CtaSt &c, const engine::BarrierCompleteEvent &e) {
@@ -288,16 +329,14 @@ void hb_warp_sync(LaunchSt &L, CtaSt &c, const engine::WarpSyncEvent &e) {
       c.clock[e.warp * 32 + l] = m + 1;
     });
   } else {
-    Vc s = release_warp(L, c, e.warp, e.lanes);
-    each_lane(e.lanes, [&](uint32_t l) {
-      thread_at(c, e.warp, l).vc = join(thread_at(c, e.warp, l).vc, s);
-    });
+    Vc s = materialize(release_warp(L, c, e.warp, e.lanes));
+    acquire_lanes(c, e.warp, e.lanes, s);
   }
 }
 
 void hb_cluster_arrive(LaunchSt &L, CtaSt &c, const engine::ClusterEvent &e) {
   ClusterSt &cl = L.clusters[e.cluster];
-  cl.acc = join(cl.acc, release_by_order(L, c, e.warp, e.lanes, e.order));
+  join_into(cl.acc, release_by_order(L, c, e.warp, e.lanes, e.order));
 }
 
 void hb_cluster_complete(LaunchSt &L, const engine::ClusterEvent &e) {
@@ -427,15 +466,9 @@ void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e) {
   if (e.proxy) // proxy fences order proxies, not threads
     return;
   if (is_acquire(e.order))
-    each_lane(e.lanes, [&](uint32_t l) {
-      ThreadSt &t = thread_at(c, e.warp, l);
-      if (t.pending) {
-        t.vc = join(t.vc, t.pending);
-        t.pending = nullptr;
-      }
-    });
+    take_pending(c, e.warp, e.lanes);
   if (is_release(e.order) || e.mbarrier_init) {
-    Vc s = release_warp(L, c, e.warp, e.lanes);
+    const Released s = release_warp(L, c, e.warp, e.lanes);
     each_lane(e.lanes, [&](uint32_t l) {
       ThreadSt &t = thread_at(c, e.warp, l);
       t.fence_rel = s;
@@ -444,7 +477,8 @@ void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e) {
   }
 }
 
-void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes) {
+void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
+                   Granule *const *gran) {
   CtaSt *c = L.cta(e.cta);
   if (!c || !lanes)
     return;
@@ -452,32 +486,59 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes) {
   const bool reads = e.type != engine::AccessType::Write;
   const bool writes = e.type != engine::AccessType::Read;
   MemScope scope = e.scope == MemScope::None ? MemScope::Gpu : e.scope;
+  // Lanes at increasing addresses (the common case) are one location each.
+  bool distinct = true;
+  {
+    uint64_t prev = 0;
+    bool first = true;
+    for (uint32_t m = lanes; m && distinct; m &= m - 1, first = false) {
+      const uint64_t a = e.addr[std::countr_zero(m)];
+      distinct = first || a > prev;
+      prev = a;
+    }
+  }
   // The lanes of one instruction, one address at a time: they read the
   // location as it was before the instruction, then publish to it (lanes of
   // one instruction do not synchronize with each other through it). One
   // acquire and one release per group, not per lane: the cost of a strong
   // access by a warp does not grow with its lanes.
+  Vc mat; // the latest publication (mat_key), materialized once
+  Released mat_key;
+  bool have_mat = false;
   while (lanes) {
-    const uint64_t addr = e.addr[std::countr_zero(lanes)];
-    uint32_t group = 0;
-    each_lane(lanes, [&](uint32_t l) {
-      if (e.addr[l] == addr)
-        group |= 1u << l;
-    });
+    const uint32_t l0 = uint32_t(std::countr_zero(lanes));
+    const uint64_t addr = e.addr[l0];
+    uint32_t group = 1u << l0;
+    if (!distinct)
+      each_lane(lanes & ~group, [&](uint32_t l) {
+        if (e.addr[l] == addr)
+          group |= 1u << l;
+      });
     lanes &= ~group;
-    SyncKey key{sync_space_key(e), addr};
-    if (reads) {
-      auto it = L.sync_locs.find(key);
-      if (it != L.sync_locs.end()) {
-        SyncLoc &loc = it->second;
-        Vc v;
-        if (const Vc *i = loc.by_cta.find(cta))
-          v = *i;
-        if (scope >= MemScope::Cluster)
-          if (const Vc *i = loc.by_cluster.find(cluster))
-            v = join(v, *i);
-        if (scope >= MemScope::Gpu)
-          v = join(v, loc.gpu);
+    if (!gran[l0])
+      continue;
+    Granule &g = *gran[l0];
+    if (reads && g.sync) {
+      if (SyncLoc *found = L.sync_loc(g, addr)) {
+        const SyncLoc &loc = *found;
+        // What this reader may take: its CTA's releases, its cluster's at
+        // cluster scope or wider, everyone's at gpu scope or wider.
+        const Vc *v_cta = nullptr, *v_cl = nullptr, *v_gpu = nullptr;
+        if (loc.one) {
+          if (loc.one_cta == cta ||
+              (scope >= MemScope::Cluster &&
+               loc.one_scope >= MemScope::Cluster &&
+               loc.one_cluster == cluster) ||
+              (scope >= MemScope::Gpu && loc.one_scope >= MemScope::Gpu))
+            v_cta = &loc.one;
+        } else if (const SyncLoc::Multi *m = loc.multi.get()) {
+          v_cta = m->by_cta.find(cta);
+          if (scope >= MemScope::Cluster)
+            v_cl = m->by_cluster.find(cluster);
+          if (scope >= MemScope::Gpu && m->gpu)
+            v_gpu = &m->gpu;
+        }
+        const bool any = (v_cta && *v_cta) || (v_cl && *v_cl) || v_gpu;
         const bool missed = loc.last_pc != ~0u && loc.last_cta != cta &&
                             !L.scope_covers(loc.last_scope, loc.last_cta, cta);
         const bool acq = is_acquire(e.order);
@@ -490,7 +551,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes) {
             t.miss_release_pc = loc.last_pc;
             t.miss_scope = loc.last_scope;
           }
-          if (!v)
+          if (!any)
             return;
           Vc &dst = acq ? t.vc : t.pending;
           // Lanes that knew the same learn the same.
@@ -499,27 +560,62 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes) {
             return;
           }
           last_in = dst.get();
-          dst = join(dst, v);
+          if (v_cta)
+            join_into(dst, *v_cta);
+          if (v_cl)
+            join_into(dst, *v_cl);
+          if (v_gpu)
+            join_into(dst, *v_gpu);
           last_out = dst;
         });
       }
     }
     if (writes) {
-      SyncLoc &loc = L.sync_locs[key];
-      if (e.type == engine::AccessType::Write) {
-        // A store starts a new release sequence.
-        loc.by_cta.clear();
-        loc.by_cluster.clear();
-        loc.gpu = nullptr;
-      }
-      auto publish = [&](const Vc &s, MemScope rs) {
-        if (!s)
+      SyncLoc &loc = L.sync_loc_new(g, addr);
+      if (e.type == engine::AccessType::Write)
+        loc.restart(); // a store starts a new release sequence
+      // Joined in place where the location alone holds its knowledge; a
+      // location that had none shares the published object.
+      auto publish = [&](const Released &s, MemScope rs) {
+        if (s.empty())
           return;
-        loc.by_cta[cta] = join(loc.by_cta[cta], s);
-        if (rs >= MemScope::Cluster)
-          loc.by_cluster[cluster] = join(loc.by_cluster[cluster], s);
-        if (rs >= MemScope::Gpu)
-          loc.gpu = join(loc.gpu, s);
+        auto into = [&](Vc &dst) {
+          if (dst) {
+            join_into(dst, s);
+            return;
+          }
+          if (!have_mat || !(mat_key == s)) {
+            mat = materialize(s);
+            mat_key = s;
+            have_mat = true;
+          }
+          dst = mat;
+        };
+        if (!loc.multi &&
+            (!loc.one || (loc.one_cta == cta && loc.one_scope == rs))) {
+          into(loc.one);
+          loc.one_cta = cta;
+          loc.one_cluster = cluster;
+          loc.one_scope = rs;
+        } else {
+          if (!loc.multi) {
+            // A second CTA or scope: the tables by scope.
+            loc.multi = std::make_unique<SyncLoc::Multi>();
+            SyncLoc::Multi &m = *loc.multi;
+            m.by_cta[loc.one_cta] = loc.one;
+            if (loc.one_scope >= MemScope::Cluster)
+              m.by_cluster[loc.one_cluster] = loc.one;
+            if (loc.one_scope >= MemScope::Gpu)
+              m.gpu = loc.one;
+            loc.one = nullptr;
+          }
+          SyncLoc::Multi &m = *loc.multi;
+          into(m.by_cta[cta]);
+          if (rs >= MemScope::Cluster)
+            into(m.by_cluster[cluster]);
+          if (rs >= MemScope::Gpu)
+            into(m.gpu);
+        }
         loc.last_pc = e.pc;
         loc.last_scope = rs;
         loc.last_cta = cta;
@@ -529,17 +625,17 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes) {
       } else {
         // Relaxed: what each lane's latest release fence published (the
         // lanes of a warp that fenced together share one object).
-        const VcData *last = nullptr;
+        const Released *last = nullptr;
         MemScope last_scope = MemScope::None;
         each_lane(group, [&](uint32_t l) {
           const ThreadSt &t = thread_at(*c, e.warp, l);
-          if (!t.fence_rel)
+          if (t.fence_rel.empty())
             return;
           MemScope rs = std::min(
               scope, t.fence_scope == MemScope::None ? scope : t.fence_scope);
-          if (t.fence_rel.get() == last && rs == last_scope)
+          if (last && *last == t.fence_rel && rs == last_scope)
             return;
-          last = t.fence_rel.get();
+          last = &t.fence_rel;
           last_scope = rs;
           publish(t.fence_rel, rs);
         });

@@ -52,8 +52,8 @@ inline WriteValues compare_values(const Cell &c, const NewAccess &a,
              : WriteValues::Different;
 }
 
-constexpr uint8_t kSyncBit = 0x80;   // cell[0].flags: a sync location here
 constexpr uint8_t kRecentBit = 0x80; // cell[1].flags: cell 1 is the newer
+// (cell[0].flags & kSyncBit: Granule::sync has states; state.h)
 
 RaceSide side(const Cell &c) {
   RaceSide s;
@@ -81,8 +81,13 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
 // (one entry per thread: its latest such access).
 [[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
   if (!g.spill) {
-    L.spill.emplace_back();
-    g.spill = L.spill.size();
+    if (!L.spill_free.empty()) {
+      g.spill = L.spill_free.back();
+      L.spill_free.pop_back();
+    } else {
+      L.spill.emplace_back();
+      g.spill = uint32_t(L.spill.size());
+    }
   }
   auto &s = L.spill[g.spill - 1];
   auto &v = (c.flags & kWrite) ? s.writes : s.reads;
@@ -365,7 +370,29 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         }
       }
   }
+  // Atomics by a run of lanes on one address that know the same, at one
+  // clock (a warp's fetch_add on a counter): the first two and the last
+  // lane of the run stand for it. Their checks against earlier accesses
+  // are those of every lane (two lanes: each covers the other's own
+  // cells), the lanes' atomics do not race with each other, and the last
+  // one subsumes the others in shadow memory (atomics on a location are
+  // totally ordered). Every lane still acquires and releases (below).
+  uint32_t quiet = 0;
+  if (atomic && !is_async && single && std::popcount(lanes) > 3) {
+    uint32_t prev = 32, run = 0;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const bool same =
+          prev < 32 && e.addr[prev] == e.addr[l] && clock0[prev] == clock0[l] &&
+          ts0[prev].vc == ts0[l].vc && ts0[prev].own_floor == ts0[l].own_floor;
+      run = same ? run + 1 : 1;
+      if (run >= 4)
+        quiet |= 1u << prev; // neither the first two nor the last
+      prev = l;
+    }
+  }
   uint32_t strong_lanes = 0; // their release/acquire patterns, together
+  Granule *gran[32];         // of strong lanes: the granule of the address
   for (uint32_t m = lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     Accessor who;
@@ -413,17 +440,24 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       } else {
         g = L.global.granule(gb);
       }
+      if (quiet >> lane & 1) {
+        strong_lanes |= 1u << lane;
+        gran[lane] = g;
+        continue;
+      }
       set_value(gb, addr, end);
       access_granule(L, *g, uint8_t(((1u << e.size) - 1) << (addr - gb)), a,
                      who, e.space, e.owner, gb);
       if (write && !strong && (g->cell[0].flags & kSyncBit))
-        L.sync_locs.erase(SyncKey{sync_space_key(e), addr});
+        if (SyncLoc *l = L.sync_loc(*g, addr))
+          l->clear();
       if (strong && !is_async) {
-        g->cell[0].flags |= kSyncBit;
         strong_lanes |= 1u << lane;
+        gran[lane] = g;
       }
       continue;
     }
+    gran[lane] = nullptr;
     for (; gb < end; gb += 8) {
       uint64_t lo = std::max(gb, addr), hi = std::min(gb + 8, end);
       uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - gb));
@@ -439,15 +473,16 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       access_granule(L, *g, mask, a, who, e.space, e.owner, gb);
       // A plain store ends the release sequences of the location.
       if (write && !strong && (g->cell[0].flags & kSyncBit))
-        L.sync_locs.erase(SyncKey{sync_space_key(e), lo});
-      if (strong && !is_async)
-        g->cell[0].flags |= kSyncBit;
+        if (SyncLoc *l = L.sync_loc(*g, lo))
+          l->clear();
+      if (strong && !is_async && lo == addr)
+        gran[lane] = g;
     }
     if (strong && !is_async)
       strong_lanes |= 1u << lane;
   }
   if (strong_lanes)
-    strong_access(L, e, strong_lanes);
+    strong_access(L, e, strong_lanes, gran);
 }
 
 } // namespace bcusim::check::detail

@@ -47,6 +47,9 @@ struct Cell {
 constexpr uint16_t kValued = 0x8000, kSpilledWrite = 0x2000, kSizeMax = 0x1fff;
 constexpr uint8_t kWrite = 1, kAtomic = 2, kStrong = 4, kScopeShift = 3,
                   kAsync = 64;
+// cell[0].flags: the granule has release-sequence states (Granule::sync),
+// tested on the cell's cache line before the index is read.
+constexpr uint8_t kSyncBit = 0x80;
 inline MemScope scope_of(uint8_t flags) {
   return MemScope((flags >> kScopeShift) & 7);
 }
@@ -54,7 +57,10 @@ inline MemScope scope_of(uint8_t flags) {
 struct Granule {
   Cell cell[2];
   // 1 + the index of its evicted history in LaunchSt::spill (0: none).
-  uint64_t spill = 0;
+  uint32_t spill = 0;
+  // 1 + the index in LaunchSt::syncs of the first release-sequence state
+  // of an address in this granule (0: none; SyncLoc::next chains them).
+  uint32_t sync = 0;
 };
 static_assert(sizeof(Granule) == 56);
 
@@ -63,7 +69,7 @@ static_assert(sizeof(Granule) == 56);
 struct ThreadSt {
   uint32_t own_floor = 0; // its warp's lanes: accesses with clock < known
   Vc vc;                  // knowledge of other threads
-  Vc fence_rel;           // knowledge at its latest release fence
+  Released fence_rel;     // knowledge at its latest release fence
   MemScope fence_scope = MemScope::None;
   Vc pending; // released to it by relaxed reads; an acquire fence takes it
   // The latest acquire that could not synchronize because a release's
@@ -112,10 +118,11 @@ struct ClusterSt {
 };
 
 // Releases into one memory location by morally strong writes (PTX release
-// patterns), kept by the scope that may acquire them.
+// patterns), kept by the scope that may acquire them. Found from the
+// location's granule (Granule::sync), not through a hash map.
 struct SyncLoc {
   // By CTA / cluster (linear index): a handful of entries, searched in
-  // order; empty costs nothing (most locations are written by one CTA).
+  // order.
   struct Scoped {
     std::vector<std::pair<uint64_t, Vc>> v;
     const Vc *find(uint64_t k) const {
@@ -130,28 +137,38 @@ struct SyncLoc {
           return e.second;
       return v.emplace_back(k, nullptr).second;
     }
-    void clear() { v.clear(); }
-  } by_cta, by_cluster;
-  Vc gpu;
-  uint32_t last_pc = ~0u; // the latest release
+  };
+  struct Multi {
+    Scoped by_cta, by_cluster;
+    Vc gpu;
+  };
+  // Most release sequences come from one CTA at one scope (a flag, a
+  // result published with a fence): `one` is what they released, from
+  // CTA `one_cta` at scope `one_scope`, without the tables of `multi`
+  // (made when a second CTA or scope releases into the location).
+  Vc one;
+  std::unique_ptr<Multi> multi;
+  uint64_t one_cta = 0, one_cluster = 0;
+  MemScope one_scope = MemScope::None;
   MemScope last_scope = MemScope::None;
+  uint32_t last_pc = ~0u; // the latest release
   uint64_t last_cta = 0;
-};
+  uint64_t addr = 0; // the location (its granule is implied)
+  uint32_t next = 0; // 1 + index of the next location in the granule
 
-struct SyncKey {
-  uint64_t hi, lo;
-  bool operator==(const SyncKey &) const = default;
-};
-// The space part of a location's key: shared memory belongs to its owner
-// CTA; other spaces are one address space for the whole launch.
-inline uint64_t sync_space_key(const engine::AccessEvent &e) {
-  return uint64_t(e.space) << 56 |
-         (e.space == engine::StateSpace::Shared ? e.owner : 0);
-}
-struct SyncKeyHash {
-  size_t operator()(const SyncKey &k) const {
-    return size_t(k.hi * 0x9E3779B97F4A7C15ull ^ k.lo);
+  // A new release sequence (a store): nothing released.
+  void restart() {
+    one = nullptr;
+    one_scope = MemScope::None;
+    multi.reset();
   }
+  void clear() {
+    restart();
+    last_pc = ~0u;
+    last_scope = MemScope::None;
+    last_cta = 0;
+  }
+  bool empty() const { return !one && !multi; }
 };
 
 // Global memory shadow: 4 KiB pages of granules, made on first touch.
@@ -216,7 +233,45 @@ struct LaunchSt {
   std::vector<std::unique_ptr<CtaSt>> pool; // retired, for reuse
   std::unordered_map<uint64_t, ClusterSt> clusters;
   GlobalShadow global;
-  std::unordered_map<SyncKey, SyncLoc, SyncKeyHash> sync_locs;
+  // Release-sequence states, indexed by Granule::sync, in chunks (they do
+  // not move).
+  static constexpr uint32_t kSyncChunk = 1024;
+  std::vector<std::unique_ptr<SyncLoc[]>> syncs;
+  uint32_t nsyncs = 0;
+  SyncLoc &sync_at(uint32_t i) {
+    return syncs[(i - 1) / kSyncChunk][(i - 1) % kSyncChunk];
+  }
+  // The release-sequence state of `addr` in granule `g` (nullptr: none).
+  SyncLoc *sync_loc(const Granule &g, uint64_t addr) {
+    for (uint32_t i = g.sync; i; i = sync_at(i).next)
+      if (sync_at(i).addr == addr)
+        return &sync_at(i);
+    return nullptr;
+  }
+  SyncLoc &sync_loc_new(Granule &g, uint64_t addr) {
+    if (SyncLoc *l = sync_loc(g, addr))
+      return *l;
+    uint32_t i;
+    if (!sync_free.empty()) {
+      i = sync_free.back();
+      sync_free.pop_back();
+    } else {
+      if (nsyncs % kSyncChunk == 0)
+        syncs.push_back(std::make_unique<SyncLoc[]>(kSyncChunk));
+      i = ++nsyncs;
+    }
+    SyncLoc &l = sync_at(i);
+    l.addr = addr;
+    l.next = g.sync;
+    g.sync = i;
+    g.cell[0].flags |= kSyncBit;
+    return l;
+  }
+  // Entries of retired CTAs' shared memory, for reuse (their vectors keep
+  // their capacity: no allocation in the next CTA).
+  std::vector<uint32_t> sync_free, spill_free;
+  // Recycles the history and release-sequence states of `shadow`.
+  void release_shadow(std::vector<Granule> &shadow);
   // Accesses evicted from a granule's two cells that the access evicting
   // them was not ordered after (concurrent reads by several threads, as
   // FastTrack's read-shared state): later accesses are checked against
@@ -286,7 +341,7 @@ struct LaunchSt {
 // A release by thread `t` (lanes of one warp may release together:
 // release_warp): what it publishes, then its clock advances.
 Vc release_of(LaunchSt &L, CtaSt &c, uint32_t thread_index);
-Vc release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes);
+Released release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes);
 void acquire(ThreadSt &t, const Vc &v);
 void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster);
 // One function per synchronization event (checker.cpp calls them for the
@@ -311,7 +366,9 @@ void hb_async_wait(LaunchSt &L, CtaSt &c, const engine::AsyncWaitEvent &e);
 void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e);
 // Memory release/acquire patterns of one strong access by `lanes` of the
 // event (race.cpp calls it after checking the access).
-void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes);
+// `gran[l]`: the granule of lane l's address (in the shadow of its space).
+void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
+                   Granule *const *gran);
 
 // ---- race.cpp --------------------------------------------------------------
 void check_access(LaunchSt &L, const AccessEvent &e);

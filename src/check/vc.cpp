@@ -127,14 +127,15 @@ Vc join(const Vc &a, const Vc &b) {
   // check before copying.
   if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads))
     return a;
-  auto r = std::make_shared<VcData>(*a);
-  merge_floors(*r, *b);
-  merge_into(r->threads, b->threads);
+  Vc r(new VcData(*a));
+  merge_floors(*r.mutable_data(), *b);
+  merge_into(r.mutable_data()->threads, b->threads);
   return r;
 }
 
 Vc with_floor(const Vc &v, uint32_t warp, uint32_t f) {
-  auto r = v ? std::make_shared<VcData>(*v) : std::make_shared<VcData>();
+  Vc out(v ? new VcData(*v) : new VcData());
+  VcData *r = out.mutable_data();
   const uint32_t b = warp >> 5;
   auto it = std::lower_bound(r->blocks.begin(), r->blocks.end(), b);
   size_t i = size_t(it - r->blocks.begin());
@@ -144,7 +145,56 @@ Vc with_floor(const Vc &v, uint32_t warp, uint32_t f) {
   }
   uint32_t &slot = r->floor[i * 32 + (warp & 31)];
   slot = std::max(slot, f);
-  return r;
+  return out;
+}
+
+void join_into(Vc &a, const Vc &b) {
+  if (!b || b == a)
+    return;
+  if (!a) {
+    a = b;
+    return;
+  }
+  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads))
+    return;
+  if (a.use_count() != 1) {
+    a = join(a, b);
+    return;
+  }
+  // Only this holder sees the object: change it in place.
+  auto &d = *a.mutable_data();
+  merge_floors(d, *b);
+  merge_into(d.threads, b->threads);
+}
+
+void floor_into(Vc &a, uint32_t warp, uint32_t f) {
+  if (!f)
+    return;
+  if (a && a.use_count() == 1) {
+    auto &d = *a.mutable_data();
+    const uint32_t b = warp >> 5;
+    auto it = std::lower_bound(d.blocks.begin(), d.blocks.end(), b);
+    size_t i = size_t(it - d.blocks.begin());
+    if (it == d.blocks.end() || *it != b) {
+      d.blocks.insert(it, b);
+      d.floor.insert(d.floor.begin() + long(i * 32), 32, 0u);
+    }
+    uint32_t &slot = d.floor[i * 32 + (warp & 31)];
+    slot = std::max(slot, f);
+    return;
+  }
+  if (a && a->floor_of(warp) >= f)
+    return;
+  a = with_floor(a, warp, f);
+}
+
+void join_into(Vc &a, const Released &r) {
+  join_into(a, r.vc);
+  floor_into(a, r.warp, r.floor);
+}
+
+Vc materialize(const Released &r) {
+  return r.floor ? with_floor(r.vc, r.warp, r.floor) : r.vc;
 }
 
 void VcBuilder::add(const Vc &v) {
@@ -160,7 +210,8 @@ void VcBuilder::add(const Vc &v) {
 Vc VcBuilder::build() {
   if (empty())
     return nullptr;
-  auto r = std::make_shared<VcData>();
+  Vc out(new VcData());
+  VcData *r = out.mutable_data();
   normalize(floors_);
   normalize(threads_);
   for (auto [w, f] : floors_) {
@@ -174,7 +225,7 @@ Vc VcBuilder::build() {
   r->threads = std::move(threads_);
   floors_.clear();
   threads_.clear();
-  return r;
+  return out;
 }
 
 } // namespace bcusim::check::detail

@@ -15,8 +15,8 @@
 // went through the same barrier hold one object.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -35,6 +35,16 @@ inline Tid thread_of(Tid t) { return t & ~kKindMask; }
 inline uint32_t warp_key(Tid t) { return thread_of(t) >> 5; }
 
 struct VcData {
+  // Holders (Vc). Not atomic: the race checker runs on one host thread
+  // (it is not a concurrent() observer), and a copy starts unheld.
+  struct Refs {
+    uint32_t n = 0;
+    Refs() = default;
+    Refs(const Refs &) {}
+    Refs &operator=(const Refs &) { return *this; }
+  };
+  mutable Refs refs;
+
   // Warp floors in blocks of 32 consecutive global warps (a CTA's warps
   // fall in one or two blocks): block ids sorted, 32 floors each (0: none).
   std::vector<uint32_t> blocks;
@@ -58,7 +68,55 @@ struct VcData {
     return i < blocks.size() ? floor[i * 32 + (warp & 31)] : 0;
   }
 };
-using Vc = std::shared_ptr<const VcData>;
+// A shared, immutable knowledge object (copy-on-write: join_into and
+// floor_into change it in place only while one Vc holds it).
+class Vc {
+public:
+  Vc() = default;
+  Vc(std::nullptr_t) {}
+  explicit Vc(VcData *p) : p_(p) {
+    if (p_)
+      ++p_->refs.n;
+  }
+  Vc(const Vc &o) : p_(o.p_) {
+    if (p_)
+      ++p_->refs.n;
+  }
+  Vc(Vc &&o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  Vc &operator=(const Vc &o) {
+    if (o.p_)
+      ++o.p_->refs.n;
+    drop();
+    p_ = o.p_;
+    return *this;
+  }
+  Vc &operator=(Vc &&o) noexcept {
+    if (this != &o) {
+      drop();
+      p_ = o.p_;
+      o.p_ = nullptr;
+    }
+    return *this;
+  }
+  ~Vc() { drop(); }
+  const VcData *get() const { return p_; }
+  const VcData *operator->() const { return p_; }
+  const VcData &operator*() const { return *p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  long use_count() const { return p_ ? long(p_->refs.n) : 0; }
+  bool operator==(const Vc &o) const { return p_ == o.p_; }
+  bool operator==(std::nullptr_t) const { return p_ == nullptr; }
+  // The object to change in place (only when use_count() == 1).
+  VcData *mutable_data() const { return p_; }
+
+private:
+  void drop() {
+    if (p_ && --p_->refs.n == 0)
+      delete p_;
+    p_ = nullptr;
+  }
+  VcData *p_ = nullptr;
+};
 
 inline bool knows(const Vc &v, Tid u, uint32_t clock) {
   return v && v->knows(u, clock);
@@ -70,6 +128,28 @@ Vc join(const Vc &a, const Vc &b);
 
 // v with warp `warp`'s floor raised to at least f (a copy).
 Vc with_floor(const Vc &v, uint32_t warp, uint32_t f);
+
+// Copy-on-write forms: `a` becomes a joined with b / a with a raised floor.
+// An object that `a` alone holds is changed in place (no allocation: the
+// knowledge a synchronization location or a barrier phase accumulates);
+// a shared one is copied first, so holders of the old object never see it
+// change.
+void join_into(Vc &a, const Vc &b);
+void floor_into(Vc &a, uint32_t warp, uint32_t f);
+
+// What a release publishes, without a copy for the common case of a whole
+// warp releasing together: knowledge `vc` plus warp `warp`'s floor raised
+// to `floor` (0: none).
+struct Released {
+  Vc vc;
+  uint32_t warp = 0, floor = 0;
+  bool empty() const { return !vc && !floor; }
+  bool operator==(const Released &o) const {
+    return vc == o.vc && warp == o.warp && floor == o.floor;
+  }
+};
+void join_into(Vc &a, const Released &r);
+Vc materialize(const Released &r);
 
 // Collects entries, then builds one knowledge object (max per key).
 class VcBuilder {

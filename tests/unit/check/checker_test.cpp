@@ -329,6 +329,46 @@ TEST(Race, AtomicsRaceOnlyWithPlainAccessesOrNarrowScopes) {
   EXPECT_NE(f[1].missing.find("not morally strong"), std::string::npos);
 }
 
+// A warp's atomics on one counter are checked as a few lanes of the run,
+// but for every lane (docs/checker.md "Decisions"): lane 0's own earlier
+// plain write races with the other lanes' atomics, every lane acquires
+// through the counter, and a later plain access is checked against them.
+TEST(Race, AWarpsAtomicsOnOneAddressCountForEveryLane) {
+  {
+    Launch r("race");
+    // 8 bytes: lane 0's 4-byte atomic does not stand for this write.
+    r.access(AccessType::Write, 0, 1, 0x1000, 100, true, 0, StateSpace::Global,
+             MemOrder::Weak, MemScope::None, 8);
+    r.access(AccessType::Atomic, 0, ~0u, 0x1000, 50, true, 0,
+             StateSpace::Global, MemOrder::Relaxed, MemScope::Gpu);
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::IntraWarpRace);
+    EXPECT_EQ(f[0].sites[0].pc, 100u);
+    EXPECT_EQ(f[0].sites[1].pc, 50u);
+  }
+  {
+    Launch r("race", {2, 1, 1});
+    // CTA 1 writes data, then releases the counter.
+    r.access(AccessType::Write, 0, 1, 0x100, 100, true, 1, StateSpace::Global);
+    r.access(AccessType::Atomic, 0, 1, 0x1000, 51, true, 1, StateSpace::Global,
+             MemOrder::Release, MemScope::Gpu);
+    // Every lane of CTA 0's warp 0 acquires it; lane 17 reads the data.
+    r.access(AccessType::Atomic, 0, ~0u, 0x1000, 50, true, 0,
+             StateSpace::Global, MemOrder::Acquire, MemScope::Gpu);
+    r.access(AccessType::Read, 0, 1u << 17, 0x100, 10, true, 0,
+             StateSpace::Global);
+    EXPECT_EQ(r.count(FindingKind::DataRace), 0u);
+    // A plain read of the counter by CTA 1, unordered with CTA 0's atomics.
+    r.access(AccessType::Read, 1, 1, 0x1000, 11, true, 1, StateSpace::Global);
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+    EXPECT_EQ(f[0].sites[0].pc, 50u);
+    EXPECT_EQ(f[0].sites[1].pc, 11u);
+  }
+}
+
 // Thread 0 of CTA 0 writes data, then publishes a flag; thread 0 of CTA 1
 // reads the flag, then the data.
 void handshake(Launch &r, MemOrder st, MemScope st_scope, MemOrder ld,

@@ -88,6 +88,58 @@ TEST(Vc, JoinThatAddsNothingKeepsTheObject) {
   EXPECT_NE(join(vb, va), vb); // va adds the higher thread entry
 }
 
+TEST(Vc, JoinIntoChangesAnObjectHeldOnceInPlace) {
+  VcBuilder b;
+  b.thread(thread(1, 3), 5);
+  Vc a = b.build();
+  b.floor(2, 7);
+  Vc other = b.build();
+  const VcData *before = a.get();
+  join_into(a, other);
+  EXPECT_EQ(a.get(), before); // no copy: `a` was its only holder
+  EXPECT_TRUE(knows(a, thread(1, 3), 5));
+  EXPECT_TRUE(knows(a, thread(2, 9), 6));
+  floor_into(a, 2, 9);
+  EXPECT_EQ(a.get(), before);
+  EXPECT_TRUE(knows(a, thread(2, 0), 8));
+  EXPECT_FALSE(knows(a, thread(2, 0), 9));
+}
+
+TEST(Vc, JoinIntoCopiesASharedObject) {
+  VcBuilder b;
+  b.thread(thread(1, 3), 5);
+  Vc a = b.build();
+  Vc keep = a; // another holder: must not see the change
+  b.floor(2, 7);
+  join_into(a, b.build());
+  EXPECT_NE(a.get(), keep.get());
+  EXPECT_TRUE(knows(a, thread(2, 0), 6));
+  EXPECT_FALSE(knows(keep, thread(2, 0), 6));
+  Vc keep2 = a;
+  floor_into(a, 4, 3);
+  EXPECT_TRUE(knows(a, thread(4, 1), 2));
+  EXPECT_FALSE(knows(keep2, thread(4, 1), 2));
+  // Into nothing: shares the object joined (no copy).
+  Vc empty;
+  join_into(empty, keep);
+  EXPECT_EQ(empty.get(), keep.get());
+}
+
+TEST(Vc, ReleasedIsKnowledgePlusAWarpFloor) {
+  VcBuilder b;
+  b.thread(thread(1, 3), 5);
+  Released r{b.build(), 6, 4};
+  Vc m = materialize(r);
+  EXPECT_TRUE(knows(m, thread(1, 3), 5));
+  EXPECT_TRUE(knows(m, thread(6, 31), 3));
+  EXPECT_FALSE(knows(m, thread(6, 31), 4));
+  EXPECT_FALSE(knows(r.vc, thread(6, 31), 3)); // r.vc itself unchanged
+  Vc into;
+  join_into(into, r);
+  EXPECT_TRUE(knows(into, thread(6, 0), 3));
+  EXPECT_FALSE(knows(r.vc, thread(6, 0), 3));
+}
+
 TEST(Vc, BuilderMergesRepeatedEntries) {
   VcBuilder b;
   b.thread(5, 1);
