@@ -145,11 +145,12 @@ nlohmann::json site_json(const Site &s) {
     }
   }
   const ThreadRef &t = s.thread;
-  j["thread"] = {{"cta", {t.cta.x, t.cta.y, t.cta.z}},
-                 {"cta_linear", t.cta_linear},
-                 {"warp", t.warp},
-                 {"lane", t.lane},
-                 {"tid", {t.tid.x, t.tid.y, t.tid.z}}};
+  if (!s.no_thread)
+    j["thread"] = {{"cta", {t.cta.x, t.cta.y, t.cta.z}},
+                   {"cta_linear", t.cta_linear},
+                   {"warp", t.warp},
+                   {"lane", t.lane},
+                   {"tid", {t.tid.x, t.tid.y, t.tid.z}}};
   if (t.async_id)
     j["thread"]["async_copy"] = t.async_id;
   if (!s.access.empty())
@@ -185,6 +186,10 @@ nlohmann::json Finding::to_json() const {
                        {"name", a.name},     {"host_stack", a.host_stack}};
     if (!a.mangled.empty())
       j["allocation"]["mangled"] = a.mangled;
+    if (!a.cuda_site.empty())
+      j["allocation"]["cuda_site"] = a.cuda_site;
+    if (!a.ptx_site.empty())
+      j["allocation"]["ptx_site"] = a.ptx_site;
   }
   if (!launch_stack.empty())
     j["launch_stack"] = launch_stack;
@@ -479,9 +484,15 @@ void Checker::add(Finding f) {
 
 uint64_t Checker::findings_so_far() const { return impl_->findings.created(); }
 
+bool &Checker::lineinfo_hinted() { return impl_->findings.hinted(); }
+
 void Checker::set_host_context(HostContext context) {
   std::lock_guard<std::mutex> g(impl_->mu);
   impl_->findings.set_host(std::move(context));
+}
+
+const HostContext &Checker::host_context() const {
+  return impl_->findings.host();
 }
 
 nlohmann::json Checker::report_json() const {

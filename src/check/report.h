@@ -52,7 +52,9 @@ public:
   // Renders the findings of this launch into `out` (in report order).
   void finish(LaunchSt &L);
   void set_host(HostContext h) { host_ = std::move(h); }
+  const HostContext &host() const { return host_; }
   uint64_t created() const { return created_.load(std::memory_order_relaxed); }
+  bool &hinted() { return hinted_; }
 
 private:
   struct Pending {

@@ -81,6 +81,16 @@ nlohmann::json location_of(const Site &s, bool ptx_only = false) {
   return nullptr;
 }
 
+// The site a finding is located at: a race's later access (the last
+// site), otherwise its first site (the instruction of an engine
+// diagnostic; the others are its notes' locations).
+size_t primary_site(const Finding &f) {
+  const bool race = f.kind == FindingKind::DataRace ||
+                    f.kind == FindingKind::IntraWarpRace ||
+                    f.kind == FindingKind::BenignRace;
+  return race ? f.sites.size() - 1 : 0;
+}
+
 const char *level_of(Severity s) {
   return s == Severity::Error     ? "error"
          : s == Severity::Warning ? "warning"
@@ -107,7 +117,8 @@ nlohmann::json sarif_log(const std::vector<Finding> &findings,
     nlohmann::json locs = nlohmann::json::array();
     nlohmann::json related = nlohmann::json::array();
     if (!f.sites.empty()) {
-      const Site &last = f.sites.back();
+      const size_t main = primary_site(f);
+      const Site &last = f.sites[main];
       if (auto l = location_of(last); !l.is_null())
         locs.push_back(l);
       int id = 0;
@@ -121,10 +132,13 @@ nlohmann::json sarif_log(const std::vector<Finding> &findings,
       if (last.cuda_line)
         relate(location_of(last, true),
                fmt::format("the PTX instruction '{}'", last.text));
-      for (size_t i = 0; i + 1 < f.sites.size(); ++i) {
+      for (size_t i = 0; i < f.sites.size(); ++i) {
+        if (i == main)
+          continue;
         const Site &s = f.sites[i];
-        std::string what =
-            f.sites.size() == 2 && i == 0 ? "the first access" : "also here";
+        std::string what = f.sites.size() == 2 && i == 0 && main == 1
+                               ? "the first access"
+                               : "also here";
         if (!s.access.empty())
           what += ": " + s.access;
         relate(location_of(s), what);

@@ -379,6 +379,9 @@ void Timeline::sync(const Ev &e) {
 }
 
 void Timeline::on_launch_end(const engine::LaunchView &v) {
+  // The first CTA's process always has a name: findings made after the
+  // launch (add_finding) are placed there.
+  name_tracks(v, 0);
   for (const auto &[key, w] : warps_) {
     name_tracks(v, key.first);
     events_.push_back({{"ph", "X"},
@@ -424,6 +427,26 @@ void Timeline::on_launch_end(const engine::LaunchView &v) {
   }
   ++launch_;
   ++now_; // launches do not overlap
+}
+
+void Timeline::add_finding(const Finding &f) {
+  if (!launch_)
+    return;
+  std::string where;
+  if (!f.sites.empty() && f.sites.front().cuda_line)
+    where = fmt::format(" at {}:{}", f.sites.front().cuda_file,
+                        f.sites.front().cuda_line);
+  else if (!f.sites.empty() && f.sites.front().ptx.valid())
+    where = fmt::format(" at {}:{}", f.sites.front().ptx_file,
+                        f.sites.front().ptx.line);
+  events_.push_back({{"ph", "i"},
+                     {"ts", now_ - 1},
+                     {"pid", int(((launch_ - 1) << 20) + 1)},
+                     {"tid", 0},
+                     {"s", "g"},
+                     {"cat", "finding"},
+                     {"name", fmt::format("{}{}", name_of(f.kind), where)},
+                     {"args", {{"message", f.diag.message}}}});
 }
 
 nlohmann::json Timeline::trace() const {

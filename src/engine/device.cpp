@@ -66,6 +66,26 @@ std::string_view name_of(RunStatus s) {
   return "?";
 }
 
+std::string_view name_of(RunProblem p) {
+  switch (p) {
+  case RunProblem::Fault:
+    return "fault";
+  case RunProblem::Trap:
+    return "trap";
+  case RunProblem::Deadlock:
+    return "deadlock";
+  case RunProblem::BarrierDivergence:
+    return "barrier divergence";
+  case RunProblem::SyncMisuse:
+    return "sync misuse";
+  case RunProblem::Limit:
+    return "limit";
+  case RunProblem::BadLaunch:
+    return "bad launch";
+  }
+  return "?";
+}
+
 std::string RunReport::diagnostics_text() const {
   std::string s;
   for (auto &d : diagnostics)
@@ -289,7 +309,8 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   RunReport bad;
   bad.status = RunStatus::BadLaunch;
   auto fail = [&](SourceLoc loc, std::string msg) {
-    Diagnostic d;
+    RunDiagnostic d;
+    d.kind = RunProblem::BadLaunch;
     d.loc = loc;
     d.message = std::move(msg);
     bad.diagnostics.push_back(std::move(d));
@@ -303,7 +324,8 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   if (!k)
     return fail({}, fmt::format("no kernel named '{}' in the module", kernel));
   if (!k->blocked_by.empty()) {
-    bad.diagnostics = k->blocked_by;
+    for (const auto &d : k->blocked_by)
+      bad.diagnostics.push_back({d, RunProblem::BadLaunch});
     return bad;
   }
   const ptx::Function &fa = *k->ast;

@@ -158,7 +158,7 @@ uint64_t heap_round(uint64_t n) {
 } // namespace
 
 uint64_t HeapBlocks::alloc(uint64_t base, uint64_t limit, uint64_t bytes,
-                           std::string by) {
+                           HeapBlock blk) {
   std::lock_guard<std::mutex> g(mu_);
   const uint64_t need = heap_round(std::max<uint64_t>(bytes, 1));
   if (need > limit || need < bytes)
@@ -191,11 +191,22 @@ uint64_t HeapBlocks::alloc(uint64_t base, uint64_t limit, uint64_t bytes,
         ++it;
     }
   }
-  HeapBlock blk;
   blk.size = bytes;
-  blk.by = std::move(by);
+  blk.live = true;
   blocks_[base + off] = std::move(blk);
   return base + off;
+}
+
+std::optional<std::pair<uint64_t, HeapBlock>>
+HeapBlocks::block(uint64_t addr) const {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = blocks_.upper_bound(addr);
+  if (it == blocks_.begin())
+    return std::nullopt;
+  --it;
+  if (addr - it->first >= std::max<uint64_t>(it->second.size, 1))
+    return std::nullopt;
+  return *it;
 }
 
 int HeapBlocks::free(uint64_t addr, uint64_t &size) {
@@ -281,6 +292,35 @@ void GlobalMemory::map_heap() {
       a->heap = true;
 }
 
+namespace {
+// Who allocates a heap block at `pc`, and where (docs/engine.md "Device
+// heap"): the CUDA line when the PTX has line information, and the PTX
+// instruction.
+HeapBlock heap_block_at(const Exec &x, uint32_t pc) {
+  const Program &P = *x.prog;
+  HeapBlock b;
+  if (pc < P.locs.size() && P.locs[pc].valid()) {
+    const SourceLoc &l = P.locs[pc];
+    b.ptx_at = fmt::format("{}:{}:{}", l.file->name(), l.line, l.col);
+  }
+  if (pc < P.cuda_pos.size() && P.cuda_pos[pc].line) {
+    const auto &cp = P.cuda_pos[pc];
+    // Inlined code: the call in the kernel's own source.
+    uint32_t file = cp.call_line ? cp.call_file : cp.file;
+    for (const auto &[n, name] : P.cuda_files)
+      if (n == file)
+        b.cuda_at = cp.call_line ? fmt::format("{}:{}", name, cp.call_line)
+                    : cp.col ? fmt::format("{}:{}:{}", name, cp.line, cp.col)
+                             : fmt::format("{}:{}", name, cp.line);
+  }
+  const std::string &at = !b.cuda_at.empty() ? b.cuda_at : b.ptx_at;
+  b.by =
+      fmt::format("allocated in kernel '{}'{}", demangle(x.launch->kernel_name),
+                  at.empty() ? "" : " at " + at);
+  return b;
+}
+} // namespace
+
 // malloc / operator new (flags bit0 = free / operator delete): the
 // argument and the result are the caller's .param variables (in.a[0],
 // in.a[1] frame offsets).
@@ -295,11 +335,9 @@ void exec_heap(Exec &x, const Inst &in, uint32_t m) {
     std::memcpy(&arg, f + in.a[0], 8);
     if (!(in.flags & 1)) {
       // Exhaustion returns NULL, as on the GPU.
-      uint64_t p = g.heap_base()
-                       ? g.heap().alloc(g.heap_base(), g.heap_size(), arg,
-                                        fmt::format("allocated in kernel {}",
-                                                    x.launch->kernel_name))
-                       : 0;
+      uint64_t p = g.heap_base() ? g.heap().alloc(g.heap_base(), g.heap_size(),
+                                                  arg, heap_block_at(x, x.pc))
+                                 : 0;
       std::memcpy(f + in.a[1], &p, 8);
       return;
     }

@@ -591,13 +591,18 @@ struct Allocation {
 struct HeapBlock {
   uint64_t size = 0;
   bool live = true;
-  std::string by; // "malloc in kernel K" (who allocated it)
+  std::string by; // "allocated in kernel 'K' at f.cu:12:5" (who, where)
+  // The malloc: its CUDA line when the PTX has line information
+  // ("f.cu:12:5"), and its PTX instruction ("f.ptx:40:2").
+  std::string cuda_at, ptx_at;
 };
 class HeapBlocks {
 public:
   // 16-byte aligned block of `bytes` inside [base, base + limit); 0 when
   // the heap is exhausted.
-  uint64_t alloc(uint64_t base, uint64_t limit, uint64_t bytes, std::string by);
+  uint64_t alloc(uint64_t base, uint64_t limit, uint64_t bytes, HeapBlock blk);
+  // The block (live or freed) holding addr: its base and record.
+  std::optional<std::pair<uint64_t, HeapBlock>> block(uint64_t addr) const;
   // 0: freed; 1: not a block's base; 2: already freed.
   int free(uint64_t addr, uint64_t &size);
   // The live block holding [addr, addr + size), or why not (detail).

@@ -19,9 +19,9 @@ Diagnostic Worker::where(Cta &c, Warp &w, uint32_t lane, std::string msg,
   Dim3 tid{t % b.x, t / b.x % b.y, t / (b.x * b.y)};
   Diagnostic n;
   n.severity = Severity::Note;
-  n.message =
-      fmt::format("in kernel '{}', CTA {}, warp {}, lane {}, thread {}",
-                  S.L.kernel_name, dim_str(c.id), w.index, lane, dim_str(tid));
+  n.message = fmt::format("in kernel '{}', CTA {}, warp {}, lane {}, thread {}",
+                          demangle(S.L.kernel_name), dim_str(c.id), w.index,
+                          lane, dim_str(tid));
   d.notes.push_back(std::move(n));
   return d;
 }
@@ -70,13 +70,21 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
   const Fault &f = x.fault;
   std::string msg = fault_message(f);
   RunStatus st = f.kind == FaultKind::Trap ? RunStatus::Trap : RunStatus::Fault;
+  // Misuse of a synchronization primitive stops the run as a fault does.
+  RunProblem kind =
+      f.kind == FaultKind::Trap ? RunProblem::Trap
+      : f.kind == FaultKind::WarpSync || f.kind == FaultKind::Mbarrier
+          ? RunProblem::SyncMisuse
+          : RunProblem::Fault;
   Diagnostic d = where(c, w, f.lane, msg, pc);
+  uint64_t allocation = 0;
   if (f.space == MemSpace::Global &&
       (f.kind == FaultKind::OutOfBounds || f.kind == FaultKind::Null)) {
     Diagnostic n;
     n.severity = Severity::Note;
     if (const Allocation *a = S.mem.nearest(f.addr)) {
-      std::string what = a->module_var     ? "variable '" + a->name + "'"
+      allocation = a->base;
+      std::string what = a->module_var ? "variable '" + demangle(a->name) + "'"
                          : a->name.empty() ? "allocation"
                                            : a->name;
       if (f.addr >= a->base + a->size)
@@ -109,7 +117,7 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
                     size);
     d.notes.push_back(std::move(n));
   }
-  S.fail(st, {std::move(d)});
+  S.fail(st, kind, {std::move(d)}, allocation);
 }
 
 // A note on one blocked path of warp `w` of CTA `c` (CTAs other than `c0`
@@ -186,14 +194,14 @@ void Worker::report_deadlock(Cta &c0) {
     d.message = fmt::format(
         "deadlock in kernel '{}': CTA {} can never complete barrier {}: "
         "warp{} {} wait{} with {} of {} threads arrived",
-        S.L.kernel_name, dim_str(c0.id), head->barrier,
+        demangle(S.L.kernel_name), dim_str(c0.id), head->barrier,
         std::popcount(head->waiting) == 1 ? "" : "s", warp_list(head->waiting),
         std::popcount(head->waiting) == 1 ? "s" : "", head->arrived_threads,
         expected(*head));
   else
     d.message = fmt::format(
         "deadlock in kernel '{}': every remaining warp of CTA {} is blocked",
-        S.L.kernel_name, dim_str(c0.id));
+        demangle(S.L.kernel_name), dim_str(c0.id));
   // Why each barrier in flight cannot complete.
   uint32_t exited = unit.exited_warps();
   for (const auto &st : states) {
@@ -250,7 +258,7 @@ void Worker::report_deadlock(Cta &c0) {
         }
         d.notes.push_back(std::move(n));
       }
-  S.fail(RunStatus::Deadlock, {std::move(d)});
+  S.fail(RunStatus::Deadlock, RunProblem::Deadlock, {std::move(d)});
 }
 
 // Every warp of the worker is blocked or spins in a loop that nothing can
@@ -292,7 +300,8 @@ void Worker::report_spin_deadlock() {
   d.message = fmt::format(
       "deadlock in kernel '{}': no thread can make progress: {} warp{} "
       "spin{} waiting for a change that no thread will make{}",
-      S.L.kernel_name, nspin, nspin == 1 ? "" : "s", nspin == 1 ? "s" : "",
+      demangle(S.L.kernel_name), nspin, nspin == 1 ? "" : "s",
+      nspin == 1 ? "s" : "",
       blocked.empty() ? "" : ", and every other warp is blocked");
   d.loc = !blocked.empty() ? blocked.front().loc
           : !spin.empty()  ? spin.front().loc
@@ -301,7 +310,7 @@ void Worker::report_spin_deadlock() {
     d.notes.push_back(std::move(n));
   for (auto &n : blocked)
     d.notes.push_back(std::move(n));
-  S.fail(RunStatus::Deadlock, {std::move(d)});
+  S.fail(RunStatus::Deadlock, RunProblem::Deadlock, {std::move(d)});
 }
 
 void Worker::report_limit(RunStatus st, Cta &c, Warp &w) {
@@ -312,10 +321,10 @@ void Worker::report_limit(RunStatus st, Cta &c, Warp &w) {
       st == RunStatus::StepLimit
           ? fmt::format("kernel '{}' did not finish within --max-steps {} "
                         "warp-instructions",
-                        S.L.kernel_name, S.cfg.max_steps)
+                        demangle(S.L.kernel_name), S.cfg.max_steps)
           : fmt::format(
                 "kernel '{}' did not finish within the time limit of {} s",
-                S.L.kernel_name, S.cfg.time_limit_s);
+                demangle(S.L.kernel_name), S.cfg.time_limit_s);
   Diagnostic d =
       where(c, w, mask ? uint32_t(std::countr_zero(mask)) : 0, what, pc);
   Diagnostic n;
@@ -323,12 +332,12 @@ void Worker::report_limit(RunStatus st, Cta &c, Warp &w) {
   n.message = fmt::format("still running here: warp {} lanes {:#010x} ('{}')",
                           w.index, mask, P.code_text[pc]);
   d.notes.push_back(std::move(n));
-  S.fail(st, {std::move(d)});
+  S.fail(st, RunProblem::Limit, {std::move(d)});
 }
 
-void Worker::report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
-                          std::string msg, uint32_t pc) {
-  S.fail(st, {where(c, w, lane, std::move(msg), pc)});
+void Worker::report_error(RunStatus st, RunProblem kind, Cta &c, Warp &w,
+                          uint32_t lane, std::string msg, uint32_t pc) {
+  S.fail(st, kind, {where(c, w, lane, std::move(msg), pc)});
 }
 
 } // namespace bcusim::engine::detail

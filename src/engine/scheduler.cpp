@@ -62,19 +62,22 @@ void LaunchState::note_griddep_wait(uint32_t pc) {
     griddep_wait_pc = pc;
 }
 
-void LaunchState::fail(RunStatus st, std::vector<Diagnostic> d) {
+void LaunchState::fail(RunStatus st, RunProblem kind, std::vector<Diagnostic> d,
+                       uint64_t allocation) {
   std::lock_guard<std::mutex> g(mu);
   if (failure.status == RunStatus::Ok) {
     failure.status = st;
+    failure.kind = kind;
+    failure.allocation = allocation;
     failure.diags = std::move(d);
   }
   stop = true;
 }
 
-void LaunchState::warn(Diagnostic d) {
+void LaunchState::warn(Diagnostic d, RunProblem kind) {
   std::lock_guard<std::mutex> g(mu);
   d.severity = Severity::Warning;
-  warnings.push_back(std::move(d));
+  warnings.push_back({std::move(d), kind});
 }
 
 Worker::Worker(LaunchState &s, unsigned index)
@@ -660,6 +663,11 @@ public:
     const Allocation *a = mem.find(addr);
     if (!a)
       return "";
+    if (a->heap)
+      if (auto b = mem.heap().block(addr))
+        return addr == b->first ? fmt::format("heap block {:#x}", b->first)
+                                : fmt::format("heap block {:#x}+{}", b->first,
+                                              addr - b->first);
     std::string what = a->module_var ? fmt::format("'{}'", demangle(a->name))
                        : a->name.empty()
                            ? fmt::format("allocation {:#x}", a->base)
@@ -670,7 +678,22 @@ public:
     const Allocation *a = mem.find(addr);
     if (!a)
       return std::nullopt;
-    return AllocationRef{a->base, a->size, a->name, a->module_var, a->host};
+    AllocationRef r;
+    r.base = a->base;
+    r.size = a->size;
+    r.name = a->name;
+    r.module_var = a->module_var;
+    r.host = a->host;
+    if (a->heap)
+      if (auto b = mem.heap().block(addr)) {
+        r.base = b->first;
+        r.size = b->second.size;
+        r.name = b->second.by;
+        r.heap = true;
+        r.cuda_at = b->second.cuda_at;
+        r.ptx_at = b->second.ptx_at;
+      }
+    return r;
   }
   Dim3 cta_id(uint64_t linear) const override {
     return unflatten(linear, L.grid);
@@ -741,7 +764,8 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
   r.status = S.failure.status;
   r.diagnostics = std::move(S.warnings);
   for (auto &d : S.failure.diags)
-    r.diagnostics.push_back(std::move(d));
+    r.diagnostics.push_back(
+        {std::move(d), S.failure.kind, S.failure.allocation});
   for (auto &[k, s] : S.printf_by_cta)
     r.printf_output += s;
   if (S.griddep_wait_pc != kNone) {

@@ -55,8 +55,11 @@ std::optional<uint32_t> Worker::path_barrier(Warp &w, const Path &p) const {
 
 bool Worker::bar_report(Cta &c, Warp &w, uint32_t pc, int kind, Diagnostic d) {
   (void)w;
+  const RunProblem problem = kind == kAlignedDivergent
+                                 ? RunProblem::BarrierDivergence
+                                 : RunProblem::SyncMisuse;
   if (!S.cfg.warn_only) {
-    S.fail(RunStatus::Fault, {std::move(d)});
+    S.fail(RunStatus::Fault, problem, {std::move(d)});
     return false;
   }
   // --warn-only: the run goes on as the barrier unit does (docs/barriers.md
@@ -65,7 +68,7 @@ bool Worker::bar_report(Cta &c, Warp &w, uint32_t pc, int kind, Diagnostic d) {
     return true;
   d.severity = Severity::Warning;
   std::lock_guard<std::mutex> g(S.mu);
-  S.warnings.push_back(std::move(d));
+  S.warnings.push_back({std::move(d), problem});
   return true;
 }
 

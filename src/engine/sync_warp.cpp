@@ -41,7 +41,8 @@ SyncGroups group_by_mask(const uint64_t *mem, uint32_t m) {
 bool Worker::survive(Cta &c, Warp &w, uint32_t lane, uint32_t pc,
                      std::string msg) {
   if (!S.cfg.warn_only) {
-    report_error(RunStatus::Fault, c, w, lane, std::move(msg), pc);
+    report_error(RunStatus::Fault, RunProblem::SyncMisuse, c, w, lane,
+                 std::move(msg), pc);
     return false;
   }
   x.warn(lane, std::move(msg));
@@ -71,7 +72,7 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
   });
   if (outside) {
     uint32_t l = uint32_t(std::countr_zero(outside));
-    report_error(RunStatus::Fault, c, w, l,
+    report_error(RunStatus::Fault, RunProblem::SyncMisuse, c, w, l,
                  fmt::format("'{}' executed by lane {}, which is not in its "
                              "membermask {:#010x} (the executing thread must "
                              "be a member)",
@@ -102,7 +103,7 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
       uint32_t k = uint32_t(std::countr_zero(others));
       uint32_t l = uint32_t(std::countr_zero(executing));
       report_error(
-          RunStatus::Fault, c, w, l,
+          RunStatus::Fault, RunProblem::SyncMisuse, c, w, l,
           fmt::format("'{}': lanes {:#010x} name membermask {:#010x}, but "
                       "member lane {} names {:#010x} (every thread named in "
                       "membermask must execute the instruction with the "
@@ -115,12 +116,13 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
       uint32_t gone = mem & w.valid & w.exited;
       if (gone) {
         report_error(
-            RunStatus::Deadlock, c, w, uint32_t(std::countr_zero(executing)),
+            RunStatus::Deadlock, RunProblem::Deadlock, c, w,
+            uint32_t(std::countr_zero(executing)),
             fmt::format("deadlock in kernel '{}': warp {} lanes {:#010x} "
                         "wait in '{}' for member lanes {:#010x} of "
                         "membermask {:#010x}, which have exited",
-                        S.L.kernel_name, w.index, g.lanes[i], P.code_text[pc],
-                        gone, mem),
+                        demangle(S.L.kernel_name), w.index, g.lanes[i],
+                        P.code_text[pc], gone, mem),
             pc);
         return false;
       }
@@ -295,7 +297,11 @@ void Worker::apart_error(Cta &c, Warp &w, uint32_t pc, uint32_t lanes,
         here);
     d.notes.push_back(std::move(r));
   }
-  S.fail(RunStatus::Fault, {std::move(d)});
+  // Lanes of one warp at different instructions of an .aligned one: the
+  // warp reached it divergent; with member masks, the masks disagree.
+  S.fail(RunStatus::Fault,
+         aligned ? RunProblem::BarrierDivergence : RunProblem::SyncMisuse,
+         {std::move(d)});
 }
 
 // barrier.cluster.arrive / .wait (seed 002, docs/clusters.md): each thread
@@ -376,23 +382,23 @@ bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
   const uint32_t none = m & ~current & ~done;
   if (none) {
     uint32_t l = uint32_t(std::countr_zero(none));
-    Diagnostic d =
-        where(c, w, l,
-              fmt::format(
-                  "deadlock in kernel '{}': warp {} lanes {:#010x} wait at "
-                  "'{}' without having arrived (barrier.cluster.arrive) in "
-                  "phase {}: the phase completes only when every "
-                  "non-exited thread of the cluster has arrived, so it can "
-                  "never complete",
-                  S.L.kernel_name, w.index, none, P.code_text[p->pc], cl.phase),
-              p->pc);
+    Diagnostic d = where(
+        c, w, l,
+        fmt::format("deadlock in kernel '{}': warp {} lanes {:#010x} wait at "
+                    "'{}' without having arrived (barrier.cluster.arrive) in "
+                    "phase {}: the phase completes only when every "
+                    "non-exited thread of the cluster has arrived, so it can "
+                    "never complete",
+                    demangle(S.L.kernel_name), w.index, none,
+                    P.code_text[p->pc], cl.phase),
+        p->pc);
     Diagnostic n;
     n.severity = Severity::Note;
     n.message = fmt::format("{} of {} live threads of the cluster arrived "
                             "in phase {}",
                             cl.arrived, cl.live, cl.phase);
     d.notes.push_back(std::move(n));
-    S.fail(RunStatus::Deadlock, {std::move(d)});
+    S.fail(RunStatus::Deadlock, RunProblem::Deadlock, {std::move(d)});
     return false;
   }
   if (done) {

@@ -156,7 +156,7 @@ void Worker::flush_warnings(Cta &c, Warp &w) {
       if (!S.warned.insert({x.pc, key}).second)
         continue;
     }
-    S.warn(where(c, w, lane, std::move(msg), x.pc));
+    S.warn(where(c, w, lane, std::move(msg), x.pc), RunProblem::SyncMisuse);
   }
   x.warnings.clear();
 }

@@ -50,6 +50,8 @@ std::string warp_list(uint32_t warps);
 
 struct Failure {
   RunStatus status = RunStatus::Ok;
+  RunProblem kind = RunProblem::Fault;
+  uint64_t allocation = 0; // RunDiagnostic::allocation
   std::vector<Diagnostic> diags;
 };
 
@@ -70,7 +72,7 @@ struct LaunchState {
   std::mutex mu;
   Failure failure;
   std::map<uint64_t, std::string> printf_by_cta;
-  std::vector<Diagnostic> warnings; // --warn-only and warning diagnostics
+  std::vector<RunDiagnostic> warnings; // --warn-only and warning diagnostics
   std::set<std::pair<uint32_t, std::string>> warned; // (pc, kind) reported
   std::chrono::steady_clock::time_point start;
   bool cooperative = false; // admit every unit up front (grid.sync)
@@ -91,8 +93,11 @@ struct LaunchState {
       : L(l), cfg(c), P(*l.prog), mem(m) {}
 
   void note_griddep_wait(uint32_t pc);
-  void fail(RunStatus st, std::vector<Diagnostic> d);
-  void warn(Diagnostic d);
+  // The first failure of the launch stops it (`allocation`:
+  // RunDiagnostic::allocation).
+  void fail(RunStatus st, RunProblem kind, std::vector<Diagnostic> d,
+            uint64_t allocation = 0);
+  void warn(Diagnostic d, RunProblem kind);
 };
 
 // The lanes a warp-synchronous instruction with member mask `mem` waits
@@ -245,8 +250,8 @@ private:
   // reports.cpp
   Diagnostic where(Cta &c, Warp &w, uint32_t lane, std::string msg,
                    uint32_t pc);
-  void report_error(RunStatus st, Cta &c, Warp &w, uint32_t lane,
-                    std::string msg, uint32_t pc);
+  void report_error(RunStatus st, RunProblem kind, Cta &c, Warp &w,
+                    uint32_t lane, std::string msg, uint32_t pc);
   void report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes);
   void report_deadlock(Cta &c);
   void report_spin_deadlock();

@@ -102,6 +102,20 @@ constexpr double kModelClockHz = 1.98e9;
 constexpr double kModelHostBandwidth = 50e9;
 constexpr double kModelDeviceBandwidth = 3.35e12;
 
+// Without --save-ptx the PTX that reports name exists only in memory: one
+// note per program says how to get it as a file (docs/exec.md "Reports").
+void note_save_ptx(const RunOptions &o, const std::string &ptx_file) {
+  static bool noted = false;
+  if (noted || !o.save_ptx.empty() || ptx_file.empty())
+    return;
+  noted = true;
+  std::fputs(fmt::format("bcusim: note: '{}' exists only in memory: "
+                         "--save-ptx DIR writes it to DIR/{} so that PTX "
+                         "locations open\n",
+                         ptx_file, ptx_file)
+                 .c_str(),
+             stderr);
+}
 } // namespace
 
 const char *error_name(Error e) {
@@ -533,10 +547,18 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   result = classify();
   for (const auto &d : r.diagnostics)
     (d.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
-  if (session_->checker() && r.status != engine::RunStatus::BadLaunch)
-    session_->add_run_findings(r, fn->name, *m);
+  const size_t run_first = session_->findings().size();
+  const std::string run_text = session_->add_run_findings(
+      r, fn->name, *m,
+      session_->checker() && r.status != engine::RunStatus::BadLaunch);
+  if (timeline_)
+    for (size_t i = run_first; i < session_->findings().size(); ++i)
+      timeline_->add_finding(session_->findings()[i]);
   if (!r.diagnostics.empty())
-    say(r.diagnostics_text());
+    say(run_text);
+  for (const auto &d : r.diagnostics)
+    if (d.loc.valid())
+      note_save_ptx(opts_, d.loc.file->name());
   // Findings do not fail the launch: on a GPU a race changes nothing in
   // the program's control flow (docs/exec.md).
   report_findings(launched.first_finding, checks_end);
@@ -556,6 +578,9 @@ void Runtime::report_findings(size_t from, size_t to) {
     const auto &f = session_->findings()[i];
     std::fputs(render(f.diag).c_str(), stderr);
     (f.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
+    for (const auto &s : f.sites)
+      if (s.ptx.valid())
+        note_save_ptx(opts_, s.ptx_file);
   }
 }
 

@@ -22,27 +22,32 @@ load_module(std::shared_ptr<const SourceFile> src, DiagnosticSink &sink) {
   return engine::Module::compile(std::move(*ast), sink);
 }
 
-check::Finding finding_of_run(const Diagnostic &d, engine::RunStatus st,
+check::FindingKind finding_kind(engine::RunProblem p) {
+  switch (p) {
+  case engine::RunProblem::Deadlock:
+    return check::FindingKind::Deadlock;
+  case engine::RunProblem::BarrierDivergence:
+    return check::FindingKind::BarrierDivergence;
+  case engine::RunProblem::SyncMisuse:
+    return check::FindingKind::SyncMisuse;
+  case engine::RunProblem::Limit:
+    return check::FindingKind::Limit;
+  case engine::RunProblem::Fault:
+  case engine::RunProblem::Trap:
+  case engine::RunProblem::BadLaunch:
+    break;
+  }
+  return check::FindingKind::Fault;
+}
+
+check::Finding finding_of_run(const engine::RunDiagnostic &d,
                               const std::string &kernel, uint64_t launch,
-                              const engine::Module &module) {
+                              const engine::Module &module, bool *hinted) {
   check::Finding f;
+  f.kind = finding_kind(d.kind);
   f.kernel = kernel;
   f.launch = launch;
   f.severity = d.severity;
-  f.diag = d;
-  const std::string &m = d.message;
-  bool misuse = m.find("misuse") != std::string::npos ||
-                m.find("barrier") != std::string::npos ||
-                m.find("membermask") != std::string::npos ||
-                m.find("arrives") != std::string::npos;
-  f.kind =
-      st == engine::RunStatus::Deadlock ? check::FindingKind::Deadlock
-      : m.find("divergen") != std::string::npos
-          ? check::FindingKind::BarrierDivergence
-      : st == engine::RunStatus::StepLimit || st == engine::RunStatus::TimeLimit
-          ? check::FindingKind::Limit
-      : misuse ? check::FindingKind::SyncMisuse
-               : check::FindingKind::Fault;
   // Sites: the diagnostic's location and every located note (a deadlock's
   // waiting warps), with their CUDA lines.
   auto add = [&](const SourceLoc &loc) {
@@ -51,24 +56,16 @@ check::Finding finding_of_run(const Diagnostic &d, engine::RunStatus st,
     for (const auto &s : f.sites)
       if (s.ptx.line == loc.line && s.ptx.file == loc.file)
         return;
-    check::Site s;
-    s.ptx = loc;
-    s.ptx_file = loc.file->name();
-    auto c = module.cuda_loc(loc);
-    if (c.valid()) {
-      s.cuda_file = std::string(c.file);
-      s.cuda_line = c.line;
-      if (c.inner_line) {
-        s.cuda_inlined_file = std::string(c.inner_file);
-        s.cuda_inlined_line = c.inner_line;
-      }
-    }
-    f.sites.push_back(std::move(s));
+    f.sites.push_back(check::site_at(loc, module));
   };
   add(d.loc);
   for (const auto &n : d.notes)
     add(n.loc);
-  f.text = render(d);
+  // Source first, as the checker's own findings (a launch that does not
+  // fit its kernel is not about a line of it: no -lineinfo note).
+  f.diag = check::source_first(
+      d, module, d.kind == engine::RunProblem::BadLaunch ? nullptr : hinted);
+  f.text = render(f.diag);
   return f;
 }
 
@@ -166,12 +163,51 @@ Session::Launched Session::launch(engine::Device &dev,
   return out;
 }
 
-void Session::add_run_findings(const engine::RunReport &r,
-                               const std::string &kernel,
-                               const engine::Module &module) {
-  for (const auto &d : r.diagnostics)
-    findings_.push_back(finding_of_run(d, r.status, kernel,
-                                       launches_ ? launches_ - 1 : 0, module));
+std::string Session::add_run_findings(const engine::RunReport &r,
+                                      const std::string &kernel,
+                                      const engine::Module &module, bool keep) {
+  std::string text;
+  // One -lineinfo note per run, shared with the checker's reports.
+  bool *hinted = checker_ ? &checker_->lineinfo_hinted() : &hinted_;
+  for (const auto &d : r.diagnostics) {
+    check::Finding f = finding_of_run(d, kernel, launches_ ? launches_ - 1 : 0,
+                                      module, hinted);
+    // Host stacks (bcusim exec): of the allocation a fault touches, and of
+    // the launch.
+    if (checker_) {
+      const check::HostContext &host = checker_->host_context();
+      auto frames = [&](const std::vector<std::string> &stack) {
+        for (size_t i = 0; i < stack.size(); ++i)
+          f.diag.notes.push_back(
+              {Severity::Note, {}, fmt::format("    #{} {}", i, stack[i]), {}});
+      };
+      if (d.allocation && host.allocation_stack) {
+        std::vector<std::string> stack = host.allocation_stack(d.allocation);
+        if (!stack.empty()) {
+          f.diag.notes.push_back(
+              {Severity::Note,
+               {},
+               fmt::format("the allocation at {:#x} was allocated at:",
+                           d.allocation),
+               {}});
+          frames(stack);
+        }
+      }
+      if (host.launch_stack) {
+        f.launch_stack = host.launch_stack();
+        if (!f.launch_stack.empty()) {
+          f.diag.notes.push_back(
+              {Severity::Note, {}, "the kernel was launched at:", {}});
+          frames(f.launch_stack);
+        }
+      }
+      f.text = render(f.diag);
+    }
+    text += f.text;
+    if (keep)
+      findings_.push_back(std::move(f));
+  }
+  return text;
 }
 
 void Session::begin_work(StreamOrder::Stream stream, const std::string &api,

@@ -27,6 +27,8 @@ ap.add_argument("--arg", action="append", default=[],
                 help="an argument for the program (default: --program-arg)")
 ap.add_argument("--expect-report", help="a --report JSON file to check: "
                 "it counts the launches and lists the findings")
+ap.add_argument("--expect-sarif", help="a --sarif file to check for what "
+                "SARIF 2.1.0 requires of a log with results")
 ap.add_argument("source")
 a = ap.parse_args()
 
@@ -96,6 +98,67 @@ if a.expect_report:
             ok = False
     except (OSError, ValueError, KeyError) as e:
         print(f"report {a.expect_report}: {e}")
+        ok = False
+
+
+def sarif_problems(log):
+    """What a SARIF 2.1.0 log with results lacks (sections 3.13 sarifLog,
+    3.14 run, 3.18-3.19 tool and toolComponent, 3.27 result, 3.11 message,
+    3.28-3.30 location, physicalLocation and region, 3.4 artifactLocation)."""
+    p = []
+    if log.get("version") != "2.1.0":
+        p.append("version is not 2.1.0")
+    if "sarif" not in str(log.get("$schema", "")):
+        p.append("$schema does not name the SARIF schema")
+    runs = log.get("runs")
+    if not isinstance(runs, list) or not runs:
+        return p + ["runs is not a non-empty array"]
+    for run in runs:
+        driver = run.get("tool", {}).get("driver", {})
+        if not isinstance(driver.get("name"), str) or not driver["name"]:
+            p.append("tool.driver.name missing")
+        rules = driver.get("rules", [])
+        ids = [x.get("id") for x in rules]
+        if len(set(ids)) != len(ids) or not all(isinstance(i, str) for i in ids):
+            p.append("rule ids are not unique strings")
+        results = run.get("results")
+        if not isinstance(results, list) or not results:
+            p.append("results is not a non-empty array")
+            continue
+        for res in results:
+            if not isinstance(res.get("message", {}).get("text"), str):
+                p.append("result without message.text")
+            if res.get("level") not in ("none", "note", "warning", "error"):
+                p.append(f"bad level {res.get('level')}")
+            if "ruleIndex" in res and (
+                    not 0 <= res["ruleIndex"] < len(rules) or
+                    rules[res["ruleIndex"]].get("id") != res.get("ruleId")):
+                p.append("ruleIndex does not name the result's ruleId")
+            for loc in res.get("locations", []) + res.get(
+                    "relatedLocations", []):
+                phys = loc.get("physicalLocation", {})
+                uri = phys.get("artifactLocation", {}).get("uri")
+                region = phys.get("region", {})
+                if not isinstance(uri, str) or not uri:
+                    p.append("location without artifactLocation.uri")
+                if not (isinstance(region.get("startLine"), int) and
+                        region["startLine"] >= 1 and
+                        region.get("startColumn", 1) >= 1):
+                    p.append("region lines and columns start at 1")
+            if not res.get("locations"):
+                p.append("result without a location")
+    return p
+
+
+if a.expect_sarif:
+    import json
+    try:
+        with open(a.expect_sarif) as f:
+            problems = sarif_problems(json.load(f))
+    except (OSError, ValueError, AttributeError) as e:
+        problems = [str(e)]
+    for s in problems:
+        print(f"SARIF {a.expect_sarif}: {s}")
         ok = False
 for s in a.expect_stderr:
     if s not in r.stderr:

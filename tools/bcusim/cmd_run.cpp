@@ -326,11 +326,16 @@ Outcome Executions::execute(const engine::Schedule &sched,
         say(render(n));
     for (size_t k = launched.first_finding; k < session.findings().size(); ++k)
       say(render(session.findings()[k].diag));
-    session.add_run_findings(r, lp.kernel, *lp.module);
+    const size_t run_first = session.findings().size();
+    const std::string run_text =
+        session.add_run_findings(r, lp.kernel, *lp.module);
+    if (timeline)
+      for (size_t k = run_first; k < session.findings().size(); ++k)
+        timeline->add_finding(session.findings()[k]);
     for (size_t k = out.findings.size(); k < session.findings().size(); ++k)
       out.findings.push_back(session.findings()[k]);
     if (!r.ok()) {
-      say(r.diagnostics_text());
+      say(run_text);
       out.failure = r.diagnostics.empty() ? std::string(name_of(r.status))
                                           : r.diagnostics.back().message;
       if (plans.size() > 1)
@@ -342,7 +347,7 @@ Outcome Executions::execute(const engine::Schedule &sched,
       return out;
     }
     if (!r.diagnostics.empty()) // warnings (--warn-only, harmless misuse)
-      say(r.diagnostics_text());
+      say(run_text);
   }
   // Device-heap blocks the kernels never freed (docs/engine.md "Device
   // heap"): a warning each when a check is on.

@@ -25,6 +25,10 @@
 #include "bcusim/engine/observer.h"
 #include "bcusim/support/diagnostics.h"
 
+namespace bcusim::engine {
+class Module;
+}
+
 namespace bcusim::check {
 
 enum class FindingKind : uint8_t;
@@ -104,7 +108,8 @@ struct Site {
   std::string cuda_inlined_file;
   uint32_t cuda_inlined_line = 0;
   ThreadRef thread;
-  std::string access; // "write of 4 bytes", "read", "atomic add", ...
+  bool no_thread = false; // an engine diagnostic's site: the text names it
+  std::string access;     // "write of 4 bytes", "read", "atomic add", ...
 };
 
 // The location a report shows for a site: its CUDA source line when the
@@ -114,17 +119,38 @@ struct Site {
 // the process.
 SourceLoc source_first(const Site &s);
 
+// Whether PTX was written by a compiler from CUDA source (nvcc, clang):
+// only then does a report without line information say to build with
+// -lineinfo.
+bool from_cuda_compiler(const SourceFile *ptx);
+
+// A site at a PTX location of `module` (an engine diagnostic's): the
+// instruction there and its CUDA line when the PTX has line information.
+Site site_at(const SourceLoc &ptx, const engine::Module &module);
+
+// An engine diagnostic of a run (a fault, deadlock, misuse, limit) source
+// first, as findings are (docs/checker.md "Engine diagnostics"): when the
+// PTX has line information its location becomes the CUDA line and a note
+// at the PTX instruction follows; likewise for each located note.
+// Without line information and unless `*hinted`, a note says to build with
+// -lineinfo (and `*hinted` becomes true).
+Diagnostic source_first(const Diagnostic &d, const engine::Module &module,
+                        bool *hinted = nullptr);
+
 // The allocation a memory finding's address lies in, with its origin.
 struct AllocationOrigin {
   uint64_t base = 0, size = 0;
   uint64_t offset = 0; // of the finding's address
   // How it was made: "cudaMalloc", "cudaMallocManaged", "cudaMallocHost",
-  // "cudaHostAlloc", "__device__ variable", "-a argument", "allocation"
-  // (anything else).
+  // "cudaHostAlloc", "__device__ variable", "-a argument", "device heap"
+  // (malloc or new in a kernel), "allocation" (anything else).
   std::string origin;
   std::string name;                    // demangled for variables
   std::string mangled;                 // variables: the name in the PTX
   std::vector<std::string> host_stack; // where the host allocated it
+  // Device heap: the malloc's CUDA line ("f.cu:12:5"; empty without line
+  // information) and PTX instruction ("f.ptx:40:2").
+  std::string cuda_site, ptx_site;
 };
 
 // Host context a runtime gives the checker (bcusim exec): the host stack
@@ -216,8 +242,12 @@ public:
   uint64_t findings_so_far() const;
   // Host stacks for the findings of the next launches (bcusim exec).
   void set_host_context(HostContext context);
+  const HostContext &host_context() const;
   // The largest shadow memory any launch used (bytes).
   uint64_t shadow_bytes() const;
+  // Whether a report of this checker has said to build with -lineinfo
+  // (once per run; the engine's diagnostics share it).
+  bool &lineinfo_hinted();
 
 private:
   struct Impl;

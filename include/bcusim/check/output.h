@@ -74,6 +74,10 @@ public:
   void on_griddep_launch(const engine::ThreadEvent &e) override;
   void on_griddep_wait(const engine::ThreadEvent &e) override;
   void on_launch_end(const engine::LaunchView &v) override;
+  // A finding made after its launch ended (the engine's own diagnostics: a
+  // fault, a deadlock): an instant event at the launch's last tick, on its
+  // first CTA, visible across the tracks.
+  void add_finding(const Finding &f);
 
   nlohmann::json trace() const;
   bool write(const std::string &path, std::string &error) const;

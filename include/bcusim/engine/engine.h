@@ -161,12 +161,39 @@ enum class RunStatus : uint8_t {
 };
 std::string_view name_of(RunStatus s);
 
+// What a diagnostic of a run is about, set where the engine raises it
+// (docs/engine.md "Faults and limits"; the checker's finding kinds follow
+// it, docs/checker.md "Engine diagnostics").
+enum class RunProblem : uint8_t {
+  Fault,             // invalid, null or misaligned access; an unsupported
+                     // operation; a device-heap or texture error
+  Trap,              // trap, or a failed device-side assert
+  Deadlock,          // threads wait for what no thread will do
+  BarrierDivergence, // an .aligned barrier or warp-synchronous instruction
+                     // reached by a divergent warp
+  SyncMisuse,        // a rule of a synchronization primitive is broken
+                     // (barrier unit exceptions, membermasks, mbarriers)
+  Limit,             // --max-steps or the time limit
+  BadLaunch,         // the launch does not fit the kernel
+};
+std::string_view name_of(RunProblem p);
+
+// One diagnostic of a run and what it is about.
+struct RunDiagnostic : Diagnostic {
+  RunProblem kind = RunProblem::Fault;
+  // A fault on global memory: the base of the allocation the address lies
+  // in or is nearest to (0: none), so that reports can name where it was
+  // allocated.
+  uint64_t allocation = 0;
+};
+
 struct RunReport {
   RunStatus status = RunStatus::Ok;
-  std::vector<Diagnostic> diagnostics; // why the run failed; warn_only warnings
-  std::string printf_output;           // device printf, CTA order
-  uint64_t warp_steps = 0;             // warp-instructions executed
-  uint64_t thread_steps = 0;           // thread-instructions (active lanes)
+  // Why the run failed; warn_only warnings.
+  std::vector<RunDiagnostic> diagnostics;
+  std::string printf_output; // device printf, CTA order
+  uint64_t warp_steps = 0;   // warp-instructions executed
+  uint64_t thread_steps = 0; // thread-instructions (active lanes)
   // Simulated cycles of the launch (docs/engine.md "Simulated time").
   uint64_t cycles = 0;
   double seconds = 0;

@@ -263,6 +263,11 @@ struct AllocationRef {
                            // variable's (mangled) name for module variables
   bool module_var = false; // a module .global variable (__device__)
   bool host = false;       // host memory mapped at its own address
+  // A block of the device heap (malloc or new in a kernel): `name` says
+  // who allocated it and where; the malloc's CUDA line ("f.cu:12:5"; empty
+  // without line information) and PTX instruction ("f.ptx:40:2").
+  bool heap = false;
+  std::string cuda_at, ptx_at;
 };
 
 // What the engine knows about the launch an observer is attached to.

@@ -43,11 +43,17 @@ class StreamRaces;
 std::unique_ptr<engine::Module>
 load_module(std::shared_ptr<const SourceFile> src, DiagnosticSink &sink);
 
+// What a finding of an engine diagnostic is, by what the engine raised.
+check::FindingKind finding_kind(engine::RunProblem p);
+
 // One of the engine's own diagnostics of a launch (fault, deadlock, limit,
-// misuse, warning) as a finding, with its sites and CUDA lines.
-check::Finding finding_of_run(const Diagnostic &d, engine::RunStatus status,
+// misuse, warning) as a finding of its kind, with its sites and CUDA
+// lines, source first (check::source_first; `hinted`: the run's -lineinfo
+// note was given).
+check::Finding finding_of_run(const engine::RunDiagnostic &d,
                               const std::string &kernel, uint64_t launch,
-                              const engine::Module &module);
+                              const engine::Module &module,
+                              bool *hinted = nullptr);
 
 // "bcusim: check (race): 1 data-race in 2 launches: 1 error, 0 warnings";
 // without `launches`, the part after "in" is left out
@@ -94,9 +100,12 @@ public:
                   const std::vector<engine::KernelArg> &args,
                   StreamOrder::Stream stream = StreamOrder::kLegacy,
                   const std::vector<engine::Observer *> &also = {});
-  // Adds the engine's diagnostics of the latest launch as findings.
-  void add_run_findings(const engine::RunReport &r, const std::string &kernel,
-                        const engine::Module &module);
+  // The engine's diagnostics of the latest launch as findings, source
+  // first; kept among findings() when `keep`. Returns their text (what a
+  // front door prints for them).
+  std::string add_run_findings(const engine::RunReport &r,
+                               const std::string &kernel,
+                               const engine::Module &module, bool keep = true);
   // A copy or memset as a work item of `stream`: begin, each range it
   // reads or writes (device memory, or host memory kernels reach), end;
   // `dev` names the addresses in reports.
@@ -132,6 +141,7 @@ private:
   size_t taken_ = 0; // the checker's findings copied so far
   uint64_t launches_ = 0;
   bool in_work_ = false;
+  bool hinted_ = false; // the -lineinfo note (without a checker)
 };
 
 } // namespace bcusim::runtime

@@ -265,6 +265,53 @@ TEST(Timeline, TraceEventsAreWellFormed) {
   EXPECT_NO_THROW(json::parse(trace.dump()));
 }
 
+// The engine's own diagnostics become findings after their launch ended
+// (a trap here): each is an instant at the launch's last tick, across the
+// tracks of a process the launch named.
+TEST(Timeline, EngineFindingsAreInstants) {
+  const char *ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry t()
+{
+  trap;
+}
+)";
+  DiagnosticSink sink;
+  auto module = engine::Module::load_string("t.ptx", ptx, sink);
+  ASSERT_TRUE(module) << sink.render_all();
+  Timeline timeline;
+  engine::Device dev;
+  engine::LaunchConfig cfg;
+  cfg.grid = {1, 1, 1};
+  cfg.block = {32, 1, 1};
+  cfg.observers = {&timeline};
+  auto r = dev.launch(*module, "t", cfg, {});
+  ASSERT_EQ(r.status, engine::RunStatus::Trap);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].kind, engine::RunProblem::Trap);
+  Finding f;
+  f.kind = FindingKind::Fault;
+  f.diag = r.diagnostics[0];
+  f.sites.push_back(site_at(r.diagnostics[0].loc, *module));
+  EXPECT_EQ(f.sites[0].text, "trap");
+  timeline.add_finding(f);
+  json trace = timeline.trace();
+  std::set<int> named;
+  const json *instant = nullptr;
+  for (const auto &e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      named.insert(e["pid"].get<int>());
+    if (e["ph"] == "i" && e.value("cat", "") == "finding")
+      instant = &e;
+  }
+  ASSERT_NE(instant, nullptr);
+  EXPECT_EQ((*instant)["name"], "fault at t.ptx:6");
+  EXPECT_EQ((*instant)["s"], "g");
+  EXPECT_LT((*instant)["ts"].get<uint64_t>(), timeline.now());
+  EXPECT_TRUE(named.count((*instant)["pid"].get<int>()));
+}
+
 // A bulk copy tracked by an mbarrier (tests/golden/mbarrier/bulk_group.ptx):
 // the phase, the transaction count and the copy in flight are on the
 // CTA's track.
