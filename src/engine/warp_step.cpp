@@ -323,11 +323,16 @@ uint64_t Worker::device_runtime_call(
     uint64_t size = 0;
     arg(1, &size, 8);
     GlobalMemory &gm = *x.gmem;
-    uint64_t q = gm.heap_base()
-                     ? gm.heap().alloc(gm.heap_base(), gm.heap_size(), size,
-                                       fmt::format("cudaMalloc in kernel {}",
-                                                   x.launch->kernel_name))
-                     : 0;
+    uint64_t q =
+        gm.heap_base()
+            ? gm.heap().alloc(gm.heap_base(), gm.heap_size(), size,
+                              HeapBlock{size,
+                                        true,
+                                        fmt::format("cudaMalloc in kernel '{}'",
+                                                    x.launch->kernel_name),
+                                        {},
+                                        {}})
+            : 0;
     if (!store(&q, 8))
       break;
     if (!q)
