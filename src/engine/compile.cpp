@@ -65,6 +65,26 @@ DeviceFn device_fn_named(const std::string &name) {
     return DeviceFn::GetParameterBuffer;
   if (name == "__cudaCDP2LaunchDeviceV2")
     return DeviceFn::LaunchDevice;
+  if (name == "cudaGraphSetConditional")
+    return DeviceFn::GraphSetConditional;
+  static const std::pair<const char *, DeviceFn> others[] = {
+      {"GetLastError", DeviceFn::GetLastError},
+      {"PeekAtLastError", DeviceFn::PeekAtLastError},
+      {"GetDevice", DeviceFn::GetDevice},
+      {"DeviceGetAttribute", DeviceFn::DeviceGetAttribute},
+      {"StreamCreateWithFlags", DeviceFn::StreamCreateWithFlags},
+      {"StreamDestroy", DeviceFn::StreamDestroy},
+      {"StreamWaitEvent", DeviceFn::StreamWaitEvent},
+      {"EventCreateWithFlags", DeviceFn::EventCreateWithFlags},
+      {"EventRecord", DeviceFn::EventRecord},
+      {"EventRecordWithFlags", DeviceFn::EventRecordWithFlags},
+      {"EventDestroy", DeviceFn::EventDestroy},
+      {"Malloc", DeviceFn::Malloc},
+      {"Free", DeviceFn::Free}};
+  if (name.rfind("__cudaCDP2", 0) == 0)
+    for (auto [n, fn] : others)
+      if (name.compare(10, std::string::npos, n) == 0)
+        return fn;
   return DeviceFn::None;
 }
 
@@ -72,11 +92,13 @@ namespace {
 
 // Why a well-known external function is undefined in a module.
 std::string external_function_hint(const std::string &name) {
+  if (name.rfind("__cudaCDP2", 0) == 0)
+    return " (a device runtime call bcusim does not provide)";
   if (name.rfind("__cudaCDP", 0) == 0 ||
       name.rfind("cudaLaunchDevice", 0) == 0 ||
       name.rfind("cudaGetParameterBuffer", 0) == 0)
-    return " (only the device-side launches nvcc 13 emits, __cudaCDP2*V2, are "
-           "supported)";
+    return " (only the device runtime calls nvcc 13 emits, __cudaCDP2*, are "
+           "provided)";
   if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0)
     return " (the device runtime is not supported)";
   return " (the module does not define it)";

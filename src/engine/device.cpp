@@ -482,6 +482,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     dl.pool = memory_->alloc(dl.pool_size, "device-side launch parameters");
     dl.depth = config.launch_depth;
     dl.pending_limit = config.pending_launch_limit;
+    dl.device_attribute = config.device_attribute;
     L.device_launches = &dl;
   }
   RunReport r = run_launch(*memory_, L, config);

@@ -255,6 +255,9 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
     }
     if (target.device_fn != DeviceFn::None) {
       site.device_fn = target.device_fn;
+      if (target.device_fn == DeviceFn::Malloc ||
+          target.device_fn == DeviceFn::Free)
+        c.prog.uses_heap = true;
       for (size_t k = 0; k < nargs; ++k) {
         uint32_t off;
         uint64_t size;

@@ -13,9 +13,11 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -133,6 +135,22 @@ enum class DeviceFn : uint8_t {
   GetParameterBuffer, // __cudaCDP2GetParameterBufferV2(func, grid, block,
                       // shmem)
   LaunchDevice,       // __cudaCDP2LaunchDeviceV2(buffer, stream)
+  // The other device runtime calls (__cudaCDP2<Name>, the cudaName of
+  // device code).
+  GetLastError,
+  PeekAtLastError,
+  GetDevice,             // (int *device)
+  DeviceGetAttribute,    // (int *value, attr, device)
+  StreamCreateWithFlags, // (cudaStream_t *, flags)
+  StreamDestroy,         // (stream)
+  StreamWaitEvent,       // (stream, event, flags)
+  EventCreateWithFlags,  // (cudaEvent_t *, flags)
+  EventRecord,           // (event, stream)
+  EventRecordWithFlags,  // (event, stream, flags)
+  EventDestroy,          // (event)
+  Malloc,                // (void **, size)
+  Free,                  // (void *)
+  GraphSetConditional,   // cudaGraphSetConditional(handle, value)
 };
 DeviceFn device_fn_named(const std::string &name);
 
@@ -157,6 +175,13 @@ struct DeviceLaunches {
     bool tail = false; // cudaStreamTailLaunch
   };
   std::vector<Pending> pending;
+  // The device runtime's other state: each thread's last error (by
+  // CTA << 16 | thread), and the streams and events the grid created.
+  std::map<uint64_t, uint32_t> last_error;
+  std::set<uint64_t> streams, events;
+  uint64_t next_handle = 0x100;
+  // cudaDeviceGetAttribute (LaunchConfig::device_attribute).
+  std::function<int(int, int, int &)> device_attribute;
 };
 
 struct CallSite {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "mbarrier.h"
+#include "observe.h"
 #include "run.h"
 #include "worker.h"
 
@@ -204,6 +205,161 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
   return true;
 }
 
+namespace {
+uint64_t thread_key(const Cta &c, const Warp &w, uint32_t lane) {
+  return c.linear << 16 | (uint64_t(w.index) * kWarpSize + lane);
+}
+} // namespace
+
+// The device runtime's other calls (docs/engine.md "Device runtime
+// calls") for lane `l`: the cudaError_t they return. `arg(k, out, n)`
+// reads argument k; what a call stores through its pointer argument goes
+// through the lane's memory (a fault when the pointer is bad) and is
+// reported to the observer (`out`).
+uint64_t Worker::device_runtime_call(
+    Cta &c, Warp &w, uint32_t l, const CallSite &cs,
+    const std::function<void(size_t, void *, size_t)> &arg, AccessBatch &out) {
+  enum : uint64_t {
+    Success = 0,
+    InvalidValue = 1,
+    InvalidDevice = 101,
+    InvalidResourceHandle = 400
+  };
+  DeviceLaunches *dl = S.L.device_launches;
+  if (!dl)
+    return InvalidValue;
+  auto store = [&](const void *value, uint32_t size) {
+    uint64_t ptr = 0;
+    arg(0, &ptr, 8);
+    uint8_t *q = x.translate(MemSpace::Generic, ptr, size, true, l);
+    if (!q)
+      return false;
+    std::memcpy(q, value, size);
+    out.add(l, MemSpace::Generic, ptr, q);
+    return true;
+  };
+  std::lock_guard g(dl->mu);
+  const uint64_t key = thread_key(c, w, l);
+  uint64_t result = Success;
+  switch (cs.device_fn) {
+  case DeviceFn::GetLastError:
+  case DeviceFn::PeekAtLastError: {
+    auto it = dl->last_error.find(key);
+    if (it != dl->last_error.end()) {
+      result = it->second;
+      if (cs.device_fn == DeviceFn::GetLastError)
+        dl->last_error.erase(it);
+    }
+    return result;
+  }
+  case DeviceFn::GetDevice: {
+    const int32_t dev = 0;
+    store(&dev, 4);
+    break;
+  }
+  case DeviceFn::GraphSetConditional: {
+    // The handle is the address of the condition's value (the stand-in
+    // runtime's cudaGraphConditionalHandleCreate).
+    uint32_t value = 0;
+    arg(1, &value, 4);
+    store(&value, 4);
+    break;
+  }
+  case DeviceFn::DeviceGetAttribute: {
+    int32_t attr = 0, dev = 0, value = 0;
+    arg(1, &attr, 4);
+    arg(2, &dev, 4);
+    if (dev != 0)
+      result = InvalidDevice;
+    else if (dl->device_attribute)
+      result = uint64_t(dl->device_attribute(attr, dev, value));
+    if (result == Success)
+      store(&value, 4);
+    break;
+  }
+  case DeviceFn::StreamCreateWithFlags:
+  case DeviceFn::EventCreateWithFlags: {
+    const bool stream = cs.device_fn == DeviceFn::StreamCreateWithFlags;
+    uint32_t flags = 0;
+    arg(1, &flags, 4);
+    // Device streams are non-blocking (cudaStreamNonBlocking, 1), device
+    // events do not time (cudaEventDisableTiming, 2).
+    if (stream ? flags != 1 : (flags & ~2u) != 0) {
+      result = InvalidValue;
+      break;
+    }
+    uint64_t h = dl->next_handle++ * 16;
+    if (store(&h, 8))
+      (stream ? dl->streams : dl->events).insert(h);
+    break;
+  }
+  case DeviceFn::StreamDestroy:
+  case DeviceFn::EventDestroy: {
+    uint64_t h = 0;
+    arg(0, &h, 8);
+    auto &set =
+        cs.device_fn == DeviceFn::StreamDestroy ? dl->streams : dl->events;
+    if (!set.erase(h))
+      result = InvalidResourceHandle;
+    break;
+  }
+  case DeviceFn::EventRecord:
+  case DeviceFn::EventRecordWithFlags:
+  case DeviceFn::StreamWaitEvent: {
+    // The grid's launches run in the order they were made (docs/engine.md
+    // "Device-side launches"), which every event order allows: the calls
+    // check their handles.
+    uint64_t a0 = 0, a1 = 0;
+    arg(0, &a0, 8);
+    arg(1, &a1, 8);
+    const bool wait = cs.device_fn == DeviceFn::StreamWaitEvent;
+    const uint64_t event = wait ? a1 : a0, stream = wait ? a0 : a1;
+    const bool named = stream == 0 || stream == 3 || stream == 4;
+    if (!dl->events.count(event) || (!named && !dl->streams.count(stream)))
+      result = InvalidResourceHandle;
+    break;
+  }
+  case DeviceFn::Malloc: {
+    uint64_t size = 0;
+    arg(1, &size, 8);
+    GlobalMemory &gm = *x.gmem;
+    uint64_t q =
+        gm.heap_base()
+            ? gm.heap().alloc(gm.heap_base(), gm.heap_size(), size,
+                              HeapBlock{size,
+                                        true,
+                                        fmt::format("cudaMalloc in kernel '{}'",
+                                                    x.launch->kernel_name),
+                                        {},
+                                        {}})
+            : 0;
+    if (!store(&q, 8))
+      break;
+    if (!q)
+      result = 2; // cudaErrorMemoryAllocation
+    break;
+  }
+  case DeviceFn::Free: {
+    uint64_t q = 0, size = 0;
+    arg(0, &q, 8);
+    if (q == 0)
+      break;
+    if (x.gmem->heap_base() && x.gmem->heap().free(q, size) == 0) {
+      x.g_base = x.g_base2 = 1;
+      x.g_size = x.g_size2 = 0;
+    } else {
+      result = InvalidValue;
+    }
+    break;
+  }
+  default:
+    result = InvalidValue;
+  }
+  if (result != Success)
+    dl->last_error[key] = uint32_t(result);
+  return result;
+}
+
 // A device-side launch (docs/engine.md "Device-side launches"), lane by
 // lane: cudaGetParameterBuffer hands out a buffer of the grid's pool for
 // the arguments of a kernel, cudaLaunchDevice queues that launch; the
@@ -212,12 +368,21 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
                               uint32_t m) {
   const CallSite &cs = P.calls[in.aux];
   DeviceLaunches *dl = S.L.device_launches;
+  x.pc = p->pc;
+  // What the calls store through their pointer argument.
+  const uint32_t out_size =
+      cs.device_fn == DeviceFn::GetDevice ||
+              cs.device_fn == DeviceFn::DeviceGetAttribute ||
+              cs.device_fn == DeviceFn::GraphSetConditional
+          ? 4
+          : 8;
+  AccessBatch out(x, in, AccessType::Write, out_size);
   for_lanes(m, [&](uint32_t l) {
     uint8_t *f = frame(c, w, l);
-    auto arg = [&](size_t k, void *out, size_t n) {
-      std::memset(out, 0, n);
+    auto arg = [&](size_t k, void *dst, size_t n) {
+      std::memset(dst, 0, n);
       if (k < cs.device_args.size())
-        std::memcpy(out, f + cs.device_args[k].first,
+        std::memcpy(dst, f + cs.device_args[k].first,
                     std::min<size_t>(n, cs.device_args[k].second));
     };
     uint64_t result = 0;
@@ -257,7 +422,12 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
           auto &b = dl->buffers[i];
           if (b.addr != buffer || b.launched)
             continue;
-          if (dl->depth + 1 > dl->max_depth)
+          const uint64_t threads = uint64_t(b.block.x) * b.block.y * b.block.z;
+          if (threads == 0 || threads > 1024 || b.block.z > 64 ||
+              uint64_t(b.grid.x) * b.grid.y * b.grid.z == 0 ||
+              b.grid.y > 65535 || b.grid.z > 65535)
+            result = 9; // cudaErrorInvalidConfiguration
+          else if (dl->depth + 1 > dl->max_depth)
             result = 65; // cudaErrorLaunchMaxDepthExceeded
           else if (dl->pending.size() >= dl->pending_limit)
             result = 69; // cudaErrorLaunchPendingCountExceeded
@@ -269,12 +439,17 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
           }
           break;
         }
+        if (result)
+          dl->last_error[thread_key(c, w, l)] = uint32_t(result);
       }
+    } else {
+      result = device_runtime_call(c, w, l, cs, arg, out);
     }
     if (cs.device_ret != kNone)
       std::memcpy(f + cs.device_ret, &result,
                   std::min<uint32_t>(cs.device_ret_size, 8));
   });
+  out.emit();
   if (x.obs && cs.device_ret != kNone) {
     // The result lands in the caller's frame.
     std::array<uint64_t, kWarpSize> addr{};

@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,7 @@
 #include "program.h"
 
 namespace bcusim::engine::detail {
+class AccessBatch; // observe.h
 
 constexpr uint32_t kWarpQuantum = 64;
 constexpr uint32_t kPathQuantum = 256;
@@ -216,6 +218,10 @@ private:
   bool call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
   bool printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
   void device_call_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
+  uint64_t
+  device_runtime_call(Cta &c, Warp &w, uint32_t lane, const CallSite &cs,
+                      const std::function<void(size_t, void *, size_t)> &arg,
+                      AccessBatch &out);
   void flush_warnings(Cta &c, Warp &w);
 
   // sync_cta.cpp: CTA barriers through the barrier unit (docs/barriers.md).

@@ -19,6 +19,7 @@
 #include "bcusim/check/checker.h"
 #include "bcusim/check/output.h"
 #include "bcusim/runtime/fatbin.h"
+#include "bcusim/runtime/link.h"
 
 namespace bcusim::runtime {
 
@@ -208,6 +209,19 @@ int Runtime::add_fatbin(const void *fatbin) {
   if (ptxs.empty() || !err.empty()) {
     std::fputs(fmt::format("bcusim: error: {}\n", err).c_str(), stderr);
     return -1;
+  }
+  // Relocatable device code whose units use each other's functions or
+  // variables runs as one linked module.
+  if (ptx_modules_need_link(ptxs)) {
+    auto linked = link_ptx(ptxs, err);
+    if (!linked) {
+      std::fputs(
+          fmt::format("bcusim: error: cannot link the device code: {}\n", err)
+              .c_str(),
+          stderr);
+      return -1;
+    }
+    ptxs = {std::move(*linked)};
   }
   // Diagnostics name the PTX after the program: "prog.ptx", "prog.1.ptx".
   std::string exe = "program";
@@ -467,6 +481,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   cfg.shared_bytes = uint32_t(p.shared);
   cfg.has_prerequisite = p.programmatic;
   cfg.pending_launch_limit = pending_launch_limit;
+  cfg.device_attribute = device_attribute;
   // The checks, a timeline (--timeline) and a progress line (terminal)
   // watch the launch together; findings name the host's call stacks.
   if (check::Checker *checker = session_->checker()) {
@@ -891,8 +906,10 @@ Error Runtime::destroy_stream(Stream *s) {
 }
 
 Error Runtime::submit(Stream *s, StreamOrder::Stream id, Work work) {
-  if (s && s->capture) {
-    s->capture->work.push_back(std::move(work));
+  if (Graph *g = capturing(s)) {
+    g->work.push_back(std::move(work));
+    g->deps.push_back(s->tail);
+    s->tail = {g->work.size() - 1};
     return Error::Success;
   }
   return work(id);
@@ -901,9 +918,10 @@ Error Runtime::submit(Stream *s, StreamOrder::Stream id, Work work) {
 Error Runtime::begin_capture(Stream *s) {
   if (!s)
     return record(Error::StreamCaptureUnsupported);
-  if (s->capture)
+  if (capturing(s))
     return record(Error::InvalidValue);
   s->capture = std::make_unique<Graph>();
+  s->tail.clear();
   return Error::Success;
 }
 
@@ -912,6 +930,19 @@ Runtime::Graph *Runtime::end_capture(Stream *s) {
     return nullptr;
   Graph *g = s->capture.get();
   graph_objs_[g] = std::move(s->capture);
+  s->tail.clear();
+  // The streams that joined the capture leave it; its events stop
+  // marking items.
+  for (auto &[p, st] : stream_objs_)
+    if (st->joined == g) {
+      st->joined = nullptr;
+      st->tail.clear();
+    }
+  for (auto &[p, e] : event_objs_)
+    if (e->capture == g) {
+      e->capture = nullptr;
+      e->nodes.clear();
+    }
   return g;
 }
 
@@ -950,17 +981,44 @@ Runtime::Event *Runtime::create_event() {
 
 Error Runtime::destroy_event(Event *e) { return record(drop(event_objs_, e)); }
 
-Error Runtime::record_event(Event *e, Stream *s, StreamOrder::Stream id) {
-  return submit(s, id, [this, e](StreamOrder::Stream sid) {
+Error Runtime::record_event(Event *e, Stream *s, StreamOrder::Stream id,
+                            bool external) {
+  // In a capture the event marks what the stream has captured so far, for
+  // the streams that wait for it (cudaStreamWaitEvent); only an external
+  // record (cudaEventRecordExternal) is also an operation of the graph.
+  Graph *g = capturing(s);
+  if (g && !external) {
+    e->capture = g;
+    e->nodes = s->tail;
+    return Error::Success;
+  }
+  Error err = submit(s, id, [this, e](StreamOrder::Stream sid) {
     e->t = work_seconds_;
     e->recorded = true;
     e->clock = streams().record(sid);
     return Error::Success;
   });
+  e->capture = g;
+  e->nodes = g ? s->tail : std::vector<size_t>{};
+  return err;
 }
 
-void Runtime::wait_event(StreamOrder::Stream id, const Event &e) {
-  streams().wait(id, e.clock);
+Error Runtime::wait_event(Stream *s, StreamOrder::Stream id, const Event &e) {
+  if (!e.capture) {
+    streams().wait(id, e.clock);
+    return Error::Success;
+  }
+  Graph *g = capturing(s);
+  if (!s || (g && g != e.capture))
+    return record(Error::InvalidValue); // another capture, a default stream
+  if (!g) {
+    s->joined = e.capture;
+    s->tail.clear();
+  }
+  for (size_t n : e.nodes)
+    if (std::find(s->tail.begin(), s->tail.end(), n) == s->tail.end())
+      s->tail.push_back(n);
+  return Error::Success;
 }
 
 void Runtime::sync_event(const Event &e) { streams().host_wait(e.clock); }

@@ -17,3 +17,7 @@ for f in hopper_gemm hopper_attention; do
     -I. "$f.cu" -o "$f.ptx"
   /usr/local/cuda/bin/ptxas -arch=sm_90a "$f.ptx" -o /dev/null
 done
+# Relocatable device code: each unit's PTX, linked by the runtime.
+for f in link_a link_b; do
+  /usr/local/cuda/bin/nvcc -ptx -rdc=true -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
+done

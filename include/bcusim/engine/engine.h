@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -144,6 +145,9 @@ struct LaunchConfig {
   // depth 24 cannot launch).
   uint32_t pending_launch_limit = 2048;
   uint32_t launch_depth = 0;
+  // Device-side cudaDeviceGetAttribute(&value, attr, device): sets `value`
+  // and returns the cudaError_t; unset, every attribute reads 0.
+  std::function<int(int attr, int device, int &value)> device_attribute;
 };
 
 enum class RunStatus : uint8_t {

@@ -213,17 +213,31 @@ public:
   using Work = std::function<Error(StreamOrder::Stream)>;
   struct Graph {
     std::vector<Work> work;
+    // A capture's: the items each work item depends on (indices).
+    std::vector<std::vector<size_t>> deps;
   };
   struct Stream {
     StreamOrder::Stream id = StreamOrder::kLegacy;
     unsigned flags = 0;
-    std::unique_ptr<Graph> capture; // while capturing
+    std::unique_ptr<Graph> capture; // while capturing (the origin stream)
+    // While the stream takes part in another stream's capture (it waited
+    // for an event recorded in that capture): that capture.
+    Graph *joined = nullptr;
+    // While capturing: the items the stream's next item depends on.
+    std::vector<size_t> tail;
   };
   struct Event {
     double t = 0; // work_seconds() when recorded
     bool recorded = false;
     StreamOrder::Clock clock; // the work it covers
+    // Recorded in a capture: the capture and the items it covers.
+    Graph *capture = nullptr;
+    std::vector<size_t> nodes;
   };
+  // The capture `s` records into (its own or one it joined), or nullptr.
+  static Graph *capturing(const Stream *s) {
+    return !s ? nullptr : s->capture ? s->capture.get() : s->joined;
+  }
   // `blocking` false: cudaStreamNonBlocking (no implicit synchronization
   // with the legacy default stream).
   Stream *create_stream(unsigned flags, bool blocking);
@@ -242,11 +256,17 @@ public:
   Error launch_graph(const Graph &g, Stream *s, StreamOrder::Stream id);
   Event *create_event();
   Error destroy_event(Event *e);
-  // cudaEventRecord (as work of the stream), cudaStreamWaitEvent,
+  // cudaEventRecord (as work of the stream; in a capture only a mark of
+  // what the stream captured so far, unless `external`:
+  // cudaEventRecordExternal), cudaStreamWaitEvent,
   // cudaEventSynchronize / a successful cudaEventQuery, and
   // cudaEventElapsedTime.
-  Error record_event(Event *e, Stream *s, StreamOrder::Stream id);
-  void wait_event(StreamOrder::Stream id, const Event &e);
+  Error record_event(Event *e, Stream *s, StreamOrder::Stream id,
+                     bool external = false);
+  // `s` (the stream's object, nullptr for a default stream) waits for `e`;
+  // an event recorded in a capture makes `s` depend on what it covers
+  // there, joining the capture if `s` is not capturing.
+  Error wait_event(Stream *s, StreamOrder::Stream id, const Event &e);
   void sync_event(const Event &e);
   Error elapsed_ms(const Event &start, const Event &end, float *ms) const;
   // The session: the checks, their findings, the order of the streams.
@@ -266,6 +286,9 @@ public:
   // cudaLimitDevRuntimePendingLaunchCount: how many device-side launches a
   // grid may have pending (docs/engine.md "Device-side launches").
   uint32_t pending_launch_limit = 2048;
+  // Device-side cudaDeviceGetAttribute (engine::LaunchConfig): the
+  // stand-in library sets it to its own cudaDeviceGetAttribute's values.
+  std::function<int(int attr, int device, int &value)> device_attribute;
 
   struct Stats {
     uint64_t launches = 0, failed_launches = 0;

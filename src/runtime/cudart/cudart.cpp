@@ -85,6 +85,8 @@ void at_exit() {
   }
 }
 
+int attribute_value(const brt::DeviceModel &m, cudaDeviceAttr attr);
+
 // The process's runtime, made at the first call with the options of
 // BCUSIM_OPTIONS. Never destroyed: programs call the API from static
 // destructors and atexit handlers.
@@ -102,6 +104,12 @@ Runtime &rt() {
                    stderr);
     }
     g_rt = new Runtime(o);
+    g_rt->device_attribute = [](int attr, int device, int &value) {
+      if (device != 0)
+        return int(cudaErrorInvalidDevice);
+      value = attribute_value(g_rt->model(), cudaDeviceAttr(attr));
+      return int(cudaSuccess);
+    };
     std::atexit(at_exit);
   }
   return *g_rt;
@@ -190,7 +198,7 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
                    void **args, cudaStream_t stream, bool per_thread = false) {
   std::lock_guard lock(g_mutex);
   Stream *st = stream_of(stream);
-  if (st && st->capture) {
+  if (Graph *g = Runtime::capturing(st)) {
     // The arguments are copied now: a graph replays them later.
     Error err = Error::Success;
     auto fn = rt().function(func, err);
@@ -201,7 +209,7 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
       auto *a = static_cast<const uint8_t *>(args[i]);
       bytes->emplace_back(a, a + fn->param_sizes[i]);
     }
-    st->capture->work.push_back([func, p, bytes](StreamId sid) {
+    rt().submit(st, st->id, [func, p, bytes](StreamId sid) {
       std::vector<void *> ptrs;
       for (auto &b : *bytes)
         ptrs.push_back(b.data());
@@ -209,7 +217,7 @@ cudaError_t launch(const void *func, const Runtime::LaunchParams &p,
     });
     // A plain launch becomes a kernel node of the captured graph.
     if (!p.cooperative && !p.programmatic && !p.cluster.x)
-      captured_kernels()[st->capture.get()][st->capture->work.size() - 1] = {
+      captured_kernels()[g][g->work.size() - 1] = {
           func, dim3(p.grid.x, p.grid.y, p.grid.z),
           dim3(p.block.x, p.block.y, p.block.z), unsigned(p.shared), *bytes};
     return cudaSuccess;
@@ -978,14 +986,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
-                                   int device) {
-  std::lock_guard lock(g_mutex);
-  if (!value)
-    return rec(Error::InvalidValue);
-  if (device != 0)
-    return rec(Error::InvalidDevice);
-  const auto &m = rt().model();
+extern "C++" {
+namespace {
+// An attribute of the modelled device (host and device code ask the same).
+int attribute_value(const brt::DeviceModel &m, cudaDeviceAttr attr) {
   int v = 0;
   switch (attr) {
   case cudaDevAttrMaxThreadsPerBlock:
@@ -1103,7 +1107,19 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
     v = 0;
     break;
   }
-  *value = v;
+  return v;
+}
+} // namespace
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
+                                   int device) {
+  std::lock_guard lock(g_mutex);
+  if (!value)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  *value = attribute_value(rt().model(), attr);
   return cudaSuccess;
 }
 
@@ -1270,8 +1286,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
-  rt().wait_event(stream_id(stream), *reinterpret_cast<Event *>(event));
-  return cudaSuccess;
+  return ret(rt().wait_event(stream_of(stream), stream_id(stream),
+                             *reinterpret_cast<Event *>(event)));
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream,
@@ -1340,17 +1356,18 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   return ret(rt().destroy_event(reinterpret_cast<Event *>(event)));
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+                                     unsigned int flags) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
   return ret(rt().record_event(reinterpret_cast<Event *>(event),
-                               stream_of(stream), stream_id(stream)));
+                               stream_of(stream), stream_id(stream),
+                               (flags & cudaEventRecordExternal) != 0));
 }
 
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
-                                     unsigned int) {
-  return cudaEventRecord(event, stream);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return cudaEventRecordWithFlags(event, stream, 0);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
@@ -1402,6 +1419,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
     auto k = kernels.find(work.size());
     if (k != kernels.end())
       c.kernel = std::move(k->second);
+    c.deps = g->deps[work.size()];
     work.push_back(std::move(c));
   }
   rt().destroy_graph(g);
@@ -1414,8 +1432,8 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
   if (!status)
     return rec(Error::InvalidValue);
   Stream *st = stream_of(stream);
-  *status = st && st->capture ? cudaStreamCaptureStatusActive
-                              : cudaStreamCaptureStatusNone;
+  *status = Runtime::capturing(st) ? cudaStreamCaptureStatusActive
+                                   : cudaStreamCaptureStatusNone;
   return cudaSuccess;
 }
 

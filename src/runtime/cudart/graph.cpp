@@ -32,10 +32,25 @@ struct NodeObj {
   std::unique_ptr<GraphObj> child;
   CapturedWork work;
   bool enabled = true; // cudaGraphNodeSetEnabled (executable graphs)
+  // Conditional: the handle, kind and body graphs (phGraph_out points at
+  // `body_handles`).
+  cudaConditionalNodeParams cond{};
+  std::vector<std::unique_ptr<GraphObj>> bodies;
+  std::vector<cudaGraph_t> body_handles;
+};
+
+// A conditional handle: the device address of its 32-bit value
+// (cudaGraphSetConditional in device code stores there), and the value a
+// launch starts with (cudaGraphCondAssignDefault).
+struct CondHandle {
+  cudaGraphConditionalHandle handle = 0;
+  unsigned value = 0;
+  bool assign = false;
 };
 
 struct GraphObj {
   std::vector<std::unique_ptr<NodeObj>> nodes;
+  std::vector<CondHandle> handles; // made for this graph
 };
 
 // An instantiated graph: a copy of the graph (same node positions, so that
@@ -168,10 +183,20 @@ void copy_params(NodeObj &to, const NodeObj &from) {
   to.work = from.work;
   if (from.child)
     to.child = clone(*from.child);
+  to.cond = from.cond;
+  to.bodies.clear();
+  to.body_handles.clear();
+  for (auto &b : from.bodies) {
+    to.bodies.push_back(clone(*b));
+    to.body_handles.push_back(
+        reinterpret_cast<cudaGraph_t>(to.bodies.back().get()));
+  }
+  to.cond.phGraph_out = to.body_handles.data();
 }
 
 std::unique_ptr<GraphObj> clone(const GraphObj &g) {
   auto c = std::make_unique<GraphObj>();
+  c->handles = g.handles;
   for (auto &n : g.nodes) {
     auto m = std::make_unique<NodeObj>();
     m->graph = c.get();
@@ -285,10 +310,53 @@ cudaError_t run_copy(const cudaMemcpy3DParms &p, cudaStream_t s) {
   return cudaSuccess;
 }
 
+cudaError_t run_node(const NodeObj &n, cudaStream_t s);
+
+// A conditional node: reads its handle's value in stream order and runs
+// the body it selects (IF: body 0 when non-zero, body 1 when zero and
+// present; WHILE: body 0 until the value is zero; SWITCH: body `value`).
+cudaError_t run_conditional(const NodeObj &n, cudaStream_t s) {
+  auto value = [&](unsigned &v) {
+    return cudaMemcpyAsync(&v, reinterpret_cast<void *>(n.cond.handle),
+                           sizeof(v), cudaMemcpyDeviceToHost, s);
+  };
+  auto run_body = [&](size_t i) -> cudaError_t {
+    cudaGraphExec_t x = nullptr;
+    if (cudaError_t e = cudaGraphInstantiate(&x, n.body_handles[i], 0))
+      return e;
+    cudaError_t e = cudaGraphLaunch(x, s);
+    cudaGraphExecDestroy(x);
+    return e;
+  };
+  unsigned v = 0;
+  if (cudaError_t e = value(v))
+    return e;
+  switch (n.cond.type) {
+  case cudaGraphCondTypeIf:
+    if (v)
+      return run_body(0);
+    return n.bodies.size() > 1 ? run_body(1) : cudaSuccess;
+  case cudaGraphCondTypeWhile:
+    while (v) {
+      if (cudaError_t e = run_body(0))
+        return e;
+      if (cudaError_t e = value(v))
+        return e;
+    }
+    return cudaSuccess;
+  case cudaGraphCondTypeSwitch:
+    return v < n.bodies.size() ? run_body(v) : cudaSuccess;
+  default:
+    return cudaErrorInvalidValue;
+  }
+}
+
 cudaError_t run_node(const NodeObj &n, cudaStream_t s) {
   if (!n.enabled)
     return cudaSuccess;
   switch (n.type) {
+  case cudaGraphNodeTypeConditional:
+    return run_conditional(n, s);
   case cudaGraphNodeTypeKernel:
     return cudaLaunchKernel(n.kernel.func, n.kernel.gridDim, n.kernel.blockDim,
                             const_cast<void **>(n.arg_ptrs.data()),
@@ -314,7 +382,8 @@ cudaError_t run_node(const NodeObj &n, cudaStream_t s) {
   case cudaGraphNodeTypeHost:
     return cudaLaunchHostFunc(s, n.host.fn, n.host.userData);
   case cudaGraphNodeTypeEventRecord:
-    return cudaEventRecord(n.event, s);
+    // A real record, also when replayed into a capturing stream.
+    return cudaEventRecordWithFlags(n.event, s, cudaEventRecordExternal);
   case cudaGraphNodeTypeWaitEvent:
     return cudaStreamWaitEvent(s, n.event, 0);
   default:
@@ -409,7 +478,6 @@ void update_params(GraphObj &to, const GraphObj &from) {
 
 cudaGraph_t graph_from_capture(std::vector<Captured> work) {
   auto *g = new GraphObj;
-  NodeObj *prev = nullptr;
   for (auto &w : work) {
     auto n = std::make_unique<NodeObj>();
     n->graph = g;
@@ -430,11 +498,11 @@ cudaGraph_t graph_from_capture(std::vector<Captured> work) {
       n->type = cudaGraphNodeTypeEmpty;
       n->work = std::move(w.work);
     }
-    if (prev) {
-      n->deps.push_back(prev);
-      prev->out.push_back(n.get());
-    }
-    prev = n.get();
+    for (size_t d : w.deps)
+      if (d < g->nodes.size()) {
+        n->deps.push_back(g->nodes[d].get());
+        g->nodes[d]->out.push_back(n.get());
+      }
     g->nodes.push_back(std::move(n));
   }
   return reinterpret_cast<cudaGraph_t>(g);
@@ -654,6 +722,63 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode,
                                   size_t numDependencies) {
   return add_node(pGraphNode, graph, pDependencies, numDependencies,
                   cudaGraphNodeTypeEmpty, nullptr);
+}
+
+cudaError_t cudaGraphConditionalHandleCreate(
+    cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph,
+    unsigned int defaultLaunchValue, unsigned int flags) {
+  if (!pHandle_out || !graph || (flags & ~unsigned(cudaGraphCondAssignDefault)))
+    return cudaErrorInvalidValue;
+  std::lock_guard lock(g_graph_mutex);
+  void *p = nullptr;
+  if (cudaError_t e = cudaMalloc(&p, sizeof(unsigned)))
+    return e;
+  if (cudaError_t e = cudaMemcpy(p, &defaultLaunchValue, sizeof(unsigned),
+                                 cudaMemcpyHostToDevice))
+    return e;
+  CondHandle h;
+  h.handle = reinterpret_cast<cudaGraphConditionalHandle>(p);
+  h.value = defaultLaunchValue;
+  h.assign = (flags & cudaGraphCondAssignDefault) != 0;
+  graph_of(graph)->handles.push_back(h);
+  *pHandle_out = h.handle;
+  return cudaSuccess;
+}
+
+// The generic node constructor: conditional nodes (the other node types
+// have their own cudaGraphAdd*Node).
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                             const cudaGraphNode_t *pDependencies,
+                             const cudaGraphEdgeData *, size_t numDependencies,
+                             cudaGraphNodeParams *nodeParams) {
+  if (!nodeParams)
+    return cudaErrorInvalidValue;
+  if (nodeParams->type != cudaGraphNodeTypeConditional)
+    return cudaErrorNotSupported;
+  cudaConditionalNodeParams &p = nodeParams->conditional;
+  const bool size_ok = p.type == cudaGraphCondTypeIf
+                           ? p.size == 1 || p.size == 2
+                       : p.type == cudaGraphCondTypeWhile  ? p.size == 1
+                       : p.type == cudaGraphCondTypeSwitch ? p.size > 0
+                                                           : false;
+  if (!p.handle || !size_ok)
+    return cudaErrorInvalidValue;
+  std::lock_guard lock(g_graph_mutex);
+  cudaError_t e =
+      add_node(pGraphNode, graph, pDependencies, numDependencies,
+               cudaGraphNodeTypeConditional, [&](NodeObj &n) {
+                 n.cond = p;
+                 for (unsigned i = 0; i < p.size; ++i) {
+                   n.bodies.push_back(std::make_unique<GraphObj>());
+                   n.body_handles.push_back(
+                       reinterpret_cast<cudaGraph_t>(n.bodies.back().get()));
+                 }
+                 n.cond.phGraph_out = n.body_handles.data();
+                 return cudaSuccess;
+               });
+  if (e == cudaSuccess)
+    p.phGraph_out = node_of(*pGraphNode)->body_handles.data();
+  return e;
 }
 
 static cudaError_t add_event_node(cudaGraphNode_t *pGraphNode,
@@ -971,6 +1096,14 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
             cudaEventCreateWithFlags(&x->start, cudaEventDisableTiming))
       return r;
   }
+  // Conditional handles made with cudaGraphCondAssignDefault start each
+  // launch at their default value.
+  for (const CondHandle &h : x->graph->handles)
+    if (h.assign)
+      if (cudaError_t e =
+              cudaMemcpyAsync(reinterpret_cast<void *>(h.handle), &h.value,
+                              sizeof(h.value), cudaMemcpyHostToDevice, stream))
+        return e;
   if (x->plan.empty())
     return cudaSuccess;
   if (cudaError_t e = cudaEventRecord(x->start, stream))

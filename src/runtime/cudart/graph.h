@@ -27,11 +27,14 @@ struct CapturedKernel {
 struct Captured {
   CapturedWork work;
   std::optional<CapturedKernel> kernel; // then a kernel node
+  std::vector<size_t> deps;             // the earlier operations it depends on
 };
 
-// The graph of a capture: the operations as a chain of nodes, in the order
-// they were recorded (cudaStreamEndCapture). Kernel launches are kernel
-// nodes; other operations are opaque (empty nodes that run them).
+// The graph of a capture: a node per operation, in the order they were
+// recorded (cudaStreamEndCapture), with an edge from each of an operation's
+// dependencies (the operations before it in its stream, and those an event
+// it waited for covers). Kernel launches are kernel nodes; other operations
+// are opaque (empty nodes that run them).
 cudaGraph_t graph_from_capture(std::vector<Captured> work);
 
 } // namespace bcusim::cudart

@@ -577,7 +577,7 @@ TEST(Runtime, StreamsEventsAndGraphs) {
   EXPECT_EQ(rt.elapsed_ms(*start, *done, &ms), Error::Success);
   EXPECT_GE(ms, 0.0f);
   // Stream 2 waits for the event: its kernel reads what the graph wrote.
-  rt.wait_event(s2->id, *done);
+  rt.wait_event(s2, s2->id, *done);
   void *cargs[] = {&buf, &out};
   ASSERT_EQ(rt.launch(&consume_fn, dims(2, 128), cargs, s2->id),
             Error::Success);
