@@ -1041,12 +1041,60 @@ bool take_ignored(Mods &mods) {
   return any;
 }
 
+// multimem.ld_reduce / .st / .red: the address names a multicast object whose
+// only member is the simulated device (docs/engine.md "multimem"), so each
+// form is compiled as the ld / st / red of that one copy: the reduction of
+// one value is the value (.acc::f32 accumulation is exact for one element),
+// and the access keeps its semantics and scope for the observer.
+bool compile_multimem(Compiler &c, const ptx::Instruction &in) {
+  if (in.modifiers.empty()) {
+    c.unsupported("multimem form");
+    return true;
+  }
+  const std::string form = in.modifiers.front();
+  ptx::Instruction plain = in;
+  plain.modifiers.clear();
+  if (form == "ld_reduce")
+    plain.opcode = "ld";
+  else if (form == "st" || form == "red")
+    plain.opcode = form;
+  else {
+    c.unsupported("multimem form");
+    return true;
+  }
+  for (size_t k = 1; k < in.modifiers.size(); ++k) {
+    const std::string &m = in.modifiers[k];
+    if (m == "acc::f32")
+      continue; // exact for one element: the result rounds to the type
+    if (form == "ld_reduce" && (m == "add" || m == "min" || m == "max" ||
+                                m == "and" || m == "or" || m == "xor"))
+      continue; // the reduction of one value is the value
+    if (form != "red" && (m == "f16x2" || m == "bf16x2")) {
+      plain.modifiers.push_back("b32"); // moved as bits
+      continue;
+    }
+    if (form != "red" && (m == "f16" || m == "bf16")) {
+      plain.modifiers.push_back("b16");
+      continue;
+    }
+    plain.modifiers.push_back(m);
+  }
+  ptx::resolve(plain);
+  const ptx::Instruction *outer = c.cur;
+  c.cur = &plain;
+  bool ok = compile_memory(c, plain);
+  c.cur = outer;
+  return ok;
+}
+
 } // namespace
 
 bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   const ptx::Op op = in.op;
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
+  if (op == ptx::Op::multimem)
+    return compile_multimem(c, in);
   if (op == ptx::Op::prefetch || op == ptx::Op::prefetchu) {
     return true; // a hint: nothing to do
   }
@@ -1093,7 +1141,7 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     for (int k = 0; k < 10; ++k)
       if (mods.take(names[k]))
         aop = k;
-    std::string vec = mods.take_any({"v2", "v4"});
+    std::string vec = mods.take_any({"v2", "v4", "v8"});
     take_ignored(mods);
     auto t = mods.take_type();
     if (aop < 0 || !t) {
@@ -1104,10 +1152,18 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     if (!vec.empty()) {
       // atom/red .v2/.v4 .f32 .add (sm_90): one f32 atomic add per element,
       // at consecutive addresses (each element is atomic on its own).
-      const size_t n = vec == "v2" ? 2 : 4;
+      // multimem.red (compiled as red) also has .v8 and the half types.
+      const size_t n = vec == "v2" ? 2 : vec == "v4" ? 4 : 8;
       bool red = op == ptx::Op::red;
-      if (t->code != Ty::F32 || aop != int(AAdd)) {
-        c.unsupported("vector atomic (only .v2/.v4 .f32 .add)");
+      ExecFn vf = nullptr;
+      if (aop == int(AAdd) && t->code == Ty::F32)
+        vf = &exec_atom<float>;
+      else if (aop == int(AAdd) && red &&
+               (t->code == Ty::F16 || t->code == Ty::BF16 ||
+                t->code == Ty::F16X2 || t->code == Ty::BF16X2))
+        vf = atom_half_add(*t);
+      if (!vf || (n == 8 && t->code == Ty::F32)) {
+        c.unsupported("vector atomic (.f32, or for red the half types, .add)");
         return true;
       }
       if (!c.expect_operands(red ? 2 : 3) || !c.finish(mods))
@@ -1129,16 +1185,17 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
         if (!red)
           d = o[0].elems[k].kind == K::Sink ? c.scratch_slot()
                                             : c.dst(o[0].elems[k]);
-        Inst &i = c.emit(&exec_atom<float>);
+        Inst &i = c.emit(vf);
         i.a[0] = d;
         i.a[1] = base;
         i.a[2] = b;
         i.a[3] = kNone;
         i.aux = uint32_t(AAdd);
         i.flags = uint8_t(addr.space);
-        i.imm = addr.off + int64_t(4 * k);
+        i.imm = addr.off + int64_t(t->bytes() * k);
         i.order = order;
         i.scope = scope;
+        i.n = t->code == Ty::BF16 || t->code == Ty::BF16X2 ? 1 : 0;
       }
       return true;
     }

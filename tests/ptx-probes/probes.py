@@ -145,9 +145,7 @@ def check(bcusim):
 # Forms ptxas accepts for sm_90 that the engine still refuses at launch
 # (docs/engine.md "Supported instructions" lists what runs); a probe here
 # that starts to run, or one not here that is refused, fails --launch.
-KNOWN_REFUSED = {
-    "req_multimem",                                       # multimem
-}
+KNOWN_REFUSED: set[str] = set()
 
 
 def launch(bcusim):
