@@ -774,6 +774,18 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
       fd.set(x, l, j, out[r * N + col]);
     }
   const uint64_t id = ++x.warp->wgmma_issued;
+  // Its accumulator and register-A operands stay live until the wait_group
+  // that retires it (warp_step.cpp reports other accesses to them).
+  {
+    Warp::WgmmaLive live;
+    live.id = id;
+    live.pc = x.pc;
+    live.slots.assign(d.slots, d.slots + d.nd);
+    if (!(d.layout & kWgDescA))
+      live.slots.insert(live.slots.end(), d.slots + d.nd,
+                        d.slots + d.nd + d.na);
+    x.warp->wgmma_live.push_back(std::move(live));
+  }
   if (x.sync_obs) {
     auto e = thread_event<WgmmaEvent>(x, m);
     e.id = id;
@@ -809,6 +821,9 @@ void exec_wgmma_sync(Exec &x, const Inst &in, uint32_t m) {
     w.wgmma_retired = std::max(w.wgmma_retired, w.wgmma_groups[n - 1]);
     w.wgmma_groups.erase(w.wgmma_groups.begin(),
                          w.wgmma_groups.begin() + ptrdiff_t(n));
+    std::erase_if(w.wgmma_live, [&](const Warp::WgmmaLive &l) {
+      return l.id <= w.wgmma_retired;
+    });
   }
   if (x.sync_obs) {
     e.retired = w.wgmma_retired;
@@ -1090,6 +1105,10 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
 }
 
 } // namespace
+
+bool is_wgmma(const Inst &in) {
+  return in.fn == &exec_wgmma || in.fn == &exec_wgmma_sync;
+}
 
 bool whole_warpgroup(Exec &x) {
   const uint32_t first = x.warp->index & ~3u;
