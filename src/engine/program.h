@@ -400,10 +400,17 @@ struct Warp {
   // The registers (accumulator and register A) of each issued wgmma that no
   // wait_group has retired yet: empty when none is in flight (one test on
   // the warp's step path, warp_step.cpp).
+  // Under an observer, also the shared-memory addresses its descriptors
+  // read (A, B), reported again when a wait_group retires it.
+  struct WgmmaRead {
+    uint32_t size = 1;
+    std::vector<uint64_t> addrs;
+  };
   struct WgmmaLive {
     uint64_t id = 0;
     uint32_t pc = 0;
     std::vector<uint32_t> slots;
+    WgmmaRead reads[2];
   };
   std::vector<WgmmaLive> wgmma_live;
   // setmaxnreg (exec_control.cpp): the warp's per-thread register count (0:
