@@ -272,6 +272,22 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
   prog.locs.push_back(cur ? cur->loc : SourceLoc{});
   prog.code_func.push_back(fidx);
   prog.code_text.push_back(cur ? text_of(*cur) : std::string());
+  if (prog.reg_use_at.empty())
+    prog.reg_use_at.push_back(0);
+  if (cur) {
+    auto add = [&](auto &self, const ptx::Operand &o) -> void {
+      if (o.kind == ptx::Operand::Kind::Reg) {
+        if (o.reg < fn().reg_slot.size() && !fn().reg_is_pred[o.reg])
+          prog.reg_use.push_back(fn().reg_slot[o.reg]);
+        return;
+      }
+      for (const auto &e : o.elems)
+        self(self, e);
+    };
+    for (const auto &o : cur->operands)
+      add(add, o);
+  }
+  prog.reg_use_at.push_back(uint32_t(prog.reg_use.size()));
   prog.code_aligned.push_back(
       cur && ((cur->op == ptx::Op::bar && !cur->mods.empty()) ||
               cur->has(ptx::Mod::aligned))

@@ -199,6 +199,8 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in);
 // Every warp of the executing warp's warpgroup (four consecutive warps)
 // exists with 32 lanes; otherwise a located error (exec_mma.cpp).
 bool whole_warpgroup(Exec &x);
+// wgmma.mma_async, fence, commit_group or wait_group (exec_mma.cpp).
+bool is_wgmma(const Inst &in);
 // CTA barriers (exec_barrier.cpp), called by compile_sync.
 bool compile_cta_barrier(Compiler &c, const ptx::Instruction &in);
 

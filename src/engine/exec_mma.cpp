@@ -687,7 +687,7 @@ uint64_t wg_offset(uint64_t desc, uint32_t mn, uint32_t kbit, bool mn_major,
 // out[r * K + q] (A) or out[q * rows + r] (B). Reports the reads.
 bool wg_read(Exec &x, const Inst &in, uint64_t desc, El e, uint32_t mn0,
              uint32_t rows, uint32_t K, bool mn_major, bool is_b,
-             std::vector<double> &out) {
+             std::vector<double> &out, Warp::WgmmaRead &rec) {
   const uint32_t bits = el_bits(e), esize = bits >= 8 ? bits / 8 : 1;
   out.assign(size_t(rows) * K, 0.0);
   AccessBatch batch(x, in, AccessType::Read, esize);
@@ -704,6 +704,8 @@ bool wg_read(Exec &x, const Inst &in, uint64_t desc, El e, uint32_t mn0,
         v = (v >> (q * bits % 8)) & ((1u << bits) - 1);
       out[is_b ? size_t(q) * rows + r : size_t(r) * K + q] = el_value(e, v);
       batch.add(lane, MemSpace::Shared, addr);
+      if (batch.on())
+        rec.addrs.push_back(addr);
       if (++lane == kWarpSize) {
         batch.emit();
         lane = 0;
@@ -727,10 +729,13 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
   const uint32_t rank = x.warp->index & 3, K = d.k, N = d.n;
   thread_local std::vector<double> a, b, c;
   thread_local std::vector<uint64_t> out;
+  Warp::WgmmaLive live;
+  live.reads[0].size = std::max(el_bits(d.a) / 8, 1u);
+  live.reads[1].size = std::max(el_bits(d.b) / 8, 1u);
   // A: the warp's 16 rows.
   if (d.layout & kWgDescA) {
     if (!wg_read(x, in, x.s(d.slots[d.nd])[0], d.a, 16 * rank, 16, K,
-                 (d.layout & kWgTransA) != 0, false, a))
+                 (d.layout & kWgTransA) != 0, false, a, live.reads[0]))
       return;
   } else {
     Desc ra = d;
@@ -748,7 +753,7 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
   }
   // B: K x N, column j of B is row j of the descriptor's N x K matrix.
   if (!wg_read(x, in, x.s(d.slots[d.nd + d.na])[0], d.b, 0, N, K,
-               (d.layout & kWgTransB) != 0, true, b))
+               (d.layout & kWgTransB) != 0, true, b, live.reads[1]))
     return;
   if (d.layout & kWgNegA)
     for (double &v : a)
@@ -774,6 +779,17 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
       fd.set(x, l, j, out[r * N + col]);
     }
   const uint64_t id = ++x.warp->wgmma_issued;
+  // Its accumulator and register-A operands stay live until the wait_group
+  // that retires it (warp_step.cpp reports other accesses to them).
+  {
+    live.id = id;
+    live.pc = x.pc;
+    live.slots.assign(d.slots, d.slots + d.nd);
+    if (!(d.layout & kWgDescA))
+      live.slots.insert(live.slots.end(), d.slots + d.nd,
+                        d.slots + d.nd + d.na);
+    x.warp->wgmma_live.push_back(std::move(live));
+  }
   if (x.sync_obs) {
     auto e = thread_event<WgmmaEvent>(x, m);
     e.id = id;
@@ -809,6 +825,28 @@ void exec_wgmma_sync(Exec &x, const Inst &in, uint32_t m) {
     w.wgmma_retired = std::max(w.wgmma_retired, w.wgmma_groups[n - 1]);
     w.wgmma_groups.erase(w.wgmma_groups.begin(),
                          w.wgmma_groups.begin() + ptrdiff_t(n));
+    // The shared memory a retired wgmma read through its descriptors: the
+    // asynchronous read ends here (docs/hopper.md "Checker rules for async
+    // pipelines"), so it is reported again at this instruction.
+    for (const auto &l : w.wgmma_live) {
+      if (l.id > w.wgmma_retired)
+        continue;
+      for (const auto &r : l.reads) {
+        AccessBatch batch(x, in, AccessType::Read, r.size);
+        uint32_t lane = 0;
+        for (uint64_t addr : r.addrs) {
+          batch.add(lane, MemSpace::Shared, addr);
+          if (++lane == kWarpSize) {
+            batch.emit();
+            lane = 0;
+          }
+        }
+        batch.emit();
+      }
+    }
+    std::erase_if(w.wgmma_live, [&](const Warp::WgmmaLive &l) {
+      return l.id <= w.wgmma_retired;
+    });
   }
   if (x.sync_obs) {
     e.retired = w.wgmma_retired;
@@ -1090,6 +1128,10 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
 }
 
 } // namespace
+
+bool is_wgmma(const Inst &in) {
+  return in.fn == &exec_wgmma || in.fn == &exec_wgmma_sync;
+}
 
 bool whole_warpgroup(Exec &x) {
   const uint32_t first = x.warp->index & ~3u;

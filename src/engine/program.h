@@ -247,6 +247,10 @@ struct Program {
   std::vector<SourceLoc> locs;        // per pc
   std::vector<uint32_t> code_func;    // per pc: function index
   std::vector<std::string> code_text; // per pc: opcode with modifiers
+  // Per pc: the register slots its PTX instruction names (operands, vector
+  // elements, address bases; not predicates), reg_use[reg_use_at[pc] ..
+  // reg_use_at[pc + 1]) (the wgmma operand rule, warp_step.cpp).
+  std::vector<uint32_t> reg_use_at, reg_use;
   // per pc: 1 for an aligned barrier (every bar.*; barrier.*.aligned), from
   // the instruction's opcode and modifier set.
   std::vector<uint8_t> code_aligned;
@@ -393,6 +397,22 @@ struct Warp {
   // not retired (oldest first), and the last id retired.
   uint64_t wgmma_issued = 0, wgmma_committed = 0, wgmma_retired = 0;
   std::vector<uint64_t> wgmma_groups;
+  // The registers (accumulator and register A) of each issued wgmma that no
+  // wait_group has retired yet: empty when none is in flight (one test on
+  // the warp's step path, warp_step.cpp).
+  // Under an observer, also the shared-memory addresses its descriptors
+  // read (A, B), reported again when a wait_group retires it.
+  struct WgmmaRead {
+    uint32_t size = 1;
+    std::vector<uint64_t> addrs;
+  };
+  struct WgmmaLive {
+    uint64_t id = 0;
+    uint32_t pc = 0;
+    std::vector<uint32_t> slots;
+    WgmmaRead reads[2];
+  };
+  std::vector<WgmmaLive> wgmma_live;
   // setmaxnreg (exec_control.cpp): the warp's per-thread register count (0:
   // not known yet) and the pcs of the setmaxnreg it executed, in order.
   uint32_t maxnreg = 0;

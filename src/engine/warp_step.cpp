@@ -2,8 +2,10 @@
 // "Execution model"): the current path executes instruction by instruction;
 // each instruction kind that interacts with control flow or other warps has
 // its step here or in sync_*.cpp.
+#include <algorithm>
 #include <fmt/format.h>
 
+#include "compile.h"
 #include "mbarrier.h"
 #include "observe.h"
 #include "run.h"
@@ -159,6 +161,30 @@ void Worker::flush_warnings(Cta &c, Warp &w) {
     S.warn(where(c, w, lane, std::move(msg), x.pc), RunProblem::SyncMisuse);
   }
   x.warnings.clear();
+}
+
+// The registers of an in-flight wgmma.mma_async (its accumulator, and A when
+// it is in registers) are undefined to the warp until a wgmma.wait_group
+// retires it (docs/hopper.md "Checker rules for async pipelines"); other
+// wgmma instructions may name them (a chain accumulating into the same
+// registers). An error (the launch stops); a warning under --warn-only.
+bool Worker::wgmma_operands(Cta &c, Warp &w, uint32_t pc, uint32_t m) {
+  const Inst &in = P.code[pc];
+  if (!m || is_wgmma(in))
+    return true;
+  const uint32_t *b = P.reg_use.data() + P.reg_use_at[pc],
+                 *e = P.reg_use.data() + P.reg_use_at[pc + 1];
+  for (const auto &live : w.wgmma_live)
+    for (const uint32_t *r = b; r != e; ++r)
+      if (std::find(live.slots.begin(), live.slots.end(), *r) !=
+          live.slots.end())
+        return survive(c, w, uint32_t(std::countr_zero(m)), pc,
+                       fmt::format("'{}' accesses a register of the "
+                                   "wgmma.mma_async at line {} before a "
+                                   "wgmma.wait_group retires it: the "
+                                   "register's value is undefined until then",
+                                   P.code_text[pc], P.locs[live.pc].line));
+  return true;
 }
 
 bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
@@ -507,6 +533,9 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     ++w.path_steps;
     tsteps += m == kFullMask ? kWarpSize : uint32_t(std::popcount(m));
     x.pc = p->pc;
+    if (!w.wgmma_live.empty()) [[unlikely]]
+      if (!wgmma_operands(c, w, p->pc, m))
+        return leave(false);
     switch (in.kind) {
     case Kind::Plain: {
       // A run of plain instructions (the body of a basic block) goes on
@@ -546,6 +575,12 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
         x.turn_steps = steps;
         tsteps += m == kFullMask ? kWarpSize : uint32_t(std::popcount(m));
         x.pc = pc;
+        if (!w.wgmma_live.empty()) [[unlikely]]
+          if (!wgmma_operands(c, w, pc, m)) {
+            p->pc = pc;
+            w.path_steps += run;
+            return leave(false);
+          }
       }
       p->pc = pc;
       w.path_steps += run;

@@ -223,6 +223,9 @@ private:
                       const std::function<void(size_t, void *, size_t)> &arg,
                       AccessBatch &out);
   void flush_warnings(Cta &c, Warp &w);
+  // The wgmma operand rule: called only while w.wgmma_live is not empty;
+  // false when the error stops the launch.
+  bool wgmma_operands(Cta &c, Warp &w, uint32_t pc, uint32_t m);
 
   // sync_cta.cpp: CTA barriers through the barrier unit (docs/barriers.md).
   bool barrier_step(Cta &c, Warp &w, uint32_t path);
