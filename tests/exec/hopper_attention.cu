@@ -14,8 +14,8 @@
 //
 // Usage: hopper_attention [MODE]; MODE = ok (default) or a bug that
 // `bcusim exec --check all` reports:
-//   operand  the rescale of O runs while the previous P V wgmma may still
-//            be in flight (wgmma.wait_group 1 instead of 0)
+//   operand  the softmax reads S while its wgmma may still be in flight
+//            (wgmma.wait_group 1 instead of 0 leaves the newest group, S)
 //   release  the stage is released before the wgmma reading it retired
 // The result is compared with a host reference in mode ok.
 #include "common.h"
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(256, 1)
       wgmma_s(sc, descriptor(smem(s.q[c])), descriptor(smem(s.k[st][c])),
               c > 0);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    // Wait for S; with the bug, the previous P V wgmma may still run.
+    // Wait for S; with the bug, wait_group 1 leaves S itself in flight.
     if (bug == Operand)
       asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
     else
