@@ -592,6 +592,20 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                                 "or .sys)",
                                 name));
   }
+  if (op == Op::multimem && !in.modifiers.empty()) {
+    // The memory semantics each multimem form takes (PTX ISA
+    // "multimem.ld_reduce, multimem.st, multimem.red").
+    const std::string &form = in.modifiers.front();
+    const bool writes = form == "st" || form == "red";
+    if ((writes && in.has(Mod::acquire)) ||
+        (form == "ld_reduce" && in.has(Mod::release)))
+      error(in.loc,
+            fmt::format("'multimem.{}' takes {}, not .{}", form,
+                        writes ? (form == "st" ? ".weak, .relaxed or .release"
+                                               : ".relaxed or .release")
+                               : ".weak, .relaxed or .acquire",
+                        writes ? "acquire" : "release"));
+  }
   if (op == Op::setmaxnreg && immediate(0, "the register count") &&
       (o[0].ival < 24 || o[0].ival > 256 || o[0].ival % 8))
     error(o[0].loc, fmt::format("the register count of '{}' must be a "
