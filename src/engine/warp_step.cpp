@@ -187,6 +187,26 @@ bool Worker::wgmma_operands(Cta &c, Warp &w, uint32_t pc, uint32_t m) {
   return true;
 }
 
+namespace {
+
+// A call's result written into the caller's frame (offset `off` of each
+// lane's local frame), reported as one local write by lanes `m`.
+void observe_frame_write(Exec &x, const Cta &c, const Warp &w, uint32_t pc,
+                         uint32_t m, uint32_t off, uint32_t size) {
+  std::array<uint64_t, kWarpSize> addr{};
+  addr.fill(off);
+  AccessEvent e = access_event(pc, c.linear, w.index, AccessType::Write, size,
+                               AtomicOp::None, MemOrder::Weak, MemScope::None,
+                               AccessOrigin::Instruction, 0);
+  e.owner = c.linear;
+  e.lanes = m;
+  e.space = StateSpace::Local;
+  e.addr = addr.data();
+  x.obs->on_access(e);
+}
+
+} // namespace
+
 bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
   const CallSite &cs = P.calls[in.aux];
   bool bad = false;
@@ -211,22 +231,8 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
     report_fault(c, w, p->pc, m);
     return false;
   }
-  if (x.obs && cs.printf_ret != kNone) {
-    // vprintf's return value lands in the caller's frame.
-    std::array<uint64_t, kWarpSize> addr{};
-    addr.fill(cs.printf_ret);
-    AccessEvent e;
-    e.pc = p->pc;
-    e.cta = c.linear;
-    e.owner = c.linear;
-    e.warp = w.index;
-    e.lanes = m;
-    e.space = StateSpace::Local;
-    e.type = AccessType::Write;
-    e.size = 4;
-    e.addr = addr.data();
-    x.obs->on_access(e);
-  }
+  if (x.obs && cs.printf_ret != kNone) // vprintf's return value
+    observe_frame_write(x, c, w, p->pc, m, cs.printf_ret, 4);
   ++p->pc;
   return true;
 }
@@ -476,22 +482,9 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
                   std::min<uint32_t>(cs.device_ret_size, 8));
   });
   out.emit();
-  if (x.obs && cs.device_ret != kNone) {
-    // The result lands in the caller's frame.
-    std::array<uint64_t, kWarpSize> addr{};
-    addr.fill(cs.device_ret);
-    AccessEvent e;
-    e.pc = p->pc;
-    e.cta = c.linear;
-    e.owner = c.linear;
-    e.warp = w.index;
-    e.lanes = m;
-    e.space = StateSpace::Local;
-    e.type = AccessType::Write;
-    e.size = std::min<uint32_t>(cs.device_ret_size, 8);
-    e.addr = addr.data();
-    x.obs->on_access(e);
-  }
+  if (x.obs && cs.device_ret != kNone)
+    observe_frame_write(x, c, w, p->pc, m, cs.device_ret,
+                        std::min<uint32_t>(cs.device_ret_size, 8));
   ++p->pc;
 }
 
