@@ -61,6 +61,24 @@ std::atomic<uint64_t> next_module_segment{0};
 } // namespace
 
 DeviceFn device_fn_named(const std::string &name) {
+  // The device heap's functions as nvcc declares them (.extern .func):
+  // malloc/free, and the Itanium-mangled operators new, new[], delete,
+  // delete[] (sized and nothrow forms included).
+  static const char *const alloc[] = {
+      "malloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t"};
+  static const char *const release[] = {"free",
+                                        "_ZdlPv",
+                                        "_ZdaPv",
+                                        "_ZdlPvm",
+                                        "_ZdaPvm",
+                                        "_ZdlPvRKSt9nothrow_t",
+                                        "_ZdaPvRKSt9nothrow_t"};
+  for (auto n : alloc)
+    if (name == n)
+      return DeviceFn::HeapAlloc;
+  for (auto n : release)
+    if (name == n)
+      return DeviceFn::HeapFree;
   if (name == "__cudaCDP2GetParameterBufferV2")
     return DeviceFn::GetParameterBuffer;
   if (name == "__cudaCDP2LaunchDeviceV2")
@@ -102,28 +120,6 @@ std::string external_function_hint(const std::string &name) {
   if (name.rfind("cuda", 0) == 0 || name.rfind("__cuda", 0) == 0)
     return " (the device runtime is not supported)";
   return " (the module does not define it)";
-}
-
-// The device heap's functions as nvcc declares them (.extern .func):
-// malloc/free, and the Itanium-mangled operators new, new[], delete,
-// delete[] (sized and nothrow forms included).
-HeapFn heap_function(const std::string &name) {
-  static const char *const alloc[] = {
-      "malloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t"};
-  static const char *const release[] = {"free",
-                                        "_ZdlPv",
-                                        "_ZdaPv",
-                                        "_ZdlPvm",
-                                        "_ZdaPvm",
-                                        "_ZdlPvRKSt9nothrow_t",
-                                        "_ZdaPvRKSt9nothrow_t"};
-  for (auto n : alloc)
-    if (name == n)
-      return HeapFn::Malloc;
-  for (auto n : release)
-    if (name == n)
-      return HeapFn::Free;
-  return HeapFn::None;
 }
 
 } // namespace
@@ -714,7 +710,6 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.is_entry = fa.is_entry;
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
     if (fa.is_extern) {
-      fi.heap_fn = heap_function(fa.name);
       fi.device_fn = device_fn_named(fa.name);
     }
     fi.reg_slot.resize(fa.regs.size());
@@ -908,7 +903,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     const auto &callee = prog.funcs[site.callee];
     auto &caller = prog.funcs[prog.code_func[pc]];
     if (!callee.compiled && !callee.is_vprintf &&
-        callee.heap_fn == HeapFn::None && callee.device_fn == DeviceFn::None) {
+        callee.device_fn == DeviceFn::None) {
       Diagnostic d;
       d.loc = prog.locs[pc];
       d.message = fmt::format("call to undefined external function '{}'{}",
