@@ -158,19 +158,58 @@ uint32_t Ty::bits() const {
   return 32;
 }
 
+std::optional<Ty> engine_type(ptx::Type t) {
+  using T = ptx::Type;
+  switch (t) {
+  case T::b8:
+    return Ty{Ty::B8};
+  case T::b16:
+    return Ty{Ty::B16};
+  case T::b32:
+    return Ty{Ty::B32};
+  case T::b64:
+    return Ty{Ty::B64};
+  case T::b128:
+    return Ty{Ty::B128};
+  case T::u8:
+    return Ty{Ty::U8};
+  case T::u16:
+    return Ty{Ty::U16};
+  case T::u32:
+    return Ty{Ty::U32};
+  case T::u64:
+    return Ty{Ty::U64};
+  case T::s8:
+    return Ty{Ty::S8};
+  case T::s16:
+    return Ty{Ty::S16};
+  case T::s32:
+    return Ty{Ty::S32};
+  case T::s64:
+    return Ty{Ty::S64};
+  case T::f16:
+    return Ty{Ty::F16};
+  case T::f16x2:
+    return Ty{Ty::F16X2};
+  case T::bf16:
+    return Ty{Ty::BF16};
+  case T::bf16x2:
+    return Ty{Ty::BF16X2};
+  case T::f32:
+    return Ty{Ty::F32};
+  case T::f64:
+    return Ty{Ty::F64};
+  case T::tf32:
+    return Ty{Ty::TF32};
+  case T::pred:
+    return Ty{Ty::PRED};
+  default:
+    return std::nullopt;
+  }
+}
+
 std::optional<Ty> parse_type(std::string_view n) {
-  static const std::pair<std::string_view, Ty::Code> table[] = {
-      {"b8", Ty::B8},     {"b16", Ty::B16},       {"b32", Ty::B32},
-      {"b64", Ty::B64},   {"b128", Ty::B128},     {"u8", Ty::U8},
-      {"u16", Ty::U16},   {"u32", Ty::U32},       {"u64", Ty::U64},
-      {"s8", Ty::S8},     {"s16", Ty::S16},       {"s32", Ty::S32},
-      {"s64", Ty::S64},   {"f16", Ty::F16},       {"f16x2", Ty::F16X2},
-      {"bf16", Ty::BF16}, {"bf16x2", Ty::BF16X2}, {"f32", Ty::F32},
-      {"f64", Ty::F64},   {"tf32", Ty::TF32},     {"pred", Ty::PRED}};
-  for (auto &[name, code] : table)
-    if (n == name)
-      return Ty{code};
-  return std::nullopt;
+  return engine_type(ptx::type_named(n));
 }
 
 bool Mods::take(std::string_view m) {
@@ -221,7 +260,8 @@ std::optional<Ty> Mods::take_type() {
   for (size_t i = 0; i < mods_.size(); ++i) {
     if (used_[i])
       continue;
-    if (auto t = parse_type(mods_[i])) {
+    const ptx::Mod id = i < ids_.size() ? ids_[i] : ptx::Mod::unknown;
+    if (auto t = engine_type(ptx::type_of(id))) {
       used_[i] = true;
       return t;
     }
@@ -715,7 +755,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.reg_slot.resize(fa.regs.size());
     fi.reg_is_pred.resize(fa.regs.size());
     for (size_t r = 0; r < fa.regs.size(); ++r) {
-      bool pred = fa.regs[r].type == "pred";
+      bool pred = fa.regs[r].ty == ptx::Type::pred;
       fi.reg_is_pred[r] = pred;
       fi.reg_slot[r] = pred ? prog.npreds++ : prog.nslots++;
     }
