@@ -298,6 +298,22 @@ TEST(PtxTable, ParserResolvesTypesAndSpaces) {
   EXPECT_EQ(space_of(Mod::sync), Space::None);
 }
 
+// A register's width in the warp collectives' 32-bit rule is its type's
+// size in the type table (docs/ptx-validation.md): .f16x2 is 32 bits.
+TEST(PtxValidate, WarpCollectiveRegisterWidthFromTheTypeTable) {
+  const std::string head = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                           ".visible .entry k()\n{\n"
+                           "  .reg .f16x2 %h;\n  .reg .b64 %x;\n";
+  bool ok = false;
+  std::string out = validate_text(head + "  activemask.b32 %h;\n}\n", &ok);
+  EXPECT_EQ(out.find("32-bit register"), std::string::npos) << out;
+  out = validate_text(head + "  activemask.b32 %x;\n}\n", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(out.find("must be a 32-bit register, not a 64-bit one"),
+            std::string::npos)
+      << out;
+}
+
 TEST(PtxTable, TypeRowsResolveBothWays) {
   for (const TypeInfo &row : type_rows()) {
     EXPECT_EQ(type_named(row.name), row.type) << row.name;
