@@ -693,6 +693,8 @@ bool wg_read(Exec &x, const Inst &in, uint64_t desc, El e, uint32_t mn0,
   AccessBatch batch(x, in, AccessType::Read, esize);
   uint32_t lane = 0;
   for (uint32_t r = 0; r < rows; ++r)
+  // wgmma reads its shared-memory operands through the async proxy.
+  batch.set_async_proxy();
     for (uint32_t q = 0; q < K; ++q) {
       const uint64_t addr = wg_offset(desc, mn0 + r, q * bits, mn_major, esize);
       uint8_t *p = x.translate(MemSpace::Shared, addr, esize, false, lane);
