@@ -36,9 +36,11 @@ __device__ void frag_a(unsigned a[4]) {
   for (int i = 0; i < 4; ++i)
     a[i] = 0;
   for (int i = 0; i < 8; ++i) {
-    const int r = r0 + g + 8 * ((i >> 1) & 1), k = 2 * q + (i & 1) + 8 * (i >> 2);
+    const int r = r0 + g + 8 * ((i >> 1) & 1),
+              k = 2 * q + (i & 1) + 8 * (i >> 2);
     const float v = float((r + k) % 3 - 1);
-    a[i / 2] |= unsigned(__half_as_ushort(__float2half_rn(v))) << (16 * (i & 1));
+    a[i / 2] |= unsigned(__half_as_ushort(__float2half_rn(v)))
+                << (16 * (i & 1));
   }
 }
 
@@ -48,7 +50,8 @@ __device__ void mma_store(float *out) {
   const unsigned long long db = desc_b();
   float d[4] = {0, 0, 0, 0};
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-  asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, 1, 1, 1, 0;"
+  asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, 1, 1, 1, 0;"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");

@@ -158,8 +158,8 @@ __device__ unsigned long long descriptor(unsigned addr, const Layout &L) {
          (unsigned long long)((L.lbo >> 4) & 0x3fff) << 16 |
          (unsigned long long)((L.sbo >> 4) & 0x3fff) << 32 | mode << 62;
 }
-__device__ void put(unsigned char *base, const Layout &L, int mn, int k,
-                    int eb, unsigned v) {
+__device__ void put(unsigned char *base, const Layout &L, int mn, int k, int eb,
+                    unsigned v) {
   const unsigned s = unsigned(__cvta_generic_to_shared(base));
   unsigned char *p = base + (swizzle(s + offset(L, mn, k, eb), L.S) - s);
   if (eb == 8)
@@ -196,11 +196,11 @@ __device__ int dcol(int i) {
 }
 
 #define WG_BEGIN                                                               \
-  asm volatile("fence.proxy.async.shared::cta;");                             \
+  asm volatile("fence.proxy.async.shared::cta;");                              \
   __syncthreads();                                                             \
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory")
 #define WG_END                                                                 \
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");              \
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");               \
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory")
 
 // wgmma_sp_f16_reg_n16: f16 x f16 -> f32, N = 16, A from registers, sel 0,
@@ -323,14 +323,13 @@ extern "C" __global__ void wgmma_sp_u8_reg_n24(float *out) {
   for (int i = 0; i < 12; ++i)
     d[i] = unsigned(3 * (int)fc(drow(i), dcol(i)));
   WG_BEGIN;
-  asm volatile("wgmma.mma_async.sp.sync.aligned.m64n24k64.s32.u8.s8 "
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, "
-               "%16, %17, 0, 1;"
-               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]),
-                 "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]),
-                 "+r"(d[10]), "+r"(d[11])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db),
-                 "r"(meta));
+  asm volatile(
+      "wgmma.mma_async.sp.sync.aligned.m64n24k64.s32.u8.s8 "
+      "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, "
+      "%16, %17, 0, 1;"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),
+        "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(meta));
   WG_END;
   for (int i = 0; i < 12; ++i)
     out[drow(i) * 24 + dcol(i)] = float(int(d[i]));
