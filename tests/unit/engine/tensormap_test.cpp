@@ -250,6 +250,17 @@ TEST(TensorMap, Im2col) {
   EXPECT_NE(err.find("pixelsPerColumn"), std::string::npos) << err;
   EXPECT_EQ(enc(4, 2, 64), 1); // 8 bytes: not a multiple of 16
   EXPECT_NE(err.find("multiple of 16"), std::string::npos) << err;
+  // With an interleaved layout the 8-byte pixel is allowed and takes one
+  // 16-byte slice in shared memory (docs/hopper.md "Interleaved layouts").
+  ASSERT_EQ(tmap_encode_im2col(out, uint32_t(TmapType::F32), 4,
+                               reinterpret_cast<void *>(0x7000'0000'0000), dims,
+                               strides, lower, upper, 2, 64, estr, 1, 0, 0, 0,
+                               err),
+            0)
+      << err;
+  m = TensorMap::decode(out, err);
+  ASSERT_TRUE(m) << err;
+  EXPECT_EQ(tmap_row_bytes(*m), 16u);
   lower[0] = -129; // rank 4: [-128, 127]
   EXPECT_EQ(enc(4, 8, 64), 1);
   EXPECT_NE(err.find("pixelBoxLowerCorner[0]"), std::string::npos) << err;
