@@ -195,8 +195,28 @@ uint32_t fraction25(float t) {
 double sin_units(uint32_t q) {
   const uint32_t quadrant = q >> 23, r = q & 0x7fffffu;
   const uint32_t a = quadrant & 1 ? 0x7fffffu - r : r;
+  const double sign = quadrant >= 2 ? -1.0 : 1.0;
+  // Zero in the third and fourth quadrants is -0 (measured: sin of a half
+  // turn is -0, of a whole turn +0).
   if (a == 0)
-    return 0;
+    return sign * 0.0;
+  // Near a quarter turn the result is 1 exactly where the distance
+  // c = 2^23 - 1 - A is at most 512 and has at most two bits set, one ulp
+  // less elsewhere (measured: c = 0, 3, 12, 48, 512 give 1; 7, 11, 513 do
+  // not); cos of 0 and of tiny angles is 1.
+  const uint32_t c = 0x7fffffu - a;
+  if (c <= 512 && std::popcount(c) <= 2)
+    return sign;
+  // The first 2^17 angles: the unit's fixed-point form 25737 A - 14 M(A)
+  // in units of 2^-37 (M the truncated square of lg2_square), truncated to f32
+  // (measured: every angle up to 2607 bit for bit; the sweep of every
+  // input up to |x| = 2^-6 agrees). A result is then exact: no rounding
+  // follows.
+  if (a < (1u << kLg2SegmentBits)) {
+    const double v = std::ldexp(25737.0 * a - 14.0 * lg2_square(a), -37);
+    const auto t = uint32_t(encode_double(kF32, v, {Round::RZ}));
+    return sign * double(std::bit_cast<float>(t));
+  }
   const Segment s = segment(a);
   const double v =
       std::ldexp(double(a), -25) * quadratic(kSinTable[s.index], s.u);
