@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <iterator>
 
 #include "float_format.h"
 
@@ -247,16 +248,16 @@ float cos_turns(float t) {
 float tanh(float x) {
   if (std::isnan(x))
     return kNaN32;
-  // Below 2^-8 (1 + 2^-7) the unit returns x itself, denormals included
-  // (measured: every f16 and bf16 input up to there gives x).
-  if (std::fabs(x) < std::bit_cast<float>(0x3b810000u))
+  // Below 2^-8 the unit returns x itself, denormals included (measured:
+  // every f32 input of the H100 sweep below 2^-8 gives x).
+  if (std::fabs(x) < 0.00390625f)
     return x;
   // From 8 on the unit returns +-1 (measured: every f16 and bf16 input
   // from 8 gives 1.0, every one below it less).
   if (std::fabs(x) >= 8.0f)
     return std::copysign(1.0f, x);
   // On [0.5, 2) the interpolation fitted to the H100's results
-  // (mufu_tables.inc); elsewhere the exact function, rounded.
+  // (mufu_tables.inc); elsewhere a quadratic per segment fitted to them.
   const uint32_t b = std::bit_cast<uint32_t>(x);
   const uint32_t e = (b >> 23) & 0xff;
   if (e == 126 || e == 127) {
@@ -274,6 +275,19 @@ float tanh(float x) {
     for (int bit = 0; bit < kTanhLowBits; ++bit)
       if (fixed >> bit & 1)
         v += c[3 + bit];
+    return unit_result(std::signbit(x) ? -v : v);
+  }
+  // The other binades of [2^-8, 8): the unit reads fewer mantissa bits the
+  // smaller x (measured: 17 bits at 2^-8, 21 at 2), and the quadratic of
+  // the segment of the truncated mantissa follows its results within 4 ulp
+  // but for a few (docs/engine.md).
+  for (size_t i = 0; i < std::size(kTanhQuadBinade); ++i) {
+    if ((b & 0x7f800000u) != kTanhQuadBinade[i])
+      continue;
+    constexpr int kLow = 23 - kTanhQuadSegmentBits;
+    const uint32_t mant = (b & 0x7fffffu) >> kTanhQuadLow[i] << kTanhQuadLow[i];
+    const double u = std::ldexp(double(mant & ((1u << kLow) - 1)), -kLow) - 0.5;
+    const double v = quadratic(kTanhQuadTable[i][mant >> kLow], u);
     return unit_result(std::signbit(x) ? -v : v);
   }
   return unit_result(std::tanh(double(x)));

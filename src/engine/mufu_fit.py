@@ -26,6 +26,13 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         bits, as a truncating multiplier gives), so per segment the model is
         c0 + c1*u + c2*u^2 + sum_b w_b * bit_b(X), b < TANH_BITS, with u the
         position of X with those bits cleared.
+  tanh elsewhere: x in [2^-8, 0.5) and [2, 8), from the H100's binades in
+        tests/hardware/mufu: the unit reads x with fewer mantissa bits the
+        smaller the binade (measured: the results change only every
+        2^low inputs; low is found from the data), and per binade a plain
+        quadratic per 64 segments of the truncated mantissa (3 coefficients)
+        stays within 4 ulp of every result but a few: tables of 192 values
+        per binade instead of 5632.
   ex2:  the unit reads x in fixed point with 23 fraction bits (measured:
         neighbouring inputs below 1 give the same result); 2^f of the
         fraction f in the same form as lg2, fitted to x in [1, 2).
@@ -37,7 +44,8 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         fitted, so the relative precision near the zeros is kept. Every
         measured sin and cos binade feeds the one fit.
 
-  python3 src/engine/mufu_fit.py [MUFU_DIR]     (default ../shared/hardware/mufu)
+  python3 src/engine/mufu_fit.py [MUFU_DIR [H100_DIR]]
+      (defaults ../shared/hardware/mufu and tests/hardware/mufu)
 """
 import array, math, os, struct, sys
 
@@ -48,6 +56,7 @@ SEG = N >> K
 
 here = os.path.dirname(os.path.abspath(__file__))
 mufu_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "../../../shared/hardware/mufu")
+h100_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "../../tests/hardware/mufu")
 sys.path.insert(0, mufu_dir)
 import decode  # noqa: E402
 
@@ -71,9 +80,9 @@ def solve(m):
     return [m[i][3] / m[i][i] for i in range(3)]
 
 
-def fit(samples):
+def fit(samples, segments=1 << K):
     """samples yields (segment, u, target, weight)."""
-    acc = [[0.0] * 8 for _ in range(1 << K)]
+    acc = [[0.0] * 8 for _ in range(segments)]
     for s, u, y, w in samples:
         a = acc[s]
         wu = w * u
@@ -187,6 +196,35 @@ def tanh_fit(name, low):
     return out
 
 
+TANH_QUAD_K = 6  # tanh outside [0.5, 2): 64 segments per binade
+# The binades (base bit pattern) of tests/hardware/mufu fitted that way.
+TANH_QUAD_BINADES = [0x3B800000, 0x3C000000, 0x3C800000, 0x3D000000, 0x3D800000,
+                     0x3E000000, 0x3E800000, 0x40000000, 0x40800000]
+
+
+def tanh_low(t):
+    """The low mantissa bits the unit does not read: the results change
+    only at multiples of 2^low."""
+    g = 0
+    for i in range(1, N):
+        if t[i] != t[i - 1]:
+            g = math.gcd(g, i)
+            if g == 1:
+                break
+    return g.bit_length() - 1
+
+
+def tanh_quad_fit(base):
+    bits = array.array("I", decode.load(os.path.join(h100_dir, "tanh.approx.f32_b%08x.bin.xz" % base)))
+    t = array.array("f")
+    t.frombytes(bits.tobytes())
+    low = tanh_low(t)
+    seg = N >> TANH_QUAD_K
+    coef = fit(((i // seg, (i % seg) / seg - 0.5, t[i], ulp(t[i], 0.0) ** -2)
+                for i in range(0, N, 1 << low)), 1 << TANH_QUAD_K)
+    return low, coef
+
+
 def sin_fit():
     inv = f32(0x3E22F983)  # 1/(2 pi)
 
@@ -248,6 +286,21 @@ def main():
         emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1): c0, c1, c2, w_0..")
         emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2): c0, c1, c2, w_0..")
         emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
+        fits = [tanh_quad_fit(b) for b in TANH_QUAD_BINADES]
+        out.write("// tanh(x) outside [0.5, 2): per binade (base bit pattern), the mantissa\n")
+        out.write("// bits not read (low), then 2^%d segments of c0 + c1*u + c2*u^2.\n" % TANH_QUAD_K)
+        out.write("constexpr int kTanhQuadSegmentBits = %d;\n" % TANH_QUAD_K)
+        out.write("constexpr uint32_t kTanhQuadBinade[%d] = {%s};\n"
+                  % (len(fits), ", ".join("0x%08xu" % b for b in TANH_QUAD_BINADES)))
+        out.write("constexpr int kTanhQuadLow[%d] = {%s};\n"
+                  % (len(fits), ", ".join(str(low) for low, _ in fits)))
+        out.write("constexpr double kTanhQuadTable[%d][%d][3] = {\n" % (len(fits), 1 << TANH_QUAD_K))
+        for b, (low, coef) in zip(TANH_QUAD_BINADES, fits):
+            out.write("    {// 0x%08x\n" % b)
+            for c in coef:
+                out.write("     {%s},\n" % ", ".join(x.hex() for x in c))
+            out.write("    },\n")
+        out.write("};\n")
     print("wrote", path)
 
 
