@@ -191,8 +191,8 @@ uint32_t fraction25(float t) {
 // mirrored, the remainder r negated by one's complement (2^23 - 1 - r;
 // measured: sin near 2 pi is sin(2 pi (t - 1 + 2^-25)) and cos of a quarter
 // turn exactly 0). The quarter-turn angle's sine is the unit's
-// interpolation, fitted to the H100's results as A g(A) (mufu_tables.inc):
-// near the zeros its slope is 2 pi (1 + 4.2e-5), as measured.
+// interpolation: for the first 2^17 angles its own fixed-point form, beyond
+// a fit to the H100's results as A g(A) (mufu_tables.inc).
 double sin_units(uint32_t q) {
   const uint32_t quadrant = q >> 23, r = q & 0x7fffffu;
   const uint32_t a = quadrant & 1 ? 0x7fffffu - r : r;
@@ -202,17 +202,16 @@ double sin_units(uint32_t q) {
   if (a == 0)
     return sign * 0.0;
   // Near a quarter turn the result is 1 exactly where the distance
-  // c = 2^23 - 1 - A is at most 512 and has at most two bits set, one ulp
-  // less elsewhere (measured: c = 0, 3, 12, 48, 512 give 1; 7, 11, 513 do
-  // not); cos of 0 and of tiny angles is 1.
+  // c = 2^23 - 1 - A is at most 512 and has at most two bits set (measured:
+  // c = 0, 3, 12, 48, 512 give 1; 7, 11, 513 one ulp less, as the
+  // interpolation below); so cos of 0 and of tiny angles is 1.
   const uint32_t c = 0x7fffffu - a;
   if (c <= 512 && std::popcount(c) <= 2)
     return sign;
   // The first 2^17 angles: the unit's fixed-point form 25737 A - 14 M(A)
   // in units of 2^-37 (M the truncated square of lg2_square), truncated to f32
-  // (measured: every angle up to 2607 bit for bit; the sweep of every
-  // input up to |x| = 2^-6 agrees). A result is then exact: no rounding
-  // follows.
+  // (measured: every angle up to 2607 bit for bit; the sweep's counts up
+  // to |x| = 2^-6 agree). The f32 value is final: no rounding follows.
   if (a < (1u << kLg2SegmentBits)) {
     const double v = std::ldexp(25737.0 * a - 14.0 * lg2_square(a), -37);
     const auto t = uint32_t(encode_double(kF32, v, {Round::RZ}));

@@ -719,12 +719,9 @@ TEST(Mufu, SweepWorstInputsNoFurtherThanRecorded) {
 TEST(Mufu, SweepCountsOfOnesAndZeroSigns) {
   const bool all = std::getenv("BCUSIM_MUFU_EXHAUSTIVE") != nullptr;
   const std::set<std::pair<std::string, uint32_t>> some = {
-      {"cos.approx.f32", 0x00000000u}, {"cos.approx.f32", 0x34800000u},
       {"cos.approx.f32", 0x35800000u}, {"cos.approx.ftz.f32", 0xb6800000u},
-      {"cos.approx.f32", 0x38800000u}, {"cos.approx.f32", 0x3f800000u},
       {"cos.approx.f32", 0x45000000u}, {"sin.approx.f32", 0x40000000u},
-      {"sin.approx.f32", 0xc5000000u}, {"sin.approx.ftz.f32", 0x4b800000u},
-      {"sin.approx.f32", 0x4c000000u}, {"sin.approx.f32", 0xcc000000u}};
+      {"sin.approx.f32", 0xc5000000u}, {"sin.approx.f32", 0x4c000000u}};
   int checked = 0;
   for (const SweepRow &r : sweep_rows()) {
     const bool cos = r.form.rfind("cos", 0) == 0;
