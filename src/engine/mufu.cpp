@@ -191,8 +191,7 @@ uint32_t fraction25(float t) {
 // mirrored, the remainder r negated by one's complement (2^23 - 1 - r;
 // measured: sin near 2 pi is sin(2 pi (t - 1 + 2^-25)) and cos of a quarter
 // turn exactly 0). The quarter-turn angle's sine is the unit's
-// interpolation: for the first 2^17 angles its own fixed-point form, beyond
-// a fit to the H100's results as A g(A) (mufu_tables.inc).
+// interpolation (mufu_tables.inc).
 double sin_units(uint32_t q) {
   const uint32_t quadrant = q >> 23, r = q & 0x7fffffu;
   const uint32_t a = quadrant & 1 ? 0x7fffffu - r : r;
@@ -201,25 +200,19 @@ double sin_units(uint32_t q) {
   // turn is -0, of a whole turn +0).
   if (a == 0)
     return sign * 0.0;
-  // Near a quarter turn the result is 1 exactly where the distance
-  // c = 2^23 - 1 - A is at most 512 and has at most two bits set (measured:
-  // c = 0, 3, 12, 48, 512 give 1; 7, 11, 513 one ulp less, as the
-  // interpolation below); so cos of 0 and of tiny angles is 1.
-  const uint32_t c = 0x7fffffu - a;
-  if (c <= 512 && std::popcount(c) <= 2)
-    return sign;
-  // The first 2^17 angles: the unit's fixed-point form 25737 A - 14 M(A)
-  // in units of 2^-37 (M the truncated square of lg2_square), truncated to f32
-  // (measured: every angle up to 2607 bit for bit; the sweep's counts up
-  // to |x| = 2^-6 agree). The f32 value is final: no rounding follows.
-  if (a < (1u << kLg2SegmentBits)) {
-    const double v = std::ldexp(25737.0 * a - 14.0 * lg2_square(a), -37);
-    const auto t = uint32_t(encode_double(kF32, v, {Round::RZ}));
-    return sign * double(std::bit_cast<float>(t));
-  }
-  const Segment s = segment(a);
-  const double v =
-      std::ldexp(double(a), -25) * quadratic(kSinTable[s.index], s.u);
+  // The unit's fixed-point form of lg2 with integer coefficients per
+  // segment of 2^17 angles: c0 + c1 d + c2 M(d) in units of 2^-37,
+  // truncated to f32 (measured: every angle of the H100's binades and of
+  // ../shared/hardware/mufu bit for bit; the first segment is
+  // 25737 d - 14 M(d)). Near a quarter turn this gives 1 exactly where
+  // c = 2^23 - 1 - A is at most 512 with at most two bits set, so cos of
+  // 0 and of tiny angles is 1. The f32 value is final: no rounding follows.
+  const uint32_t d = a & ((1u << kLg2SegmentBits) - 1);
+  const int64_t(&c)[3] = kSinTable[a >> kLg2SegmentBits];
+  const double u = std::ldexp(
+      double(c[0] + c[1] * int64_t(d) + c[2] * int64_t(lg2_square(d))), -37);
+  const double v = double(
+      std::bit_cast<float>(uint32_t(encode_double(kF32, u, {Round::RZ}))));
   return quadrant >= 2 ? -v : v;
 }
 } // namespace

@@ -226,29 +226,52 @@ def tanh_quad_fit(base):
 
 
 def sin_fit():
+    """The unit's sine of a quarter-turn angle A in the fixed-point form of
+    lg2: per segment of 2^17 angles c0 + c1*d + c2*M(d) in units of 2^-37,
+    truncated to f32, with integer coefficients. c1 and c2 by least squares,
+    rounded; c0 the smallest integer that puts every measured result in its
+    truncation interval (checked: every measured angle is then reproduced
+    bit for bit)."""
     inv = f32(0x3E22F983)  # 1/(2 pi)
-
-    def samples():
-        for name, base, cos in (("sin.approx.ftz.f32_b0.5-1", 0x3F000000, False),
-                                ("sin.approx.ftz.f32_b4-8", 0x40800000, False),
-                                ("cos.approx.ftz.f32_b0.5-1", 0x3F000000, True)):
-            hw = table(name)
-            xf = array.array("f")
-            xf.frombytes(array.array("I", range(base, base + N)).tobytes())
-            for i in range(N):
-                t = f32_rz(xf[i] * inv)  # the product is exact in double
-                q = int(t * 33554432.0) % 33554432
-                if cos:
-                    q = (5 * 8388608 - 1 - q) % 33554432
-                r = q & 8388607
-                a = 8388607 - r if (q >> 23) & 1 else r
-                y = abs(hw[i])
-                if a == 0 or y == 0:
-                    continue
-                turns = a * 2.0 ** -25
-                yield (a >> (23 - K), (a & (SEG - 1)) / SEG - 0.5, y / turns,
-                       (turns / math.ulp(y)) ** 2)
-    return fit(samples())
+    results = {}
+    for name, base, cos in (("sin.approx.ftz.f32_b0.5-1", 0x3F000000, False),
+                            ("sin.approx.ftz.f32_b4-8", 0x40800000, False),
+                            ("cos.approx.ftz.f32_b0.5-1", 0x3F000000, True)):
+        hw = table(name)
+        xf = array.array("f")
+        xf.frombytes(array.array("I", range(base, base + N)).tobytes())
+        for i in range(N):
+            t = f32_rz(xf[i] * inv)  # the product is exact in double
+            q = int(t * 33554432.0) % 33554432
+            if cos:
+                q = (5 * 8388608 - 1 - q) % 33554432
+            r = q & 8388607
+            results[8388607 - r if (q >> 23) & 1 else r] = abs(hw[i])
+    size = 1 << LG2_BITS
+    square = [lg2_square(d) for d in range(size)]
+    unit = 2.0 ** 37
+    segments = [[] for _ in range(N >> LG2_BITS)]
+    for a, y in results.items():
+        segments[a >> LG2_BITS].append((a & (size - 1), y))
+    out = []
+    for s, pts in enumerate(segments):
+        m = [[0.0] * 4 for _ in range(3)]
+        for d, y in pts:
+            q = square[d]
+            v = (y + math.ulp(y) / 2) * unit if y else 0.0
+            row0, row1, row2 = m
+            row0[0] += 1.0; row0[1] += d; row0[2] += q; row0[3] += v
+            row1[1] += d * d; row1[2] += d * q; row1[3] += d * v
+            row2[2] += q * q; row2[3] += q * v
+        m[1][0] = m[0][1]; m[2][0] = m[0][2]; m[2][1] = m[1][2]
+        c = solve(m)
+        c1, c2 = round(c[1]), round(c[2])
+        c0 = max(math.ceil(y * unit) - c1 * d - c2 * square[d] for d, y in pts)
+        for d, y in pts:
+            v = c0 + c1 * d + c2 * square[d]
+            assert f32_rz(v / unit) == y, "segment %d: A %d" % (s, (s << LG2_BITS) + d)
+        out.append([c0, c1, c2])
+    return out
 
 
 def emit(out, name, coef, comment):
@@ -285,7 +308,13 @@ def main():
              "1/sqrt(m), m in [2, 4), in units of 2^-36: c0, c1, c2")
         emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1): c0, c1, c2, w_0..")
         emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2): c0, c1, c2, w_0..")
-        emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
+        coef = sin_fit()
+        out.write("// sin(2 pi A 2^-25), A in [0, 2^23): c0 + c1*d + c2*M(d) per segment of\n")
+        out.write("// 2^%d angles, in units of 2^-37, truncated to f32.\n" % LG2_BITS)
+        out.write("constexpr int64_t kSinTable[%d][3] = {\n" % len(coef))
+        for c in coef:
+            out.write("    {%s},\n" % ", ".join(str(x) for x in c))
+        out.write("};\n")
         fits = [tanh_quad_fit(b) for b in TANH_QUAD_BINADES]
         out.write("// tanh(x) outside [0.5, 2): per binade (base bit pattern), the mantissa\n")
         out.write("// bits not read (low), then 2^%d segments of c0 + c1*u + c2*u^2.\n" % TANH_QUAD_K)

@@ -485,9 +485,9 @@ TEST(Mufu, DenseTablesWithinTheRecordedBounds) {
       // sampled inputs and on every input (docs/engine.md).
       {"lg2.approx.ftz.f32_b0.5-1", 0x3f000000, f32(lg2_approx), 0.9999, 1024},
       {"lg2.approx.ftz.f32_b1-2", 0x3f800000, f32(lg2_approx), 1.0, 1},
-      {"sin.approx.ftz.f32_b0.5-1", 0x3f000000, f32n(sin_approx), 1.0, 1},
-      {"sin.approx.ftz.f32_b4-8", 0x40800000, f32n(sin_approx), 1.0, 1},
-      {"cos.approx.ftz.f32_b0.5-1", 0x3f000000, f32n(cos_approx), 1.0, 1},
+      {"sin.approx.ftz.f32_b0.5-1", 0x3f000000, f32n(sin_approx), 1.0, 0},
+      {"sin.approx.ftz.f32_b4-8", 0x40800000, f32n(sin_approx), 1.0, 0},
+      {"cos.approx.ftz.f32_b0.5-1", 0x3f000000, f32n(cos_approx), 1.0, 0},
       {"tanh.approx.f32_b0.5-1", 0x3f000000, f32n(tanh_approx), 1.0, 1},
       {"tanh.approx.f32_b1-2", 0x3f800000, f32n(tanh_approx), 1.0, 2},
       {"ex2.approx.f16_all", 0,
@@ -684,8 +684,8 @@ float sweep_model(const std::string &form, float x) {
 
 // Each row's input with the largest distance: the model now gives the H100's
 // value there, or comes no further from it than the model of 43efe05 did.
-// Where the rules changed exactly (cos below 2^-14, sin below 2^-6), tanh
-// within its largest distance on the H100's binades (6 ulp, near 0.25).
+// sin and cos (the unit's fixed-point form) exactly; tanh within its
+// largest distance on the H100's binades (6 ulp, near 0.25).
 TEST(Mufu, SweepWorstInputsNoFurtherThanRecorded) {
   const std::vector<SweepRow> rows = sweep_rows();
   ASSERT_EQ(rows.size(), 15u * 512u);
@@ -695,13 +695,10 @@ TEST(Mufu, SweepWorstInputsNoFurtherThanRecorded) {
       continue; // no differing input recorded
     ++checked;
     const uint32_t got = B(sweep_model(r.form, F(r.worst_in)));
-    const uint32_t mag = r.base & 0x7fffffffu;
     uint64_t bound = r.max_ulp;
     if (r.form.rfind("tanh", 0) == 0)
       bound = 6;
-    if (r.form.rfind("cos", 0) == 0 && mag <= 0x38800000u)
-      bound = 0;
-    if (r.form.rfind("sin", 0) == 0 && mag <= 0x3c000000u)
+    if (r.form.rfind("sin", 0) == 0 || r.form.rfind("cos", 0) == 0)
       bound = 0;
     EXPECT_LE(ulps(got, r.worst_gpu), bound)
         << r.form << " " << std::hex << r.worst_in << ": " << got << ", H100 "
