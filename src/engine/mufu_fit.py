@@ -40,9 +40,12 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         c0 + c1*d + c2*M(d)), one table for an even exponent (x in [1,2))
         and one for an odd one ([2,4)).
   sin:  the unit's sine of a quarter-turn angle A (23 bits, units of 2^-25
-        turns, after the quadrant reduction of mufu.cpp) as A * g(A): g is
-        fitted, so the relative precision near the zeros is kept. Every
-        measured sin and cos binade feeds the one fit.
+        turns, after the quadrant reduction of mufu.cpp) in the form of lg2
+        with integer coefficients: per segment of 2^17 angles
+        c0 + c1*d + c2*M(d) in units of 2^-37, truncated to f32. c1, c2 by
+        least squares, rounded; c0 the smallest integer that puts every
+        measured result in its truncation interval; every measured angle is
+        then checked bit for bit. Every measured sin and cos binade feeds it.
 
   python3 src/engine/mufu_fit.py [MUFU_DIR [H100_DIR]]
       (defaults ../shared/hardware/mufu and tests/hardware/mufu)
