@@ -546,7 +546,7 @@ std::string h100_mufu_dir() {
 struct BinadeBound {
   const char *form;
   uint32_t base;
-  double min_exact;   // bit-exact share reached (every input)
+  double min_exact;   // bit-exact share reached (sampled and every input)
   double min_within4; // share within 4 ulp
   uint32_t max_ulp;   // the largest distance
 };
