@@ -2,11 +2,14 @@
 // (include/bcusim/runtime/session.h, docs/api.md "Sessions").
 #include "bcusim/runtime/session.h"
 
+#include <cstring>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "bcusim/check/output.h"
+#include "bcusim/engine/args.h"
 #include "bcusim/ptx/instructions.h"
 #include "stream_races.h"
 
@@ -20,6 +23,98 @@ load_module(std::shared_ptr<const SourceFile> src, DiagnosticSink &sink) {
   if (!ast || !ptx::validate(*ast, sink))
     return nullptr;
   return engine::Module::compile(std::move(*ast), sink);
+}
+
+namespace {
+
+// A finding's identity across schedules: its kind and its instructions.
+std::string finding_key(const check::Finding &f) {
+  std::string k = std::string(check::name_of(f.kind)) + "|" + f.space;
+  for (const auto &s : f.sites)
+    k += fmt::format("|{}", s.pc);
+  if (f.sites.empty())
+    k += "|" + f.diag.message;
+  return k;
+}
+
+// One element as a dump prints it, without its line end.
+std::string element_text(engine::ScalarType t, const uint8_t *p) {
+  std::string v = engine::format_elements(t, p, 1);
+  while (!v.empty() && v.back() == '\n')
+    v.pop_back();
+  return v;
+}
+
+// A schedule whose outcome differs from the first one's: a finding.
+std::optional<check::Finding>
+compare_outcomes(const Outcome &a, const Outcome &b,
+                 const std::vector<DumpInfo> &dumps, const std::string &name) {
+  check::Finding f;
+  f.kind = check::FindingKind::ScheduleDependent;
+  f.severity = Severity::Error;
+  if (a.exit != b.exit) {
+    f.diag.message = fmt::format(
+        "schedule-dependent outcome: under --schedule {} the run {}", name,
+        b.exit ? "fails: " + b.failure
+               : "succeeds, while the first schedule's fails: " + a.failure);
+  } else {
+    for (size_t k = 0;
+         k < dumps.size() && k < a.dumps.size() && k < b.dumps.size(); ++k) {
+      if (a.dumps[k] == b.dumps[k])
+        continue;
+      const DumpInfo &d = dumps[k];
+      uint32_t esz = engine::size_of(d.type);
+      size_t e = 0;
+      while (e + 1 < d.count &&
+             std::memcmp(a.dumps[k].data() + e * esz,
+                         b.dumps[k].data() + e * esz, esz) == 0)
+        ++e;
+      f.diag.message = fmt::format(
+          "schedule-dependent result: under --schedule {} the dumped buffer "
+          "argument {} differs from the first schedule's (first at element "
+          "{}: {} instead of {})",
+          name, d.index, e, element_text(d.type, b.dumps[k].data() + e * esz),
+          element_text(d.type, a.dumps[k].data() + e * esz));
+      break;
+    }
+  }
+  if (f.diag.message.empty())
+    return std::nullopt;
+  return f;
+}
+
+} // namespace
+
+std::vector<check::Finding>
+explore(const Exploration &x, const Outcome &first,
+        std::vector<check::Finding> findings,
+        const std::function<Outcome(const engine::Schedule &)> &run,
+        const std::function<void(const check::Finding &)> &report) {
+  if (x.schedules <= 1)
+    return findings;
+  auto list = engine::Schedule::exploration(x.schedules, x.first, x.warps);
+  std::set<std::string> seen;
+  for (const auto &f : findings)
+    seen.insert(finding_key(f));
+  for (size_t i = 1; i < list.size(); ++i) {
+    const std::string name = list[i].str();
+    Outcome r = run(list[i]);
+    for (auto &f : r.findings) {
+      if (!seen.insert(finding_key(f)).second)
+        continue;
+      Diagnostic n;
+      n.severity = Severity::Note;
+      n.message = fmt::format("found under --schedule {}", name);
+      f.diag.notes.push_back(n);
+      report(f);
+      findings.push_back(std::move(f));
+    }
+    if (auto diff = compare_outcomes(first, r, x.dumps, name)) {
+      report(*diff);
+      findings.push_back(std::move(*diff));
+    }
+  }
+  return findings;
 }
 
 check::FindingKind finding_kind(engine::RunProblem p) {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,43 @@ nlohmann::json report_json(const std::string &checks, uint64_t launches,
                            const std::string &summary,
                            const std::vector<check::Finding> &findings);
 bool write_report(const std::string &path, const nlohmann::json &report);
+
+// Schedule exploration (docs/checker.md "Schedule exploration"): the same
+// work run again under other schedules, each run compared with the first.
+// What one run of the work produced, as exploration compares it.
+struct Outcome {
+  int exit = 0;
+  bool load_failed = false; // the run could not start (modules, arguments)
+  std::string failure;      // the first failed launch's diagnostic text
+  std::vector<check::Finding> findings;
+  std::vector<std::vector<uint8_t>> dumps; // the compared buffers, in order
+};
+
+// A compared buffer: which argument it is (for messages) and its elements.
+struct DumpInfo {
+  size_t index = 0;
+  engine::ScalarType type{};
+  uint64_t count = 0;
+};
+
+struct Exploration {
+  unsigned schedules = 0; // --explore N (<= 1: only the first run)
+  engine::Schedule first; // the first run's schedule
+  uint32_t warps = 1;     // warps per CTA of the first launch
+  std::vector<DumpInfo> dumps;
+};
+
+// Runs `run` under every schedule of Schedule::exploration after the first
+// and returns `first_findings` followed by what the other schedules found:
+// each finding not seen before (a note names the --schedule that replays
+// it) and each schedule whose outcome or dumped buffers differ from the
+// first run's (a schedule-dependent finding). `report` is called with each
+// new finding as it is found.
+std::vector<check::Finding>
+explore(const Exploration &x, const Outcome &first,
+        std::vector<check::Finding> first_findings,
+        const std::function<Outcome(const engine::Schedule &)> &run,
+        const std::function<void(const check::Finding &)> &report);
 
 class Session {
 public:
