@@ -188,8 +188,45 @@ Runtime::Runtime(RunOptions options)
     progress_ = std::make_unique<check::Progress>(session_->checker());
 }
 
+// A host thread that runs launches, one at a time, kept for the next one
+// (starting a thread per launch would cost more than the launch).
+struct Runtime::Runner {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::function<void()> job;
+  bool quit = false;
+  std::thread thread{[this] {
+    std::unique_lock g(mu);
+    for (;;) {
+      cv.wait(g, [this] { return quit || job; });
+      if (!job)
+        return;
+      std::function<void()> j = std::move(job);
+      job = nullptr;
+      g.unlock();
+      j();
+      g.lock();
+    }
+  }};
+  void run(std::function<void()> j) {
+    {
+      std::lock_guard g(mu);
+      job = std::move(j);
+    }
+    cv.notify_one();
+  }
+  ~Runner() {
+    {
+      std::lock_guard g(mu);
+      quit = true;
+    }
+    cv.notify_one();
+    thread.join();
+  }
+};
+
 struct Runtime::Running {
-  std::thread thread;
+  std::unique_ptr<Runner> runner;
   std::mutex mu;
   std::condition_variable cv;
   bool kernel_turn = true; // the launch's thread runs (else the caller's)
@@ -207,10 +244,10 @@ struct Runtime::Running {
 
 Runtime::~Runtime() {
   // Pending launches end (their deadlocks are not reported any more).
-  for (auto &r : running_) {
+  for (auto &r : running_)
     turn(*r, false);
-    r->thread.join();
-  }
+  running_.clear();
+  runners_.clear();
   for (auto &[base, size] : host_blocks_)
     munmap(reinterpret_cast<void *>(base), size);
 }
@@ -556,8 +593,14 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
     r->cv.wait(g, [r] { return r->kernel_turn; });
     return r->go_on;
   };
-  r->thread = std::thread([this, r] {
+  if (runners_.empty())
+    runners_.push_back(std::make_unique<Runner>());
+  r->runner = std::move(runners_.back());
+  runners_.pop_back();
+  r->runner->run([this, r] {
     engine::RunReport rep = dev_->launch(*r->module, r->name, r->cfg, r->args);
+    // The caller may destroy `r` once it has the turn: nothing touches it
+    // after this block.
     std::lock_guard g(r->mu);
     r->report = std::move(rep);
     r->done = true;
@@ -714,8 +757,7 @@ bool Runtime::query(const StreamOrder::Clock &c) {
 }
 
 Error Runtime::finish_launch(std::unique_ptr<Running> run) {
-  if (run->thread.joinable())
-    run->thread.join();
+  runners_.push_back(std::move(run->runner));
   auto say = [](const std::string &s) { std::fputs(s.c_str(), stderr); };
   const engine::Module *m = run->module;
   const std::string &kernel = run->name;

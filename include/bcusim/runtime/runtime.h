@@ -341,6 +341,7 @@ private:
   // A launch running on a host thread of its own, which hands the turn
   // back and forth with the calling thread: exactly one of them runs.
   struct Running;
+  struct Runner;
   // Gives `r` the turn until it completes (true) or yields again;
   // `go_on` false makes a yielded launch report its deadlock.
   bool turn(Running &r, bool go_on);
@@ -411,6 +412,7 @@ private:
   Stats stats_;
   bool options_ok_ = true;
   std::vector<std::unique_ptr<Running>> running_; // in launch order
+  std::vector<std::unique_ptr<Runner>> runners_;  // idle ones
   struct Queued {
     StreamOrder::Work work; // its place in the order of the streams
     StreamOrder::Stream id = StreamOrder::kLegacy;
