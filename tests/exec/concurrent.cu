@@ -11,6 +11,9 @@
 //             the launch; cudaStreamQuery says cudaErrorNotReady meanwhile
 //   event     the consumer's stream waits for an event recorded after the
 //             producer, a host function runs after the consumer
+//   memset    a cudaMemset of the legacy default stream queued behind a
+//             spinning kernel of a blocking stream, released by a producer
+//             in a cudaStreamNonBlocking stream
 //   nonblocking  a kernel in a cudaStreamNonBlocking stream spins on a flag
 //             set by a kernel in the legacy default stream, which does not
 //             wait for it
@@ -170,6 +173,20 @@ int main(int argc, char **argv) {
     CHECK(cudaDeviceSynchronize());
     expect_out(out, 4);
     CHECK(cudaEventDestroy(produced));
+  } else if (std::strcmp(mode, "memset") == 0) {
+    // The legacy default stream's cudaMemset waits for the spinning
+    // consumer of a blocking stream (it is queued behind it); a producer in
+    // a cudaStreamNonBlocking stream releases both.
+    cudaStream_t nb;
+    CHECK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+    consume<<<1, kN, 0, s2>>>(flag, data, out);
+    CHECK(cudaMemset(out, 0, sizeof(int)));
+    produce<<<1, kN, 0, nb>>>(flag, data, 2);
+    CHECK(cudaDeviceSynchronize());
+    int h[kN];
+    CHECK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
+    EXPECT(h[0] == 0 && h[1] == 2 * (2 + 1));
+    CHECK(cudaStreamDestroy(nb));
   } else if (std::strcmp(mode, "nonblocking") == 0 ||
              std::strcmp(mode, "blocking") == 0) {
     const bool blocking = std::strcmp(mode, "blocking") == 0;

@@ -745,8 +745,10 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
-  return ret(
-      rt().memset(devPtr, value, count, stream_id(nullptr), "cudaMemset"));
+  // Asynchronous for device memory: queued behind a pending launch.
+  return submit(nullptr, [=](StreamId sid) {
+    return rt().memset(devPtr, value, count, sid, "cudaMemset");
+  });
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
@@ -760,8 +762,10 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                          size_t height) {
   std::lock_guard lock(g_mutex);
-  return ret(rt().memset2d(devPtr, pitch, value, width, height,
-                           stream_id(nullptr), "cudaMemset2D"));
+  return submit(nullptr, [=](StreamId sid) {
+    return rt().memset2d(devPtr, pitch, value, width, height, sid,
+                         "cudaMemset2D");
+  });
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
