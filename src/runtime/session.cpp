@@ -225,6 +225,87 @@ void Session::take_checker_findings() {
     findings_.push_back(all[taken_]);
 }
 
+Session::Active::~Active() = default;
+
+StreamOrder::Work Session::next_work(StreamOrder::Stream stream) {
+  if (preordered_) {
+    StreamOrder::Work w = std::move(*preordered_);
+    preordered_.reset();
+    return w;
+  }
+  return streams_.submit(stream);
+}
+
+std::unique_ptr<Session::Active>
+Session::begin_launch(engine::LaunchConfig &cfg, StreamOrder::Stream stream,
+                      const std::vector<engine::Observer *> &also) {
+  cfg.max_steps = opts_.max_steps;
+  cfg.time_limit_s = opts_.time_limit;
+  cfg.schedule = schedule_;
+  cfg.host_threads = opts_.threads;
+  cfg.warn_only = opts_.warn_only;
+  cfg.observer = checker_.get();
+  auto a = std::make_unique<Active>();
+  a->launch = launches_;
+  // Work items of several streams are checked against each other.
+  StreamOrder::Work work = next_work(stream);
+  a->work = work;
+  a->across = races_ && streams_.several();
+  if (a->across) {
+    races_->begin_kernel(std::move(work), streams_.name(stream), launches_);
+    cfg.observer = races_.get();
+  }
+  for (engine::Observer *o : also)
+    if (o)
+      cfg.observers.push_back(o);
+  ++launches_;
+  return a;
+}
+
+void Session::detach(Active &a) {
+  if (a.checker || !checker_)
+    return;
+  a.taken = taken_;
+  a.checker = std::move(checker_);
+  checker_ = std::make_unique<check::Checker>(checks_);
+  taken_ = 0;
+  if (races_) {
+    auto fresh = std::make_unique<detail::StreamRaces>(*checker_);
+    fresh->copy_history(*races_);
+    a.races = std::move(races_);
+    races_ = std::move(fresh);
+  }
+}
+
+Session::Launched Session::end_launch(std::unique_ptr<Active> a,
+                                      engine::RunReport report) {
+  Launched out;
+  out.report = std::move(report);
+  out.first_finding = findings_.size();
+  out.launch = a->launch;
+  if (!a->checker) {
+    if (a->across)
+      races_->end(streams_);
+    take_checker_findings();
+    return out;
+  }
+  // A launch that yielded: its footprint is checked against what ran while
+  // it waited, then kept for the work items after it.
+  if (a->across) {
+    std::unique_ptr<detail::StreamRaces::Item> item =
+        a->races->finish(streams_);
+    if (item && races_)
+      races_->adopt(std::move(item), streams_);
+  }
+  const auto &all = a->checker->findings();
+  for (size_t i = a->taken; i < all.size(); ++i)
+    findings_.push_back(all[i]);
+  take_checker_findings();
+  a->races.reset();
+  retired_.push_back(std::move(a->checker));
+  return out;
+}
+
 Session::Launched Session::launch(engine::Device &dev,
                                   const engine::Module &module,
                                   const std::string &kernel,
@@ -232,40 +313,23 @@ Session::Launched Session::launch(engine::Device &dev,
                                   const std::vector<engine::KernelArg> &args,
                                   StreamOrder::Stream stream,
                                   const std::vector<engine::Observer *> &also) {
-  cfg.max_steps = opts_.max_steps;
-  cfg.time_limit_s = opts_.time_limit;
-  cfg.schedule = schedule_;
-  cfg.host_threads = opts_.threads;
-  cfg.warn_only = opts_.warn_only;
-  cfg.observer = checker_.get();
-  // Work items of several streams are checked against each other.
-  StreamOrder::Work work = streams_.submit(stream);
-  const bool across = races_ && streams_.several();
-  if (across) {
-    races_->begin_kernel(std::move(work), streams_.name(stream), launches_);
-    cfg.observer = races_.get();
-  }
-  for (engine::Observer *o : also)
-    if (o)
-      cfg.observers.push_back(o);
-  Launched out;
-  out.report = dev.launch(module, kernel, cfg, args);
-  if (across)
-    races_->end(streams_);
-  ++launches_;
-  out.first_finding = findings_.size();
-  take_checker_findings();
-  return out;
+  std::unique_ptr<Active> a = begin_launch(cfg, stream, also);
+  engine::RunReport r = dev.launch(module, kernel, cfg, args);
+  return end_launch(std::move(a), std::move(r));
 }
 
 std::string Session::add_run_findings(const engine::RunReport &r,
                                       const std::string &kernel,
-                                      const engine::Module &module, bool keep) {
+                                      const engine::Module &module, bool keep,
+                                      std::optional<uint64_t> launch) {
   std::string text;
   // One -lineinfo note per run, shared with the checker's reports.
   bool *hinted = checker_ ? &checker_->lineinfo_hinted() : &hinted_;
   for (const auto &d : r.diagnostics) {
-    check::Finding f = finding_of_run(d, kernel, launches_ ? launches_ - 1 : 0,
+    check::Finding f = finding_of_run(d, kernel,
+                                      launch      ? *launch
+                                      : launches_ ? launches_ - 1
+                                                  : 0,
                                       module, hinted);
     // Host stacks (bcusim exec): of the allocation a fault touches, and of
     // the launch.
@@ -307,7 +371,7 @@ std::string Session::add_run_findings(const engine::RunReport &r,
 
 void Session::begin_work(StreamOrder::Stream stream, const std::string &api,
                          const engine::Device *dev) {
-  StreamOrder::Work work = streams_.submit(stream);
+  StreamOrder::Work work = next_work(stream);
   in_work_ = races_ && streams_.several();
   if (in_work_)
     races_->begin_host(std::move(work), streams_.name(stream), api, launches_,
