@@ -161,6 +161,16 @@ void Worker::flush_warnings(Cta &c, Warp &w) {
     S.warn(where(c, w, lane, std::move(msg), x.pc), RunProblem::SyncMisuse);
   }
   x.warnings.clear();
+  for (auto &[lane, msg] : x.survived) {
+    {
+      std::lock_guard<std::mutex> g(S.mu);
+      // Once per instruction, as faults are (the first lane).
+      if (!S.warned.insert({x.pc, "\x01survived"}).second)
+        continue;
+    }
+    S.survived_error(where(c, w, lane, std::move(msg), x.pc));
+  }
+  x.survived.clear();
 }
 
 // The registers of an in-flight wgmma.mma_async (its accumulator, and A when
@@ -315,8 +325,9 @@ uint64_t Worker::device_runtime_call(
     uint32_t flags = 0;
     arg(1, &flags, 4);
     // Device streams are non-blocking (cudaStreamNonBlocking, 1), device
-    // events do not time (cudaEventDisableTiming, 2).
-    if (stream ? flags != 1 : (flags & ~2u) != 0) {
+    // events do not time (cudaEventDisableTiming, 2). cudaStreamDefault (0)
+    // is accepted too (measured on H100, driver 580.159.04).
+    if (stream ? (flags & ~1u) != 0 : (flags & ~2u) != 0) {
       result = InvalidValue;
       break;
     }
@@ -329,10 +340,17 @@ uint64_t Worker::device_runtime_call(
   case DeviceFn::EventDestroy: {
     uint64_t h = 0;
     arg(0, &h, 8);
-    auto &set =
-        cs.device_fn == DeviceFn::StreamDestroy ? dl->streams : dl->events;
-    if (!set.erase(h))
+    const bool stream = cs.device_fn == DeviceFn::StreamDestroy;
+    auto &set = stream ? dl->streams : dl->events;
+    // Destroying a stream of the grid a second time succeeds (measured on
+    // H100, driver 580.159.04); an event's second destruction, or a handle
+    // the grid never made, is refused.
+    if (set.erase(h)) {
+      if (stream)
+        dl->destroyed_streams.insert(h);
+    } else if (!(stream && dl->destroyed_streams.count(h))) {
       result = InvalidResourceHandle;
+    }
     break;
   }
   case DeviceFn::EventRecord:
@@ -546,7 +564,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       for (;;) {
         if (m)
           cur->fn(x, *cur, m);
-        if (!x.warnings.empty())
+        if (x.has_remarks())
           flush_warnings(c, w);
         if (x.faulted) {
           p->pc = pc;
@@ -707,7 +725,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     case Kind::MbarWait: {
       uint64_t bound = 0;
       bool suspend = m != 0 && mbar_wait(x, in, m, *p, bound);
-      if (!x.warnings.empty())
+      if (x.has_remarks())
         flush_warnings(c, w);
       if (x.faulted) {
         report_fault(c, w, p->pc, m);

@@ -6,7 +6,9 @@ Exit 77 (skipped) when nvcc or the libcudart.so.13 stand-in is missing.
   run_exec.py --bcusim B --nvcc NVCC --out DIR PROGRAM.cu [--expect-stderr S]...
   run_exec.py ... --mode static|no-ptx PROGRAM.cu   (the errors bcusim gives)
   --arg A (the program's arguments), --expect-exit N (its exit status, 0 by
-  default), --expect-no-stderr S (text that must not be reported)
+  default), --expect-no-stderr S (text that must not be reported),
+  --native-stdout TARBALL --native-name N (the program's stdout must be the
+  one recorded on a GPU, member N.out of TARBALL; tests/hardware/exec)
 """
 import argparse, os, subprocess, sys
 
@@ -29,6 +31,8 @@ ap.add_argument("--expect-report", help="a --report JSON file to check: "
                 "it counts the launches and lists the findings")
 ap.add_argument("--expect-sarif", help="a --sarif file to check for what "
                 "SARIF 2.1.0 requires of a log with results")
+ap.add_argument("--native-stdout", help="a tar.gz of recorded native runs")
+ap.add_argument("--native-name", help="the member (without .out) to compare")
 ap.add_argument("source")
 a = ap.parse_args()
 
@@ -164,6 +168,17 @@ if a.expect_sarif:
         problems = [str(e)]
     for s in problems:
         print(f"SARIF {a.expect_sarif}: {s}")
+        ok = False
+if a.native_stdout:
+    import tarfile
+    with tarfile.open(a.native_stdout) as t:
+        native = t.extractfile(a.native_name + ".out").read().decode()
+    if native != r.stdout:
+        import difflib
+        print(f"stdout differs from the GPU's ({a.native_name}.out):")
+        print("".join(difflib.unified_diff(
+            native.splitlines(True), r.stdout.splitlines(True), "gpu",
+            "bcusim")))
         ok = False
 for s in a.expect_stderr:
     if s not in r.stderr:
