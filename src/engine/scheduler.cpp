@@ -80,10 +80,10 @@ void LaunchState::warn(Diagnostic d, RunProblem kind) {
   warnings.push_back({std::move(d), kind});
 }
 
-void LaunchState::survived_error(Diagnostic d) {
+void LaunchState::survived_error(Diagnostic d, RunProblem kind) {
   std::lock_guard<std::mutex> g(mu);
   d.severity = Severity::Error;
-  warnings.push_back({std::move(d), RunProblem::Fault});
+  warnings.push_back({std::move(d), kind});
 }
 
 Worker::Worker(LaunchState &s, unsigned index)

@@ -168,7 +168,8 @@ void Worker::flush_warnings(Cta &c, Warp &w) {
       if (!S.warned.insert({x.pc, "\x01survived"}).second)
         continue;
     }
-    S.survived_error(where(c, w, lane, std::move(msg), x.pc));
+    S.survived_error(where(c, w, lane, std::move(msg), x.pc),
+                     RunProblem::Fault);
   }
   x.survived.clear();
 }
@@ -177,7 +178,9 @@ void Worker::flush_warnings(Cta &c, Warp &w) {
 // it is in registers) are undefined to the warp until a wgmma.wait_group
 // retires it (docs/hopper.md "Checker rules for async pipelines"); other
 // wgmma instructions may name them (a chain accumulating into the same
-// registers). An error (the launch stops); a warning under --warn-only.
+// registers). An error the launch survives, as on a GPU (measured on H100,
+// driver 580.159.04: tests/exec/hopper_attention.cu's "operand" mode ends
+// with cudaSuccess); a warning under --warn-only.
 bool Worker::wgmma_operands(Cta &c, Warp &w, uint32_t pc, uint32_t m) {
   const Inst &in = P.code[pc];
   if (!m || is_wgmma(in))
@@ -187,13 +190,26 @@ bool Worker::wgmma_operands(Cta &c, Warp &w, uint32_t pc, uint32_t m) {
   for (const auto &live : w.wgmma_live)
     for (const uint32_t *r = b; r != e; ++r)
       if (std::find(live.slots.begin(), live.slots.end(), *r) !=
-          live.slots.end())
-        return survive(c, w, uint32_t(std::countr_zero(m)), pc,
-                       fmt::format("'{}' accesses a register of the "
-                                   "wgmma.mma_async at line {} before a "
-                                   "wgmma.wait_group retires it: the "
-                                   "register's value is undefined until then",
-                                   P.code_text[pc], P.locs[live.pc].line));
+          live.slots.end()) {
+        std::string msg = fmt::format(
+            "'{}' accesses a register of the wgmma.mma_async at line {} "
+            "before a wgmma.wait_group retires it: the register's value is "
+            "undefined until then",
+            P.code_text[pc], P.locs[live.pc].line);
+        const uint32_t lane = uint32_t(std::countr_zero(m));
+        if (S.cfg.warn_only)
+          return survive(c, w, lane, pc, std::move(msg));
+        // Once per wgmma: the first instruction that reads or writes its
+        // registers early (the others of the same fragment follow it).
+        {
+          std::lock_guard<std::mutex> g(S.mu);
+          if (!S.warned.insert({live.pc, "\x01wgmma operand"}).second)
+            return true;
+        }
+        S.survived_error(where(c, w, lane, std::move(msg), pc),
+                         RunProblem::SyncMisuse);
+        return true;
+      }
   return true;
 }
 

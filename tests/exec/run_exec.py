@@ -171,9 +171,14 @@ if a.expect_sarif:
         ok = False
 if a.native_stdout:
     import tarfile
-    with tarfile.open(a.native_stdout) as t:
-        native = t.extractfile(a.native_name + ".out").read().decode()
-    if native != r.stdout:
+    try:
+        with tarfile.open(a.native_stdout) as t:
+            native = t.extractfile(a.native_name + ".out").read().decode()
+    except (OSError, KeyError, tarfile.TarError) as e:
+        print(f"no recorded stdout {a.native_name}.out: {e}")
+        native = None
+        ok = False
+    if native is not None and native != r.stdout:
         import difflib
         print(f"stdout differs from the GPU's ({a.native_name}.out):")
         print("".join(difflib.unified_diff(
