@@ -8,7 +8,7 @@ Exit 77 (skipped) when nvcc or the libcudart.so.13 stand-in is missing.
   --arg A (the program's arguments), --expect-exit N (its exit status, 0 by
   default), --expect-no-stderr S (text that must not be reported),
   --native-stdout TARBALL --native-name N (the program's stdout must be the
-  one recorded on a GPU, member N.out of TARBALL; tests/hardware/exec)
+  one recorded on a GPU, member N.out of TARBALL; tests/hardware/exec),
   --expect-stdout-file F (the program's whole stdout must equal F, e.g. what
   the program printed on a GPU; skipped, with a note, while F does not exist)
 """
