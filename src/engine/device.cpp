@@ -263,6 +263,8 @@ bool Device::set_heap_size(uint64_t bytes) {
 
 uint64_t Device::heap_size() const { return memory_->heap_size(); }
 
+bool Device::heap_used() const { return memory_->heap_used(); }
+
 std::vector<Device::HeapBlockInfo> Device::heap_blocks() const {
   std::vector<HeapBlockInfo> out;
   for (auto &[base, b] : memory_->heap().live())

@@ -80,6 +80,12 @@ void LaunchState::warn(Diagnostic d, RunProblem kind) {
   warnings.push_back({std::move(d), kind});
 }
 
+void LaunchState::survived_error(Diagnostic d, RunProblem kind) {
+  std::lock_guard<std::mutex> g(mu);
+  d.severity = Severity::Error;
+  warnings.push_back({std::move(d), kind});
+}
+
 Worker::Worker(LaunchState &s, unsigned index)
     : S(s), P(s.P), rng(s.cfg.schedule.seed), me(index) {
   x.launch = &S.L;

@@ -161,13 +161,26 @@ void Worker::flush_warnings(Cta &c, Warp &w) {
     S.warn(where(c, w, lane, std::move(msg), x.pc), RunProblem::SyncMisuse);
   }
   x.warnings.clear();
+  for (auto &[lane, msg] : x.survived) {
+    {
+      std::lock_guard<std::mutex> g(S.mu);
+      // Once per instruction, as faults are (the first lane).
+      if (!S.warned.insert({x.pc, "\x01survived"}).second)
+        continue;
+    }
+    S.survived_error(where(c, w, lane, std::move(msg), x.pc),
+                     RunProblem::Fault);
+  }
+  x.survived.clear();
 }
 
 // The registers of an in-flight wgmma.mma_async (its accumulator, and A when
 // it is in registers) are undefined to the warp until a wgmma.wait_group
 // retires it (docs/hopper.md "Checker rules for async pipelines"); other
 // wgmma instructions may name them (a chain accumulating into the same
-// registers). An error (the launch stops); a warning under --warn-only.
+// registers). An error the launch survives, as on a GPU (measured on H100,
+// driver 580.159.04: tests/exec/hopper_attention.cu's "operand" mode ends
+// with cudaSuccess); a warning under --warn-only.
 bool Worker::wgmma_operands(Cta &c, Warp &w, uint32_t pc, uint32_t m) {
   const Inst &in = P.code[pc];
   if (!m || is_wgmma(in))
@@ -177,13 +190,26 @@ bool Worker::wgmma_operands(Cta &c, Warp &w, uint32_t pc, uint32_t m) {
   for (const auto &live : w.wgmma_live)
     for (const uint32_t *r = b; r != e; ++r)
       if (std::find(live.slots.begin(), live.slots.end(), *r) !=
-          live.slots.end())
-        return survive(c, w, uint32_t(std::countr_zero(m)), pc,
-                       fmt::format("'{}' accesses a register of the "
-                                   "wgmma.mma_async at line {} before a "
-                                   "wgmma.wait_group retires it: the "
-                                   "register's value is undefined until then",
-                                   P.code_text[pc], P.locs[live.pc].line));
+          live.slots.end()) {
+        std::string msg = fmt::format(
+            "'{}' accesses a register of the wgmma.mma_async at line {} "
+            "before a wgmma.wait_group retires it: the register's value is "
+            "undefined until then",
+            P.code_text[pc], P.locs[live.pc].line);
+        const uint32_t lane = uint32_t(std::countr_zero(m));
+        if (S.cfg.warn_only)
+          return survive(c, w, lane, pc, std::move(msg));
+        // Once per wgmma: the first instruction that reads or writes its
+        // registers early (the others of the same fragment follow it).
+        {
+          std::lock_guard<std::mutex> g(S.mu);
+          if (!S.warned.insert({live.pc, "\x01wgmma operand"}).second)
+            return true;
+        }
+        S.survived_error(where(c, w, lane, std::move(msg), pc),
+                         RunProblem::SyncMisuse);
+        return true;
+      }
   return true;
 }
 
@@ -315,8 +341,9 @@ uint64_t Worker::device_runtime_call(
     uint32_t flags = 0;
     arg(1, &flags, 4);
     // Device streams are non-blocking (cudaStreamNonBlocking, 1), device
-    // events do not time (cudaEventDisableTiming, 2).
-    if (stream ? flags != 1 : (flags & ~2u) != 0) {
+    // events do not time (cudaEventDisableTiming, 2). cudaStreamDefault (0)
+    // is accepted too (measured on H100, driver 580.159.04).
+    if (stream ? (flags & ~1u) != 0 : (flags & ~2u) != 0) {
       result = InvalidValue;
       break;
     }
@@ -329,10 +356,17 @@ uint64_t Worker::device_runtime_call(
   case DeviceFn::EventDestroy: {
     uint64_t h = 0;
     arg(0, &h, 8);
-    auto &set =
-        cs.device_fn == DeviceFn::StreamDestroy ? dl->streams : dl->events;
-    if (!set.erase(h))
+    const bool stream = cs.device_fn == DeviceFn::StreamDestroy;
+    auto &set = stream ? dl->streams : dl->events;
+    // Destroying a stream of the grid a second time succeeds (measured on
+    // H100, driver 580.159.04); an event's second destruction, or a handle
+    // the grid never made, is refused.
+    if (set.erase(h)) {
+      if (stream)
+        dl->destroyed_streams.insert(h);
+    } else if (!(stream && dl->destroyed_streams.count(h))) {
       result = InvalidResourceHandle;
+    }
     break;
   }
   case DeviceFn::EventRecord:
@@ -546,7 +580,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       for (;;) {
         if (m)
           cur->fn(x, *cur, m);
-        if (!x.warnings.empty())
+        if (x.has_remarks())
           flush_warnings(c, w);
         if (x.faulted) {
           p->pc = pc;
@@ -707,7 +741,7 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
     case Kind::MbarWait: {
       uint64_t bound = 0;
       bool suspend = m != 0 && mbar_wait(x, in, m, *p, bound);
-      if (!x.warnings.empty())
+      if (x.has_remarks())
         flush_warnings(c, w);
       if (x.faulted) {
         report_fault(c, w, p->pc, m);

@@ -98,6 +98,8 @@ struct LaunchState {
   void fail(RunStatus st, RunProblem kind, std::vector<Diagnostic> d,
             uint64_t allocation = 0);
   void warn(Diagnostic d, RunProblem kind);
+  // An error the launch survives (Exec::survive): reported, not stopping.
+  void survived_error(Diagnostic d, RunProblem kind);
 };
 
 // The lanes a warp-synchronous instruction with member mask `mem` waits

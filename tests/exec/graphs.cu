@@ -104,7 +104,8 @@ int main() {
   EXPECT(count == 2);
   cudaGraphNode_t roots[2];
   CHECK(cudaGraphGetRootNodes(g, roots, &count));
-  EXPECT(count == 2 && roots[0] == fa && roots[1] == fb);
+  // Latest first, as CUDA 13's runtime lists them.
+  EXPECT(count == 2 && roots[0] == fb && roots[1] == fa);
   CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &count));
   EXPECT(count == 7);
   CHECK(cudaGraphNodeGetDependencies(sum, nullptr, nullptr, &count));
@@ -225,6 +226,7 @@ int main() {
 
   // A captured graph updated from a later capture of the same shape.
   cudaGraphExec_t capx = nullptr;
+  cudaGraph_t first = nullptr; // the graph capx was instantiated from
   for (int round = 1; round <= 3; ++round) {
     cudaGraph_t cg;
     CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
@@ -234,6 +236,7 @@ int main() {
     CHECK(cudaStreamEndCapture(stream, &cg));
     if (!capx) {
       CHECK(cudaGraphInstantiate(&capx, cg, 0));
+      first = cg;
     } else {
       CHECK(cudaGraphExecUpdate(capx, cg, &info));
     }
@@ -256,12 +259,24 @@ int main() {
     int v = round * 100;
     void *kargs[] = {kp.kernelParams[0], kp.kernelParams[1], &v};
     kp.kernelParams = kargs;
-    CHECK(cudaGraphExecKernelNodeSetParams(capx, nodes[0], &kp));
+    // The node named is one of the graph capx was instantiated from, also
+    // after an update; a node of the update's source graph is refused.
+    cudaGraphNode_t first_nodes[2];
+    count = 2;
+    CHECK(cudaGraphGetNodes(first, first_nodes, &count));
+    if (cg != first) {
+      EXPECT(cudaGraphExecKernelNodeSetParams(capx, nodes[0], &kp) ==
+             cudaErrorInvalidValue);
+      EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+    }
+    CHECK(cudaGraphExecKernelNodeSetParams(capx, first_nodes[0], &kp));
     CHECK(cudaGraphLaunch(capx, stream));
     CHECK(cudaStreamSynchronize(stream));
     EXPECT(host[1] == round * 100 + 1);
-    CHECK(cudaGraphDestroy(cg));
+    if (cg != first)
+      CHECK(cudaGraphDestroy(cg));
   }
+  CHECK(cudaGraphDestroy(first));
   CHECK(cudaGraphExecDestroy(capx));
   CHECK(cudaGraphDestroy(g));
 

@@ -81,6 +81,11 @@ int main() {
   size_t limit = 0;
   CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
   EXPECT(limit == 8u << 20); // the default, as on the GPU
+  // The heap is at least 4 MiB; its size can change until a kernel has
+  // called malloc or free.
+  CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20));
+  CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
+  EXPECT(limit == 4u << 20);
 
   const int blocks = 4, threads = 64, n = 10;
   int *out;
@@ -102,13 +107,17 @@ int main() {
   destroy<<<1, 1>>>();
   CHECK(cudaDeviceSynchronize());
 
-  // A 1 MiB heap: two 600 KiB blocks do not fit, one does.
-  CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20));
+  // Now its size is fixed.
+  EXPECT(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 16 << 20) ==
+         cudaErrorInvalidValue);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
   CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
-  EXPECT(limit == 1u << 20);
+  EXPECT(limit == 4u << 20);
+
+  // A 4 MiB heap: two 3 MiB blocks do not fit, one does.
   unsigned long long *flags;
   CHECK(cudaMalloc(&flags, 4 * sizeof(unsigned long long)));
-  exhaust<<<1, 1>>>(flags, 600 << 10);
+  exhaust<<<1, 1>>>(flags, 3 << 20);
   unsigned long long hf[4];
   CHECK(cudaMemcpy(hf, flags, sizeof(hf), cudaMemcpyDeviceToHost));
   EXPECT(hf[0] == 1);

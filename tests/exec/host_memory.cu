@@ -1,9 +1,9 @@
 // Host memory on the device: cudaHostRegister (mapped, portable) of
 // ordinary host memory and cudaHostAlloc(cudaHostAllocMapped), read and
 // written by kernels through cudaHostGetDevicePointer (zero copy: the same
-// pointer, unified addressing), the registration errors, and an access past
-// the end of a registered range (an illegal address, as for any
-// allocation).
+// pointer, unified addressing), the registration errors, an access past the
+// end of a registered range but in its page (an error the launch survives:
+// a GPU maps whole pages) and one far outside it (an illegal address).
 #include "common.h"
 #include <cstdlib>
 #include <vector>
@@ -62,15 +62,21 @@ int main() {
   EXPECT(cudaHostGetDevicePointer(&dp, in.data(), 0) == cudaErrorInvalidValue);
   CHECK(cudaFreeHost(out));
 
-  // One element past a registered range: an illegal address.
-  std::vector<int> small(16, 0);
-  CHECK(
-      cudaHostRegister(small.data(), 16 * sizeof(int), cudaHostRegisterMapped));
-  poke<<<1, 1>>>(small.data(), 15);
+  // One element past a registered range, in its page: the access is made.
+  int *small = static_cast<int *>(std::aligned_alloc(4096, 4096));
+  for (int i = 0; i < 1024; ++i)
+    small[i] = 0;
+  CHECK(cudaHostRegister(small, 16 * sizeof(int), cudaHostRegisterMapped));
+  poke<<<1, 1>>>(small, 15);
   CHECK(cudaDeviceSynchronize());
   EXPECT(small[15] == 1);
-  poke<<<1, 1>>>(small.data(), 16);
+  poke<<<1, 1>>>(small, 16);
+  CHECK(cudaDeviceSynchronize());
+  EXPECT(small[16] == 1);
+  // 16 MiB past it: nothing is mapped there, an illegal address.
+  poke<<<1, 1>>>(small, 1 << 22);
   EXPECT(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK(cudaDeviceReset());
+  std::free(small);
   return finish("host_memory");
 }

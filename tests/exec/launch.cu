@@ -90,6 +90,9 @@ int main() {
   std::memset(out, 0, blocks * sizeof(int));
   CHECK(cudaLaunchKernel((const void *)block_sum, dim3(blocks), dim3(threads),
                          args, threads * sizeof(int), 0));
+  // A launch returns before its kernel ends: the host waits before it
+  // reads managed memory.
+  CHECK(cudaDeviceSynchronize());
   EXPECT(out[0] > 0);
   // More dynamic shared memory than 48 KiB needs the opt-in attribute.
   block_sum<<<1, threads, 64 * 1024>>>(in, out);
@@ -124,6 +127,7 @@ int main() {
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   CHECK(cudaLaunchKernelEx(&cfg, cluster_rank, out));
+  CHECK(cudaDeviceSynchronize());
   EXPECT(out[0] == 4 && out[5] == 104 && out[7] == 304);
   fixed_cluster<<<4, 32>>>(out);
   CHECK(cudaDeviceSynchronize());
@@ -138,6 +142,7 @@ int main() {
   void *gargs[] = {&in, &total};
   CHECK(cudaLaunchCooperativeKernel((const void *)grid_total, dim3(4),
                                     dim3(64), gargs, 0, 0));
+  CHECK(cudaDeviceSynchronize());
   EXPECT(in[0] == 256 && in[255] == 256);
   EXPECT(cudaLaunchCooperativeKernel((const void *)grid_total, dim3(100000),
                                      dim3(1024), gargs, 0, 0) ==

@@ -7,6 +7,8 @@ Exit 77 (skipped) when nvcc or the libcudart.so.13 stand-in is missing.
   run_exec.py ... --mode static|no-ptx PROGRAM.cu   (the errors bcusim gives)
   --arg A (the program's arguments), --expect-exit N (its exit status, 0 by
   default), --expect-no-stderr S (text that must not be reported),
+  --native-stdout TARBALL --native-name N (the program's stdout must be the
+  one recorded on a GPU, member N.out of TARBALL; tests/hardware/exec),
   --expect-stdout-file F (the program's whole stdout must equal F, e.g. what
   the program printed on a GPU; skipped, with a note, while F does not exist)
 """
@@ -31,6 +33,8 @@ ap.add_argument("--expect-report", help="a --report JSON file to check: "
                 "it counts the launches and lists the findings")
 ap.add_argument("--expect-sarif", help="a --sarif file to check for what "
                 "SARIF 2.1.0 requires of a log with results")
+ap.add_argument("--native-stdout", help="a tar.gz of recorded native runs")
+ap.add_argument("--native-name", help="the member (without .out) to compare")
 ap.add_argument("--expect-stdout-file", help="a file the program's stdout "
                 "must equal byte for byte (not compared while it is absent)")
 ap.add_argument("source")
@@ -168,6 +172,22 @@ if a.expect_sarif:
         problems = [str(e)]
     for s in problems:
         print(f"SARIF {a.expect_sarif}: {s}")
+        ok = False
+if a.native_stdout:
+    import tarfile
+    try:
+        with tarfile.open(a.native_stdout) as t:
+            native = t.extractfile(a.native_name + ".out").read().decode()
+    except (OSError, KeyError, tarfile.TarError) as e:
+        print(f"no recorded stdout {a.native_name}.out: {e}")
+        native = None
+        ok = False
+    if native is not None and native != r.stdout:
+        import difflib
+        print(f"stdout differs from the GPU's ({a.native_name}.out):")
+        print("".join(difflib.unified_diff(
+            native.splitlines(True), r.stdout.splitlines(True), "gpu",
+            "bcusim")))
         ok = False
 for s in a.expect_stderr:
     if s not in r.stderr:

@@ -142,7 +142,7 @@ struct LaunchConfig {
   // Device-side launches (docs/engine.md "Device-side launches"): how many
   // a grid may have pending (cudaLimitDevRuntimePendingLaunchCount), and
   // the nesting depth of this launch (0: launched by the host; a grid at
-  // depth 24 cannot launch).
+  // depth 128 cannot launch).
   uint32_t pending_launch_limit = 2048;
   uint32_t launch_depth = 0;
   // Device-side cudaDeviceGetAttribute(&value, attr, device): sets `value`
@@ -331,6 +331,8 @@ public:
   // allocated it.
   bool set_heap_size(uint64_t bytes);
   uint64_t heap_size() const;
+  // Whether a kernel has allocated a heap block (since the last reset).
+  bool heap_used() const;
   struct HeapBlockInfo {
     DevicePtr base = 0;
     uint64_t size = 0;

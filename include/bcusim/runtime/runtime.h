@@ -47,6 +47,7 @@ enum class Error : int {
   InvalidConfiguration = 9,
   InvalidSymbol = 13,
   InvalidDevicePointer = 17,
+  DevicesUnavailable = 46,
   InvalidMemcpyDirection = 21,
   InvalidDeviceFunction = 98,
   NoDevice = 100,
@@ -311,6 +312,11 @@ public:
   Error sticky() const { return sticky_; }
   // cudaDeviceReset: frees every allocation, clears the sticky error.
   void reset();
+  // What a GPU does after cudaDeviceReset ends a context that a kernel
+  // fault broke: the device stays unavailable to the process, and the calls
+  // that report a sticky error return cudaErrorDevicesUnavailable
+  // (docs/exec.md "Errors as on a GPU").
+  void make_unavailable() { sticky_ = Error::DevicesUnavailable; }
   // Host seconds of simulated work so far (launches and copies): what
   // events measure.
   double work_seconds() const { return work_seconds_; }

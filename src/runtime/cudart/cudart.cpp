@@ -38,6 +38,7 @@ BCUSIM_SAME(InitializationError, InitializationError);
 BCUSIM_SAME(InvalidConfiguration, InvalidConfiguration);
 BCUSIM_SAME(InvalidSymbol, InvalidSymbol);
 BCUSIM_SAME(InvalidDevicePointer, InvalidDevicePointer);
+BCUSIM_SAME(DevicesUnavailable, DevicesUnavailable);
 BCUSIM_SAME(InvalidMemcpyDirection, InvalidMemcpyDirection);
 BCUSIM_SAME(InvalidDeviceFunction, InvalidDeviceFunction);
 BCUSIM_SAME(NoDevice, NoDevice);
@@ -236,6 +237,11 @@ cudaError_t check_kind(cudaMemcpyKind kind) {
 }
 
 } // namespace
+
+cudaError_t bcusim::cudart::record_error(cudaError_t e) {
+  std::lock_guard lock(g_mutex);
+  return rec(Error(int(e)));
+}
 
 extern "C" {
 
@@ -1160,18 +1166,21 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, cudaLimit limit) {
 }
 
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
-  // The device heap's size changes while no block is live (docs/exec.md
-  // "Device heap"); the pending-launch limit bounds device-side launches;
-  // the other limits are accepted and change nothing.
+  // As measured on H100, driver 580.159.04 (docs/exec.md "Device heap",
+  // "Device-side launches"): the device heap is at least 4 MiB and its size
+  // is fixed once a kernel has called malloc or free (until
+  // cudaDeviceReset); the pending-launch limit is at least 32. The other
+  // limits are accepted and change nothing.
   if (limit == cudaLimitMallocHeapSize) {
     std::lock_guard lock(g_mutex);
-    if (!rt().device().set_heap_size(value))
+    if (rt().device().heap_used() ||
+        !rt().device().set_heap_size(std::max<size_t>(value, 4u << 20)))
       return rec(Error::InvalidValue);
   } else if (limit == cudaLimitDevRuntimePendingLaunchCount) {
     std::lock_guard lock(g_mutex);
-    if (value == 0 || value > (1u << 20))
+    if (value > (1u << 20))
       return rec(Error::InvalidValue);
-    rt().pending_launch_limit = uint32_t(value);
+    rt().pending_launch_limit = uint32_t(std::max<size_t>(value, 32));
   }
   return cudaSuccess;
 }
@@ -1221,7 +1230,12 @@ cudaError_t cudaDeviceSynchronize(void) {
 
 cudaError_t cudaDeviceReset(void) {
   std::lock_guard lock(g_mutex);
+  // After a kernel fault the process cannot use the device again (measured
+  // on H100, driver 580.159.04, as CUDA documents for its sticky errors).
+  const bool broken = rt().sticky() != Error::Success;
   rt().reset();
+  if (broken)
+    rt().make_unavailable();
   g_registered.clear(); // a reset ends every registration
   return cudaSuccess;
 }

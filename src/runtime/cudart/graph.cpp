@@ -2,6 +2,7 @@
 #include "graph.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -11,6 +12,11 @@ namespace bcusim::cudart {
 namespace {
 
 struct GraphObj;
+
+uint64_t next_serial() {
+  static std::atomic<uint64_t> n{0};
+  return ++n;
+}
 
 struct NodeObj {
   GraphObj *graph = nullptr;
@@ -49,6 +55,9 @@ struct CondHandle {
 };
 
 struct GraphObj {
+  // Tells graphs apart after one is destroyed and another made at its
+  // address.
+  uint64_t serial = next_serial();
   std::vector<std::unique_ptr<NodeObj>> nodes;
   std::vector<CondHandle> handles; // made for this graph
 };
@@ -56,9 +65,11 @@ struct GraphObj {
 // An instantiated graph: a copy of the graph (same node positions, so that
 // a node of the original names its copy) and the order it runs in.
 struct ExecObj {
-  // The graph it was made from and those it was updated from: their nodes
-  // name this graph's nodes.
-  std::vector<const GraphObj *> sources;
+  // The graph it was instantiated from (GraphObj::serial): its nodes, and
+  // no other graph's, name this graph's nodes in cudaGraphExec*SetParams,
+  // also after cudaGraphExecUpdate (measured on H100, driver 580.159.04: a
+  // node of the update's source graph gets cudaErrorInvalidValue).
+  uint64_t source = 0;
   std::unique_ptr<GraphObj> graph;
   unsigned long long flags = 0;
   // The nodes with child graphs expanded, in topological order; deps are
@@ -164,6 +175,16 @@ cudaError_t set_params(NodeObj *n, cudaGraphNodeType type, const P *p,
   if (!n || !p || n->type != type)
     return cudaErrorInvalidValue;
   return set(*n, *p);
+}
+
+// The same on a node of an executable graph: an error is also the last error
+// (measured on H100: a node of another graph gives cudaErrorInvalidValue,
+// which cudaGetLastError then returns).
+template <class P>
+cudaError_t exec_set_params(NodeObj *n, cudaGraphNodeType type, const P *p,
+                            cudaError_t (*set)(NodeObj &, const P &)) {
+  const cudaError_t e = set_params(n, type, p, set);
+  return e == cudaSuccess ? e : record_error(e);
 }
 
 NodeObj *node_or_null(cudaGraphNode_t n) { return n ? node_of(n) : nullptr; }
@@ -431,7 +452,7 @@ cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph,
   if (!out || !graph)
     return cudaErrorInvalidValue;
   auto x = std::make_unique<ExecObj>();
-  x->sources = {graph_of(graph)};
+  x->source = graph_of(graph)->serial;
   x->graph = clone(*graph_of(graph));
   x->flags = flags;
   std::vector<size_t> exits;
@@ -449,9 +470,7 @@ NodeObj *exec_node(cudaGraphExec_t x, cudaGraphNode_t node) {
     return nullptr;
   ExecObj *e = exec_of(x);
   NodeObj *n = node_of(node);
-  if (std::find(e->sources.begin(), e->sources.end(), n->graph) ==
-          e->sources.end() ||
-      n->index >= e->graph->nodes.size())
+  if (n->graph->serial != e->source || n->index >= e->graph->nodes.size())
     return nullptr;
   NodeObj *m = e->graph->nodes[n->index].get();
   return m->type == n->type ? m : nullptr;
@@ -905,10 +924,14 @@ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph,
                                   size_t *pNumRootNodes) {
   if (!graph)
     return cudaErrorInvalidValue;
+  // Latest first (measured on H100, driver 580.159.04: roots made in the
+  // order n0 n1 n2 n5 are listed n5 n2 n1 n0; cudaGraphGetNodes lists
+  // creation order).
   std::vector<NodeObj *> v;
-  for (auto &n : graph_of(graph)->nodes)
-    if (n->deps.empty())
-      v.push_back(n.get());
+  const auto &nodes = graph_of(graph)->nodes;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+    if ((*it)->deps.empty())
+      v.push_back(it->get());
   return list(v, pRootNodes, pNumRootNodes);
 }
 
@@ -1159,8 +1182,8 @@ cudaError_t
 cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
                                  cudaGraphNode_t node,
                                  const cudaKernelNodeParams *pNodeParams) {
-  return set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeKernel,
-                    pNodeParams, set_kernel);
+  return exec_set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeKernel,
+                         pNodeParams, set_kernel);
 }
 
 cudaError_t
@@ -1169,8 +1192,8 @@ cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
                                  const cudaMemcpy3DParms *pNodeParams) {
   NodeObj *n = exec_node(hGraphExec, node);
   if (n && n->work)
-    return cudaErrorInvalidValue;
-  return set_params(n, cudaGraphNodeTypeMemcpy, pNodeParams, set_copy);
+    return record_error(cudaErrorInvalidValue);
+  return exec_set_params(n, cudaGraphNodeTypeMemcpy, pNodeParams, set_copy);
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
@@ -1185,15 +1208,15 @@ cudaError_t
 cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
                                  cudaGraphNode_t node,
                                  const cudaMemsetParams *pNodeParams) {
-  return set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeMemset,
-                    pNodeParams, set_memset);
+  return exec_set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeMemset,
+                         pNodeParams, set_memset);
 }
 
 cudaError_t
 cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                const cudaHostNodeParams *pNodeParams) {
-  return set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeHost,
-                    pNodeParams, set_host);
+  return exec_set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeHost,
+                         pNodeParams, set_host);
 }
 
 cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec,
@@ -1215,7 +1238,7 @@ cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec,
                                                  cudaGraph_t childGraph) {
   NodeObj *n = exec_node(hGraphExec, node);
   if (!n || !childGraph || n->type != cudaGraphNodeTypeGraph)
-    return cudaErrorInvalidValue;
+    return record_error(cudaErrorInvalidValue);
   cudaGraphExecUpdateResultInfo info{};
   if (!same_shape(*n->child, *graph_of(childGraph), info))
     return cudaErrorInvalidValue; // the topology may not change
@@ -1230,7 +1253,7 @@ cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec,
   if (!n || (n->type != cudaGraphNodeTypeKernel &&
              n->type != cudaGraphNodeTypeMemcpy &&
              n->type != cudaGraphNodeTypeMemset))
-    return cudaErrorInvalidValue;
+    return record_error(cudaErrorInvalidValue);
   n->enabled = isEnabled != 0;
   return cudaSuccess;
 }
@@ -1240,7 +1263,7 @@ cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec,
                                     unsigned int *isEnabled) {
   NodeObj *n = exec_node(hGraphExec, hNode);
   if (!n || !isEnabled)
-    return cudaErrorInvalidValue;
+    return record_error(cudaErrorInvalidValue);
   *isEnabled = n->enabled ? 1 : 0;
   return cudaSuccess;
 }
@@ -1259,7 +1282,6 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
     update_params(*x->graph, *graph_of(hGraph));
     // The plan points into x->graph, whose nodes stay; child graphs were
     // replaced, so the plan is made again.
-    x->sources.push_back(graph_of(hGraph));
     std::vector<ExecObj::Step> plan;
     std::vector<size_t> exits;
     build_plan(*x->graph, plan, {}, exits);

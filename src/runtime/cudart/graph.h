@@ -37,4 +37,7 @@ struct Captured {
 // are opaque (empty nodes that run them).
 cudaGraph_t graph_from_capture(std::vector<Captured> work);
 
+// Makes `e` the last error (cudaGetLastError) when it is one; returns it.
+cudaError_t record_error(cudaError_t e);
+
 } // namespace bcusim::cudart
