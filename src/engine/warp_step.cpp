@@ -534,11 +534,13 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       // A run of plain instructions (the body of a basic block) goes on
       // here without the path and kind bookkeeping: plain handlers change
       // neither the paths nor the control flow. It stops before any other
-      // kind, at the end of the quantum, and (random schedules) before an
-      // instruction that may be a preemption point, which the loop above
-      // decides as before. A diverged warp goes back to the loop above
-      // after each instruction: there the paths merge where their pcs meet
-      // and take turns.
+      // kind and at the end of the quantum. Under a random schedule the
+      // preemption draw before a plain instruction that may be a preemption
+      // point is made here, from the same stream at the same moment as the
+      // loop above would make it, so the run only ends when the turn does.
+      // A diverged warp goes back to the loop above after each
+      // instruction: there the paths merge where their pcs meet and take
+      // turns.
       const bool alone = w.paths.size() == 1;
       const uint32_t mask = p->mask;
       uint32_t pc = p->pc, run = 0;
@@ -555,9 +557,13 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
           return leave(false);
         }
         cur = &code[++pc];
-        if (!alone || cur->kind != Kind::Plain || steps >= quantum ||
-            (random && cur->visible))
+        if (!alone || cur->kind != Kind::Plain || steps >= quantum)
           break;
+        if (random && cur->visible && (rng.next() & 15) == 0) {
+          p->pc = pc;
+          w.path_steps += run;
+          return leave(true);
+        }
         m = mask;
         if (cur->guard != kNone) {
           uint32_t g = x.p[cur->guard];
