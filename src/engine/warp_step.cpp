@@ -538,10 +538,16 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       // preemption draw before a plain instruction that may be a preemption
       // point is made here, from the same stream at the same moment as the
       // loop above would make it, so the run only ends when the turn does.
-      // A diverged warp goes back to the loop above after each
-      // instruction: there the paths merge where their pcs meet and take
-      // turns.
+      // A diverged warp's path goes on as well, under the other schedules,
+      // while select_path would choose it again and merge nothing: below
+      // run_ahead_limit (the next pc where it may meet another path: in
+      // structured code its branch's reconvergence point, Program::reconv)
+      // and before its anti-starvation turn is due. Otherwise it goes back
+      // to the loop above after each instruction, where the paths merge
+      // where their pcs meet and take turns.
       const bool alone = w.paths.size() == 1;
+      const uint32_t limit =
+          alone ? kNone : (random ? p->pc : run_ahead_limit(w, *p));
       const uint32_t mask = p->mask;
       uint32_t pc = p->pc, run = 0;
       const Inst *cur = &in;
@@ -557,7 +563,9 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
           return leave(false);
         }
         cur = &code[++pc];
-        if (!alone || cur->kind != Kind::Plain || steps >= quantum)
+        if (cur->kind != Kind::Plain || steps >= quantum)
+          break;
+        if (!alone && (pc >= limit || w.path_steps + run >= kPathQuantum))
           break;
         if (random && cur->visible && (rng.next() & 15) == 0) {
           p->pc = pc;
