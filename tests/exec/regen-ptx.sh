@@ -12,7 +12,7 @@ for f in tma; do
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90a -I. "$f.cu" -o "$f.ptx"
 done
 # The Hopper pipelines need the sm_90a features (wgmma, setmaxnreg).
-for f in hopper_gemm hopper_attention; do
+for f in hopper_gemm hopper_attention tma_modes wgmma_numerics; do
   /usr/local/cuda/bin/nvcc -ptx -gencode arch=compute_90a,code=compute_90a \
     -I. "$f.cu" -o "$f.ptx"
   /usr/local/cuda/bin/ptxas -arch=sm_90a "$f.ptx" -o /dev/null

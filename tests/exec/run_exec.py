@@ -6,7 +6,9 @@ Exit 77 (skipped) when nvcc or the libcudart.so.13 stand-in is missing.
   run_exec.py --bcusim B --nvcc NVCC --out DIR PROGRAM.cu [--expect-stderr S]...
   run_exec.py ... --mode static|no-ptx PROGRAM.cu   (the errors bcusim gives)
   --arg A (the program's arguments), --expect-exit N (its exit status, 0 by
-  default), --expect-no-stderr S (text that must not be reported)
+  default), --expect-no-stderr S (text that must not be reported),
+  --expect-stdout-file F (the program's whole stdout must equal F, e.g. what
+  the program printed on a GPU; skipped, with a note, while F does not exist)
 """
 import argparse, os, subprocess, sys
 
@@ -29,6 +31,8 @@ ap.add_argument("--expect-report", help="a --report JSON file to check: "
                 "it counts the launches and lists the findings")
 ap.add_argument("--expect-sarif", help="a --sarif file to check for what "
                 "SARIF 2.1.0 requires of a log with results")
+ap.add_argument("--expect-stdout-file", help="a file the program's stdout "
+                "must equal byte for byte (not compared while it is absent)")
 ap.add_argument("source")
 a = ap.parse_args()
 
@@ -169,6 +173,47 @@ for s in a.expect_stderr:
     if s not in r.stderr:
         print(f"expected on stderr: {s}")
         ok = False
+
+
+def stdout_differences(want, got, context=3, limit=5):
+    """The first `limit` differing lines of two outputs, each with `context`
+    lines before it, as text (empty when they are equal)."""
+    if want == got:
+        return ""
+    w, g = want.splitlines(), got.splitlines()
+    out, shown = [], 0
+    for i in range(max(len(w), len(g))):
+        lw = w[i] if i < len(w) else "<end of output>"
+        lg = g[i] if i < len(g) else "<end of output>"
+        if lw == lg:
+            continue
+        out.append(f"line {i + 1}:")
+        for j in range(max(0, i - context), i):
+            out.append(f"    {g[j] if j < len(g) else ''}")
+        out.append(f"  - {lw}")
+        out.append(f"  + {lg}")
+        shown += 1
+        if shown == limit:
+            break
+    if not out:  # only the final newline differs
+        out.append("the outputs differ in their final newline")
+    n = sum(1 for i in range(max(len(w), len(g)))
+            if (w[i] if i < len(w) else None) != (g[i] if i < len(g) else None))
+    return (f"{n} of {max(len(w), len(g))} lines differ (- expected, "
+            "+ bcusim):\n" + "\n".join(out))
+
+
+if a.expect_stdout_file:
+    if not os.path.exists(a.expect_stdout_file):
+        print(f"note: {a.expect_stdout_file} does not exist; stdout not "
+              "compared")
+    else:
+        with open(a.expect_stdout_file, encoding="utf-8",
+                  errors="replace") as f:
+            diff = stdout_differences(f.read(), r.stdout)
+        if diff:
+            print(f"stdout differs from {a.expect_stdout_file}: {diff}")
+            ok = False
 for s in a.expect_no_stderr:
     if s in r.stderr:
         print(f"not expected on stderr: {s}")
