@@ -11,6 +11,7 @@
 #include <set>
 
 #include "bcusim/ptx/instructions.h"
+#include "cfg.h"
 #include "compile.h"
 
 namespace bcusim::engine::detail {
@@ -933,6 +934,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
       prog.code[pc].target = bpc[idx];
     }
     fi.end_pc = static_cast<uint32_t>(prog.code.size());
+    record_reconvergence(prog, fi.entry_pc, fi.end_pc);
     fi.compiled = true;
     move_errors_to(fi);
   }

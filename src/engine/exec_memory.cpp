@@ -693,6 +693,31 @@ template <> struct Word<1> { using type = uint8_t; };
 template <> struct Word<2> { using type = uint16_t; };
 template <> struct Word<4> { using type = uint32_t; };
 template <> struct Word<8> { using type = uint64_t; };
+// A coalesced global access of `bytes` at `addr` (host pointer `p`) by the
+// instruction at x.pc: when the warp's previous access at that pc was
+// `step` bytes away (a loop striding through an array), the block at
+// addr + step is prefetched, so the warp's next iteration finds it in the
+// host's cache whatever the order in which warps run (the host's own
+// prefetcher follows only sequential orders, such as the default
+// schedule's; docs/performance.md "Schedules"). A hint: no value, fault or
+// event depends on it.
+inline void prefetch_stride(Exec &x, uint64_t addr, const uint8_t *p,
+                            uint32_t bytes) {
+  Warp &w = *x.warp;
+  const uint32_t k = x.pc & 3;
+  if (w.stream_pc[k] == x.pc) {
+    const uint64_t step = addr - w.stream_addr[k];
+    constexpr uint64_t kReach = 1ull << 26;
+    if (step != 0 && step + kReach < 2 * kReach) {
+      const uintptr_t q = reinterpret_cast<uintptr_t>(p) + step;
+      for (uint32_t o = 0; o < bytes; o += 64)
+        __builtin_prefetch(reinterpret_cast<const void *>(q + o));
+    }
+  }
+  w.stream_pc[k] = x.pc;
+  w.stream_addr[k] = addr;
+}
+
 // Whether lane l's address is the first lane's + l * B for every lane.
 template <uint32_t B> inline bool contiguous(const uint64_t *base) {
   uint64_t dev = 0;
@@ -789,6 +814,8 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
         // A coalesced access (lane l at the first lane's address + l * B):
         // one block of memory, widened lane by lane (a vector loop).
         const uint8_t *p = hb + (base[0] + rel);
+        if constexpr (S == MemSpace::Global)
+          prefetch_stride(x, base[0], p, kWarpSize * B);
         if (sext)
           for (uint32_t l = 0; l < kWarpSize; ++l)
             d[l] = load(p + l * B);
@@ -841,6 +868,8 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
     if (m == kFullMask && n == 1) {
       if (contiguous<B>(base)) {
         uint8_t *p = hb + (base[0] + rel);
+        if constexpr (S == MemSpace::Global)
+          prefetch_stride(x, base[0], p, kWarpSize * B);
         for (uint32_t l = 0; l < kWarpSize; ++l) {
           const auto w = typename Word<B>::type(v[l]);
           std::memcpy(p + l * B, &w, B);

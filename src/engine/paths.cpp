@@ -4,6 +4,7 @@
 // after kPathQuantum steps on one path the next path by pc gets a turn, so
 // that a spin-wait inside a warp cannot starve the lanes it waits for. A
 // random schedule picks among the runnable paths at random.
+#include <algorithm>
 #include <cstring>
 
 #include "mbarrier.h"
@@ -163,6 +164,32 @@ bool select_path(const Program &P, Warp &w, const PathPolicy &policy,
     w.path_steps = 0;
   w.cur = uint32_t(best);
   return true;
+}
+
+uint32_t run_ahead_limit(const Warp &w, const Path &p) {
+  uint32_t limit = kNone;
+  for (const Path &q : w.paths) {
+    if (&q == &p)
+      continue;
+    if (q.state == PathState::BlockedMbar)
+      return p.pc;
+    if (q.pc > p.pc) {
+      limit = std::min(limit, q.pc);
+      continue;
+    }
+    // Paths that only other warps' steps or barrier steps release; plain
+    // instructions of p change nothing they wait for.
+    switch (q.state) {
+    case PathState::BlockedCta:
+    case PathState::Blocked:
+    case PathState::BlockedCluster:
+    case PathState::WaitBarrier:
+      continue;
+    default:
+      return p.pc;
+    }
+  }
+  return limit;
 }
 
 Path *split_guarded(Warp &w, uint32_t m) {

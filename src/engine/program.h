@@ -259,6 +259,11 @@ struct Program {
   // elements, address bases; not predicates), reg_use[reg_use_at[pc] ..
   // reg_use_at[pc + 1]) (the wgmma operand rule, warp_step.cpp).
   std::vector<uint32_t> reg_use_at, reg_use;
+  // Per pc of a branch: the first pc of the immediate post-dominator of its
+  // basic block, where the lanes it splits reconverge in structured code
+  // (cfg.h, docs/engine.md "Reconvergence"); kNone for other instructions
+  // and when the branch's paths meet only at the function's exit.
+  std::vector<uint32_t> reconv;
   // per pc: 1 for an aligned barrier (every bar.*; barrier.*.aligned), from
   // the instruction's opcode and modifier set.
   std::vector<uint8_t> code_aligned;
@@ -425,6 +430,11 @@ struct Warp {
   // not known yet) and the pcs of the setmaxnreg it executed, in order.
   uint32_t maxnreg = 0;
   std::vector<uint32_t> setmaxnreg_pcs;
+  // The last address of the coalesced global accesses at up to four pcs
+  // (by pc % 4): the step from one to the next predicts the next block,
+  // which exec_memory.cpp asks the host to prefetch (a hint only).
+  uint32_t stream_pc[4] = {kNone, kNone, kNone, kNone};
+  uint64_t stream_addr[4] = {};
 };
 
 enum class FaultKind : uint8_t {

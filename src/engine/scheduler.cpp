@@ -18,7 +18,7 @@
 // - `random:SEED` picks the warp and the path at random from a splitmix64
 //   stream, on one host thread, admits units at random moments, and ends a
 //   warp's turn before a memory or synchronization instruction with
-//   probability 1/8 (warp_step.cpp), so that a random schedule costs about
+//   probability 1/16 (warp_step.cpp), so that a random schedule costs about
 //   what round-robin does.
 // - Spinning: once the worker's progress counter (stores, atomics, sync,
 //   exits) stands still for kQuietSteps, each warp's state is fingerprinted

@@ -568,12 +568,20 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
       // A run of plain instructions (the body of a basic block) goes on
       // here without the path and kind bookkeeping: plain handlers change
       // neither the paths nor the control flow. It stops before any other
-      // kind, at the end of the quantum, and (random schedules) before an
-      // instruction that may be a preemption point, which the loop above
-      // decides as before. A diverged warp goes back to the loop above
-      // after each instruction: there the paths merge where their pcs meet
-      // and take turns.
+      // kind and at the end of the quantum. Under a random schedule the
+      // preemption draw before a plain instruction that may be a preemption
+      // point is made here, from the same stream at the same moment as the
+      // loop above would make it, so the run only ends when the turn does.
+      // A diverged warp's path goes on as well, under the other schedules,
+      // while select_path would choose it again and merge nothing: below
+      // run_ahead_limit (the next pc where it may meet another path: in
+      // structured code its branch's reconvergence point, Program::reconv)
+      // and before its anti-starvation turn is due. Otherwise it goes back
+      // to the loop above after each instruction, where the paths merge
+      // where their pcs meet and take turns.
       const bool alone = w.paths.size() == 1;
+      const uint32_t limit =
+          alone ? kNone : (random ? p->pc : run_ahead_limit(w, *p));
       const uint32_t mask = p->mask;
       uint32_t pc = p->pc, run = 0;
       const Inst *cur = &in;
@@ -589,9 +597,15 @@ uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
           return leave(false);
         }
         cur = &code[++pc];
-        if (!alone || cur->kind != Kind::Plain || steps >= quantum ||
-            (random && cur->visible))
+        if (cur->kind != Kind::Plain || steps >= quantum)
           break;
+        if (!alone && (pc >= limit || w.path_steps + run >= kPathQuantum))
+          break;
+        if (random && cur->visible && (rng.next() & 15) == 0) {
+          p->pc = pc;
+          w.path_steps += run;
+          return leave(true);
+        }
         m = mask;
         if (cur->guard != kNone) {
           uint32_t g = x.p[cur->guard];

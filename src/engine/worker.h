@@ -154,6 +154,12 @@ bool path_runnable(const Program &P, Warp &w, Path &p, uint64_t now);
 // `w.cur`; false when no path can run.
 bool select_path(const Program &P, Warp &w, const PathPolicy &policy,
                  uint64_t now);
+// How far path `p` of `w`, chosen by the default policy, may run plain
+// instructions without going back to select_path: the lowest pc of the
+// warp's other paths above p's pc (where it may meet one of them), or p's
+// pc (not at all) when a path at or below p's pc may be runnable or a path
+// waits on an mbarrier (whose phase p's instructions may move).
+uint32_t run_ahead_limit(const Warp &w, const Path &p);
 // Lanes of the current path not in `m` (guard false) step over the current
 // instruction as a path of their own; returns the current path, which keeps
 // the lanes in `m`.

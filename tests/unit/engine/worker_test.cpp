@@ -33,6 +33,27 @@ TEST(Paths, TheLowestPcRunsFirst) {
   EXPECT_EQ(w.paths[w.cur].pc, 3u);
 }
 
+// A diverged path runs plain instructions up to the next pc of another
+// path (where select_path could merge them), and not at all while a path at
+// or below its pc could run or one waits on an mbarrier.
+TEST(Paths, RunAheadStopsWhereAnotherPathWaits) {
+  Warp w = warp_with({{3, 0x0000ffff}, {9, 0x00ff0000}, {7, 0xff000000}});
+  EXPECT_EQ(run_ahead_limit(w, w.paths[0]), 7u);
+  // A path below that only a barrier releases does not stop it.
+  w.paths[1].pc = 1;
+  w.paths[1].state = PathState::BlockedCta;
+  EXPECT_EQ(run_ahead_limit(w, w.paths[0]), 7u);
+  // One below that may run does.
+  w.paths[1].state = PathState::WaitWarp;
+  EXPECT_EQ(run_ahead_limit(w, w.paths[0]), 3u);
+  w.paths[1].state = PathState::Ready;
+  EXPECT_EQ(run_ahead_limit(w, w.paths[0]), 3u);
+  // A path waiting on an mbarrier anywhere stops it.
+  w.paths[1].pc = 20;
+  w.paths[1].state = PathState::BlockedMbar;
+  EXPECT_EQ(run_ahead_limit(w, w.paths[0]), 3u);
+}
+
 TEST(Paths, PathsThatMeetMerge) {
   Program P = program(16);
   Warp w = warp_with({{5, 0x0000000f}, {5, 0x000000f0}, {9, 0xffffff00}});
