@@ -527,6 +527,8 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
     case engine::RunStatus::BadLaunch:
       return Error::InvalidConfiguration;
     case engine::RunStatus::Fault:
+      if (msg.rfind("illegal instruction", 0) == 0)
+        return Error::IllegalInstruction;
       if (msg.find("misaligned") != std::string::npos)
         return Error::MisalignedAddress;
       if (msg.find("out-of-bounds") != std::string::npos ||
