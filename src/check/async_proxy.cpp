@@ -73,8 +73,11 @@ void proxy_access(LaunchSt &L, const AccessEvent &e) {
       !e.lanes || !e.addr)
     return;
   ProxySt &P = L.proxy;
-  const bool async_proxy = e.origin == engine::AccessOrigin::BulkCopy;
-  if (e.origin == engine::AccessOrigin::Instruction) {
+  // wgmma's descriptor reads are instruction reads of the async proxy.
+  const bool wgmma = e.origin == engine::AccessOrigin::Instruction &&
+                     e.async_proxy && e.type == engine::AccessType::Read;
+  const bool async_proxy = e.origin == engine::AccessOrigin::BulkCopy || wgmma;
+  if (e.origin == engine::AccessOrigin::Instruction && !wgmma) {
     if (e.type == engine::AccessType::Read)
       return;
     auto &w = P.words[e.owner];
@@ -97,50 +100,59 @@ void proxy_access(LaunchSt &L, const AccessEvent &e) {
   if (it == P.words.end())
     return;
   auto &w = it->second;
-  const uint32_t lane = uint32_t(std::countr_zero(e.lanes));
-  const uint64_t a = e.addr[lane];
-  const uint64_t end = std::min<uint64_t>((a + e.size + 3) / 4, w.size());
   if (e.type != engine::AccessType::Read) {
     // The bytes now come from the async proxy.
+    const uint64_t a = e.addr[std::countr_zero(e.lanes)];
+    const uint64_t end = std::min<uint64_t>((a + e.size + 3) / 4, w.size());
     for (uint64_t i = a / 4; i < end; ++i)
       w[i].tid = kNoTid;
     return;
   }
   // One report per async-proxy instruction (its instances count the
-  // unfenced writes' instructions per copy).
+  // unfenced writes' instructions per copy; for wgmma, whose reads come in
+  // several events, per issuing warp).
   std::vector<uint32_t> seen;
-  const Tid issuer = L.tid_of(e.cta, e.warp, lane);
-  for (uint64_t i = a / 4; i < end; ++i) {
-    const ProxySt::Word &x = w[i];
-    if (x.tid == kNoTid)
-      continue;
-    auto f = P.fences.find(x.tid);
-    if ((f == P.fences.end() ? 0 : f->second) != x.fences)
-      continue; // the writer fenced after the write
-    if (std::find(seen.begin(), seen.end(), x.pc) != seen.end())
-      continue;
-    seen.push_back(x.pc);
-    std::vector<Diagnostic> notes;
-    if (L.view)
-      notes.push_back(
-          note(L.view->ptx_loc(x.pc),
-               fmt::format("the generic-proxy write: '{}' by {}", text(L, x.pc),
-                           thread_text(thread_ref(L, x.tid)))));
-    std::string what =
-        L.view ? L.view->describe(StateSpace::Shared, i * 4) : std::string();
-    L.findings->at(
-        L, FindingKind::ProxyFence, Severity::Error, e.pc, issuer,
-        fmt::format(
-            "missing proxy fence: '{}' reads shared memory{} (address "
-            "{:#x}) through the async proxy, but {} wrote it through the "
-            "generic proxy ('{}') and executed no fence.proxy.async "
-            "between that write and this copy (PTX: accessing the same "
-            "memory location across proxies requires a cross-proxy fence; "
-            "for the async proxy, fence.proxy.async, by the writing thread "
-            "before the barrier that orders it with the issuing thread)",
-            text(L, e.pc), what.empty() ? "" : " " + what, i * 4,
-            thread_text(thread_ref(L, x.tid)), text(L, x.pc)),
-        std::move(notes), "proxy");
+  const uint32_t first = uint32_t(std::countr_zero(e.lanes));
+  const Tid issuer = L.tid_of(e.cta, e.warp, first);
+  for (uint32_t m = e.lanes; m; m &= m - 1) {
+    const uint32_t lane = uint32_t(std::countr_zero(m));
+    const uint64_t a = e.addr[lane];
+    const uint64_t end = std::min<uint64_t>((a + e.size + 3) / 4, w.size());
+    for (uint64_t i = a / 4; i < end; ++i) {
+      const ProxySt::Word &x = w[i];
+      if (x.tid == kNoTid)
+        continue;
+      auto f = P.fences.find(x.tid);
+      if ((f == P.fences.end() ? 0 : f->second) != x.fences)
+        continue; // the writer fenced after the write
+      if (std::find(seen.begin(), seen.end(), x.pc) != seen.end())
+        continue;
+      seen.push_back(x.pc);
+      if (wgmma && !P.wgmma_seen.insert({e.cta, e.warp, e.pc, x.pc}).second)
+        continue;
+      std::vector<Diagnostic> notes;
+      if (L.view)
+        notes.push_back(note(L.view->ptx_loc(x.pc),
+                             fmt::format("the generic-proxy write: '{}' by {}",
+                                         text(L, x.pc),
+                                         thread_text(thread_ref(L, x.tid)))));
+      std::string what =
+          L.view ? L.view->describe(StateSpace::Shared, i * 4) : std::string();
+      L.findings->at(
+          L, FindingKind::ProxyFence, Severity::Error, e.pc, issuer,
+          fmt::format(
+              "missing proxy fence: '{}' reads shared memory{} (address "
+              "{:#x}) through the async proxy, but {} wrote it through the "
+              "generic proxy ('{}') and executed no fence.proxy.async "
+              "between that write and this {} (PTX: accessing the same "
+              "memory location across proxies requires a cross-proxy fence; "
+              "for the async proxy, fence.proxy.async, by the writing thread "
+              "before the barrier that orders it with the issuing thread)",
+              text(L, e.pc), what.empty() ? "" : " " + what, i * 4,
+              thread_text(thread_ref(L, x.tid)), text(L, x.pc),
+              wgmma ? "wgmma" : "copy"),
+          std::move(notes), "proxy");
+    }
   }
 }
 

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -231,6 +233,8 @@ struct ProxySt {
   };
   std::unordered_map<uint64_t, std::vector<Word>> words;
   std::unordered_map<Tid, uint32_t> fences; // per thread
+  // wgmma proxy-fence reports made: (CTA, warp, wgmma pc, write pc).
+  std::set<std::tuple<uint64_t, uint32_t, uint32_t, uint32_t>> wgmma_seen;
   // Transaction bytes of one phase of one mbarrier.
   struct Tx {
     int64_t expected = 0;  // expect_tx (incl. arrive.expect_tx)

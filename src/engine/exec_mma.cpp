@@ -233,7 +233,7 @@ double block_step(double acc, int acc_emin, const double *a, const double *b,
     return all_neg_zero ? -0.0 : 0.0;
   const int quantum = e - frac_bits;
   // |term| < 2^(e + 2), so a truncated term is below 2^27 quanta and the
-  // sum of 1 + 32 of them fits easily.
+  // sum of 1 + 64 of them fits easily.
   auto quanta = [&](double v) {
     return int64_t(std::trunc(std::ldexp(v, -quantum)));
   };
@@ -670,7 +670,9 @@ void exec_movmatrix(Exec &x, const Inst &in, uint32_t m) {
 // warp issues the instruction (results at issue; wgmma.wait_group only
 // retires the groups).
 constexpr uint32_t kWgTransA = 1, kWgTransB = 2, kWgDescA = 4, kWgNegA = 8,
-                   kWgNegB = 16;
+                   kWgNegB = 16, kWgSparse = 32;
+// wgmma.mma_async.sp: the sparsity selector in bits 8.. of the layout word.
+constexpr uint32_t kWgSelShift = 8;
 
 // The byte offset in shared memory of element (mn, k) of a matrix given by
 // a wgmma matrix descriptor (PTX ISA "Matrix Descriptor Format" and
@@ -716,6 +718,8 @@ bool wg_read(Exec &x, const Inst &in, uint64_t desc, El e, uint32_t mn0,
   const uint32_t bits = el_bits(e), esize = bits >= 8 ? bits / 8 : 1;
   out.assign(size_t(rows) * K, 0.0);
   AccessBatch batch(x, in, AccessType::Read, esize);
+  // wgmma reads its shared-memory operands through the async proxy.
+  batch.set_async_proxy();
   uint32_t lane = 0;
   for (uint32_t r = 0; r < rows; ++r)
     for (uint32_t q = 0; q < K; ++q) {
@@ -747,11 +751,73 @@ void wg_d_pos(uint32_t lane, uint32_t i, uint32_t &row, uint32_t &col) {
   col = 8 * (i >> 2) + 2 * (lane & 3) + (i & 1);
 }
 
+// wgmma.mma_async.sp (PTX ISA "Sparse matrix storage" and "Matrix fragments
+// for warpgroup-level multiply-accumulate operation with sparse matrix A"):
+// the warp's 16 rows of A arrive packed, 16 x K/2 (`packed`, row-major),
+// and the metadata places each packed element in its chunk of the K-wide
+// row. 16- and 8-bit types: 2:4, a 4-bit nibble per chunk of 4 holds the
+// chunk positions of its two packed elements (bits 1-0: the first, 3-2:
+// the second); tf32: 1:2, a nibble per chunk of 2 (0b0100: position 0,
+// 0b1110: position 1). Local row r = g + 8 h (g = r mod 8) and chunk j take
+// their nibble from lane 4 g + 2 sel + j / 4, bits 16 h + 4 (j mod 4)
+// (16-bit types and tf32: 8 chunks per row), or from lane 4 g + 2 (j / 8)
+// + h, bits 4 (j mod 8) (8-bit types: 16 chunks, sel 0). A nibble PTX
+// calls invalid (undefined behaviour) is an error naming the lane.
+bool wg_unpack_sparse(Exec &x, const Desc &d, uint32_t meta_slot,
+                      const std::vector<double> &packed,
+                      std::vector<double> &a) {
+  const uint32_t K = d.k, P = K / 2;
+  const uint32_t sel = (d.layout >> kWgSelShift) & 3;
+  const bool tf32 = d.a == El::TF32, byte = el_bits(d.a) == 8;
+  const uint64_t *meta = x.s(meta_slot);
+  a.assign(size_t(16) * K, 0.0);
+  for (uint32_t r = 0; r < 16; ++r) {
+    const uint32_t g = r % 8, h = r / 8;
+    for (uint32_t c = 0; c < P; ++c) {
+      const uint32_t j = tf32 ? c : c / 2; // chunk
+      const uint32_t lane =
+          byte ? 4 * g + 2 * (j / 8) + h : 4 * g + 2 * sel + j / 4;
+      const uint32_t bit = byte ? 4 * (j % 8) : 16 * h + 4 * (j % 4);
+      const uint32_t nib = uint32_t(meta[lane] >> bit) & 0xf;
+      uint32_t col;
+      if (tf32) {
+        if (nib != 0x4 && nib != 0xe) {
+          x.set_error(FaultKind::WarpSync, lane,
+                      fmt::format("'{}': sparsity metadata nibble {:#x} (bits "
+                                  "{}-{} of lane {}) is not 0b0100 or 0b1110, "
+                                  "the only values tf32 takes",
+                                  x.prog->code_text[x.pc], nib, bit + 3, bit,
+                                  lane));
+          return false;
+        }
+        col = 2 * j + (nib == 0xe ? 1 : 0);
+      } else {
+        if ((nib & 3) == (nib >> 2)) {
+          x.set_error(FaultKind::WarpSync, lane,
+                      fmt::format("'{}': sparsity metadata nibble {:#x} (bits "
+                                  "{}-{} of lane {}) names one position twice "
+                                  "(0b0000, 0b0101, 0b1010 and 0b1111 are "
+                                  "invalid)",
+                                  x.prog->code_text[x.pc], nib, bit + 3, bit,
+                                  lane));
+          return false;
+        }
+        col = 4 * j + ((nib >> (2 * (c % 2))) & 3);
+      }
+      a[size_t(r) * K + col] = packed[size_t(r) * P + c];
+    }
+  }
+  return true;
+}
+
 void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
   if (!whole_warp(x, m) || !whole_warpgroup(x))
     return;
   const Desc d = desc_of(x, in);
-  const uint32_t rank = x.warp->index & 3, K = d.k, N = d.n;
+  const uint32_t rank = x.warp->index & 3, N = d.n;
+  const bool sparse = d.layout & kWgSparse;
+  // A's K: the packed width of a sparse A.
+  const uint32_t K = sparse ? d.k / 2 : d.k;
   thread_local std::vector<double> a, b, c;
   thread_local std::vector<uint64_t> out;
   Warp::WgmmaLive live;
@@ -767,6 +833,7 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
     ra.kind = kMma;
     ra.m = 16;
     ra.n = 8;
+    ra.k = K; // a sparse A's registers: the dense fragment of its packed K
     a.assign(size_t(16) * K, 0.0);
     const Frag f = d.frag(kA);
     for (uint32_t l = 0; l < kWarpSize; ++l)
@@ -776,8 +843,14 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
         a[r * K + col] = el_value(f.el, f.get(x, l, j));
       }
   }
+  if (sparse) {
+    thread_local std::vector<double> packed;
+    packed.swap(a);
+    if (!wg_unpack_sparse(x, d, d.slots[d.nd + d.na + 1], packed, a))
+      return;
+  }
   // B: K x N, column j of B is row j of the descriptor's N x K matrix.
-  if (!wg_read(x, in, x.s(d.slots[d.nd + d.na])[0], d.b, 0, N, K,
+  if (!wg_read(x, in, x.s(d.slots[d.nd + d.na])[0], d.b, 0, N, d.k,
                (d.layout & kWgTransB) != 0, true, b, live.reads[1]))
     return;
   if (d.layout & kWgNegA)
@@ -796,8 +869,8 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
         wg_d_pos(l, j, r, col);
         c[r * N + col] = el_value(fd.el, fd.get(x, l, j));
       }
-  multiply({16, N, K}, d.a, d.b, d.c, d.d, Round::RN, d.flags, a, b, c, out,
-           wgmma_accumulation(d.a, d.d, K));
+  multiply({16, N, d.k}, d.a, d.b, d.c, d.d, Round::RN, d.flags, a, b, c, out,
+           wgmma_accumulation(d.a, d.d, d.k));
   for (uint32_t l = 0; l < kWarpSize; ++l)
     for (uint32_t j = 0; j < fd.count(); ++j) {
       uint32_t r, col;
@@ -1014,10 +1087,8 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
     i.imm = count;
     return true;
   }
-  if (mods.take(std::string_view("sp"))) {
-    c.unsupported("sparse wgmma (wgmma.mma_async.sp)");
-    return true;
-  }
+  // wgmma.mma_async.sp: A sparse (packed M x K/2), then sp-meta, sp-sel.
+  const bool sparse = mods.take(std::string_view("sp"));
   if (!mods.take(std::string_view("mma_async"))) {
     c.unsupported(fmt::format("form of {}", c.text_of(in)));
     return true;
@@ -1051,13 +1122,15 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
   auto i8 = [](El e) { return e == El::S8 || e == El::U8; };
   const bool half = ta == El::F16 || ta == El::BF16;
   const bool integer = i8(ta) || ta == El::B1;
-  // K of each family; N multiples of 8 up to 256 (integer and b1: 8, 16,
-  // 24, then multiples of 16).
-  const uint32_t want_k = half                ? 16
-                          : ta == El::TF32    ? 8
-                          : ta == El::B1      ? 256
-                          : fp8(ta) || i8(ta) ? 32
-                                              : 0;
+  // K of each family (twice as wide when A is sparse; b1 has no sparse
+  // form); N multiples of 8 up to 256 (integer and b1: 8, 16, 24, then
+  // multiples of 16).
+  const uint32_t want_k = (half                ? 16
+                           : ta == El::TF32    ? 8
+                           : ta == El::B1      ? (sparse ? 0 : 256)
+                           : fp8(ta) || i8(ta) ? 32
+                                               : 0) *
+                          (sparse ? 2 : 1);
   const bool types_ok =
       (half && tb == ta &&
        (td == El::F32 || (ta == El::F16 && td == El::F16))) ||
@@ -1068,9 +1141,9 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
   const bool n_ok =
       n >= 8 && n <= 256 && n % 8 == 0 && (!integer || n <= 24 || n % 16 == 0);
   if (!types_ok || m != 64 || k != want_k || !n_ok) {
-    c.error(in.loc, fmt::format("'{}': no wgmma.mma_async form has shape .{} "
+    c.error(in.loc, fmt::format("'{}': no wgmma.mma_async{} form has shape .{} "
                                 "with these types",
-                                c.text_of(in), shape));
+                                c.text_of(in), sparse ? ".sp" : "", shape));
     return true;
   }
   if ((ta == El::B1) != (bitop == "and" && popc) || (satf && !i8(ta))) {
@@ -1081,19 +1154,39 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
   }
   const bool desc_a = !o.empty() && o.size() > 1 && o[1].kind != K::Vector;
   const size_t imms = integer ? 0 : half ? (desc_a ? 4 : 3) : 2;
-  if (!c.expect_operands(4 + imms) || !c.finish(mods))
+  // Operands before the immediates: d, a, b-desc{, sp-meta, sp-sel},
+  // scale-d.
+  const size_t fixed = sparse ? 6 : 4;
+  if (!c.expect_operands(fixed + imms) || !c.finish(mods))
     return true;
+  int64_t sel = 0;
+  if (sparse) {
+    // sp-sel: "a 32-bit integer constant with values in the range 0..3";
+    // 0 or 1 for the 16-bit types and tf32 (the thread pair of each four
+    // that gives the metadata), 0 for the 8-bit types (all threads do).
+    const auto &op = o[4];
+    const int64_t most = el_bits(ta) == 8 ? 0 : 1;
+    if (op.kind != K::Imm || op.ival < 0 || op.ival > most) {
+      c.error(op.loc,
+              fmt::format("'{}': the sparsity selector must be the immediate "
+                          "{}",
+                          c.text_of(in), most ? "0 or 1" : "0"));
+      return true;
+    }
+    sel = op.ival;
+  }
+  const auto &scale_op = o[fixed - 1];
   int64_t iv[4] = {1, 1, 0, 0}; // scale-a, scale-b, trans-a, trans-b
   for (size_t q = 0; q < imms; ++q) {
-    const auto &op = o[4 + q];
+    const auto &op = o[fixed + q];
     const uint32_t slot = q == 2 && !desc_a ? 3 : uint32_t(q);
     const bool scale = slot < 2;
     if (op.kind != K::Imm || (scale && op.ival != 1 && op.ival != -1) ||
         (!scale && op.ival != 0 && op.ival != 1)) {
-      c.error(op.loc,
-              fmt::format("'{}': operand {} must be {}", c.text_of(in), 5 + q,
-                          scale ? "the immediate 1 or -1"
-                                : "the immediate 0 or 1"));
+      c.error(op.loc, fmt::format("'{}': operand {} must be {}", c.text_of(in),
+                                  fixed + 1 + q,
+                                  scale ? "the immediate 1 or -1"
+                                        : "the immediate 0 or 1"));
       return true;
     }
     iv[slot] = op.ival;
@@ -1109,7 +1202,8 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
   w[8] = (satf ? kSatfinite : 0) | (ta == El::B1 ? kBitAnd : 0);
   w[9] = (iv[2] ? kWgTransA : 0) | (iv[3] ? kWgTransB : 0) |
          (desc_a ? kWgDescA : 0) | (iv[0] < 0 ? kWgNegA : 0) |
-         (iv[1] < 0 ? kWgNegB : 0);
+         (iv[1] < 0 ? kWgNegB : 0) | (sparse ? kWgSparse : 0) |
+         uint32_t(sel) << kWgSelShift;
   // D: N/2 registers per lane (f32, s32) or N/4 (f16 pairs); A: 4.
   const uint32_t nd = td == El::F16 ? n / 4 : n / 2;
   const uint32_t na = desc_a ? 1 : 4;
@@ -1123,6 +1217,8 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
   else if (!slots_of(c, o[1], reg_ty(ta), false, na, sa))
     return true;
   sb.push_back(c.src(o[2], Ty{Ty::B64}));
+  if (sparse) // sp-meta, after B's slot
+    sb.push_back(c.src(o[3], Ty{Ty::B32}));
   // D is read (the accumulator) and written.
   std::vector<uint32_t> sd_in;
   if (!slots_of(c, o[0], reg_ty(td), false, nd, sd_in) ||
@@ -1133,13 +1229,14 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
                                   c.text_of(in)));
     return true;
   }
-  const uint32_t scale_d = c.is_pred_operand(o[3]) ? c.psrc(o[3])
-                           : o[3].kind == K::Imm ? c.const_pred(o[3].ival != 0)
-                                                 : kNone;
+  const uint32_t scale_d = c.is_pred_operand(scale_op) ? c.psrc(scale_op)
+                           : scale_op.kind == K::Imm
+                               ? c.const_pred(scale_op.ival != 0)
+                               : kNone;
   if (scale_d == kNone) {
-    c.error(o[3].loc, fmt::format("'{}': scale-d is a predicate or an "
-                                  "immediate",
-                                  c.text_of(in)));
+    c.error(scale_op.loc, fmt::format("'{}': scale-d is a predicate or an "
+                                      "immediate",
+                                      c.text_of(in)));
     return true;
   }
   auto &L = c.prog.operand_lists;

@@ -126,23 +126,30 @@ void walk_box(const TensorMap &m, const int32_t *coords, const int16_t *offsets,
     }
     return a;
   };
+  // A row (the elements along dimension 0) takes row_bytes in shared
+  // memory: with an interleaved layout, whole 16- or 32-byte slices.
+  const uint64_t row_bytes = tmap_row_bytes(m);
   if (m.mode == TmapMode::Tile) {
-    // Dimension 0 has no traversal stride (the driver ignores it).
+    // Dimension 0 has a traversal stride only with an interleaved layout
+    // (the driver ignores it otherwise).
+    const uint32_t s0 =
+        m.interleave == TmapInterleave::None ? 1 : m.estrides[0];
     uint32_t n[5] = {1, 1, 1, 1, 1};
     for (uint32_t d = 0; d < m.rank; ++d)
-      n[d] = d == 0 ? m.box[0] : (m.box[d] + m.estrides[d] - 1) / m.estrides[d];
-    uint64_t k = 0;
+      n[d] = (m.box[d] + (d == 0 ? s0 : m.estrides[d]) - 1) /
+             (d == 0 ? s0 : m.estrides[d]);
+    uint64_t row = 0;
     int64_t pos[5] = {};
     for (uint32_t i4 = 0; i4 < n[4]; ++i4)
       for (uint32_t i3 = 0; i3 < n[3]; ++i3)
         for (uint32_t i2 = 0; i2 < n[2]; ++i2)
-          for (uint32_t i1 = 0; i1 < n[1]; ++i1)
-            for (uint32_t i0 = 0; i0 < n[0]; ++i0, ++k) {
+          for (uint32_t i1 = 0; i1 < n[1]; ++i1, ++row)
+            for (uint32_t i0 = 0; i0 < n[0]; ++i0) {
               uint32_t idx[5] = {i0, i1, i2, i3, i4};
               for (uint32_t d = 0; d < m.rank; ++d)
                 pos[d] = int64_t(coords[d]) +
-                         int64_t(idx[d]) * (d == 0 ? 1 : m.estrides[d]);
-              f(elem_addr(pos), k * eb);
+                         int64_t(idx[d]) * (d == 0 ? s0 : m.estrides[d]);
+              f(elem_addr(pos), row * row_bytes + uint64_t(i0) * eb);
             }
     return;
   }
@@ -155,15 +162,14 @@ void walk_box(const TensorMap &m, const int32_t *coords, const int16_t *offsets,
   int64_t pix[5] = {};
   for (uint32_t d = 1; d < m.rank; ++d)
     pix[d] = coords[d];
-  uint64_t k = 0;
   for (uint32_t p = 0; p < m.pixels; ++p) {
     int64_t pos[5];
     pos[m.rank - 1] = pix[m.rank - 1];
     for (uint32_t s = 0; s < sp; ++s)
       pos[s + 1] = pix[s + 1] + offsets[s];
-    for (uint32_t ch = 0; ch < m.channels; ++ch, ++k) {
+    for (uint32_t ch = 0; ch < m.channels; ++ch) {
       pos[0] = int64_t(coords[0]) + ch;
-      f(elem_addr(pos), k * eb);
+      f(elem_addr(pos), p * row_bytes + uint64_t(ch) * eb);
     }
     // next pixel
     for (uint32_t s = 0; s <= sp; ++s) {
@@ -182,12 +188,11 @@ void walk_box(const TensorMap &m, const int32_t *coords, const int16_t *offsets,
 }
 
 uint64_t box_bytes(const TensorMap &m) {
-  uint64_t n = m.mode == TmapMode::Im2col ? uint64_t(m.channels) * m.pixels
-                                          : uint64_t(m.box[0]);
+  uint64_t n = m.mode == TmapMode::Im2col ? uint64_t(m.pixels) : 1;
   if (m.mode == TmapMode::Tile)
     for (uint32_t d = 1; d < m.rank; ++d)
       n *= (m.box[d] + m.estrides[d] - 1) / m.estrides[d];
-  return n * tmap_element_bytes(m.type);
+  return n * tmap_row_bytes(m);
 }
 
 int64_t sext(uint64_t v, uint32_t bytes) {
@@ -295,13 +300,11 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
                               tm.mode == TmapMode::Im2col ? "im2col" : "tile"));
       return;
     }
-    if (tm.interleave != TmapInterleave::None ||
-        (tm.swizzle != TmapSwizzle::None && tm.swizzle != TmapSwizzle::B32 &&
-         tm.swizzle != TmapSwizzle::B64 && tm.swizzle != TmapSwizzle::B128)) {
-      x.set_error(FaultKind::Unsupported, l,
-                  fmt::format("'{}': interleaved layouts and the 128B atom "
-                              "swizzles are not modelled",
-                              what));
+    if (tm.swizzle != TmapSwizzle::None && tm.swizzle != TmapSwizzle::B32 &&
+        tm.swizzle != TmapSwizzle::B64 && tm.swizzle != TmapSwizzle::B128) {
+      x.set_error(
+          FaultKind::Unsupported, l,
+          fmt::format("'{}': the 128B atom swizzles are not modelled", what));
       return;
     }
     int32_t coords[5] = {};

@@ -91,6 +91,7 @@ void AccessBatch::emit() {
   AccessEvent e =
       access_event(x_.pc, x_.cta->linear, x_.warp->index, type_, size_, atom_,
                    order_of(in_), scope_of(in_), AccessOrigin::Instruction, 0);
+  e.async_proxy = async_proxy_;
   auto send = [&](uint64_t key, uint32_t lanes, const uint64_t *addr) {
     e.lanes = lanes;
     e.space = StateSpace((key >> 1) & 7);

@@ -48,6 +48,8 @@ public:
       : x_(x), in_(in), on_(x.obs != nullptr), type_(type), atom_(atom),
         size_(size) {}
   bool on() const { return on_; }
+  // The reads are the async proxy's (AccessEvent::async_proxy).
+  void set_async_proxy() { async_proxy_ = true; }
   // Lane `lane` accessed `addr` of space `sp` (as the instruction gave it).
   [[gnu::always_inline]] void add(uint32_t lane, MemSpace sp, uint64_t addr,
                                   const uint8_t *written = nullptr) {
@@ -125,6 +127,7 @@ private:
   const Inst &in_;
   bool on_;
   bool uniform_ = true;
+  bool async_proxy_ = false;
   AccessType type_;
   AtomicOp atom_;
   uint32_t size_;

@@ -213,6 +213,20 @@ uint32_t tmap_swizzle_span(TmapSwizzle s) {
   }
 }
 
+uint64_t tmap_row_bytes(const TensorMap &m) {
+  const uint64_t eb = tmap_element_bytes(m.type);
+  uint64_t n = m.channels;
+  if (m.mode == TmapMode::Tile) {
+    const uint32_t s0 =
+        m.interleave == TmapInterleave::None ? 1 : m.estrides[0];
+    n = (m.box[0] + s0 - 1) / s0;
+  }
+  const uint64_t slice = m.interleave == TmapInterleave::B16   ? 16
+                         : m.interleave == TmapInterleave::B32 ? 32
+                                                               : 1;
+  return (n * eb + slice - 1) / slice * slice;
+}
+
 uint64_t tmap_swizzle(TmapSwizzle s, uint64_t off) {
   uint32_t bits = s == TmapSwizzle::B32    ? 1
                   : s == TmapSwizzle::B64  ? 2

@@ -82,6 +82,7 @@ constexpr Feature kFeatures[] = {
     // ---- modifiers (of the instructions under `scope`) ----
     {K::Modifier, "expect_tx", "mbarrier", F::Mbarrier, req(90, 80), ""},
     {K::Modifier, "sp", "wgmma", F::Other, req(90, 82, true), ""},
+    {K::Modifier, "cp_mask", "cp.async.bulk", F::AsyncCopy, req(100, 86), ""},
     {K::Modifier, "m16n8", "stmatrix", F::Other, req(100, 86, true), ""},
     {K::Modifier, "release", "mbarrier", F::Mbarrier, req(0, 80), ""},
     {K::Modifier, "acquire", "mbarrier", F::Mbarrier, req(0, 80), ""},

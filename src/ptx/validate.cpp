@@ -341,8 +341,9 @@ void Validator::wgmma(const Instruction &in) {
   }
   if (!has("mma_async"))
     return; // the facts table reports the form
-  if (has("sp"))
-    return; // sparse: not validated further (refused when launched)
+  // wgmma.mma_async.sp: A sparse, K twice the dense one, sp-meta (a 32-bit
+  // register) and sp-sel (an immediate) before scale-d.
+  const bool sparse = has("sp");
   unsigned m = 0, n = 0, k = 0;
   std::vector<std::string> types;
   for (const auto &md : in.modifiers) {
@@ -377,7 +378,11 @@ void Validator::wgmma(const Instruction &in) {
           fmt::format("'{}': no wgmma.mma_async form has these types", name));
     return;
   }
-  const unsigned want_k = half ? 16 : tf32 ? 8 : b1 ? 256 : 32;
+  const unsigned want_k = (half   ? 16
+                           : tf32 ? 8
+                           : b1   ? (sparse ? 0 : 256)
+                                  : 32) *
+                          (sparse ? 2 : 1);
   const bool integer = i8 || b1;
   if (m != 64 || k != want_k || n < 8 || n > 256 || n % 8 ||
       (integer && n > 24 && n % 16)) {
@@ -396,10 +401,21 @@ void Validator::wgmma(const Instruction &in) {
                               name));
   const bool desc_a = o.size() > 1 && o[1].kind != OK::Vector;
   const size_t imms = integer ? 0 : half ? (desc_a ? 4 : 3) : 2;
-  if (o.size() != 4 + imms) {
-    error(in.loc, fmt::format("'{}' takes {} operands, {} given", name,
-                              4 + imms, o.size()));
+  const size_t fixed = sparse ? 6 : 4;
+  if (o.size() != fixed + imms ||
+      (sparse && (o[3].kind != OK::Reg || o[4].kind != OK::Imm))) {
+    error(in.loc, fmt::format("'{}' takes {} operands, {} given{}", name,
+                              fixed + imms, o.size(),
+                              sparse ? " (sp-meta a 32-bit register, sp-sel "
+                                       "an immediate)"
+                                     : ""));
     return;
+  }
+  if (sparse) {
+    const int64_t most = (fp8 || i8) ? 0 : 1;
+    if (o[4].ival < 0 || o[4].ival > most)
+      error(o[4].loc, fmt::format("operand 5 of '{}' (sp-sel) must be {}", name,
+                                  most ? "0 or 1" : "0"));
   }
   const size_t nd = td == "f16" ? n / 4 : n / 2;
   auto count = [](const Operand &x) {
@@ -413,13 +429,14 @@ void Validator::wgmma(const Instruction &in) {
                                 "registers",
                                 name));
   for (size_t q = 0; q < imms; ++q) {
-    const Operand &x = o[4 + q];
+    const Operand &x = o[fixed + q];
     const bool scale = q < 2;
     if (x.kind != OK::Imm || (scale && x.ival != 1 && x.ival != -1) ||
         (!scale && x.ival != 0 && x.ival != 1))
-      error(x.loc, fmt::format("operand {} of '{}' must be {}", 5 + q, name,
-                               scale ? "the immediate 1 or -1"
-                                     : "the immediate 0 or 1"));
+      error(x.loc,
+            fmt::format("operand {} of '{}' must be {}", fixed + 1 + q, name,
+                        scale ? "the immediate 1 or -1"
+                              : "the immediate 0 or 1"));
   }
 }
 

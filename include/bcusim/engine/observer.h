@@ -104,7 +104,11 @@ struct AccessEvent {
   AtomicOp atom = AtomicOp::None;
   AccessOrigin origin = AccessOrigin::Instruction;
   bool generic = false; // the address was a generic address
-  uint32_t size = 0;    // bytes accessed by each lane (a whole vector)
+  // An instruction's read performed through the async proxy: the shared
+  // memory a wgmma.mma_async reads through its matrix descriptors (at
+  // issue; origin Instruction, type Read).
+  bool async_proxy = false;
+  uint32_t size = 0; // bytes accessed by each lane (a whole vector)
   // Shared: linear index of the CTA whose shared memory it is (another CTA
   // of the cluster for DSMEM). Local: the executing CTA. Otherwise unused.
   uint64_t owner = 0;

@@ -96,6 +96,11 @@ uint32_t tmap_element_bytes(TmapType t);
 bool tmap_is_float(TmapType t);
 // The swizzle span in bytes (0: none).
 uint32_t tmap_swizzle_span(TmapSwizzle s);
+// The bytes one row of the box (the elements along dimension 0; im2col:
+// the channels of one pixel) takes in shared memory: its elements, with an
+// interleaved layout rounded up to whole 16- or 32-byte slices
+// (docs/hopper.md "Interleaved layouts").
+uint64_t tmap_row_bytes(const TensorMap &m);
 // The byte offset inside shared memory after swizzling `off` (an offset
 // from the start of the CTA's shared memory): 16-byte chunk bits [4, 4+b)
 // XOR bits [7, 7+b), b = 1/2/3 for 32/64/128 B.

@@ -19,7 +19,8 @@ kernels"):
     sync-misuse:L                 one report at CUDA line L
     uninitialized-read:L          one report at CUDA line L
     proxy-fence:L                 one report at the async-proxy access
-                                  (a bulk copy) at CUDA line L
+                                  (a bulk copy or a wgmma.mma_async reading
+                                  a descriptor operand) at CUDA line L
     fault:L                       the engine's fault at CUDA line L (it
                                   stops the run, with or without --check)
     heap-leak                     one device-heap block never freed
@@ -228,6 +229,10 @@ class Site:
                    for p in parts):
                 return {"sync"}
             return {"mem", "shared", "global", "write:shared"}
+        if parts[0] == "wgmma":
+            # mma_async reads its descriptor operands in shared memory
+            # through the async proxy; fence, commit and wait are sync.
+            return {"mem", "shared"} if "mma_async" in parts else {"sync"}
         if parts[0] in ("mbarrier", "bar", "barrier", "elect", "griddepcontrol",
                         "membar", "fence"):
             return {"sync"}
@@ -362,7 +367,8 @@ def cmd_validate(args):
                     want = "synchronization instruction (or spin load)"
                 elif it.kind == "proxy-fence":
                     ok = "mem" in k and "shared" in k
-                    want = "asynchronous copy of shared memory"
+                    want = "async-proxy read of shared memory (a bulk " \
+                        "copy or wgmma)"
                 elif it.kind == "fault":
                     # A faulting access, or a call (free) the sites do not
                     # list: the line must hold some instruction.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the committed PTX of the checker's test kernels:
 #   nvcc -ptx -lineinfo -arch=<arch> -o <name>.ptx <name>.cu
-# and checks each result with ptxas for sm_90. -lineinfo makes nvcc emit
+# and checks each result with ptxas for sm_90 (sm_90a for sm_90a PTX). -lineinfo makes nvcc emit
 # .file/.loc, so that findings can name CUDA source lines (cases.txt lists
 # the expected findings by .cu line). <arch> is sm_80 unless the .cu file
 # has a line `// arch: sm_XX` (clusters, elect.sync, bulk copies and
@@ -24,6 +24,9 @@ for cu in "$@"; do
   # file name so the committed PTX does not depend on the checkout.
   dir=$(cd "$(dirname "$cu")" && pwd)
   sed -i "s|^\(\t\.file\t[0-9]* \"\)$dir/|\1|" "$ptx"
-  "$cuda/bin/ptxas" -arch=sm_90 "$ptx" -o /dev/null
+  # sm_90a PTX (wgmma) is checked for sm_90a, every other for sm_90.
+  pa=sm_90
+  [ "$arch" = sm_90a ] && pa=sm_90a
+  "$cuda/bin/ptxas" -arch="$pa" "$ptx" -o /dev/null
   echo "$ptx ($arch)"
 done

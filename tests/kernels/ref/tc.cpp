@@ -266,7 +266,18 @@ struct WgmmaCase {
   char family; // 'f' float (fa, fb), 'i' s8 x s8, 'u' u8 x s8, 'b' b1
   bool scale_d;
   int scale_a;
+  char sparse = 0; // wgmma_sp.cu: '2' 2:4, 't' tf32 1:2
 };
+// wgmma_sp.cu's sparsity pattern: whether element k of row i is kept (the
+// others are the zeros of the structured-sparse A).
+bool sparse_kept(char sparse, int i, int k) {
+  if (sparse == 't')
+    return k % 2 == (i + k / 2) % 2;
+  static const int kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3},
+                                   {1, 2}, {1, 3}, {2, 3}};
+  const int *p = kPairs[(3 * i + k / 4) % 6];
+  return k % 4 == p[0] || k % 4 == p[1];
+}
 const WgmmaCase kWgmma[] = {
     {"wgmma_f16_reg_n8", 8, 16, 'f', true, 1},
     {"wgmma_f16_sw128_n64", 64, 16, 'f', true, 1},
@@ -280,12 +291,20 @@ const WgmmaCase kWgmma[] = {
     {"wgmma_s8_sw64_n48", 48, 32, 'i', true, 1},
     {"wgmma_u8_reg_n16", 16, 32, 'u', true, 1},
     {"wgmma_b1_none_n16", 16, 256, 'b', true, 1},
+    {"wgmma_sp_f16_reg_n16", 16, 32, 'f', true, 1, '2'},
+    {"wgmma_sp_bf16_desc_n8", 8, 32, 'f', true, 1, '2'},
+    {"wgmma_sp_f16_trans_n16", 16, 32, 'f', true, 1, '2'},
+    {"wgmma_sp_tf32_reg_n8", 8, 16, 'f', false, -1, 't'},
+    {"wgmma_sp_e4m3_desc_n16", 16, 64, 'f', true, 1, '2'},
+    {"wgmma_sp_u8_reg_n24", 24, 64, 'u', true, 1, '2'},
 };
 bool wgmma_case(std::string_view name) {
   for (const auto &w : kWgmma) {
     if (name != w.name)
       continue;
     auto a = [&](int i, int k) -> double {
+      if (w.sparse && !sparse_kept(w.sparse, i, k))
+        return 0;
       switch (w.family) {
       case 'f':
         return fa(i, k);

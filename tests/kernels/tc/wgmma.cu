@@ -7,7 +7,9 @@
 // D row-major, as f32, to out. Inputs are small multiples of 1/4 and 1/2
 // (exact in every type), so D = A B + C is exact whatever the accumulation
 // order. Shared memory is laid out as the PTX ISA's "Shared Memory Matrix
-// Layout" describes it for the descriptor each kernel builds.
+// Layout" describes it for the descriptor each kernel builds; every thread
+// executes fence.proxy.async.shared::cta after its stores and before the
+// barrier, since wgmma reads shared memory through the async proxy.
 // Launch: -g 1 -b 128 -k <kernel>, out = f32[64 * N].
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -169,8 +171,8 @@ extern "C" __global__ void wgmma_f16_reg_n8(float *out) {
   float d[4];
   for (int i = 0; i < 4; ++i)
     d[i] = fc(drow(i), dcol(i));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 "
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, 1, 1, 1, 0;"
@@ -191,8 +193,8 @@ extern "C" __global__ void wgmma_f16_sw128_n64(float *out) {
   float d[32];
   for (int i = 0; i < 32; ++i)
     d[i] = fc(drow(i), dcol(i));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,"
@@ -222,8 +224,8 @@ extern "C" __global__ void wgmma_bf16_sw64_n256(float *out) {
   float d[128];
   for (int i = 0; i < 128; ++i)
     d[i] = fc(drow(i), dcol(i));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile(
       "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
@@ -277,8 +279,8 @@ extern "C" __global__ void wgmma_f16_trans_sw32(float *out) {
   float d[32];
   for (int i = 0; i < 32; ++i)
     d[i] = fc(drow(i), dcol(i));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,"
@@ -311,8 +313,8 @@ extern "C" __global__ void wgmma_f16_trans_none(float *out) {
            unsigned(__half_as_ushort(
                __float2half_rn(fc(drow(2 * i + 1), dcol(2 * i + 1)))))
                << 16;
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 "
                "{%0,%1,%2,%3}, %4, %5, 0, 1, 1, 1, 1;"
@@ -336,8 +338,8 @@ extern "C" __global__ void wgmma_f16_regtb_sw128(float *out) {
   float d[16];
   for (int i = 0; i < 16; ++i)
     d[i] = fc(drow(i), dcol(i));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, "
@@ -364,8 +366,8 @@ extern "C" __global__ void wgmma_tf32_reg_n32(float *out) {
   float d[16];
   for (int i = 0; i < 16; ++i)
     d[i] = fc(drow(i), dcol(i));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, "
@@ -390,8 +392,8 @@ extern "C" __global__ void wgmma_fp8_none_n24(float *out) {
   float d[12];
   for (int i = 0; i < 12; ++i)
     d[i] = fc(drow(i), dcol(i));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n24k32.f32.e4m3.e5m2 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11}, %12, %13, 1, 1, 1;"
@@ -419,8 +421,8 @@ extern "C" __global__ void wgmma_fp8_f16_sw32(float *out) {
            unsigned(__half_as_ushort(
                __float2half_rn(fc(drow(2 * i + 1), dcol(2 * i + 1)))))
                << 16;
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n16k32.f16.e5m2.e4m3 "
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, 1, 1, 1;"
@@ -442,8 +444,8 @@ extern "C" __global__ void wgmma_s8_sw64_n48(float *out) {
   unsigned d[24];
   for (int i = 0; i < 24; ++i)
     d[i] = unsigned(3 * (int)fc(drow(i), dcol(i)));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n48k32.satfinite.s32.s8.s8 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,"
@@ -472,8 +474,8 @@ extern "C" __global__ void wgmma_u8_reg_n16(float *out) {
   unsigned d[8];
   for (int i = 0; i < 8; ++i)
     d[i] = unsigned(3 * (int)fc(drow(i), dcol(i)));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n16k32.satfinite.s32.u8.s8 "
                "{%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9,%10,%11}, %12, 1;"
@@ -495,8 +497,8 @@ extern "C" __global__ void wgmma_b1_none_n16(float *out) {
   unsigned d[8];
   for (int i = 0; i < 8; ++i)
     d[i] = unsigned(3 * (int)fc(drow(i), dcol(i)));
-  __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;");
+  __syncthreads();
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc "
                "{%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, 1;"

@@ -53,6 +53,53 @@ TEST(TensorMap, EncodesAndDecodes) {
   EXPECT_EQ(TensorMap::decode(t.out, err)->dims[1], 1ull << 32);
 }
 
+// Interleaved layouts (docs/hopper.md "Interleaved layouts"): the driver
+// accepts a box whose inner extent is no multiple of 16 bytes and wider
+// than the swizzle span, and each row takes whole slices in shared memory.
+TEST(TensorMap, InterleavedRowsTakeWholeSlices) {
+  Tiled t;
+  t.type = uint32_t(TmapType::U16);
+  t.rank = 3;
+  t.dims[0] = 8;
+  t.strides[0] = 16;
+  t.strides[1] = 256;
+  t.box[0] = 3; // 6 bytes
+  t.box[1] = 4;
+  t.box[2] = 1;
+  t.interleave = 1;
+  t.swizzle = 0;
+  ASSERT_EQ(t.run(), 0) << t.error;
+  std::string err;
+  auto m = TensorMap::decode(t.out, err);
+  ASSERT_TRUE(m) << err;
+  EXPECT_EQ(tmap_row_bytes(*m), 16u);
+  // elementStrides[0] is honoured with an interleaved layout: 2 of 3.
+  t.estr[0] = 2;
+  ASSERT_EQ(t.run(), 0) << t.error;
+  m = TensorMap::decode(t.out, err);
+  EXPECT_EQ(tmap_row_bytes(*m), 16u);
+  // 32B interleave (with the 32B swizzle): 20 elements, 40 bytes -> 64.
+  t.interleave = 2;
+  t.swizzle = 1;
+  t.estr[0] = 1;
+  t.box[0] = 20;
+  t.dims[0] = 32;
+  t.strides[0] = 64;
+  ASSERT_EQ(t.run(), 0) << t.error;
+  m = TensorMap::decode(t.out, err);
+  EXPECT_EQ(tmap_row_bytes(*m), 64u);
+  // Without interleave the row is the elements, and the 6-byte box is
+  // refused.
+  t.interleave = 0;
+  t.swizzle = 0;
+  t.box[0] = 3;
+  EXPECT_EQ(t.run(), 1);
+  t.box[0] = 8;
+  ASSERT_EQ(t.run(), 0) << t.error;
+  m = TensorMap::decode(t.out, err);
+  EXPECT_EQ(tmap_row_bytes(*m), 16u);
+}
+
 TEST(TensorMap, DecodeRefusesOtherBytes) {
   uint8_t zeros[128] = {};
   std::string err;
@@ -203,6 +250,17 @@ TEST(TensorMap, Im2col) {
   EXPECT_NE(err.find("pixelsPerColumn"), std::string::npos) << err;
   EXPECT_EQ(enc(4, 2, 64), 1); // 8 bytes: not a multiple of 16
   EXPECT_NE(err.find("multiple of 16"), std::string::npos) << err;
+  // With an interleaved layout the 8-byte pixel is allowed and takes one
+  // 16-byte slice in shared memory (docs/hopper.md "Interleaved layouts").
+  ASSERT_EQ(tmap_encode_im2col(out, uint32_t(TmapType::F32), 4,
+                               reinterpret_cast<void *>(0x7000'0000'0000), dims,
+                               strides, lower, upper, 2, 64, estr, 1, 0, 0, 0,
+                               err),
+            0)
+      << err;
+  m = TensorMap::decode(out, err);
+  ASSERT_TRUE(m) << err;
+  EXPECT_EQ(tmap_row_bytes(*m), 16u);
   lower[0] = -129; // rank 4: [-128, 127]
   EXPECT_EQ(enc(4, 8, 64), 1);
   EXPECT_NE(err.find("pixelBoxLowerCorner[0]"), std::string::npos) << err;
