@@ -173,8 +173,8 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   };
   if (spill && write) {
     auto ordered = [&](const Cell &c) {
-      return (c.tid == a.tid || who.knows(c.tid, c.clock)) &&
-             !(c.mask & ~mask) && stands_for(c);
+      return !(c.mask & ~mask) && stands_for(c) &&
+             (c.tid == a.tid || who.knows(c.tid, c.clock));
     };
     std::erase_if(spill->reads, ordered);
     std::erase_if(spill->writes, ordered);
@@ -191,9 +191,9 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // is ordered after the new one (so after `c`) or, racing with `c`, races
   // with the new one too.
   auto droppable = [&](const Cell &c) {
-    return c.tid == kNoTid || ((c.tid == a.tid || who.knows(c.tid, c.clock)) &&
-                               !(c.mask & ~mask) &&
-                               (write || !(c.flags & kWrite)) && stands_for(c));
+    return c.tid == kNoTid ||
+           (!(c.mask & ~mask) && (write || !(c.flags & kWrite)) &&
+            stands_for(c) && (c.tid == a.tid || who.knows(c.tid, c.clock)));
   };
   int slot = -1;
   // Merging a write into the cell keeps the bytes each stored.
