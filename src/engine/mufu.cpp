@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <iterator>
 
 #include "float_format.h"
 
@@ -190,16 +191,28 @@ uint32_t fraction25(float t) {
 // mirrored, the remainder r negated by one's complement (2^23 - 1 - r;
 // measured: sin near 2 pi is sin(2 pi (t - 1 + 2^-25)) and cos of a quarter
 // turn exactly 0). The quarter-turn angle's sine is the unit's
-// interpolation, fitted to the H100's results as A g(A) (mufu_tables.inc):
-// near the zeros its slope is 2 pi (1 + 4.2e-5), as measured.
+// interpolation (mufu_tables.inc).
 double sin_units(uint32_t q) {
   const uint32_t quadrant = q >> 23, r = q & 0x7fffffu;
   const uint32_t a = quadrant & 1 ? 0x7fffffu - r : r;
+  const double sign = quadrant >= 2 ? -1.0 : 1.0;
+  // Zero in the third and fourth quadrants is -0 (measured: sin of a half
+  // turn is -0, of a whole turn +0).
   if (a == 0)
-    return 0;
-  const Segment s = segment(a);
-  const double v =
-      std::ldexp(double(a), -25) * quadratic(kSinTable[s.index], s.u);
+    return sign * 0.0;
+  // The unit's fixed-point form of lg2 with integer coefficients per
+  // segment of 2^17 angles: c0 + c1 d + c2 M(d) in units of 2^-37,
+  // truncated to f32 (measured: every angle of the H100's binades and of
+  // ../shared/hardware/mufu bit for bit; the first segment is
+  // 25737 d - 14 M(d)). Near a quarter turn this gives 1 exactly where
+  // c = 2^23 - 1 - A is at most 512 with at most two bits set, so cos of
+  // 0 and of tiny angles is 1. The f32 value is final: no rounding follows.
+  const uint32_t d = a & ((1u << kLg2SegmentBits) - 1);
+  const int64_t(&c)[3] = kSinTable[a >> kLg2SegmentBits];
+  const double u = std::ldexp(
+      double(c[0] + c[1] * int64_t(d) + c[2] * int64_t(lg2_square(d))), -37);
+  const double v = double(
+      std::bit_cast<float>(uint32_t(encode_double(kF32, u, {Round::RZ}))));
   return quadrant >= 2 ? -v : v;
 }
 } // namespace
@@ -227,16 +240,16 @@ float cos_turns(float t) {
 float tanh(float x) {
   if (std::isnan(x))
     return kNaN32;
-  // Below 2^-8 (1 + 2^-7) the unit returns x itself, denormals included
-  // (measured: every f16 and bf16 input up to there gives x).
-  if (std::fabs(x) < std::bit_cast<float>(0x3b810000u))
+  // Below 2^-8 the unit returns x itself, denormals included (measured:
+  // every f32 input of the H100 sweep below 2^-8 gives x).
+  if (std::fabs(x) < 0.00390625f)
     return x;
   // From 8 on the unit returns +-1 (measured: every f16 and bf16 input
   // from 8 gives 1.0, every one below it less).
   if (std::fabs(x) >= 8.0f)
     return std::copysign(1.0f, x);
   // On [0.5, 2) the interpolation fitted to the H100's results
-  // (mufu_tables.inc); elsewhere the exact function, rounded.
+  // (mufu_tables.inc); elsewhere a quadratic per segment fitted to them.
   const uint32_t b = std::bit_cast<uint32_t>(x);
   const uint32_t e = (b >> 23) & 0xff;
   if (e == 126 || e == 127) {
@@ -254,6 +267,19 @@ float tanh(float x) {
     for (int bit = 0; bit < kTanhLowBits; ++bit)
       if (fixed >> bit & 1)
         v += c[3 + bit];
+    return unit_result(std::signbit(x) ? -v : v);
+  }
+  // The other binades of [2^-8, 8): the unit reads fewer mantissa bits the
+  // smaller x (measured: 17 bits at 2^-8, 21 at 2), and the quadratic of
+  // the segment of the truncated mantissa follows its results within 4 ulp
+  // but for a few (docs/engine.md).
+  for (size_t i = 0; i < std::size(kTanhQuadBinade); ++i) {
+    if ((b & 0x7f800000u) != kTanhQuadBinade[i])
+      continue;
+    constexpr int kLow = 23 - kTanhQuadSegmentBits;
+    const uint32_t mant = (b & 0x7fffffu) >> kTanhQuadLow[i] << kTanhQuadLow[i];
+    const double u = std::ldexp(double(mant & ((1u << kLow) - 1)), -kLow) - 0.5;
+    const double v = quadratic(kTanhQuadTable[i][mant >> kLow], u);
     return unit_result(std::signbit(x) ? -v : v);
   }
   return unit_result(std::tanh(double(x)));

@@ -26,6 +26,13 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         bits, as a truncating multiplier gives), so per segment the model is
         c0 + c1*u + c2*u^2 + sum_b w_b * bit_b(X), b < TANH_BITS, with u the
         position of X with those bits cleared.
+  tanh elsewhere: x in [2^-8, 0.5) and [2, 8), from the H100's binades in
+        tests/hardware/mufu: the unit reads x with fewer mantissa bits the
+        smaller the binade (measured: the results change only every
+        2^low inputs; low is found from the data), and per binade a plain
+        quadratic per 64 segments of the truncated mantissa (3 coefficients)
+        stays within 4 ulp of every result but a few: tables of 192 values
+        per binade instead of 5632.
   ex2:  the unit reads x in fixed point with 23 fraction bits (measured:
         neighbouring inputs below 1 give the same result); 2^f of the
         fraction f in the same form as lg2, fitted to x in [1, 2).
@@ -33,11 +40,15 @@ x = 1 count with their own precision) and writes src/engine/mufu_tables.inc.
         c0 + c1*d + c2*M(d)), one table for an even exponent (x in [1,2))
         and one for an odd one ([2,4)).
   sin:  the unit's sine of a quarter-turn angle A (23 bits, units of 2^-25
-        turns, after the quadrant reduction of mufu.cpp) as A * g(A): g is
-        fitted, so the relative precision near the zeros is kept. Every
-        measured sin and cos binade feeds the one fit.
+        turns, after the quadrant reduction of mufu.cpp) in the form of lg2
+        with integer coefficients: per segment of 2^17 angles
+        c0 + c1*d + c2*M(d) in units of 2^-37, truncated to f32. c1, c2 by
+        least squares, rounded; c0 the smallest integer that puts every
+        measured result in its truncation interval; every measured angle is
+        then checked bit for bit. Every measured sin and cos binade feeds it.
 
-  python3 src/engine/mufu_fit.py [MUFU_DIR]     (default ../shared/hardware/mufu)
+  python3 src/engine/mufu_fit.py [MUFU_DIR [H100_DIR]]
+      (defaults ../shared/hardware/mufu and tests/hardware/mufu)
 """
 import array, math, os, struct, sys
 
@@ -48,6 +59,7 @@ SEG = N >> K
 
 here = os.path.dirname(os.path.abspath(__file__))
 mufu_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "../../../shared/hardware/mufu")
+h100_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "../../tests/hardware/mufu")
 sys.path.insert(0, mufu_dir)
 import decode  # noqa: E402
 
@@ -71,9 +83,9 @@ def solve(m):
     return [m[i][3] / m[i][i] for i in range(3)]
 
 
-def fit(samples):
+def fit(samples, segments=1 << K):
     """samples yields (segment, u, target, weight)."""
-    acc = [[0.0] * 8 for _ in range(1 << K)]
+    acc = [[0.0] * 8 for _ in range(segments)]
     for s, u, y, w in samples:
         a = acc[s]
         wu = w * u
@@ -187,30 +199,82 @@ def tanh_fit(name, low):
     return out
 
 
-def sin_fit():
-    inv = f32(0x3E22F983)  # 1/(2 pi)
+TANH_QUAD_K = 6  # tanh outside [0.5, 2): 64 segments per binade
+# The binades (base bit pattern) of tests/hardware/mufu fitted that way.
+TANH_QUAD_BINADES = [0x3B800000, 0x3C000000, 0x3C800000, 0x3D000000, 0x3D800000,
+                     0x3E000000, 0x3E800000, 0x40000000, 0x40800000]
 
-    def samples():
-        for name, base, cos in (("sin.approx.ftz.f32_b0.5-1", 0x3F000000, False),
-                                ("sin.approx.ftz.f32_b4-8", 0x40800000, False),
-                                ("cos.approx.ftz.f32_b0.5-1", 0x3F000000, True)):
-            hw = table(name)
-            xf = array.array("f")
-            xf.frombytes(array.array("I", range(base, base + N)).tobytes())
-            for i in range(N):
-                t = f32_rz(xf[i] * inv)  # the product is exact in double
-                q = int(t * 33554432.0) % 33554432
-                if cos:
-                    q = (5 * 8388608 - 1 - q) % 33554432
-                r = q & 8388607
-                a = 8388607 - r if (q >> 23) & 1 else r
-                y = abs(hw[i])
-                if a == 0 or y == 0:
-                    continue
-                turns = a * 2.0 ** -25
-                yield (a >> (23 - K), (a & (SEG - 1)) / SEG - 0.5, y / turns,
-                       (turns / math.ulp(y)) ** 2)
-    return fit(samples())
+
+def tanh_low(t):
+    """The low mantissa bits the unit does not read: the results change
+    only at multiples of 2^low."""
+    g = 0
+    for i in range(1, N):
+        if t[i] != t[i - 1]:
+            g = math.gcd(g, i)
+            if g == 1:
+                break
+    return g.bit_length() - 1
+
+
+def tanh_quad_fit(base):
+    bits = array.array("I", decode.load(os.path.join(h100_dir, "tanh.approx.f32_b%08x.bin.xz" % base)))
+    t = array.array("f")
+    t.frombytes(bits.tobytes())
+    low = tanh_low(t)
+    seg = N >> TANH_QUAD_K
+    coef = fit(((i // seg, (i % seg) / seg - 0.5, t[i], ulp(t[i], 0.0) ** -2)
+                for i in range(0, N, 1 << low)), 1 << TANH_QUAD_K)
+    return low, coef
+
+
+def sin_fit():
+    """The unit's sine of a quarter-turn angle A in the fixed-point form of
+    lg2: per segment of 2^17 angles c0 + c1*d + c2*M(d) in units of 2^-37,
+    truncated to f32, with integer coefficients. c1 and c2 by least squares,
+    rounded; c0 the smallest integer that puts every measured result in its
+    truncation interval (checked: every measured angle is then reproduced
+    bit for bit)."""
+    inv = f32(0x3E22F983)  # 1/(2 pi)
+    results = {}
+    for name, base, cos in (("sin.approx.ftz.f32_b0.5-1", 0x3F000000, False),
+                            ("sin.approx.ftz.f32_b4-8", 0x40800000, False),
+                            ("cos.approx.ftz.f32_b0.5-1", 0x3F000000, True)):
+        hw = table(name)
+        xf = array.array("f")
+        xf.frombytes(array.array("I", range(base, base + N)).tobytes())
+        for i in range(N):
+            t = f32_rz(xf[i] * inv)  # the product is exact in double
+            q = int(t * 33554432.0) % 33554432
+            if cos:
+                q = (5 * 8388608 - 1 - q) % 33554432
+            r = q & 8388607
+            results[8388607 - r if (q >> 23) & 1 else r] = abs(hw[i])
+    size = 1 << LG2_BITS
+    square = [lg2_square(d) for d in range(size)]
+    unit = 2.0 ** 37
+    segments = [[] for _ in range(N >> LG2_BITS)]
+    for a, y in results.items():
+        segments[a >> LG2_BITS].append((a & (size - 1), y))
+    out = []
+    for s, pts in enumerate(segments):
+        m = [[0.0] * 4 for _ in range(3)]
+        for d, y in pts:
+            q = square[d]
+            v = (y + math.ulp(y) / 2) * unit if y else 0.0
+            row0, row1, row2 = m
+            row0[0] += 1.0; row0[1] += d; row0[2] += q; row0[3] += v
+            row1[1] += d * d; row1[2] += d * q; row1[3] += d * v
+            row2[2] += q * q; row2[3] += q * v
+        m[1][0] = m[0][1]; m[2][0] = m[0][2]; m[2][1] = m[1][2]
+        c = solve(m)
+        c1, c2 = round(c[1]), round(c[2])
+        c0 = max(math.ceil(y * unit) - c1 * d - c2 * square[d] for d, y in pts)
+        for d, y in pts:
+            v = c0 + c1 * d + c2 * square[d]
+            assert f32_rz(v / unit) == y, "segment %d: A %d" % (s, (s << LG2_BITS) + d)
+        out.append([c0, c1, c2])
+    return out
 
 
 def emit(out, name, coef, comment):
@@ -247,7 +311,28 @@ def main():
              "1/sqrt(m), m in [2, 4), in units of 2^-36: c0, c1, c2")
         emit(out, "kTanhHalfTable", tanh_fit("tanh.approx.f32_b0.5-1", 4), "tanh(x), x in [0.5, 1): c0, c1, c2, w_0..")
         emit(out, "kTanhOneTable", tanh_fit("tanh.approx.f32_b1-2", 3), "tanh(x), x in [1, 2): c0, c1, c2, w_0..")
-        emit(out, "kSinTable", sin_fit(), "sin(2 pi A 2^-25) / (A 2^-25), A in [0, 2^23)")
+        coef = sin_fit()
+        out.write("// sin(2 pi A 2^-25), A in [0, 2^23): c0 + c1*d + c2*M(d) per segment of\n")
+        out.write("// 2^%d angles, in units of 2^-37, truncated to f32.\n" % LG2_BITS)
+        out.write("constexpr int64_t kSinTable[%d][3] = {\n" % len(coef))
+        for c in coef:
+            out.write("    {%s},\n" % ", ".join(str(x) for x in c))
+        out.write("};\n")
+        fits = [tanh_quad_fit(b) for b in TANH_QUAD_BINADES]
+        out.write("// tanh(x) outside [0.5, 2): per binade (base bit pattern), the mantissa\n")
+        out.write("// bits not read (low), then 2^%d segments of c0 + c1*u + c2*u^2.\n" % TANH_QUAD_K)
+        out.write("constexpr int kTanhQuadSegmentBits = %d;\n" % TANH_QUAD_K)
+        out.write("constexpr uint32_t kTanhQuadBinade[%d] = {%s};\n"
+                  % (len(fits), ", ".join("0x%08xu" % b for b in TANH_QUAD_BINADES)))
+        out.write("constexpr int kTanhQuadLow[%d] = {%s};\n"
+                  % (len(fits), ", ".join(str(low) for low, _ in fits)))
+        out.write("constexpr double kTanhQuadTable[%d][%d][3] = {\n" % (len(fits), 1 << TANH_QUAD_K))
+        for b, (low, coef) in zip(TANH_QUAD_BINADES, fits):
+            out.write("    {// 0x%08x\n" % b)
+            for c in coef:
+                out.write("     {%s},\n" % ", ".join(x.hex() for x in c))
+            out.write("    },\n")
+        out.write("};\n")
     print("wrote", path)
 
 
