@@ -39,35 +39,36 @@ void Timeline::name_tracks(const engine::LaunchView &v, uint64_t cta) {
     return;
   named_[cta] = true;
   const int p = pid(cta);
-  events_.push_back(
-      {{"ph", "M"},
-       {"ts", uint64_t{0}},
-       {"pid", p},
-       {"tid", 0},
-       {"name", "process_name"},
-       {"args",
-        {{"name", fmt::format("launch {} {} CTA {}", launch_, demangle(kernel_),
-                              dim(v.cta_id(cta)))}}}});
-  events_.push_back({{"ph", "M"},
-                     {"ts", uint64_t{0}},
-                     {"pid", p},
-                     {"tid", 0},
-                     {"name", "process_sort_index"},
-                     {"args", {{"sort_index", p}}}});
-  events_.push_back({{"ph", "M"},
-                     {"ts", uint64_t{0}},
-                     {"pid", p},
-                     {"tid", 0},
-                     {"name", "thread_name"},
-                     {"args", {{"name", "CTA"}}}});
+  meta(p, 0, "process_name",
+       {{"name", fmt::format("launch {} {} CTA {}", launch_, demangle(kernel_),
+                             dim(v.cta_id(cta)))}});
+  meta(p, 0, "process_sort_index", {{"sort_index", p}});
+  meta(p, 0, "thread_name", {{"name", "CTA"}});
   const uint32_t warps = uint32_t((v.block().count() + 31) / 32);
   for (uint32_t w = 0; w < warps; ++w)
-    events_.push_back({{"ph", "M"},
-                       {"ts", uint64_t{0}},
-                       {"pid", p},
-                       {"tid", w + 1},
-                       {"name", "thread_name"},
-                       {"args", {{"name", fmt::format("warp {}", w)}}}});
+    meta(p, int(w + 1), "thread_name", {{"name", fmt::format("warp {}", w)}});
+}
+
+// A metadata event of the trace format (track names and order).
+void Timeline::meta(int p, int tid, const char *name, nlohmann::json args) {
+  events_.push_back({{"ph", "M"},
+                     {"ts", uint64_t{0}},
+                     {"pid", p},
+                     {"tid", tid},
+                     {"name", name},
+                     {"args", std::move(args)}});
+}
+
+// The warp's track, seen at this tick, and the first tick of pc.
+Timeline::Warp &Timeline::touch(uint64_t cta, uint32_t warp, uint32_t pc) {
+  Warp &w = warps_[{cta, warp}];
+  if (!w.seen) {
+    w.seen = true;
+    w.first = now_;
+  }
+  w.last = now_;
+  first_at_.try_emplace({cta, warp, pc}, now_);
+  return w;
 }
 
 void Timeline::on_launch_begin(const engine::LaunchView &v) {
@@ -85,13 +86,7 @@ void Timeline::on_launch_begin(const engine::LaunchView &v) {
 
 void Timeline::on_access(const engine::AccessEvent &e) {
   ++now_;
-  Warp &w = warps_[{e.cta, e.warp}];
-  if (!w.seen) {
-    w.seen = true;
-    w.first = now_;
-  }
-  w.last = now_;
-  first_at_.try_emplace({e.cta, e.warp, e.pc}, now_);
+  touch(e.cta, e.warp, e.pc);
 }
 
 // The typed events, each one tick of the timeline.
@@ -106,16 +101,10 @@ Timeline::Ev Timeline::mbar(Kind k, const engine::MbarEvent &m) {
   return e;
 }
 void Timeline::on_cta_begin(const engine::CtaEvent &c) {
-  Ev e;
-  e.kind = Kind::CtaBegin;
-  e.cta = c.cta;
-  sync(e);
+  sync(cta_ev(Kind::CtaBegin, c));
 }
 void Timeline::on_cta_end(const engine::CtaEvent &c) {
-  Ev e;
-  e.kind = Kind::CtaEnd;
-  e.cta = c.cta;
-  sync(e);
+  sync(cta_ev(Kind::CtaEnd, c));
 }
 void Timeline::on_thread_exit(const engine::ThreadEvent &t) {
   sync(ev(Kind::Other, t));
@@ -226,15 +215,15 @@ void Timeline::sync(const Ev &e) {
   }
   const int p = pid(e.cta);
   const int tid = int(e.warp) + 1;
-  auto touch = [&] {
-    Warp &w = warps_[{e.cta, e.warp}];
-    if (!w.seen) {
-      w.seen = true;
-      w.first = now_;
-    }
-    w.last = now_;
-    first_at_.try_emplace({e.cta, e.warp, e.pc}, now_);
-    return &w;
+  auto touch = [&] { return &this->touch(e.cta, e.warp, e.pc); };
+  // The CTA's residency span: begin (B) or end (E).
+  auto resident = [&](const char *ph) {
+    events_.push_back({{"ph", ph},
+                       {"ts", now_},
+                       {"pid", p},
+                       {"tid", 0},
+                       {"name", "resident"},
+                       {"cat", "cta"}});
   };
   auto end_wait = [&](Warp &w, const std::string &name) {
     if (w.waiting < 0)
@@ -252,22 +241,12 @@ void Timeline::sync(const Ev &e) {
   switch (e.kind) {
   case Kind::CtaBegin:
     resident_.insert(e.cta);
-    events_.push_back({{"ph", "B"},
-                       {"ts", now_},
-                       {"pid", p},
-                       {"tid", 0},
-                       {"name", "resident"},
-                       {"cat", "cta"}});
+    resident("B");
     break;
   case Kind::CtaEnd:
     if (!resident_.erase(e.cta))
       break;
-    events_.push_back({{"ph", "E"},
-                       {"ts", now_},
-                       {"pid", p},
-                       {"tid", 0},
-                       {"name", "resident"},
-                       {"cat", "cta"}});
+    resident("E");
     break;
   case Kind::BarrierArrive: {
     Warp *w = touch();

@@ -61,6 +61,24 @@ std::atomic<uint64_t> next_module_segment{0};
 } // namespace
 
 DeviceFn device_fn_named(const std::string &name) {
+  // The device heap's functions as nvcc declares them (.extern .func):
+  // malloc/free, and the Itanium-mangled operators new, new[], delete,
+  // delete[] (sized and nothrow forms included).
+  static const char *const alloc[] = {
+      "malloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t"};
+  static const char *const release[] = {"free",
+                                        "_ZdlPv",
+                                        "_ZdaPv",
+                                        "_ZdlPvm",
+                                        "_ZdaPvm",
+                                        "_ZdlPvRKSt9nothrow_t",
+                                        "_ZdaPvRKSt9nothrow_t"};
+  for (auto n : alloc)
+    if (name == n)
+      return DeviceFn::HeapAlloc;
+  for (auto n : release)
+    if (name == n)
+      return DeviceFn::HeapFree;
   if (name == "__cudaCDP2GetParameterBufferV2")
     return DeviceFn::GetParameterBuffer;
   if (name == "__cudaCDP2LaunchDeviceV2")
@@ -104,28 +122,6 @@ std::string external_function_hint(const std::string &name) {
   return " (the module does not define it)";
 }
 
-// The device heap's functions as nvcc declares them (.extern .func):
-// malloc/free, and the Itanium-mangled operators new, new[], delete,
-// delete[] (sized and nothrow forms included).
-HeapFn heap_function(const std::string &name) {
-  static const char *const alloc[] = {
-      "malloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t"};
-  static const char *const release[] = {"free",
-                                        "_ZdlPv",
-                                        "_ZdaPv",
-                                        "_ZdlPvm",
-                                        "_ZdaPvm",
-                                        "_ZdlPvRKSt9nothrow_t",
-                                        "_ZdaPvRKSt9nothrow_t"};
-  for (auto n : alloc)
-    if (name == n)
-      return HeapFn::Malloc;
-  for (auto n : release)
-    if (name == n)
-      return HeapFn::Free;
-  return HeapFn::None;
-}
-
 } // namespace
 
 // ---- types and modifiers ---------------------------------------------------
@@ -162,19 +158,58 @@ uint32_t Ty::bits() const {
   return 32;
 }
 
+std::optional<Ty> engine_type(ptx::Type t) {
+  using T = ptx::Type;
+  switch (t) {
+  case T::b8:
+    return Ty{Ty::B8};
+  case T::b16:
+    return Ty{Ty::B16};
+  case T::b32:
+    return Ty{Ty::B32};
+  case T::b64:
+    return Ty{Ty::B64};
+  case T::b128:
+    return Ty{Ty::B128};
+  case T::u8:
+    return Ty{Ty::U8};
+  case T::u16:
+    return Ty{Ty::U16};
+  case T::u32:
+    return Ty{Ty::U32};
+  case T::u64:
+    return Ty{Ty::U64};
+  case T::s8:
+    return Ty{Ty::S8};
+  case T::s16:
+    return Ty{Ty::S16};
+  case T::s32:
+    return Ty{Ty::S32};
+  case T::s64:
+    return Ty{Ty::S64};
+  case T::f16:
+    return Ty{Ty::F16};
+  case T::f16x2:
+    return Ty{Ty::F16X2};
+  case T::bf16:
+    return Ty{Ty::BF16};
+  case T::bf16x2:
+    return Ty{Ty::BF16X2};
+  case T::f32:
+    return Ty{Ty::F32};
+  case T::f64:
+    return Ty{Ty::F64};
+  case T::tf32:
+    return Ty{Ty::TF32};
+  case T::pred:
+    return Ty{Ty::PRED};
+  default:
+    return std::nullopt;
+  }
+}
+
 std::optional<Ty> parse_type(std::string_view n) {
-  static const std::pair<std::string_view, Ty::Code> table[] = {
-      {"b8", Ty::B8},     {"b16", Ty::B16},       {"b32", Ty::B32},
-      {"b64", Ty::B64},   {"b128", Ty::B128},     {"u8", Ty::U8},
-      {"u16", Ty::U16},   {"u32", Ty::U32},       {"u64", Ty::U64},
-      {"s8", Ty::S8},     {"s16", Ty::S16},       {"s32", Ty::S32},
-      {"s64", Ty::S64},   {"f16", Ty::F16},       {"f16x2", Ty::F16X2},
-      {"bf16", Ty::BF16}, {"bf16x2", Ty::BF16X2}, {"f32", Ty::F32},
-      {"f64", Ty::F64},   {"tf32", Ty::TF32},     {"pred", Ty::PRED}};
-  for (auto &[name, code] : table)
-    if (n == name)
-      return Ty{code};
-  return std::nullopt;
+  return engine_type(ptx::type_named(n));
 }
 
 bool Mods::take(std::string_view m) {
@@ -225,7 +260,8 @@ std::optional<Ty> Mods::take_type() {
   for (size_t i = 0; i < mods_.size(); ++i) {
     if (used_[i])
       continue;
-    if (auto t = parse_type(mods_[i])) {
+    const ptx::Mod id = i < ids_.size() ? ids_[i] : ptx::Mod::unknown;
+    if (auto t = engine_type(ptx::type_of(id))) {
       used_[i] = true;
       return t;
     }
@@ -714,13 +750,12 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.is_entry = fa.is_entry;
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
     if (fa.is_extern) {
-      fi.heap_fn = heap_function(fa.name);
       fi.device_fn = device_fn_named(fa.name);
     }
     fi.reg_slot.resize(fa.regs.size());
     fi.reg_is_pred.resize(fa.regs.size());
     for (size_t r = 0; r < fa.regs.size(); ++r) {
-      bool pred = fa.regs[r].type == "pred";
+      bool pred = fa.regs[r].ty == ptx::Type::pred;
       fi.reg_is_pred[r] = pred;
       fi.reg_slot[r] = pred ? prog.npreds++ : prog.nslots++;
     }
@@ -908,7 +943,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     const auto &callee = prog.funcs[site.callee];
     auto &caller = prog.funcs[prog.code_func[pc]];
     if (!callee.compiled && !callee.is_vprintf &&
-        callee.heap_fn == HeapFn::None && callee.device_fn == DeviceFn::None) {
+        callee.device_fn == DeviceFn::None) {
       Diagnostic d;
       d.loc = prog.locs[pc];
       d.message = fmt::format("call to undefined external function '{}'{}",

@@ -52,6 +52,9 @@ struct Ty {
   bool is_int() const { return !is_float() && code != PRED; }
   bool operator==(const Ty &) const = default;
 };
+// The engine's type of a PTX type (nullopt: one the engine does not
+// compute with); parse_type looks the name up in the type table first.
+std::optional<Ty> engine_type(ptx::Type type);
 std::optional<Ty> parse_type(std::string_view name);
 
 // The modifiers of one instruction; each family takes those it understands,

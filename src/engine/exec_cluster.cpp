@@ -194,8 +194,8 @@ void exec_launch_dependents(Exec &x, const Inst &, uint32_t m) {
 bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
   const ptx::Op op = in.op;
   const auto &o = in.operands;
-  if (op == ptx::Op::barrier && !in.modifiers.empty() &&
-      in.modifiers[0] == "cluster") {
+  if (op == ptx::Op::barrier && !in.mods.empty() &&
+      in.mods[0] == ptx::Mod::cluster) {
     // barrier.cluster.arrive{.release|.relaxed}{.aligned},
     // barrier.cluster.wait{.acquire}{.aligned} (seed 002).
     Mods mods(in);
@@ -254,8 +254,9 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == ptx::Op::griddepcontrol) {
     Mods mods(in);
-    std::string action = mods.take_any({"launch_dependents", "wait"});
-    if (action.empty()) {
+    const ptx::Mod action =
+        mods.take_any({ptx::Mod::launch_dependents, ptx::Mod::wait});
+    if (action == ptx::Mod::unknown) {
       c.unsupported("griddepcontrol action (launch_dependents or wait)");
       return true;
     }
@@ -264,8 +265,9 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     // launch_dependents: the dependent grid of this engine starts after the
     // primary completed anyway (docs/clusters.md), so it has no effect
     // beyond telling the observer.
-    c.emit(action == "wait" ? &exec_nop : &exec_launch_dependents,
-           action == "wait" ? Kind::GridDepWait : Kind::Plain);
+    const bool wait = action == ptx::Mod::wait;
+    c.emit(wait ? &exec_nop : &exec_launch_dependents,
+           wait ? Kind::GridDepWait : Kind::Plain);
     return true;
   }
   return false;

@@ -199,10 +199,11 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
       i.aux = uint32_t(c.prog.calls.size() - 1);
       return true;
     }
-    if (target.heap_fn != HeapFn::None) {
+    if (target.device_fn == DeviceFn::HeapAlloc ||
+        target.device_fn == DeviceFn::HeapFree) {
       // The device heap (docs/engine.md "Device heap"): one argument (the
       // size or the pointer), and malloc's result.
-      const bool is_free = target.heap_fn == HeapFn::Free;
+      const bool is_free = target.device_fn == DeviceFn::HeapFree;
       if (nargs < 1 || nrets != (is_free ? 0u : 1u)) {
         c.error(in.loc,
                 fmt::format("call to '{}' with {} argument(s) and {} "

@@ -505,20 +505,32 @@ void exec_isspacep(Exec &x, const Inst &in, uint32_t m) {
   x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
 }
 
-uint64_t window_of(const std::string &space, bool &ok) {
+uint64_t window_of(ptx::Space space, bool &ok) {
   ok = true;
-  if (space == "global")
+  switch (space) {
+  case ptx::Space::Global:
     return 0;
-  if (space == "shared" || space == "shared::cta")
+  case ptx::Space::Shared:
     return kSharedWindow;
-  if (space == "local")
+  case ptx::Space::Local:
     return kLocalWindow;
-  if (space == "param" || space == "param::entry")
+  case ptx::Space::Param:
     return kParamWindow;
-  if (space == "const")
+  case ptx::Space::Const:
     return kConstWindow;
-  ok = false;
-  return 0;
+  default:
+    ok = false;
+    return 0;
+  }
+}
+
+// The state space of cvta / isspacep: .global, .shared{::cta}, .local,
+// .param{::entry} or .const (None: none of them).
+ptx::Space take_window_space(Mods &mods) {
+  using ptx::Mod;
+  return ptx::space_of(
+      mods.take_any({Mod::global, Mod::shared, Mod::shared_cta, Mod::local,
+                     Mod::param, Mod::param_entry, Mod::const_}));
 }
 
 } // namespace
@@ -720,11 +732,10 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   if (op == ptx::Op::cvta) {
     Mods mods(in);
     bool to = mods.take(ptx::Mod::to);
-    std::string space =
-        mods.take_any({"global", "shared", "shared::cta", "local", "param",
-                       "param::entry", "const"});
+    const ptx::Space space = take_window_space(mods);
     auto t = mods.take_type();
-    if (space.empty() || !t || (t->bits() != 32 && t->bits() != 64)) {
+    if (space == ptx::Space::None || !t ||
+        (t->bits() != 32 && t->bits() != 64)) {
       c.unsupported("form of cvta");
       return true;
     }
@@ -743,10 +754,8 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == ptx::Op::isspacep) {
     Mods mods(in);
-    std::string space =
-        mods.take_any({"global", "shared", "shared::cta", "local", "param",
-                       "param::entry", "const"});
-    if (space.empty()) {
+    const ptx::Space space = take_window_space(mods);
+    if (space == ptx::Space::None) {
       c.unsupported("form of isspacep");
       return true;
     }
@@ -759,7 +768,7 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     Inst &i = c.emit(&exec_isspacep);
     i.a[0] = p;
     i.a[1] = s;
-    i.flags = space == "global" ? 0 : 1;
+    i.flags = space == ptx::Space::Global ? 0 : 1;
     i.target = uint32_t(base >> 40);
     return true;
   }

@@ -541,25 +541,27 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
   using K = ptx::Operand::Kind;
   Mods mods(in);
-  std::string opname =
-      mods.take_any({"init", "inval", "arrive", "arrive_drop", "test_wait",
-                     "try_wait", "pending_count", "expect_tx", "complete_tx"});
-  if (opname.empty()) {
+  using ptx::Mod;
+  const Mod what = mods.take_any(
+      {Mod::init, Mod::inval, Mod::arrive, Mod::arrive_drop, Mod::test_wait,
+       Mod::try_wait, Mod::pending_count, Mod::expect_tx, Mod::complete_tx});
+  if (what == Mod::unknown) {
     c.unsupported("mbarrier operation");
     return true;
   }
-  MbarOp op = opname == "init"            ? MbarOp::Init
-              : opname == "inval"         ? MbarOp::Inval
-              : opname == "test_wait"     ? MbarOp::TestWait
-              : opname == "try_wait"      ? MbarOp::TryWait
-              : opname == "pending_count" ? MbarOp::PendingCount
-              : opname == "expect_tx"     ? MbarOp::ExpectTx
-              : opname == "complete_tx"   ? MbarOp::CompleteTx
-                                          : MbarOp::Arrive;
+  const std::string_view opname = ptx::name_of(what);
+  MbarOp op = what == Mod::init            ? MbarOp::Init
+              : what == Mod::inval         ? MbarOp::Inval
+              : what == Mod::test_wait     ? MbarOp::TestWait
+              : what == Mod::try_wait      ? MbarOp::TryWait
+              : what == Mod::pending_count ? MbarOp::PendingCount
+              : what == Mod::expect_tx     ? MbarOp::ExpectTx
+              : what == Mod::complete_tx   ? MbarOp::CompleteTx
+                                           : MbarOp::Arrive;
   uint8_t flags = 0;
   bool is_arrive = op == MbarOp::Arrive;
   bool is_wait = op == MbarOp::TestWait || op == MbarOp::TryWait;
-  if (opname == "arrive_drop")
+  if (what == Mod::arrive_drop)
     flags |= kMbarDrop;
   if (is_arrive && mods.take(ptx::Mod::expect_tx))
     flags |= kMbarExpectTx;
@@ -589,10 +591,11 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
       op == MbarOp::CompleteTx)
     if (mods.take_any({ptx::Mod::cta, ptx::Mod::cluster}) == ptx::Mod::cluster)
       scope = MemScope::Cluster;
-  std::string sp = mods.take_any({"shared", "shared::cta", "shared::cluster"});
+  const ptx::Space sp = ptx::space_of(
+      mods.take_any({Mod::shared, Mod::shared_cta, Mod::shared_cluster}));
   bool remote_ok =
       is_arrive || op == MbarOp::ExpectTx || op == MbarOp::CompleteTx;
-  if (sp == "shared::cluster" && !remote_ok) {
+  if (sp == ptx::Space::SharedCluster && !remote_ok) {
     c.error(in.loc, fmt::format("'{}': .shared::cluster is not allowed for "
                                 "mbarrier.{} (only arrive, expect_tx and "
                                 "complete_tx act on a remote mbarrier)",
@@ -605,9 +608,9 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
   }
   if (!c.finish(mods))
     return true;
-  uint8_t space = sp.empty()                ? kAddrGeneric
-                  : sp == "shared::cluster" ? kAddrSharedCluster
-                                            : kAddrSharedCta;
+  uint8_t space = sp == ptx::Space::None            ? kAddrGeneric
+                  : sp == ptx::Space::SharedCluster ? kAddrSharedCluster
+                                                    : kAddrSharedCta;
   MemSpace ms = space == kAddrGeneric ? MemSpace::Generic : MemSpace::Shared;
 
   if (op == MbarOp::PendingCount) {

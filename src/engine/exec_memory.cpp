@@ -987,21 +987,23 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
 // Consistency Model"): ld/st without .sem are weak; atom/red without .sem
 // are .relaxed, and without a scope .gpu.
 void take_order(Mods &mods, bool atomic, uint8_t &order, uint8_t &scope) {
-  std::string sem = mods.take_any(
-      {"weak", "volatile", "relaxed", "acquire", "release", "acq_rel", "sc"});
-  std::string sc = mods.take_any({"cta", "cluster", "gpu", "sys"});
-  MemOrder o = sem == "volatile"  ? MemOrder::Volatile
-               : sem == "relaxed" ? MemOrder::Relaxed
-               : sem == "acquire" ? MemOrder::Acquire
-               : sem == "release" ? MemOrder::Release
-               : sem == "acq_rel" ? MemOrder::AcqRel
-               : sem == "sc"      ? MemOrder::Sc
-               : atomic           ? MemOrder::Relaxed
-                                  : MemOrder::Weak;
-  MemScope s = sc == "cta"       ? MemScope::Cta
-               : sc == "cluster" ? MemScope::Cluster
-               : sc == "gpu"     ? MemScope::Gpu
-               : sc == "sys"     ? MemScope::Sys
+  using ptx::Mod;
+  const Mod sem =
+      mods.take_any({Mod::weak, Mod::volatile_, Mod::relaxed, Mod::acquire,
+                     Mod::release, Mod::acq_rel, Mod::sc});
+  const Mod sc = mods.take_any({Mod::cta, Mod::cluster, Mod::gpu, Mod::sys});
+  MemOrder o = sem == Mod::volatile_ ? MemOrder::Volatile
+               : sem == Mod::relaxed ? MemOrder::Relaxed
+               : sem == Mod::acquire ? MemOrder::Acquire
+               : sem == Mod::release ? MemOrder::Release
+               : sem == Mod::acq_rel ? MemOrder::AcqRel
+               : sem == Mod::sc      ? MemOrder::Sc
+               : atomic              ? MemOrder::Relaxed
+                                     : MemOrder::Weak;
+  MemScope s = sc == Mod::cta       ? MemScope::Cta
+               : sc == Mod::cluster ? MemScope::Cluster
+               : sc == Mod::gpu     ? MemScope::Gpu
+               : sc == Mod::sys     ? MemScope::Sys
                : o == MemOrder::Volatile
                    ? MemScope::Sys // sm_70+: .volatile = .relaxed.sys
                : o == MemOrder::Weak ? MemScope::None
@@ -1051,33 +1053,37 @@ bool compile_multimem(Compiler &c, const ptx::Instruction &in) {
     c.unsupported("multimem form");
     return true;
   }
-  const std::string form = in.modifiers.front();
+  using ptx::Mod;
+  const Mod form = in.mods.front();
   ptx::Instruction plain = in;
   plain.modifiers.clear();
-  if (form == "ld_reduce")
-    plain.opcode = "ld";
-  else if (form == "st" || form == "red")
-    plain.opcode = form;
+  if (form == Mod::ld_reduce)
+    plain.opcode = ptx::name_of(ptx::Op::ld);
+  else if (form == Mod::st)
+    plain.opcode = ptx::name_of(ptx::Op::st);
+  else if (form == Mod::red)
+    plain.opcode = ptx::name_of(ptx::Op::red);
   else {
     c.unsupported("multimem form");
     return true;
   }
   for (size_t k = 1; k < in.modifiers.size(); ++k) {
-    const std::string &m = in.modifiers[k];
-    if (m == "acc::f32")
+    const Mod m = in.mods[k];
+    if (m == Mod::acc_f32)
       continue; // exact for one element: the result rounds to the type
-    if (form == "ld_reduce" && (m == "add" || m == "min" || m == "max" ||
-                                m == "and" || m == "or" || m == "xor"))
+    if (form == Mod::ld_reduce &&
+        (m == Mod::add || m == Mod::min || m == Mod::max || m == Mod::and_ ||
+         m == Mod::or_ || m == Mod::xor_))
       continue; // the reduction of one value is the value
-    if (form != "red" && (m == "f16x2" || m == "bf16x2")) {
-      plain.modifiers.push_back("b32"); // moved as bits
+    if (form != Mod::red && (m == Mod::f16x2 || m == Mod::bf16x2)) {
+      plain.modifiers.emplace_back(ptx::name_of(Mod::b32)); // moved as bits
       continue;
     }
-    if (form != "red" && (m == "f16" || m == "bf16")) {
-      plain.modifiers.push_back("b16");
+    if (form != Mod::red && (m == Mod::f16 || m == Mod::bf16)) {
+      plain.modifiers.emplace_back(ptx::name_of(Mod::b16));
       continue;
     }
-    plain.modifiers.push_back(m);
+    plain.modifiers.push_back(in.modifiers[k]);
   }
   ptx::resolve(plain);
   const ptx::Instruction *outer = c.cur;
@@ -1104,17 +1110,19 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   if (!is_ld && !is_st && !is_atom)
     return false;
   Mods mods(in);
-  std::string sp = mods.take_any({"global", "shared", "shared::cta", "local",
-                                  "param", "param::entry", "param::func",
-                                  "const", "shared::cluster"});
+  using ptx::Mod;
+  const ptx::Space sp = ptx::space_of(mods.take_any(
+      {Mod::global, Mod::shared, Mod::shared_cta, Mod::local, Mod::param,
+       Mod::param_entry, Mod::param_func, Mod::const_, Mod::shared_cluster}));
   // .shared::cluster accesses use the Shared space: its addresses at and
   // above kSharedCtaWindow reach the CTAs of the cluster (cluster_addr.h).
   if (mods.take(ptx::Mod::L2_cache_hint)) {
     // A cache policy (the last operand) changes no result: compiled as
     // the same access without the hint.
     ptx::Instruction plain = in;
-    plain.modifiers.erase(std::find(plain.modifiers.begin(),
-                                    plain.modifiers.end(), "L2::cache_hint"));
+    const auto hint =
+        std::find(in.mods.begin(), in.mods.end(), Mod::L2_cache_hint);
+    plain.modifiers.erase(plain.modifiers.begin() + (hint - in.mods.begin()));
     ptx::resolve(plain); // its resolved modifiers lose the hint too
     if (!plain.operands.empty())
       plain.operands.pop_back();
@@ -1125,23 +1133,27 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     c.cur = outer;
     return ok;
   }
-  MemSpace space = sp.empty()                   ? MemSpace::Generic
-                   : sp == "global"             ? MemSpace::Global
-                   : sp.rfind("shared", 0) == 0 ? MemSpace::Shared
-                   : sp == "local"              ? MemSpace::Local
-                   : sp.rfind("param", 0) == 0  ? MemSpace::KParam
-                                                : MemSpace::Const;
+  using S = ptx::Space;
+  MemSpace space = sp == S::None     ? MemSpace::Generic
+                   : sp == S::Global ? MemSpace::Global
+                   : sp == S::Shared || sp == S::SharedCluster
+                       ? MemSpace::Shared
+                   : sp == S::Local ? MemSpace::Local
+                   : sp == S::Param ? MemSpace::KParam
+                                    : MemSpace::Const;
   uint8_t order = 0, scope = 0;
   take_order(mods, is_atom, order, scope);
   take_ignored(mods);
   if (is_atom) {
-    static const char *const names[] = {"add", "min", "max", "inc",  "dec",
-                                        "and", "or",  "xor", "exch", "cas"};
+    // In the order of the atomic operations' enumerators (AAdd, ...).
+    static const Mod names[] = {Mod::add,  Mod::min,  Mod::max, Mod::inc,
+                                Mod::dec,  Mod::and_, Mod::or_, Mod::xor_,
+                                Mod::exch, Mod::cas};
     int aop = -1;
     for (int k = 0; k < 10; ++k)
       if (mods.take(names[k]))
         aop = k;
-    std::string vec = mods.take_any({"v2", "v4", "v8"});
+    const Mod vec = mods.take_any({Mod::v2, Mod::v4, Mod::v8});
     take_ignored(mods);
     auto t = mods.take_type();
     if (aop < 0 || !t) {
@@ -1149,11 +1161,11 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
               fmt::format("'{}' needs an operation and a type", c.text_of(in)));
       return true;
     }
-    if (!vec.empty()) {
+    if (vec != Mod::unknown) {
       // atom/red .v2/.v4 .f32 .add (sm_90): one f32 atomic add per element,
       // at consecutive addresses (each element is atomic on its own).
       // multimem.red (compiled as red) also has .v8 and the half types.
-      const size_t n = vec == "v2" ? 2 : vec == "v4" ? 4 : 8;
+      const size_t n = vec == Mod::v2 ? 2 : vec == Mod::v4 ? 4 : 8;
       bool red = op == ptx::Op::red;
       ExecFn vf = nullptr;
       if (aop == int(AAdd) && t->code == Ty::F32)

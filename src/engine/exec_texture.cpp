@@ -306,19 +306,22 @@ bool compile_texture(Compiler &c, const ptx::Instruction &in) {
   Mods mods(in);
   uint32_t comp = 0;
   if (!is_tex) {
-    std::string k = mods.take_any({"r", "g", "b", "a"});
-    if (k.empty()) {
+    using ptx::Mod;
+    static constexpr Mod kComps[] = {Mod::r, Mod::g, Mod::b, Mod::a};
+    const Mod k = mods.take_any({Mod::r, Mod::g, Mod::b, Mod::a});
+    if (k == Mod::unknown) {
       c.unsupported("tld4 without .r/.g/.b/.a");
       return true;
     }
-    comp = 1 + uint32_t(std::string_view("rgba").find(k[0]));
+    comp = 1 + uint32_t(std::find(std::begin(kComps), std::end(kComps), k) -
+                        std::begin(kComps));
   }
-  std::string geom = mods.take_any({"1d", "2d"});
-  if (geom.empty()) {
+  const ptx::Mod geom = mods.take_any({ptx::Mod::d1, ptx::Mod::d2});
+  if (geom == ptx::Mod::unknown) {
     c.unsupported(fmt::format("{} geometry (only .1d and .2d)", in.opcode));
     return true;
   }
-  if (!is_tex && geom != "2d") {
+  if (!is_tex && geom != ptx::Mod::d2) {
     c.unsupported("tld4 geometry (only .2d)");
     return true;
   }
@@ -354,9 +357,10 @@ bool compile_texture(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   const auto &coords = src.elems[1].elems;
-  const uint32_t dims = geom == "1d" ? 1 : 2;
+  const uint32_t dims = geom == ptx::Mod::d1 ? 1 : 2;
   if (coords.size() < dims) {
-    c.error(src.loc, fmt::format("{} needs {} coordinate(s)", geom, dims));
+    c.error(src.loc,
+            fmt::format("{} needs {} coordinate(s)", ptx::name_of(geom), dims));
     return true;
   }
   Inst i;

@@ -17,11 +17,11 @@ using K = ptx::Operand::Kind;
 
 bool is_value_reg(const ptx::Function &fn, const ptx::Operand &o) {
   return o.kind == K::Reg && o.reg < fn.regs.size() &&
-         fn.regs[o.reg].type != "pred";
+         fn.regs[o.reg].ty != ptx::Type::pred;
 }
 bool is_pred_reg(const ptx::Function &fn, const ptx::Operand &o) {
   return o.kind == K::Reg && o.reg < fn.regs.size() &&
-         fn.regs[o.reg].type == "pred";
+         fn.regs[o.reg].ty == ptx::Type::pred;
 }
 
 std::string reg_name(const ptx::Function &fn, uint32_t reg) {

@@ -151,7 +151,14 @@ enum class DeviceFn : uint8_t {
   Malloc,                // (void **, size)
   Free,                  // (void *)
   GraphSetConditional,   // cudaGraphSetConditional(handle, value)
+  // The device heap (docs/engine.md "Device heap"): malloc and the C++
+  // operators new/new[] (one size argument, a pointer result), free and
+  // the operators delete/delete[] (one pointer argument).
+  HeapAlloc,
+  HeapFree,
 };
+// The function the engine provides for an `.extern .func` of this name
+// (None: not one of them).
 DeviceFn device_fn_named(const std::string &name);
 
 // The device-side launches of one grid: its parameter buffers (bump
@@ -206,17 +213,15 @@ struct CallSite {
   std::vector<std::pair<uint32_t, uint32_t>> arg_vars, ret_vars;
 };
 
-enum class HeapFn : uint8_t { None, Malloc, Free };
-
 struct FuncInfo {
   std::string name;
   const ptx::Function *ast = nullptr;
   bool is_entry = false;
   bool is_vprintf = false;
-  // The device heap's functions (malloc, free and the C++ operators
-  // new/delete that nvcc declares .extern): calls run in the engine.
-  HeapFn heap_fn = HeapFn::None;
-  DeviceFn device_fn = DeviceFn::None; // an extern the engine provides
+  // An extern the engine provides: the device runtime's calls, and the
+  // device heap's functions (malloc, free and the C++ operators new/delete
+  // that nvcc declares .extern); calls run in the engine.
+  DeviceFn device_fn = DeviceFn::None;
   bool compiled = false;
   // Why this function cannot run (unsupported instructions, calls to
   // undefined functions, recursion), each at its location; kernels that call

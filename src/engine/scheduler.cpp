@@ -518,6 +518,7 @@ void Worker::run() {
   const uint64_t max_steps = S.cfg.max_steps;
   const bool timed = S.cfg.time_limit_s > 0;
   uint64_t publish_quanta = 0;
+  uint64_t resumes = 0; // LaunchConfig::on_stuck said to go on
   while (!S.stop.load(std::memory_order_relaxed)) {
     // A random schedule also admits units at random moments, so that CTAs
     // interleave in different orders, up to kRandomResident CTAs at once
@@ -583,8 +584,22 @@ void Worker::run() {
       if (w->spin_epoch == e && all_stuck(e)) {
         // A CTA not yet resident may be the one they wait for.
         if ((exhausted || !admit()) && stuck_everywhere(e)) {
-          report_spin_deadlock();
-          break;
+          // Something outside the launch may still change the memory it
+          // spins on (LaunchConfig::on_stuck): resume from a new epoch.
+          bool resumed = false;
+          if (S.cfg.on_stuck && S.nworkers == 1) {
+            const auto t0 = clock::now();
+            resumed = S.cfg.on_stuck(x.progress - resumes);
+            S.start += clock::now() - t0;
+          }
+          if (!resumed) {
+            report_spin_deadlock();
+            break;
+          }
+          // A new epoch (not progress of the launch's own).
+          ++x.progress;
+          ++resumes;
+          watch = false;
         }
       } else if (S.nworkers > 1) {
         S.published[me].stuck.store(LaunchState::kNotStuck,

@@ -5,24 +5,6 @@
 
 namespace bcusim::ptx {
 
-uint32_t type_bytes(std::string_view t) {
-  if (t == "pred" || t == "b8" || t == "u8" || t == "s8" || t == "e4m3" ||
-      t == "e5m2")
-    return 1;
-  if (t == "b16" || t == "u16" || t == "s16" || t == "f16" || t == "bf16" ||
-      t == "e4m3x2" || t == "e5m2x2")
-    return 2;
-  if (t == "b32" || t == "u32" || t == "s32" || t == "f32" || t == "f16x2" ||
-      t == "bf16x2" || t == "tf32")
-    return 4;
-  if (t == "b64" || t == "u64" || t == "s64" || t == "f64" || t == "texref" ||
-      t == "samplerref" || t == "surfref")
-    return 8;
-  if (t == "b128" || t == "u128" || t == "s128")
-    return 16;
-  return 0;
-}
-
 uint64_t VarDecl::element_count() const {
   uint64_t n = std::max<uint64_t>(vec, 1);
   for (uint64_t d : dims) {

@@ -2,6 +2,7 @@
 // applied by validate.cpp. Requirements are those ptxas 13 enforces; the
 // probes in tests/ptx-probes check every rule against it.
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <string>
 #include <vector>
@@ -361,6 +362,93 @@ std::span<const Feature> features() { return kFeatures; }
 
 std::span<const Signature> signatures() { return kSignatures; }
 
+std::vector<std::string_view> row_words(std::string_view list) {
+  std::vector<std::string_view> out;
+  while (!list.empty()) {
+    size_t sp = list.find(' ');
+    out.push_back(list.substr(0, sp));
+    list = sp == list.npos ? "" : list.substr(sp + 1);
+  }
+  return out;
+}
+
+namespace {
+
+// Resolves the rows once; `missing` collects the names that do not resolve.
+struct Resolved {
+  std::vector<FeatureRow> features;
+  std::vector<SignatureRow> signatures;
+  std::vector<std::string> missing;
+
+  Mod mod(std::string_view w) {
+    Mod m = modifier_of(w);
+    if (m == Mod::unknown)
+      missing.push_back(fmt::format("modifier: {}", w));
+    return m;
+  }
+  DottedName dotted(std::string_view name) {
+    DottedName d;
+    size_t dot = name.find('.');
+    std::string_view op = name.substr(0, dot);
+    d.op = opcode_of(op);
+    if (d.op == Op::unknown)
+      missing.push_back(fmt::format("opcode: {}", op));
+    while (dot != name.npos) {
+      name = name.substr(dot + 1);
+      dot = name.find('.');
+      d.mods.push_back(mod(name.substr(0, dot)));
+    }
+    return d;
+  }
+
+  Resolved() {
+    for (const Feature &f : kFeatures) {
+      FeatureRow r;
+      r.row = &f;
+      if (f.kind == Feature::Kind::Instruction) {
+        r.name = dotted(f.name);
+        if (f.modifiers != "-")
+          for (auto w : row_words(f.modifiers))
+            r.modifiers.push_back(mod(w));
+      } else if (f.kind == Feature::Kind::Modifier) {
+        r.mod = mod(f.name);
+        r.any_scope = f.scope == "*";
+        if (!r.any_scope)
+          r.scope = dotted(f.scope);
+      }
+      features.push_back(std::move(r));
+    }
+    for (const Signature &s : kSignatures) {
+      SignatureRow r;
+      r.row = &s;
+      r.op = opcode_of(s.opcode);
+      if (r.op == Op::unknown)
+        missing.push_back(fmt::format("opcode: {}", s.opcode));
+      for (auto w : row_words(s.modifier))
+        r.mods.push_back(mod(w));
+      for (auto w : row_words(s.types)) {
+        r.types.push_back(type_named(w));
+        if (r.types.back() == Type::unknown)
+          missing.push_back(fmt::format("type: {}", w));
+      }
+      signatures.push_back(std::move(r));
+    }
+  }
+};
+
+const Resolved &resolved() {
+  static const Resolved r;
+  return r;
+}
+
+} // namespace
+
+std::span<const FeatureRow> feature_rows() { return resolved().features; }
+
+std::span<const SignatureRow> signature_rows() { return resolved().signatures; }
+
+std::vector<std::string> unresolved_row_names() { return resolved().missing; }
+
 namespace {
 
 constexpr OpInfo kUnknownRow{Op::unknown,  "", Family::Other,
@@ -409,14 +497,19 @@ E find_name(const std::vector<std::pair<std::string_view, E>> &v,
   return it != v.end() && it->first == name ? it->second : E{};
 }
 
+// Name -> enumerator of a table whose rows have a `name`, sorted by name.
+template <typename E, typename Row, size_t N>
+std::vector<std::pair<std::string_view, E>> rows_by_name(const Row (&rows)[N],
+                                                         E Row::*id) {
+  std::vector<std::pair<std::string_view, E>> r;
+  for (const Row &row : rows)
+    r.emplace_back(row.name, row.*id);
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
 const std::vector<std::pair<std::string_view, Op>> &op_index() {
-  static const auto v = [] {
-    std::vector<std::pair<std::string_view, Op>> r;
-    for (const OpInfo &row : kOpRows)
-      r.emplace_back(row.name, row.op);
-    std::sort(r.begin(), r.end());
-    return r;
-  }();
+  static const auto v = rows_by_name(kOpRows, &OpInfo::op);
   return v;
 }
 
@@ -425,7 +518,86 @@ const std::vector<std::pair<std::string_view, Mod>> &mod_index() {
   return v;
 }
 
+// The flags of types.def.
+enum : uint8_t { kInstr = 1, kFloat = 2 };
+
+constexpr TypeInfo kUnknownType{Type::unknown, "", '?', 0, 0, false, false};
+
+constexpr TypeInfo kTypeRows[] = {
+#define PTX_TYPE(id, text, cls, bits, bytes, flags)                            \
+  {Type::id,                                                                   \
+   text,                                                                       \
+   cls,                                                                        \
+   bits,                                                                       \
+   bytes,                                                                      \
+   ((flags)&kInstr) != 0,                                                      \
+   ((flags)&kFloat) != 0},
+#include "bcusim/ptx/types.def"
+#undef PTX_TYPE
+};
+
+const std::vector<std::pair<std::string_view, Type>> &type_index() {
+  static const auto v = rows_by_name(kTypeRows, &TypeInfo::type);
+  return v;
+}
+
 } // namespace
+
+std::span<const TypeInfo> type_rows() { return kTypeRows; }
+
+const TypeInfo &info(Type type) {
+  size_t i = static_cast<size_t>(type);
+  return i == 0 || i > std::size(kTypeRows) ? kUnknownType : kTypeRows[i - 1];
+}
+
+Type type_named(std::string_view text) { return find_name(type_index(), text); }
+
+std::string_view name_of(Type type) { return info(type).name; }
+
+Type type_of(Mod mod) {
+  // Modifier -> type, through the names of the two tables (built once).
+  static const auto by_mod = [] {
+    std::array<Type, kModCount> a{};
+    for (const TypeInfo &row : kTypeRows) {
+      Mod m = modifier_of(row.name);
+      if (m != Mod::unknown)
+        a[static_cast<size_t>(m)] = row.type;
+    }
+    return a;
+  }();
+  size_t i = static_cast<size_t>(mod);
+  return i < by_mod.size() ? by_mod[i] : Type::unknown;
+}
+
+Space space_of(Mod mod) {
+  switch (mod) {
+  case Mod::global:
+    return Space::Global;
+  case Mod::shared:
+  case Mod::shared_cta:
+    return Space::Shared;
+  case Mod::shared_cluster:
+    return Space::SharedCluster;
+  case Mod::local:
+    return Space::Local;
+  case Mod::const_:
+    return Space::Const;
+  case Mod::param:
+  case Mod::param_entry:
+  case Mod::param_func:
+    return Space::Param;
+  case Mod::tex:
+    return Space::Tex;
+  default:
+    return Space::None;
+  }
+}
+
+uint32_t type_bytes(Type type) { return info(type).bytes; }
+
+uint32_t type_bytes(std::string_view type) {
+  return type_bytes(type_named(type));
+}
 
 std::span<const OpInfo> opcode_rows() { return kOpRows; }
 
@@ -449,11 +621,15 @@ void resolve(Instruction &in) {
   in.op = opcode_of(in.opcode);
   in.mods.clear();
   in.mod_set.reset();
+  in.types.clear();
   for (const auto &m : in.modifiers) {
     Mod id = modifier_of(m);
     in.mods.push_back(id);
     if (id != Mod::unknown)
       in.mod_set.set(static_cast<size_t>(id));
+    Type t = type_of(id);
+    if (info(t).instruction)
+      in.types.push_back(t);
   }
 }
 
@@ -604,6 +780,19 @@ std::string instruction_reference_markdown() {
   }
   if (!line.empty())
     md += line + "\n";
+  md += "\n## Types\n\n"
+        "The fundamental types the parser resolves to enumerators "
+        "(`include/bcusim/ptx/types.def`) for instruction type modifiers, "
+        "registers, variables and parameters: the class and width the "
+        "operand type rules compare, the size of a variable (0: none), "
+        "and whether it is an instruction type.\n\n"
+        "| type | class | bits | bytes | instruction type | float |\n"
+        "|---|---|---|---|---|---|\n";
+  for (const TypeInfo &t : kTypeRows)
+    md += fmt::format("| `.{}` | {} | {} | {} | {} | {} |\n", t.name,
+                      t.cls == '?' ? std::string("-") : std::string(1, t.cls),
+                      t.bits, t.bytes, t.instruction ? "yes" : "",
+                      t.is_float ? "yes" : "");
   return md;
 }
 

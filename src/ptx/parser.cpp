@@ -95,14 +95,10 @@ struct RangeBinding {
   uint32_t seq;
 };
 
+// A type a register, variable or parameter may be declared with: the rows
+// of types.def with a size.
 bool is_scalar_type(std::string_view t) {
-  static const std::unordered_set<std::string_view> types = {
-      "b8",     "b16",  "b32",   "b64",    "b128",       "u8",
-      "u16",    "u32",  "u64",   "s8",     "s16",        "s32",
-      "s64",    "f16",  "f16x2", "bf16",   "bf16x2",     "f32",
-      "f64",    "pred", "tf32",  "e4m3",   "e5m2",       "e4m3x2",
-      "e5m2x2", "u128", "s128",  "texref", "samplerref", "surfref"};
-  return types.count(t) != 0;
+  return info(type_named(t)).bytes != 0;
 }
 
 bool is_special_register(std::string_view n) {
@@ -832,6 +828,26 @@ bool Parser::no_expr_here(std::string_view what, char closer) {
 // Module level
 // ===========================================================================
 
+// The declared types of a module, resolved once against the type table
+// (types.def): RegInfo::ty, VarDecl::ty and Param::ty.
+void resolve_types(Module &m) {
+  auto resolve = [](auto &items) {
+    for (auto &x : items)
+      x.ty = type_named(x.type);
+  };
+  resolve(m.globals);
+  for (auto &f : m.functions) {
+    resolve(f.params);
+    resolve(f.returns);
+    resolve(f.regs);
+    resolve(f.locals);
+    for (auto &p : f.prototypes) {
+      resolve(p.params);
+      resolve(p.returns);
+    }
+  }
+}
+
 std::optional<Module> Parser::run() {
   mod_.source = source_;
   bool aborted = false;
@@ -847,6 +863,7 @@ std::optional<Module> Parser::run() {
     resolve_module_refs();
   if (errors_ != 0)
     return std::nullopt;
+  resolve_types(mod_);
   return std::move(mod_);
 }
 

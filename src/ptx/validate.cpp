@@ -41,93 +41,103 @@ Mod mod_at(const Instruction &in, size_t i) {
   return i < in.mods.size() ? in.mods[i] : Mod::unknown;
 }
 
-bool has(const Instruction &in, std::string_view m) {
-  return std::find(in.modifiers.begin(), in.modifiers.end(), m) !=
-         in.modifiers.end();
+// The state space modifier i names (Space::None: none; .tex is not one of
+// the spaces the rules count, see spaces_of).
+Space space_at(const Instruction &in, size_t i) {
+  return space_of(mod_at(in, i));
 }
 
-bool is_space(std::string_view m) {
-  return m == "global" || m == "shared" || m == "shared::cta" ||
-         m == "shared::cluster" || m == "local" || m == "const" ||
-         m == "param" || m == "param::entry" || m == "param::func";
-}
-
-bool is_type(std::string_view m) {
-  static const std::string_view types[] = {
-      "b8",     "b16", "b32", "b64",  "b128", "u8",    "u16",   "u32",
-      "u64",    "s8",  "s16", "s32",  "s64",  "f16",   "f16x2", "bf16",
-      "bf16x2", "f32", "f64", "tf32", "pred", "u16x2", "s16x2", "f32x2"};
-  return std::find(std::begin(types), std::end(types), m) != std::end(types);
-}
-
-// A type's class and size: 'b', 'u', 's', 'f', 'x' (a packed pair, such as
-// .f16x2), 'p' (.pred); '?' for any other (not checked).
+// A type's class and size from its types.def row: 'b', 'u', 's', 'f', 'x'
+// (a packed pair, such as .f16x2), 'p' (.pred); '?' for any other (not
+// checked).
 struct TypeClass {
   char k = '?';
   int bits = 0;
 };
 
-TypeClass classify(std::string_view t) {
-  if (t == "pred")
-    return {'p', 1};
-  if (t == "f16x2" || t == "bf16x2" || t == "u16x2" || t == "s16x2")
-    return {'x', 32};
-  if (t == "f32x2")
-    return {'x', 64};
-  if (t == "bf16")
-    return {'f', 16};
-  if (t == "tf32")
-    return {'f', 32};
-  if (t.size() < 2 || std::string_view("bsuf").find(t[0]) == t.npos)
-    return {};
-  int bits = 0;
-  for (char c : t.substr(1)) {
-    if (c < '0' || c > '9')
-      return {};
-    bits = bits * 10 + (c - '0');
-  }
-  return {t[0], bits};
+TypeClass classify(Type t) {
+  const TypeInfo &r = info(t);
+  return r.cls == '?' ? TypeClass{} : TypeClass{r.cls, r.bits};
 }
 
-// The words of a space-separated list of the tables ("arrive wait").
-std::vector<std::string_view> words(std::string_view list) {
-  std::vector<std::string_view> out;
-  while (!list.empty()) {
-    size_t sp = list.find(' ');
-    out.push_back(list.substr(0, sp));
-    list = sp == list.npos ? "" : list.substr(sp + 1);
+// An operand type of the rules: a type of the table, or one made by
+// doubling a width (mul.wide) that the table may not have (.u128 is
+// there, .f128 is not).
+struct OpType {
+  Type id = Type::unknown;
+  TypeClass c;
+  std::string spelled; // when not a row of the table: class and bits
+  std::string text() const {
+    return id != Type::unknown ? std::string(name_of(id)) : spelled;
   }
-  return out;
+};
+
+OpType op_type(Type t) { return {t, classify(t), {}}; }
+
+// Twice the width of `t`: the first row of its class with twice its bits
+// (.s32 -> .s64, .bf16 -> .f32); a width the table lacks keeps its class
+// when that is 'b', 'u', 's' or 'f' (.b256) and is not checked otherwise
+// (a packed pair, a predicate).
+OpType twice(Type t) {
+  const TypeInfo &row = info(t);
+  OpType w;
+  w.spelled = fmt::format("{}{}", row.cls, 2 * row.bits);
+  if (std::string_view("bsuf").find(row.cls) == std::string_view::npos)
+    return w;
+  w.c = {row.cls, 2 * row.bits};
+  for (const TypeInfo &r : type_rows())
+    if (r.cls == w.c.k && r.bits == w.c.bits) {
+      w.id = r.type;
+      break;
+    }
+  return w;
 }
 
-bool in_list(std::string_view list, std::string_view word) {
-  auto w = words(list);
-  return std::find(w.begin(), w.end(), word) != w.end();
+// Whether the instruction's opcode and its first modifiers are `d`.
+bool starts_with(const Instruction &in, const DottedName &d) {
+  return in.op != Op::unknown && in.op == d.op &&
+         d.mods.size() <= in.mods.size() &&
+         std::equal(d.mods.begin(), d.mods.end(), in.mods.begin());
 }
 
 // "arrive wait" -> ".arrive, .wait"
 std::string dotted(std::string_view list) {
   std::string s;
-  for (auto w : words(list))
+  for (auto w : row_words(list))
     s += (s.empty() ? "." : ", .") + std::string(w);
   return s;
 }
 
-// Whether the instruction has every modifier of a list.
-bool has_all(const Instruction &in, std::string_view list) {
-  for (auto w : words(list))
-    if (!has(in, w))
+// Whether the instruction has every modifier of a list of the tables.
+bool has_all(const Instruction &in, const std::vector<Mod> &list) {
+  for (Mod m : list)
+    if (!in.has(m))
       return false;
   return true;
 }
 
-// The instruction's type modifiers, in order (cvt.rn.f32.s32: f32, s32).
-std::vector<std::string> types_of(const Instruction &in) {
-  std::vector<std::string> out;
-  for (const auto &m : in.modifiers)
-    if (is_type(m))
-      out.push_back(m);
+// The state spaces among the modifiers, in order, with their text (for
+// messages: .shared::cta as written); .tex only when `tex`.
+struct NamedSpace {
+  Space space;
+  std::string text;
+};
+std::vector<NamedSpace> spaces_of(const Instruction &in, bool tex) {
+  std::vector<NamedSpace> out;
+  for (size_t i = 0; i < in.modifiers.size(); ++i) {
+    const Space sp = space_at(in, i);
+    if (sp != Space::None && (tex || sp != Space::Tex))
+      out.push_back({sp, in.modifiers[i]});
+  }
   return out;
+}
+
+// Whether modifier i is a state space or an instruction type: the rules'
+// business, not the form's modifier list.
+bool is_space_or_type(const Instruction &in, size_t i) {
+  const Space sp = space_at(in, i);
+  return (sp != Space::None && sp != Space::Tex) ||
+         info(type_of(mod_at(in, i))).instruction;
 }
 
 class Validator {
@@ -209,7 +219,7 @@ bool Validator::run() {
   // Initializers: an integer constant only for integer and bit-size
   // variables, a floating-point one only for float and bit-size ones.
   auto initializers = [&](const VarDecl &v) {
-    const char k = classify(v.type).k;
+    const char k = classify(v.ty).k;
     for (size_t i = 0; i < v.init.size(); ++i) {
       const auto &x = v.init[i];
       const bool flt = x.kind == VarDecl::Init::Kind::Float && !x.from_integer;
@@ -269,50 +279,51 @@ void Validator::operand_features(const Operand &o) {
 void Validator::instruction(const Function &fn, const Instruction &in) {
   // The forms the instruction's name matches, most specific last.
   // One report per instruction for its forms is enough.
-  const Feature *form = nullptr; // the most specific with a modifier set
+  const FeatureRow *form = nullptr; // the most specific with a modifier set
   size_t form_len = 0;
   bool reported = false;
   for (size_t n = 0; n <= in.modifiers.size(); ++n) {
-    const std::string name = name_with(in, n);
-    for (const auto &f : features())
-      if (f.kind == K::Instruction && f.name == name) {
-        if (!f.modifiers.empty()) {
-          form = &f;
-          form_len = n;
-        }
-        if (reported)
-          continue;
-        size_t before = sink_.error_count();
-        require(f.req, fmt::format("'{}'", name), in.loc);
-        reported = sink_.error_count() != before;
-      }
-  }
-  for (const auto &m : in.modifiers)
-    for (const auto &f : features()) {
-      if (f.kind != K::Modifier || f.name != m)
+    for (const auto &f : feature_rows()) {
+      if (f.row->kind != K::Instruction || f.name.mods.size() != n ||
+          !starts_with(in, f.name))
         continue;
-      const std::string full = full_name(in);
-      bool applies =
-          f.scope == "*" ||
-          (full.rfind(f.scope, 0) == 0 &&
-           (full.size() == f.scope.size() || full[f.scope.size()] == '.'));
-      if (applies)
-        require(f.req, fmt::format("modifier '.{}' of '{}'", m, in.opcode),
-                in.loc);
+      if (!f.row->modifiers.empty()) {
+        form = &f;
+        form_len = n;
+      }
+      if (reported)
+        continue;
+      size_t before = sink_.error_count();
+      require(f.row->req, fmt::format("'{}'", name_with(in, n)), in.loc);
+      reported = sink_.error_count() != before;
+    }
+  }
+  for (size_t i = 0; i < in.modifiers.size(); ++i)
+    for (const auto &f : feature_rows()) {
+      if (f.row->kind != K::Modifier || f.mod != mod_at(in, i))
+        continue;
+      if (f.any_scope || starts_with(in, f.scope))
+        require(
+            f.row->req,
+            fmt::format("modifier '.{}' of '{}'", in.modifiers[i], in.opcode),
+            in.loc);
     }
   // Unknown modifiers of the forms whose modifier set the table gives ("-":
   // none); types and state spaces are the rules' business.
-  if (form && !form->modifiers.empty()) {
+  if (form) {
     for (size_t i = form_len; i < in.modifiers.size(); ++i) {
-      const std::string &m = in.modifiers[i];
-      if (is_type(m) || is_space(m))
+      if (is_space_or_type(in, i))
         continue;
-      if (!in_list(form->modifiers, m))
-        error(in.loc, fmt::format("unknown modifier '.{}' for '{}' ({})", m,
-                                  name_with(in, form_len),
-                                  form->modifiers == "-"
-                                      ? std::string("it takes none")
-                                      : "it takes " + dotted(form->modifiers)));
+      const Mod m = mod_at(in, i);
+      if (m == Mod::unknown ||
+          std::find(form->modifiers.begin(), form->modifiers.end(), m) ==
+              form->modifiers.end())
+        error(in.loc,
+              fmt::format("unknown modifier '.{}' for '{}' ({})",
+                          in.modifiers[i], name_with(in, form_len),
+                          form->row->modifiers == "-"
+                              ? std::string("it takes none")
+                              : "it takes " + dotted(form->row->modifiers)));
     }
   }
   for (const auto &o : in.operands)
@@ -327,52 +338,50 @@ void Validator::wgmma(const Instruction &in) {
   using OK = Operand::Kind;
   const auto &o = in.operands;
   const std::string name = full_name(in);
-  auto has = [&](std::string_view m) {
-    return std::find(in.modifiers.begin(), in.modifiers.end(), m) !=
-           in.modifiers.end();
-  };
-  if (has("fence") || has("commit_group") || has("wait_group")) {
-    const size_t want = has("wait_group") ? 1 : 0;
+  if (in.has_any({Mod::fence, Mod::commit_group, Mod::wait_group})) {
+    const size_t want = in.has(Mod::wait_group) ? 1 : 0;
     if (o.size() != want || (want && o[0].kind != OK::Imm))
       error(in.loc,
             fmt::format("'{}' takes {}", name,
                         want ? "one immediate group count" : "no operands"));
     return;
   }
-  if (!has("mma_async"))
+  if (!in.has(Mod::mma_async))
     return; // the facts table reports the form
   // wgmma.mma_async.sp: A sparse, K twice the dense one, sp-meta (a 32-bit
   // register) and sp-sel (an immediate) before scale-d.
-  const bool sparse = has("sp");
+  const bool sparse = in.has(Mod::sp);
+  // The shape (.m64nNkK) is read from its text; the types are the
+  // instruction types and the fp8 and .b1 operand types.
   unsigned m = 0, n = 0, k = 0;
-  std::vector<std::string> types;
-  for (const auto &md : in.modifiers) {
+  std::vector<Mod> types;
+  for (size_t i = 0; i < in.modifiers.size(); ++i) {
+    const std::string &md = in.modifiers[i];
+    const Mod id = mod_at(in, i);
     if (md.size() > 1 && md[0] == 'm' && std::isdigit(uint8_t(md[1])))
       std::sscanf(md.c_str(), "m%un%uk%u", &m, &n, &k);
-    else if (is_type(md) || md == "tf32" || md == "e4m3" || md == "e5m2" ||
-             md == "b1")
-      types.push_back(md);
+    else if (info(type_of(id)).instruction || id == Mod::e4m3 ||
+             id == Mod::e5m2 || id == Mod::b1)
+      types.push_back(id);
   }
-  auto is = [](const std::string &t, std::initializer_list<const char *> l) {
-    for (const char *x : l)
-      if (t == x)
-        return true;
-    return false;
+  auto is = [](Mod t, std::initializer_list<Mod> l) {
+    return std::find(l.begin(), l.end(), t) != l.end();
   };
   if (types.size() != 3) {
     error(in.loc, fmt::format("'{}' needs .dtype.atype.btype", name));
     return;
   }
-  const std::string &td = types[0], &ta = types[1], &tb = types[2];
-  const bool half = is(ta, {"f16", "bf16"}), tf32 = ta == "tf32",
-             fp8 = is(ta, {"e4m3", "e5m2"}), i8 = is(ta, {"s8", "u8"}),
-             b1 = ta == "b1";
+  const Mod td = types[0], ta = types[1], tb = types[2];
+  const bool half = is(ta, {Mod::f16, Mod::bf16}), tf32 = ta == Mod::tf32,
+             fp8 = is(ta, {Mod::e4m3, Mod::e5m2}),
+             i8 = is(ta, {Mod::s8, Mod::u8}), b1 = ta == Mod::b1;
   const bool types_ok =
-      (half && tb == ta && (td == "f32" || (ta == "f16" && td == "f16"))) ||
-      (tf32 && tb == ta && td == "f32") ||
-      (fp8 && is(tb, {"e4m3", "e5m2"}) && is(td, {"f16", "f32"})) ||
-      (i8 && is(tb, {"s8", "u8"}) && td == "s32") ||
-      (b1 && tb == "b1" && td == "s32");
+      (half && tb == ta &&
+       (td == Mod::f32 || (ta == Mod::f16 && td == Mod::f16))) ||
+      (tf32 && tb == ta && td == Mod::f32) ||
+      (fp8 && is(tb, {Mod::e4m3, Mod::e5m2}) && is(td, {Mod::f16, Mod::f32})) ||
+      (i8 && is(tb, {Mod::s8, Mod::u8}) && td == Mod::s32) ||
+      (b1 && tb == Mod::b1 && td == Mod::s32);
   if (!types_ok) {
     error(in.loc,
           fmt::format("'{}': no wgmma.mma_async form has these types", name));
@@ -395,7 +404,8 @@ void Validator::wgmma(const Instruction &in) {
     error(in.loc, fmt::format("'{}': mixed integer types require PTX ISA "
                               ".version 8.4 or later",
                               name));
-  if ((b1 && (!has("and") || !has("popc"))) || (has("satfinite") && !i8))
+  if ((b1 && (!in.has(Mod::and_) || !in.has(Mod::popc))) ||
+      (in.has(Mod::satfinite) && !i8))
     error(in.loc, fmt::format("'{}': b1 needs '.and.popc', and only integer "
                               "types take '.satfinite'",
                               name));
@@ -417,7 +427,7 @@ void Validator::wgmma(const Instruction &in) {
       error(o[4].loc, fmt::format("operand 5 of '{}' (sp-sel) must be {}", name,
                                   most ? "0 or 1" : "0"));
   }
-  const size_t nd = td == "f16" ? n / 4 : n / 2;
+  const size_t nd = td == Mod::f16 ? n / 4 : n / 2;
   auto count = [](const Operand &x) {
     return x.kind == OK::Vector ? x.elems.size() : size_t(1);
   };
@@ -461,12 +471,18 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     }
     return i < o.size();
   };
-  auto first_of = [&](std::initializer_list<std::string_view> ms) {
-    for (const auto &m : in.modifiers)
-      for (auto x : ms)
-        if (m == x)
-          return std::string(m);
+  // The first modifier (in written order) that is one of `ms`, as
+  // written; "" when none.
+  auto first_of = [&](std::initializer_list<Mod> ms) {
+    for (size_t i = 0; i < in.mods.size(); ++i)
+      if (std::find(ms.begin(), ms.end(), in.mods[i]) != ms.end())
+        return in.modifiers[i];
     return std::string();
+  };
+  // The last instruction type, as written; "" when none.
+  auto last_type = [&]() {
+    return in.types.empty() ? std::string()
+                            : std::string(name_of(in.types.back()));
   };
   auto needs_sync = [&]() {
     if (!in.has(Mod::sync))
@@ -480,32 +496,26 @@ void Validator::rules(const Function &fn, const Instruction &in) {
                               ".target sm_70 and higher from PTX ISA version "
                               "6.4 (use '{}.sync' with a member mask)",
                               in.opcode, in.opcode));
-  if (op == Op::vote) {
-    const auto ts = types_of(in);
-    const std::string t = ts.empty() ? "" : ts.back();
+  if (op == Op::vote && !in.types.empty()) {
+    const Type t = in.types.back();
     bool ballot = in.has(Mod::ballot);
-    if (!t.empty() && ((ballot && t != "b32") || (!ballot && t != "pred")))
+    if ((ballot && t != Type::b32) || (!ballot && t != Type::pred))
       error(in.loc, fmt::format("'vote.{}' takes type .{}, not .{}",
                                 ballot ? "ballot" : "any/all/uni",
-                                ballot ? "b32" : "pred", t));
+                                ballot ? "b32" : "pred", name_of(t)));
   }
   if (op == Op::shfl) {
-    for (const auto &m : in.modifiers)
-      if (is_type(m) && m != "b32")
-        error(in.loc, fmt::format("'shfl' takes type .b32, not .{}", m));
+    for (Type t : in.types)
+      if (t != Type::b32)
+        error(in.loc,
+              fmt::format("'shfl' takes type .b32, not .{}", name_of(t)));
   }
   // Warp collectives: their 32-bit operands must be 32-bit registers.
   auto width = [&](const Operand &x) -> int {
     if (x.kind != OK::Reg)
       return 0;
-    const std::string &t = fn.regs[x.reg].type;
-    if (t == "pred")
-      return 1;
-    std::string digits;
-    for (char ch : t)
-      if (ch >= '0' && ch <= '9')
-        digits += ch;
-    return digits.empty() ? 0 : std::stoi(digits);
+    const Type t = fn.regs[x.reg].ty;
+    return t == Type::pred ? 1 : int(8 * type_bytes(t));
   };
   auto needs_32 = [&](const Operand &x, const char *what) {
     const Operand &r = x.kind == OK::Pair && !x.elems.empty() ? x.elems[0] : x;
@@ -523,22 +533,23 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     needs_sync();
   if (op == Op::redux) {
     needs_sync();
-    std::string red = first_of({"add", "min", "max", "and", "or", "xor"});
-    const auto ts = types_of(in);
-    const std::string t = ts.empty() ? "" : ts.back();
+    std::string red = first_of(
+        {Mod::add, Mod::min, Mod::max, Mod::and_, Mod::or_, Mod::xor_});
+    const Type ty = in.types.empty() ? Type::unknown : in.types.back();
+    const std::string t = last_type();
     bool bitwise = in.has_any({Mod::and_, Mod::or_, Mod::xor_});
-    if (!t.empty() && !red.empty() && t != "f32") {
-      if (bitwise && t != "b32")
+    if (!t.empty() && !red.empty() && ty != Type::f32) {
+      if (bitwise && ty != Type::b32)
         error(in.loc,
               fmt::format("'redux.{}' takes type .b32, not .{}", red, t));
-      else if (!bitwise && t != "u32" && t != "s32")
+      else if (!bitwise && ty != Type::u32 && ty != Type::s32)
         error(in.loc, fmt::format("'redux.{}' takes type .u32 or .s32, not "
                                   ".{}",
                                   red, t));
     }
   }
   if (op == Op::griddepcontrol) {
-    if (first_of({"launch_dependents", "wait"}).empty())
+    if (first_of({Mod::launch_dependents, Mod::wait}).empty())
       error(in.loc, "'griddepcontrol' requires '.launch_dependents' or "
                     "'.wait'");
     operands(0);
@@ -585,12 +596,12 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       error(o[1].loc,
             fmt::format("'{}' requires a non-zero thread count", name));
     if (red) {
-      std::string r = first_of({"popc", "and", "or"});
-      const auto ts = types_of(in);
-      const std::string t = ts.empty() ? "" : ts.back();
-      if (in.has(Mod::popc) && !t.empty() && t != "u32")
+      std::string r = first_of({Mod::popc, Mod::and_, Mod::or_});
+      const Type ty = in.types.empty() ? Type::unknown : in.types.back();
+      const std::string t = last_type();
+      if (in.has(Mod::popc) && !t.empty() && ty != Type::u32)
         error(in.loc, "'bar.red.popc' takes type .u32");
-      if (in.has_any({Mod::and_, Mod::or_}) && !t.empty() && t != "pred")
+      if (in.has_any({Mod::and_, Mod::or_}) && !t.empty() && ty != Type::pred)
         error(in.loc,
               fmt::format("'bar.red.{}' takes type .pred, not .{}", r, t));
       // The operand kinds (destination, reduced predicate): signatures.
@@ -598,13 +609,14 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     return;
   }
   if (op == Op::membar) {
-    if (first_of({"cta", "gl", "sys", "proxy"}).empty())
+    if (first_of({Mod::cta, Mod::gl, Mod::sys, Mod::proxy}).empty())
       error(in.loc, "'membar' requires a level (.cta, .gl or .sys)");
   }
   if (op == Op::fence) {
-    bool sem = !first_of({"sc", "acq_rel", "acquire", "release"}).empty();
+    bool sem = in.has_any({Mod::sc, Mod::acq_rel, Mod::acquire, Mod::release});
     bool proxy = in.has(Mod::proxy);
-    if (sem && !proxy && first_of({"cta", "cluster", "gpu", "sys"}).empty())
+    if (sem && !proxy &&
+        !in.has_any({Mod::cta, Mod::cluster, Mod::gpu, Mod::sys}))
       error(in.loc, fmt::format("'{}' requires a scope (.cta, .cluster, .gpu "
                                 "or .sys)",
                                 name));
@@ -613,15 +625,16 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     // The memory semantics each multimem form takes (PTX ISA
     // "multimem.ld_reduce, multimem.st, multimem.red").
     const std::string &form = in.modifiers.front();
-    const bool writes = form == "st" || form == "red";
+    const Mod what = mod_at(in, 0);
+    const bool writes = what == Mod::st || what == Mod::red;
     if ((writes && in.has(Mod::acquire)) ||
-        (form == "ld_reduce" && in.has(Mod::release)))
-      error(in.loc,
-            fmt::format("'multimem.{}' takes {}, not .{}", form,
-                        writes ? (form == "st" ? ".weak, .relaxed or .release"
-                                               : ".relaxed or .release")
-                               : ".weak, .relaxed or .acquire",
-                        writes ? "acquire" : "release"));
+        (what == Mod::ld_reduce && in.has(Mod::release)))
+      error(in.loc, fmt::format("'multimem.{}' takes {}, not .{}", form,
+                                writes ? (what == Mod::st
+                                              ? ".weak, .relaxed or .release"
+                                              : ".relaxed or .release")
+                                       : ".weak, .relaxed or .acquire",
+                                writes ? "acquire" : "release"));
   }
   if (op == Op::setmaxnreg && immediate(0, "the register count") &&
       (o[0].ival < 24 || o[0].ival > 256 || o[0].ival % 8))
@@ -638,13 +651,9 @@ void Validator::rules(const Function &fn, const Instruction &in) {
       immediate(0, "the group count");
     else if (what == Mod::ca || what == Mod::cg) {
       // cp.async.ca/.cg.shared{::cta}.global [dst], [src], size
-      std::vector<std::string> spaces;
-      for (const auto &m : in.modifiers)
-        if (is_space(m))
-          spaces.push_back(m);
-      if (spaces.size() != 2 ||
-          (spaces[0] != "shared" && spaces[0] != "shared::cta") ||
-          spaces[1] != "global")
+      const auto spaces = spaces_of(in, false);
+      if (spaces.size() != 2 || spaces[0].space != Space::Shared ||
+          spaces[1].space != Space::Global)
         error(in.loc, fmt::format("'{}' copies .shared{{::cta}}.global "
                                   "(destination .shared, source .global)",
                                   name));
@@ -666,26 +675,24 @@ void Validator::rules(const Function &fn, const Instruction &in) {
     const Mod form = mod_at(in, 0);
     const bool arrive = form == Mod::arrive || form == Mod::arrive_drop;
     const bool tx = form == Mod::expect_tx || form == Mod::complete_tx;
-    for (const auto &m : in.modifiers) {
-      if (!is_space(m))
-        continue;
+    for (const auto &[sp, m] : spaces_of(in, false)) {
       // Seed 002, "mbarrier shared memory scope support": only arrive,
       // expect_tx and complete_tx reach a barrier of another CTA.
       bool remote_ok = arrive || tx;
-      if (m == "shared::cluster" && !remote_ok)
+      if (sp == Space::SharedCluster && !remote_ok)
         error(in.loc, fmt::format("'mbarrier.{}' does not take "
                                   "'.shared::cluster'",
                                   what));
-      else if (m != "shared" && m != "shared::cta" && m != "shared::cluster")
+      else if (sp != Space::Shared && sp != Space::SharedCluster)
         error(in.loc, fmt::format("state space .{} is not allowed for "
                                   "'mbarrier.{}' (an mbarrier is in .shared "
                                   "memory)",
                                   m, what));
     }
-    for (const auto &m : in.modifiers)
-      if (is_type(m) && m != "b64")
-        error(in.loc,
-              fmt::format("'mbarrier.{}' takes type .b64, not .{}", what, m));
+    for (Type t : in.types)
+      if (t != Type::b64)
+        error(in.loc, fmt::format("'mbarrier.{}' takes type .b64, not .{}",
+                                  what, name_of(t)));
     // `{.sem.scope}`: the ordering and the scope come together.
     const char *sem = nullptr, *scope = nullptr;
     for (Named m :
@@ -752,16 +759,18 @@ void Validator::rules(const Function &fn, const Instruction &in) {
   }
   // cp{.reduce}.async.bulk{.prefetch}.tensor.Nd: the tensor coordinates
   // are a vector of N elements; the im2col forms need .3d to .5d.
-  if (op == Op::cp && has(in, "tensor")) {
-    int dims = 0;
+  if (op == Op::cp && in.has(Mod::tensor)) {
+    int dims = 0; // the largest .Nd given
+    const Mod nd[] = {Mod::d1, Mod::d2, Mod::d3, Mod::d4, Mod::d5};
     for (int d = 1; d <= 5; ++d)
-      if (has(in, fmt::format("{}d", d)))
+      if (in.has(nd[d - 1]))
         dims = d;
-    if (dims && dims < 3 && (has(in, "im2col") || has(in, "im2col_no_offs")))
+    if (dims && dims < 3 && in.has_any({Mod::im2col, Mod::im2col_no_offs}))
       error(in.loc,
             fmt::format("'.{}d' cannot be combined with '.{}' (it "
                         "needs .3d to .5d)",
-                        dims, has(in, "im2col") ? "im2col" : "im2col_no_offs"));
+                        dims,
+                        in.has(Mod::im2col) ? "im2col" : "im2col_no_offs"));
     for (const auto &x : o)
       if (dims && x.kind == OK::Address && x.elems.size() == 2 &&
           x.elems[1].kind == OK::Vector &&
@@ -782,8 +791,8 @@ void Validator::rules(const Function &fn, const Instruction &in) {
 // Instruction-Type Size"): a register may be wider than a bit-size or
 // integer type (a bit-size type takes a float register too); a float type
 // takes a wider bit-size register or exactly its float.
-bool compatible(std::string_view r, std::string_view t, bool relaxed) {
-  TypeClass a = classify(r), b = classify(t);
+bool compatible(Type r, const OpType &t, bool relaxed) {
+  TypeClass a = classify(r), b = t.c;
   if (a.k == '?' || b.k == '?')
     return true;
   if (a.k == 'p' || b.k == 'p')
@@ -793,18 +802,19 @@ bool compatible(std::string_view r, std::string_view t, bool relaxed) {
   if (relaxed && (b.k == 'u' || b.k == 's'))
     return a.k != 'f' && a.bits >= b.bits;
   if (relaxed && b.k == 'f')
-    return (a.k == 'b' && a.bits >= b.bits) || r == t;
+    return (a.k == 'b' && a.bits >= b.bits) || r == t.id;
   if (a.bits != b.bits)
     return false;
   if (a.k == 'b' || b.k == 'b')
     return true;
   if (b.k == 'u' || b.k == 's')
     return a.k == 'u' || a.k == 's' || a.k == 'x';
-  return r == t;
+  return r == t.id;
 }
 
-bool is_float_type(std::string_view t) {
-  return !t.empty() && (t[0] == 'f' || t.rfind("bf", 0) == 0 || t == "tf32");
+bool is_float_type(Type t) { return info(t).is_float; }
+bool is_float_type(const OpType &t) {
+  return t.id != Type::unknown ? is_float_type(t.id) : t.c.k == 'f';
 }
 
 // Rounding, .approx, .lo/.hi/.wide against the instruction type, as ptxas
@@ -830,20 +840,20 @@ void Validator::arithmetic(const Instruction &in) {
     error(in.loc, fmt::format("'{}' needs .lo or .hi", name));
     return;
   }
-  const auto types = types_of(in);
-  if (types.size() != 1)
+  if (in.types.size() != 1)
     return;
-  const std::string &t = types[0];
+  const Type t = in.types[0];
+  const std::string_view tn = name_of(t);
   // .relu on integer min/max: .s32 and .s16x2 only; .NaN and .xorsign.abs:
   // the f32 and half types, and .xorsign only with .abs.
-  if ((op == Op::min || op == Op::max) && in.has(Mod::relu) && t != "s32" &&
-      t != "s16x2" && !is_float_type(t)) {
+  if ((op == Op::min || op == Op::max) && in.has(Mod::relu) && t != Type::s32 &&
+      t != Type::s16x2 && !is_float_type(t)) {
     error(in.loc, fmt::format("'.relu' does not apply to '{}'", name));
     return;
   }
   for (Named m : {Named{Mod::NaN, "NaN"}, Named{Mod::xorsign, "xorsign"}})
     if ((op == Op::min || op == Op::max) && in.has(m.mod) &&
-        (t == "f64" || !is_float_type(t))) {
+        (t == Type::f64 || !is_float_type(t))) {
       error(in.loc, fmt::format("'.{}' does not apply to '{}'", m.text, name));
       return;
     }
@@ -855,31 +865,32 @@ void Validator::arithmetic(const Instruction &in) {
   // .sat and .ftz against the type (ptxas: "Modifier '.sat' does not apply
   // to '.u32' type", "Illegal modifier '.ftz' for instruction 'add'").
   if (in.has(Mod::sat)) {
-    const bool half = t == "f16" || t == "f16x2";
+    const bool half = t == Type::f16 || t == Type::f16x2;
     bool ok = true;
     if (op == Op::add || op == Op::sub)
-      ok = t == "s32" || t == "f32" || half;
+      ok = t == Type::s32 || t == Type::f32 || half;
     else if (op == Op::mul || op == Op::fma)
-      ok = (t == "f32" || half) && !in.has(Mod::lo) && !in.has(Mod::hi) &&
+      ok = (t == Type::f32 || half) && !in.has(Mod::lo) && !in.has(Mod::hi) &&
            !in.has(Mod::wide);
     else if (op == Op::mad)
-      ok = (t == "s32" && in.has(Mod::hi)) || t == "f32";
+      ok = (t == Type::s32 && in.has(Mod::hi)) || t == Type::f32;
     else if (op == Op::mad24)
-      ok = t == "s32" && in.has(Mod::hi);
+      ok = t == Type::s32 && in.has(Mod::hi);
     if (!ok) {
       error(in.loc, fmt::format("'.sat' does not apply to '{}'", name));
       return;
     }
   }
   if (in.has(Mod::ftz) &&
-      (op == Op::testp || (t == "f64" && op != Op::rcp && op != Op::rsqrt) ||
-       ((t == "bf16" || t == "bf16x2") && op != Op::ex2))) {
+      (op == Op::testp ||
+       (t == Type::f64 && op != Op::rcp && op != Op::rsqrt) ||
+       ((t == Type::bf16 || t == Type::bf16x2) && op != Op::ex2))) {
     error(in.loc, fmt::format("'.ftz' does not apply to '{}'", name));
     return;
   }
   // min/max with three sources: .f32 only, from sm_100.
   if ((op == Op::min || op == Op::max) && in.operands.size() == 4) {
-    if (t != "f32")
+    if (t != Type::f32)
       error(in.loc, fmt::format("'{}' takes 3 operands, 4 given (three "
                                 "sources only for .f32)",
                                 name));
@@ -891,21 +902,25 @@ void Validator::arithmetic(const Instruction &in) {
   }
   const bool flt = is_float_type(t);
   std::string rnd;
+  Mod rnd_mod = Mod::unknown;
   for (Named r : {Named{Mod::rn, "rn"}, Named{Mod::rz, "rz"},
                   Named{Mod::rm, "rm"}, Named{Mod::rp, "rp"}})
-    if (in.has(r.mod))
+    if (in.has(r.mod)) {
       rnd = r.text;
+      rnd_mod = r.mod;
+    }
   if (!rnd.empty() && !flt) {
     error(in.loc, fmt::format("rounding modifier '.{}' of '{}' applies to "
                               "float types only, not .{}",
-                              rnd, in.opcode, t));
+                              rnd, in.opcode, tn));
     return;
   }
-  if (!rnd.empty() && rnd != "rn" &&
-      (t == "f16" || t == "bf16" || t == "f16x2" || t == "bf16x2")) {
+  if (!rnd.empty() && rnd_mod != Mod::rn &&
+      (t == Type::f16 || t == Type::bf16 || t == Type::f16x2 ||
+       t == Type::bf16x2)) {
     error(in.loc, fmt::format("'{}' on .{} takes only the rounding modifier "
                               "'.rn', not '.{}'",
-                              in.opcode, t, rnd));
+                              in.opcode, tn, rnd));
     return;
   }
   if (flt)
@@ -913,13 +928,13 @@ void Validator::arithmetic(const Instruction &in) {
          {Named{Mod::lo, "lo"}, Named{Mod::hi, "hi"}, Named{Mod::wide, "wide"}})
       if (in.has(m.mod) && (op == Op::mul || op == Op::mad)) {
         error(in.loc, fmt::format("'{}.{}' takes an integer type, not .{}",
-                                  in.opcode, m.text, t));
+                                  in.opcode, m.text, tn));
         return;
       }
   if (!flt)
     return;
   const bool approx = in.has(Mod::approx);
-  const bool f64 = t == "f64";
+  const bool f64 = t == Type::f64;
   if (op == Op::div) {
     if (f64 && (approx || in.has(Mod::full)))
       error(in.loc, fmt::format("'{}' does not take .f64 (use a rounding "
@@ -957,21 +972,25 @@ void Validator::arithmetic(const Instruction &in) {
 void Validator::conversion(const Instruction &in) {
   if (in.op != Op::cvt)
     return;
-  const auto types = types_of(in);
+  const auto &types = in.types;
   if (types.size() != 2)
     return;
   const TypeClass d = classify(types[0]), a = classify(types[1]);
   auto scalar = [](const TypeClass &c) {
     return c.k == 'u' || c.k == 's' || c.k == 'f' || c.k == 'b';
   };
-  if (!scalar(d) || !scalar(a) || types[0] == "tf32" || types[1] == "tf32")
+  if (!scalar(d) || !scalar(a) || types[0] == Type::tf32 ||
+      types[1] == Type::tf32)
     return;
   std::string frnd, irnd;
+  Mod frnd_mod = Mod::unknown;
   for (Named r :
        {Named{Mod::rn, "rn"}, Named{Mod::rz, "rz"}, Named{Mod::rm, "rm"},
         Named{Mod::rp, "rp"}, Named{Mod::rna, "rna"}, Named{Mod::rs, "rs"}})
-    if (in.has(r.mod))
+    if (in.has(r.mod)) {
       frnd = r.text;
+      frnd_mod = r.mod;
+    }
   for (Named r : {Named{Mod::rni, "rni"}, Named{Mod::rzi, "rzi"},
                   Named{Mod::rmi, "rmi"}, Named{Mod::rpi, "rpi"}})
     if (in.has(r.mod))
@@ -1001,18 +1020,19 @@ void Validator::conversion(const Instruction &in) {
   const std::string given = frnd.empty() ? irnd : frnd;
   if (!given.empty() &&
       ((takes == Float && frnd.empty()) || (takes == Integer && irnd.empty()) ||
-       takes == None || frnd == "rna" || frnd == "rs"))
-    error(in.loc, fmt::format("'{}': the rounding modifier '.{}' does not "
-                              "apply to a conversion from .{} to .{}",
-                              name, given, types[1], types[0]));
+       takes == None || frnd_mod == Mod::rna || frnd_mod == Mod::rs))
+    error(in.loc,
+          fmt::format("'{}': the rounding modifier '.{}' does not "
+                      "apply to a conversion from .{} to .{}",
+                      name, given, name_of(types[1]), name_of(types[0])));
   else if (given.empty() && required)
     error(in.loc, fmt::format("'{}' requires a rounding modifier ({}) for a "
                               "conversion from .{} to .{}",
                               name,
                               takes == Float ? ".rn, .rz, .rm or .rp"
                                              : ".rni, .rzi, .rmi or .rpi",
-                              types[1], types[0]));
-  if (in.has(Mod::ftz) && types[0] != "f32" && types[1] != "f32")
+                              name_of(types[1]), name_of(types[0])));
+  if (in.has(Mod::ftz) && types[0] != Type::f32 && types[1] != Type::f32)
     error(in.loc, fmt::format("'.ftz' of '{}' needs an .f32 source or "
                               "destination",
                               name));
@@ -1026,10 +1046,7 @@ void Validator::memory(const Instruction &in) {
     return;
   if (in.has(Mod::async) || in.has(Mod::bulk))
     return; // st.async, red.async: forms of their own
-  std::vector<std::string> spaces;
-  for (const auto &m : in.modifiers)
-    if (is_space(m) || m == "tex")
-      spaces.push_back(m);
+  const auto spaces = spaces_of(in, true);
   const std::string name = full_name(in);
   if (spaces.size() > 1) {
     error(in.loc, fmt::format("'{}' names {} state spaces; it takes one "
@@ -1037,18 +1054,19 @@ void Validator::memory(const Instruction &in) {
                               name, spaces.size()));
     return;
   }
-  const std::string sp = spaces.empty() ? "" : spaces[0];
+  const Space sp = spaces.empty() ? Space::None : spaces[0].space;
+  const std::string spn = spaces.empty() ? "" : spaces[0].text;
   bool space_ok = true;
-  if (sp == "tex")
+  if (sp == Space::Tex)
     space_ok = false;
   else if (op == Op::st)
-    space_ok = sp != "const";
+    space_ok = sp != Space::Const;
   else if (op == Op::atom || op == Op::red)
-    space_ok = sp.empty() || sp == "global" || sp == "shared" ||
-               sp == "shared::cta" || sp == "shared::cluster";
+    space_ok = sp == Space::None || sp == Space::Global ||
+               sp == Space::Shared || sp == Space::SharedCluster;
   if (!space_ok) {
-    error(in.loc,
-          fmt::format("'{}' does not take the state space .{}", in.opcode, sp));
+    error(in.loc, fmt::format("'{}' does not take the state space .{}",
+                              in.opcode, spn));
     return;
   }
   if (in.has(Mod::nc)) {
@@ -1056,20 +1074,23 @@ void Validator::memory(const Instruction &in) {
       error(in.loc, fmt::format("'.nc' is a modifier of 'ld' only, not of "
                                 "'{}'",
                                 in.opcode));
-    else if (sp != "global")
+    else if (sp != Space::Global)
       error(in.loc, "'.nc' requires the .global state space");
   }
   const char *order = nullptr;
+  Mod order_mod = Mod::unknown;
   for (Named m :
        {Named{Mod::volatile_, "volatile"}, Named{Mod::relaxed, "relaxed"},
         Named{Mod::acquire, "acquire"}, Named{Mod::release, "release"},
         Named{Mod::weak, "weak"}, Named{Mod::mmio, "mmio"}})
-    if (in.has(m.mod))
+    if (in.has(m.mod)) {
       order = m.text;
-  if (order && (sp == "local" || sp == "const") &&
-      std::string_view(order) != "weak")
+      order_mod = m.mod;
+    }
+  if (order && (sp == Space::Local || sp == Space::Const) &&
+      order_mod != Mod::weak)
     error(in.loc, fmt::format("'.{}' does not apply to the .{} state space",
-                              order, sp));
+                              order, spn));
   else if ((op == Op::ld || op == Op::st) &&
            (in.has(Mod::relaxed) || in.has(Mod::acquire) ||
             in.has(Mod::release)) &&
@@ -1083,20 +1104,20 @@ void Validator::memory(const Instruction &in) {
 // Operand count, instruction type and register types from kSignatures.
 void Validator::signature(const Function &fn, const Instruction &in) {
   using OK = Operand::Kind;
-  const Signature *sig = nullptr;
-  for (const auto &s : signatures())
-    if (s.opcode == in.opcode && has_all(in, s.modifier)) {
-      sig = &s;
+  const SignatureRow *srow = nullptr;
+  for (const auto &s : signature_rows())
+    if (in.op != Op::unknown && s.op == in.op && has_all(in, s.mods)) {
+      srow = &s;
       break;
     }
-  if (!sig)
+  if (!srow)
     return;
-  const auto types = types_of(in);
+  const Signature *sig = srow->row;
+  const auto &types = in.types;
   // cvt: only the conversions between scalar types (packed and narrow
   // float formats have forms of their own).
   if (in.op == Op::cvt &&
-      (types.size() != 2 ||
-       std::any_of(types.begin(), types.end(), [](const std::string &t) {
+      (types.size() != 2 || std::any_of(types.begin(), types.end(), [](Type t) {
          char k = classify(t).k;
          return k == '?' || k == 'x';
        })))
@@ -1108,7 +1129,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   };
   std::vector<Role> roles;
   size_t need = 0, ntypes = 0;
-  for (std::string_view tok : words(sig->operands)) {
+  for (std::string_view tok : row_words(sig->operands)) {
     Role r{0, 0, false};
     if (tok.front() == '?') {
       r.optional = true;
@@ -1150,10 +1171,12 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   // Forms with another number of types (mixed-precision add.f32.f16, ...)
   // are not described here: only the operand count is checked.
   const bool typed = types.size() == ntypes;
-  if (typed && ntypes > 0 && !sig->types.empty() &&
-      !in_list(sig->types, types[0])) {
-    error(in.loc, fmt::format("'{}' does not take type .{} (it takes {})",
-                              in.opcode, types[0], dotted(sig->types)));
+  if (typed && ntypes > 0 && !srow->types.empty() &&
+      std::find(srow->types.begin(), srow->types.end(), types[0]) ==
+          srow->types.end()) {
+    error(in.loc,
+          fmt::format("'{}' does not take type .{} (it takes {})", in.opcode,
+                      name_of(types[0]), dotted(sig->types)));
     return;
   }
   auto check = [&](const Role &r, const Operand &x, size_t i) {
@@ -1161,13 +1184,13 @@ void Validator::signature(const Function &fn, const Instruction &in) {
     const std::string &rt = reg.type;
     switch (r.kind) {
     case 'P':
-      if (rt != "pred")
+      if (reg.ty != Type::pred)
         error(x.loc, fmt::format("operand {} of '{}' must be a predicate "
                                  "register",
                                  i, name));
       return;
     case 'U': {
-      TypeClass c = classify(rt);
+      TypeClass c = classify(reg.ty);
       if (c.k != '?' &&
           !(c.bits == 32 && (c.k == 'b' || c.k == 'u' || c.k == 's')))
         error(x.loc, fmt::format("register '{}' (.{}) of '{}' must be a "
@@ -1181,17 +1204,14 @@ void Validator::signature(const Function &fn, const Instruction &in) {
     case 'L': {
       if (!typed)
         return;
-      std::string t = types[r.type];
-      if (r.kind == 'W') {
-        TypeClass c = classify(t);
-        t = fmt::format("{}{}", c.k, 2 * c.bits);
-      }
-      bool ok = compatible(rt, t, r.kind == 'L');
+      const OpType t =
+          r.kind == 'W' ? twice(types[r.type]) : op_type(types[r.type]);
+      bool ok = compatible(reg.ty, t, r.kind == 'L');
       if (!ok)
         error(x.loc,
               fmt::format("register '{}' (.{}) does not match the type .{} "
                           "of '{}'{}",
-                          reg.name, rt, t, name,
+                          reg.name, rt, t.text(), name,
                           r.kind == 'W'   ? " (twice the width of its type)"
                           : r.kind == 'L' ? " (a wider integer or bit-size "
                                             "register is allowed)"
@@ -1206,32 +1226,27 @@ void Validator::signature(const Function &fn, const Instruction &in) {
   // predicate operands, a floating-point one (0f..., 0d..., 1.5) for .f32,
   // .f64 and bit-size operands (ptxas: "Arguments mismatch").
   auto constant = [&](const Role &r, const Operand &x, size_t i) {
-    std::string t;
+    OpType t;
     if (r.kind == 'U')
-      t = "u32";
+      t = op_type(Type::u32);
     else if (r.kind == 'P')
-      t = "pred";
-    else if ((r.kind == 'T' || r.kind == 'W' || r.kind == 'L') && typed) {
-      t = types[r.type];
-      if (r.kind == 'W') {
-        TypeClass c = classify(t);
-        t = fmt::format("{}{}", c.k, 2 * c.bits);
-      }
-    }
-    if (t.empty())
+      t = op_type(Type::pred);
+    else if ((r.kind == 'T' || r.kind == 'W' || r.kind == 'L') && typed)
+      t = r.kind == 'W' ? twice(types[r.type]) : op_type(types[r.type]);
+    else
       return;
-    TypeClass c = classify(t);
+    const TypeClass c = t.c;
     bool ok = true;
     if (x.kind == OK::Imm)
       ok = !is_float_type(t);
     else
       ok = c.k == 'b' ||
-           (c.k == 'f' && (c.bits == 32 || c.bits == 64) && t != "tf32");
+           (c.k == 'f' && (c.bits == 32 || c.bits == 64) && t.id != Type::tf32);
     if (!ok)
       error(x.loc,
             fmt::format("operand {} of '{}' is a .{} operand: {} "
                         "constant does not fit it",
-                        i, name, t,
+                        i, name, t.text(),
                         x.kind == OK::Imm ? "an integer" : "a floating-point"));
   };
   for (size_t i = 0; i < o.size(); ++i) {
@@ -1246,7 +1261,7 @@ void Validator::signature(const Function &fn, const Instruction &in) {
                                  i, name));
       } else if (!x.elems.empty() && x.elems[0].kind == OK::Reg) {
         const RegInfo &base = fn.regs[x.elems[0].reg];
-        TypeClass c = classify(base.type);
+        TypeClass c = classify(base.ty);
         if (c.k == 'p' || c.k == 'f' || c.k == 'x' || c.bits > 64)
           error(x.elems[0].loc,
                 fmt::format("the address register '{}' (.{}) of '{}' must be "
@@ -1288,9 +1303,8 @@ void Validator::signature(const Function &fn, const Instruction &in) {
     }
     if (x.kind == OK::Vector && r.kind == 'L') {
       size_t n = 0;
-      for (const auto &m : in.modifiers)
-        if (m == "v2" || m == "v4" || m == "v8")
-          n = static_cast<size_t>(m[1] - '0');
+      for (Mod m : in.mods)
+        n = m == Mod::v2 ? 2 : m == Mod::v4 ? 4 : m == Mod::v8 ? 8 : n;
       if (n && x.elems.size() != n)
         error(x.loc, fmt::format("'{}' takes a vector of {} registers, {} "
                                  "given",

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <cxxabi.h>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string_view>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -185,7 +188,66 @@ Runtime::Runtime(RunOptions options)
     progress_ = std::make_unique<check::Progress>(session_->checker());
 }
 
+// A host thread that runs launches, one at a time, kept for the next one
+// (starting a thread per launch would cost more than the launch).
+struct Runtime::Runner {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::function<void()> job;
+  bool quit = false;
+  std::thread thread{[this] {
+    std::unique_lock g(mu);
+    for (;;) {
+      cv.wait(g, [this] { return quit || job; });
+      if (!job)
+        return;
+      std::function<void()> j = std::move(job);
+      job = nullptr;
+      g.unlock();
+      j();
+      g.lock();
+    }
+  }};
+  void run(std::function<void()> j) {
+    {
+      std::lock_guard g(mu);
+      job = std::move(j);
+    }
+    cv.notify_one();
+  }
+  ~Runner() {
+    {
+      std::lock_guard g(mu);
+      quit = true;
+    }
+    cv.notify_one();
+    thread.join();
+  }
+};
+
+struct Runtime::Running {
+  std::unique_ptr<Runner> runner;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool kernel_turn = true; // the launch's thread runs (else the caller's)
+  bool done = false;
+  bool go_on = true;
+  uint64_t progress = 0;
+  const engine::Module *module = nullptr;
+  std::string name;
+  engine::LaunchConfig cfg;
+  std::vector<engine::KernelArg> args;
+  std::unique_ptr<Session::Active> active;
+  StreamOrder::Work work;
+  engine::RunReport report;
+};
+
 Runtime::~Runtime() {
+  // Pending launches end (their deadlocks are not reported any more).
+  for (auto &r : running_)
+    turn(*r, false);
+  running_.clear();
+  runners_.clear();
   for (auto &[base, size] : host_blocks_)
     munmap(reinterpret_cast<void *>(base), size);
 }
@@ -497,9 +559,210 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
     };
     checker->set_host_context(std::move(host));
   }
+  // Behind a launch that yielded: queued, with its arguments.
+  if (must_defer(stream)) {
+    auto bytes = std::make_shared<std::vector<std::vector<uint8_t>>>();
+    for (const auto &a : kargs)
+      bytes->push_back(a.bytes);
+    defer(stream, [this, host_fn, p, bytes](StreamOrder::Stream sid) {
+      std::vector<void *> ptrs;
+      for (auto &b : *bytes)
+        ptrs.push_back(b.data());
+      return launch(host_fn, p, ptrs.data(), sid);
+    });
+    return Error::Success;
+  }
+  // Work on `stream` follows the pending launches it is ordered after.
+  wait_stream(stream);
+  if (sticky_ != Error::Success)
+    return record(sticky_);
+  auto run = std::make_unique<Running>();
+  Running *r = run.get();
+  r->module = m;
+  r->name = fn->name;
+  r->args = std::move(kargs);
+  r->cfg = std::move(cfg);
+  r->active = session_->begin_launch(r->cfg, stream,
+                                     {timeline_.get(), progress_.get()});
+  r->work = r->active->work;
+  r->cfg.on_stuck = [r](uint64_t progress) {
+    std::unique_lock g(r->mu);
+    r->progress = progress;
+    r->kernel_turn = false;
+    r->cv.notify_all();
+    r->cv.wait(g, [r] { return r->kernel_turn; });
+    return r->go_on;
+  };
+  if (runners_.empty())
+    runners_.push_back(std::make_unique<Runner>());
+  r->runner = std::move(runners_.back());
+  runners_.pop_back();
+  r->runner->run([this, r] {
+    engine::RunReport rep = dev_->launch(*r->module, r->name, r->cfg, r->args);
+    // The caller may destroy `r` once it has the turn: nothing touches it
+    // after this block.
+    std::lock_guard g(r->mu);
+    r->report = std::move(rep);
+    r->done = true;
+    r->kernel_turn = false;
+    r->cv.notify_all();
+  });
+  {
+    std::unique_lock g(r->mu);
+    r->cv.wait(g, [r] { return !r->kernel_turn; });
+  }
+  if (r->done) {
+    const Error e = finish_launch(std::move(run));
+    settle(); // the pending launches see what it did
+    return e;
+  }
+  // It yielded: the launches pending before it may be what it waits for.
+  session_->detach(*r->active);
+  running_.push_back(std::move(run));
+  settle();
+  return Error::Success;
+}
+
+bool Runtime::turn(Running &r, bool go_on) {
+  std::unique_lock g(r.mu);
+  r.go_on = go_on;
+  r.kernel_turn = true;
+  r.cv.notify_all();
+  r.cv.wait(g, [&r] { return !r.kernel_turn; });
+  return r.done;
+}
+
+void Runtime::settle() {
+  if (settling_)
+    return;
+  settling_ = true;
+  for (bool any = true; any && (!running_.empty() || !queue_.empty());) {
+    any = false;
+    for (size_t i = 0; i < running_.size();) {
+      Running &r = *running_[i];
+      const uint64_t before = r.progress;
+      if (turn(r, true)) {
+        std::unique_ptr<Running> done = std::move(running_[i]);
+        running_.erase(running_.begin() + long(i));
+        finish_launch(std::move(done));
+        any = true;
+        continue;
+      }
+      any |= r.progress != before;
+      ++i;
+    }
+    // Queued work whose predecessors completed, in submission order.
+    for (size_t i = 0; i < queue_.size();) {
+      const StreamOrder::Clock &start = queue_[i].work.start;
+      bool blocked =
+          std::any_of(running_.begin(), running_.end(),
+                      [&](const auto &r) { return follows(start, r->work); });
+      for (size_t j = 0; j < i && !blocked; ++j)
+        blocked = follows(start, queue_[j].work);
+      if (blocked) {
+        ++i;
+        continue;
+      }
+      Queued q = std::move(queue_[i]);
+      queue_.erase(queue_.begin() + long(i));
+      current_ = q.work;
+      session_->preorder(q.work);
+      const Error e = q.fn(q.id);
+      session_->preorder(std::nullopt);
+      current_.reset();
+      record(e);
+      any = true;
+    }
+  }
+  settling_ = false;
+}
+
+bool Runtime::must_defer(StreamOrder::Stream s) const {
+  if (current_ || (running_.empty() && queue_.empty()))
+    return false;
+  const StreamOrder::Clock c = const_cast<Runtime *>(this)->streams().record(s);
+  for (const auto &r : running_)
+    if (follows(c, r->work))
+      return true;
+  for (const auto &q : queue_)
+    if (follows(c, q.work))
+      return true;
+  return false;
+}
+
+void Runtime::defer(StreamOrder::Stream id, Work fn) {
+  Queued q;
+  q.work = streams().submit(id);
+  q.id = id;
+  q.fn = std::move(fn);
+  queue_.push_back(std::move(q));
+}
+
+void Runtime::wait_for(const StreamOrder::Clock &c, bool all) {
+  // Queued work it follows runs once the launches before it complete.
+  while (!running_.empty() || !queue_.empty()) {
+    settle();
+    auto it =
+        std::find_if(running_.begin(), running_.end(),
+                     [&](const auto &r) { return all || follows(c, r->work); });
+    if (it == running_.end())
+      return;
+    // Nothing else can change what it waits for: its deadlock is reported.
+    std::unique_ptr<Running> r = std::move(*it);
+    running_.erase(it);
+    turn(*r, false);
+    finish_launch(std::move(r));
+  }
+}
+
+void Runtime::wait_stream(StreamOrder::Stream s) {
+  if (!running_.empty() || !queue_.empty())
+    wait_for(clock_of(s));
+}
+
+void Runtime::host_sync(StreamOrder::Stream s) {
+  wait_stream(s);
+  streams().host_sync(s);
+}
+
+void Runtime::host_sync_all() {
+  wait_for({}, true);
+  streams().host_sync_all();
+}
+
+bool Runtime::query(const StreamOrder::Clock &c) {
+  settle();
+  uint64_t progress = 0;
+  bool pending = false;
+  for (const auto &r : running_)
+    if (follows(c, r->work)) {
+      pending = true;
+      progress += r->progress + 1;
+    }
+  for (const auto &q : queue_)
+    pending |= follows(c, q.work);
+  if (!pending) {
+    idle_queries_ = 0;
+    return true;
+  }
+  if (progress != query_progress_) {
+    query_progress_ = progress;
+    idle_queries_ = 0;
+  }
+  if (++idle_queries_ < kQueryLimit)
+    return false;
+  idle_queries_ = 0;
+  wait_for(c);
+  return true;
+}
+
+Error Runtime::finish_launch(std::unique_ptr<Running> run) {
+  runners_.push_back(std::move(run->runner));
+  auto say = [](const std::string &s) { std::fputs(s.c_str(), stderr); };
+  const engine::Module *m = run->module;
+  const std::string &kernel = run->name;
   Session::Launched launched =
-      session_->launch(*dev_, *m, fn->name, cfg, kargs, stream,
-                       {timeline_.get(), progress_.get()});
+      session_->end_launch(std::move(run->active), std::move(run->report));
   const engine::RunReport &r = launched.report;
   const size_t checks_end = session_->findings().size();
   ++stats_.launches;
@@ -551,8 +814,9 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
     (d.severity == Severity::Error ? stats_.errors : stats_.warnings) += 1;
   const size_t run_first = session_->findings().size();
   const std::string run_text = session_->add_run_findings(
-      r, fn->name, *m,
-      session_->checker() && r.status != engine::RunStatus::BadLaunch);
+      r, kernel, *m,
+      session_->checker() && r.status != engine::RunStatus::BadLaunch,
+      launched.launch);
   if (timeline_)
     for (size_t i = run_first; i < session_->findings().size(); ++i)
       timeline_->add_finding(session_->findings()[i]);
@@ -567,7 +831,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   if (result != Error::Success) {
     ++stats_.failed_launches;
     say(fmt::format("bcusim: kernel '{}' (launch {}): {} ({})\n",
-                    pretty(fn->name), stats_.launches - 1, error_name(result),
+                    pretty(kernel), launched.launch, error_name(result),
                     error_string(result)));
     if (is_sticky(result))
       sticky_ = result;
@@ -664,6 +928,7 @@ uint8_t *Runtime::resolve(const void *p, uint64_t bytes, bool &device) {
 }
 
 void Runtime::begin_host_work(StreamOrder::Stream stream, const char *api) {
+  wait_stream(stream);
   session_->begin_work(stream, api, dev_.get());
 }
 
@@ -677,6 +942,7 @@ void Runtime::host_access(const void *p, uint64_t bytes, bool write) {
 void Runtime::end_host_work() {
   const size_t first = session_->end_work();
   report_findings(first, session_->findings().size());
+  settle(); // the pending launches see what it did
 }
 
 Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes,
@@ -914,6 +1180,10 @@ Error Runtime::submit(Stream *s, StreamOrder::Stream id, Work work) {
     s->tail = {g->work.size() - 1};
     return Error::Success;
   }
+  if (must_defer(id)) {
+    defer(id, std::move(work));
+    return Error::Success;
+  }
   return work(id);
 }
 
@@ -994,12 +1264,24 @@ Error Runtime::record_event(Event *e, Stream *s, StreamOrder::Stream id,
     e->nodes = s->tail;
     return Error::Success;
   }
+  const bool deferred = !g && must_defer(id);
   Error err = submit(s, id, [this, e](StreamOrder::Stream sid) {
     e->t = work_seconds_;
     e->recorded = true;
-    e->clock = streams().record(sid);
+    // Queued: what it covers is its place in the streams' order.
+    if (current_) {
+      e->clock = current_->start;
+      e->clock[current_->stream] = current_->seq;
+    } else {
+      e->clock = streams().record(sid);
+    }
     return Error::Success;
   });
+  if (deferred) {
+    const StreamOrder::Work &w = queue_.back().work;
+    e->clock = w.start;
+    e->clock[w.stream] = w.seq;
+  }
   e->capture = g;
   e->nodes = g ? s->tail : std::vector<size_t>{};
   return err;
@@ -1023,7 +1305,11 @@ Error Runtime::wait_event(Stream *s, StreamOrder::Stream id, const Event &e) {
   return Error::Success;
 }
 
-void Runtime::sync_event(const Event &e) { streams().host_wait(e.clock); }
+void Runtime::sync_event(const Event &e) {
+  if (!running_.empty())
+    wait_for(e.clock);
+  streams().host_wait(e.clock);
+}
 
 Error Runtime::elapsed_ms(const Event &start, const Event &end,
                           float *ms) const {
@@ -1051,6 +1337,7 @@ Error Runtime::last_error(bool reset) {
 }
 
 void Runtime::reset() {
+  wait_for({}, true);
   for (auto &[base, size] : host_blocks_) {
     dev_->unmap_host(reinterpret_cast<void *>(base));
     munmap(reinterpret_cast<void *>(base), size);

@@ -2,11 +2,14 @@
 // (include/bcusim/runtime/session.h, docs/api.md "Sessions").
 #include "bcusim/runtime/session.h"
 
+#include <cstring>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "bcusim/check/output.h"
+#include "bcusim/engine/args.h"
 #include "bcusim/ptx/instructions.h"
 #include "stream_races.h"
 
@@ -20,6 +23,98 @@ load_module(std::shared_ptr<const SourceFile> src, DiagnosticSink &sink) {
   if (!ast || !ptx::validate(*ast, sink))
     return nullptr;
   return engine::Module::compile(std::move(*ast), sink);
+}
+
+namespace {
+
+// A finding's identity across schedules: its kind and its instructions.
+std::string finding_key(const check::Finding &f) {
+  std::string k = std::string(check::name_of(f.kind)) + "|" + f.space;
+  for (const auto &s : f.sites)
+    k += fmt::format("|{}", s.pc);
+  if (f.sites.empty())
+    k += "|" + f.diag.message;
+  return k;
+}
+
+// One element as a dump prints it, without its line end.
+std::string element_text(engine::ScalarType t, const uint8_t *p) {
+  std::string v = engine::format_elements(t, p, 1);
+  while (!v.empty() && v.back() == '\n')
+    v.pop_back();
+  return v;
+}
+
+// A schedule whose outcome differs from the first one's: a finding.
+std::optional<check::Finding>
+compare_outcomes(const Outcome &a, const Outcome &b,
+                 const std::vector<DumpInfo> &dumps, const std::string &name) {
+  check::Finding f;
+  f.kind = check::FindingKind::ScheduleDependent;
+  f.severity = Severity::Error;
+  if (a.exit != b.exit) {
+    f.diag.message = fmt::format(
+        "schedule-dependent outcome: under --schedule {} the run {}", name,
+        b.exit ? "fails: " + b.failure
+               : "succeeds, while the first schedule's fails: " + a.failure);
+  } else {
+    for (size_t k = 0;
+         k < dumps.size() && k < a.dumps.size() && k < b.dumps.size(); ++k) {
+      if (a.dumps[k] == b.dumps[k])
+        continue;
+      const DumpInfo &d = dumps[k];
+      uint32_t esz = engine::size_of(d.type);
+      size_t e = 0;
+      while (e + 1 < d.count &&
+             std::memcmp(a.dumps[k].data() + e * esz,
+                         b.dumps[k].data() + e * esz, esz) == 0)
+        ++e;
+      f.diag.message = fmt::format(
+          "schedule-dependent result: under --schedule {} the dumped buffer "
+          "argument {} differs from the first schedule's (first at element "
+          "{}: {} instead of {})",
+          name, d.index, e, element_text(d.type, b.dumps[k].data() + e * esz),
+          element_text(d.type, a.dumps[k].data() + e * esz));
+      break;
+    }
+  }
+  if (f.diag.message.empty())
+    return std::nullopt;
+  return f;
+}
+
+} // namespace
+
+std::vector<check::Finding>
+explore(const Exploration &x, const Outcome &first,
+        std::vector<check::Finding> findings,
+        const std::function<Outcome(const engine::Schedule &)> &run,
+        const std::function<void(const check::Finding &)> &report) {
+  if (x.schedules <= 1)
+    return findings;
+  auto list = engine::Schedule::exploration(x.schedules, x.first, x.warps);
+  std::set<std::string> seen;
+  for (const auto &f : findings)
+    seen.insert(finding_key(f));
+  for (size_t i = 1; i < list.size(); ++i) {
+    const std::string name = list[i].str();
+    Outcome r = run(list[i]);
+    for (auto &f : r.findings) {
+      if (!seen.insert(finding_key(f)).second)
+        continue;
+      Diagnostic n;
+      n.severity = Severity::Note;
+      n.message = fmt::format("found under --schedule {}", name);
+      f.diag.notes.push_back(n);
+      report(f);
+      findings.push_back(std::move(f));
+    }
+    if (auto diff = compare_outcomes(first, r, x.dumps, name)) {
+      report(*diff);
+      findings.push_back(std::move(*diff));
+    }
+  }
+  return findings;
 }
 
 check::FindingKind finding_kind(engine::RunProblem p) {
@@ -130,6 +225,87 @@ void Session::take_checker_findings() {
     findings_.push_back(all[taken_]);
 }
 
+Session::Active::~Active() = default;
+
+StreamOrder::Work Session::next_work(StreamOrder::Stream stream) {
+  if (preordered_) {
+    StreamOrder::Work w = std::move(*preordered_);
+    preordered_.reset();
+    return w;
+  }
+  return streams_.submit(stream);
+}
+
+std::unique_ptr<Session::Active>
+Session::begin_launch(engine::LaunchConfig &cfg, StreamOrder::Stream stream,
+                      const std::vector<engine::Observer *> &also) {
+  cfg.max_steps = opts_.max_steps;
+  cfg.time_limit_s = opts_.time_limit;
+  cfg.schedule = schedule_;
+  cfg.host_threads = opts_.threads;
+  cfg.warn_only = opts_.warn_only;
+  cfg.observer = checker_.get();
+  auto a = std::make_unique<Active>();
+  a->launch = launches_;
+  // Work items of several streams are checked against each other.
+  StreamOrder::Work work = next_work(stream);
+  a->work = work;
+  a->across = races_ && streams_.several();
+  if (a->across) {
+    races_->begin_kernel(std::move(work), streams_.name(stream), launches_);
+    cfg.observer = races_.get();
+  }
+  for (engine::Observer *o : also)
+    if (o)
+      cfg.observers.push_back(o);
+  ++launches_;
+  return a;
+}
+
+void Session::detach(Active &a) {
+  if (a.checker || !checker_)
+    return;
+  a.taken = taken_;
+  a.checker = std::move(checker_);
+  checker_ = std::make_unique<check::Checker>(checks_);
+  taken_ = 0;
+  if (races_) {
+    auto fresh = std::make_unique<detail::StreamRaces>(*checker_);
+    fresh->copy_history(*races_);
+    a.races = std::move(races_);
+    races_ = std::move(fresh);
+  }
+}
+
+Session::Launched Session::end_launch(std::unique_ptr<Active> a,
+                                      engine::RunReport report) {
+  Launched out;
+  out.report = std::move(report);
+  out.first_finding = findings_.size();
+  out.launch = a->launch;
+  if (!a->checker) {
+    if (a->across)
+      races_->end(streams_);
+    take_checker_findings();
+    return out;
+  }
+  // A launch that yielded: its footprint is checked against what ran while
+  // it waited, then kept for the work items after it.
+  if (a->across) {
+    std::unique_ptr<detail::StreamRaces::Item> item =
+        a->races->finish(streams_);
+    if (item && races_)
+      races_->adopt(std::move(item), streams_);
+  }
+  const auto &all = a->checker->findings();
+  for (size_t i = a->taken; i < all.size(); ++i)
+    findings_.push_back(all[i]);
+  take_checker_findings();
+  a->races.reset();
+  retired_.push_back(std::move(a->checker));
+  return out;
+}
+
 Session::Launched Session::launch(engine::Device &dev,
                                   const engine::Module &module,
                                   const std::string &kernel,
@@ -137,40 +313,23 @@ Session::Launched Session::launch(engine::Device &dev,
                                   const std::vector<engine::KernelArg> &args,
                                   StreamOrder::Stream stream,
                                   const std::vector<engine::Observer *> &also) {
-  cfg.max_steps = opts_.max_steps;
-  cfg.time_limit_s = opts_.time_limit;
-  cfg.schedule = schedule_;
-  cfg.host_threads = opts_.threads;
-  cfg.warn_only = opts_.warn_only;
-  cfg.observer = checker_.get();
-  // Work items of several streams are checked against each other.
-  StreamOrder::Work work = streams_.submit(stream);
-  const bool across = races_ && streams_.several();
-  if (across) {
-    races_->begin_kernel(std::move(work), streams_.name(stream), launches_);
-    cfg.observer = races_.get();
-  }
-  for (engine::Observer *o : also)
-    if (o)
-      cfg.observers.push_back(o);
-  Launched out;
-  out.report = dev.launch(module, kernel, cfg, args);
-  if (across)
-    races_->end(streams_);
-  ++launches_;
-  out.first_finding = findings_.size();
-  take_checker_findings();
-  return out;
+  std::unique_ptr<Active> a = begin_launch(cfg, stream, also);
+  engine::RunReport r = dev.launch(module, kernel, cfg, args);
+  return end_launch(std::move(a), std::move(r));
 }
 
 std::string Session::add_run_findings(const engine::RunReport &r,
                                       const std::string &kernel,
-                                      const engine::Module &module, bool keep) {
+                                      const engine::Module &module, bool keep,
+                                      std::optional<uint64_t> launch) {
   std::string text;
   // One -lineinfo note per run, shared with the checker's reports.
   bool *hinted = checker_ ? &checker_->lineinfo_hinted() : &hinted_;
   for (const auto &d : r.diagnostics) {
-    check::Finding f = finding_of_run(d, kernel, launches_ ? launches_ - 1 : 0,
+    check::Finding f = finding_of_run(d, kernel,
+                                      launch      ? *launch
+                                      : launches_ ? launches_ - 1
+                                                  : 0,
                                       module, hinted);
     // Host stacks (bcusim exec): of the allocation a fault touches, and of
     // the launch.
@@ -212,7 +371,7 @@ std::string Session::add_run_findings(const engine::RunReport &r,
 
 void Session::begin_work(StreamOrder::Stream stream, const std::string &api,
                          const engine::Device *dev) {
-  StreamOrder::Work work = streams_.submit(stream);
+  StreamOrder::Work work = next_work(stream);
   in_work_ = races_ && streams_.several();
   if (in_work_)
     races_->begin_host(std::move(work), streams_.name(stream), api, launches_,

@@ -274,9 +274,7 @@ void StreamRaces::report(const Item &earlier, const Span &es, Kind ek,
   pending_.push_back(std::move(f));
 }
 
-void StreamRaces::end(const StreamOrder &order) {
-  if (!cur_)
-    return;
+void StreamRaces::flush_pending() {
   for (auto &f : pending_) {
     if (f.instances > 1)
       f.diag.notes.push_back(Diagnostic{
@@ -292,18 +290,61 @@ void StreamRaces::end(const StreamOrder &order) {
   pending_.clear();
   index_.clear();
   concurrent_.clear();
-  bool any = false;
-  for (const auto &m : cur_->spans)
-    any |= !m.empty();
-  if (any)
-    items_.push_back(std::move(cur_));
-  cur_.reset();
+}
+
+void StreamRaces::prune(const StreamOrder &order) {
   // Work every later item follows can never race with it again.
   std::erase_if(items_, [&](const std::unique_ptr<Item> &it) {
     return order.settled(it->work);
   });
   while (items_.size() > kMaxItems)
     items_.pop_front();
+}
+
+void StreamRaces::end(const StreamOrder &order) {
+  std::unique_ptr<Item> item = finish(order);
+  if (item)
+    items_.push_back(std::move(item));
+  prune(order);
+}
+
+std::unique_ptr<StreamRaces::Item> StreamRaces::finish(const StreamOrder &) {
+  if (!cur_)
+    return nullptr;
+  flush_pending();
+  bool any = false;
+  for (const auto &m : cur_->spans)
+    any |= !m.empty();
+  std::unique_ptr<Item> item = std::move(cur_);
+  cur_.reset();
+  return any ? std::move(item) : nullptr;
+}
+
+void StreamRaces::copy_history(const StreamRaces &from) {
+  items_.clear();
+  for (const auto &it : from.items_)
+    items_.push_back(std::make_unique<Item>(*it));
+}
+
+void StreamRaces::adopt(std::unique_ptr<Item> item, const StreamOrder &order) {
+  if (!item)
+    return;
+  // The kept items that began after it (while it waited) are checked
+  // against it here; those before it were checked as it ran.
+  std::unique_ptr<Item> saved = std::move(cur_);
+  cur_ = std::make_unique<Item>(*item);
+  for (const auto &it : items_)
+    if (!StreamOrder::before(it->work, cur_->work) &&
+        !StreamOrder::before(cur_->work, it->work) && it->launch > cur_->launch)
+      concurrent_.push_back(it.get());
+  view_ = nullptr;
+  for (size_t k = 0; k < 4; ++k)
+    for (const auto &[a, span] : item->spans[k])
+      access(a, span.end, Kind(k), span.site);
+  flush_pending();
+  cur_ = std::move(saved);
+  items_.push_back(std::move(item));
+  prune(order);
 }
 
 } // namespace bcusim::runtime::detail

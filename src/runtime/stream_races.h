@@ -139,6 +139,17 @@ public:
   static constexpr size_t kMaxItems = 256;
   size_t items() const { return items_.size(); }
 
+  struct Item;
+  // A kernel that yielded to other work while it ran (Session::detach):
+  // the observer that takes over for later work starts with this one's
+  // earlier work items (copy_history); finish() ends the kernel's item as
+  // end() does but hands it back, and adopt() checks it against the work
+  // items that are not ordered with it (those that ran while it waited
+  // included) before keeping it.
+  void copy_history(const StreamRaces &from);
+  std::unique_ptr<Item> finish(const StreamOrder &order);
+  void adopt(std::unique_ptr<Item> item, const StreamOrder &order);
+
 private:
   struct Span {
     uint64_t end = 0;
@@ -148,6 +159,8 @@ private:
   // Weak or strong (relaxed or stronger at .gpu/.sys scope: morally strong
   // with another work item's strong access), read or write.
   enum Kind : uint8_t { WeakRead, WeakWrite, StrongRead, StrongWrite };
+
+public:
   struct Item {
     StreamOrder::Work work;
     std::string stream_name, kernel, api;
@@ -156,6 +169,10 @@ private:
     std::vector<check::Site> sites;
     std::map<std::pair<uint32_t, int>, uint32_t> site_of; // (pc, kind)
   };
+
+private:
+  void flush_pending();
+  void prune(const StreamOrder &order);
   void begin(StreamOrder::Work w, std::string stream_name, uint64_t launch);
   void access(uint64_t a, uint64_t b, Kind k, uint32_t site);
   uint32_t site(uint32_t pc, Kind k, const engine::AccessEvent *e);

@@ -27,7 +27,6 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 
 #include "bcusim/check/checker.h"
 #include "bcusim/check/output.h"
@@ -91,24 +90,7 @@ bool parse_index(const std::string &text, size_t &v) {
   return ok;
 }
 
-// A finding's identity across schedules: its kind and its instructions.
-std::string finding_key(const check::Finding &f) {
-  std::string k = std::string(check::name_of(f.kind)) + "|" + f.space;
-  for (const auto &s : f.sites)
-    k += fmt::format("|{}", s.pc);
-  if (f.sites.empty())
-    k += "|" + f.diag.message;
-  return k;
-}
-
-// What one execution of the launches produced.
-struct Outcome {
-  int exit = 0;
-  bool load_failed = false; // the run could not start (modules, arguments)
-  std::string failure;      // the first failed launch's diagnostic text
-  std::vector<check::Finding> findings;
-  std::vector<std::vector<uint8_t>> dumps; // by --dump entry
-};
+using runtime::Outcome;
 
 struct DumpSpec {
   size_t index;
@@ -499,52 +481,6 @@ size_t compare_with_gpu(const Outcome &sim, const Outcome &gpu,
   return differ;
 }
 
-// A schedule whose outcome differs from the first one's: a finding.
-std::optional<check::Finding>
-compare_outcomes(const Outcome &a, const Outcome &b,
-                 const std::vector<engine::ArgSpec> &specs,
-                 const std::vector<DumpSpec> &dumps, const std::string &name) {
-  check::Finding f;
-  f.kind = check::FindingKind::ScheduleDependent;
-  f.severity = Severity::Error;
-  if (a.exit != b.exit) {
-    f.diag.message = fmt::format(
-        "schedule-dependent outcome: under --schedule {} the run {}", name,
-        b.exit ? "fails: " + b.failure
-               : "succeeds, while the first schedule's fails: " + a.failure);
-  } else {
-    for (size_t k = 0;
-         k < dumps.size() && k < a.dumps.size() && k < b.dumps.size(); ++k) {
-      if (a.dumps[k] == b.dumps[k])
-        continue;
-      const engine::ArgSpec &s = specs[dumps[k].index];
-      uint32_t esz = engine::size_of(s.type);
-      size_t e = 0;
-      while (e + 1 < s.count &&
-             std::memcmp(a.dumps[k].data() + e * esz,
-                         b.dumps[k].data() + e * esz, esz) == 0)
-        ++e;
-      std::string va =
-          engine::format_elements(s.type, a.dumps[k].data() + e * esz, 1);
-      std::string vb =
-          engine::format_elements(s.type, b.dumps[k].data() + e * esz, 1);
-      while (!va.empty() && va.back() == '\n')
-        va.pop_back();
-      while (!vb.empty() && vb.back() == '\n')
-        vb.pop_back();
-      f.diag.message = fmt::format(
-          "schedule-dependent result: under --schedule {} the dumped buffer "
-          "argument {} differs from the first schedule's (first at element "
-          "{}: {} instead of {})",
-          name, dumps[k].index, e, vb, va);
-      break;
-    }
-  }
-  if (f.diag.message.empty())
-    return std::nullopt;
-  return f;
-}
-
 int run_command(const RunOptions &o) {
   using namespace engine;
   std::string err;
@@ -788,35 +724,21 @@ int run_command(const RunOptions &o) {
   // --explore N: the same launches under N schedules (the first is the one
   // given, rr by default); every new hazard and every schedule whose
   // dumped buffers differ from the first one's is reported with the
-  // --schedule value that replays it.
-  if (o.explore > 1) {
-    // Reverse order and "each warp delayed" go by the first launch's warps
-    // per CTA (docs/checker.md "Schedule exploration").
-    const uint32_t warps =
-        uint32_t((plans.front().cfg.block.count() + 31) / 32);
-    auto list = Schedule::exploration(o.explore, *sched, warps);
-    std::set<std::string> seen;
-    for (const auto &f : findings)
-      seen.insert(finding_key(f));
-    for (size_t i = 1; i < list.size(); ++i) {
-      const std::string name = list[i].str();
-      Outcome r = ses.execute(list[i], checks, false);
-      for (auto &f : r.findings) {
-        if (!seen.insert(finding_key(f)).second)
-          continue;
-        Diagnostic n;
-        n.severity = Severity::Note;
-        n.message = fmt::format("found under --schedule {}", name);
-        f.diag.notes.push_back(n);
+  // --schedule value that replays it. Reverse order and "each warp
+  // delayed" go by the first launch's warps per CTA (docs/checker.md
+  // "Schedule exploration").
+  runtime::Exploration x;
+  x.schedules = o.explore;
+  x.first = *sched;
+  x.warps = uint32_t((plans.front().cfg.block.count() + 31) / 32);
+  for (const auto &d : dumps)
+    x.dumps.push_back({d.index, specs[d.index].type, specs[d.index].count});
+  findings = runtime::explore(
+      x, first, std::move(findings),
+      [&](const Schedule &s) { return ses.execute(s, checks, false); },
+      [](const check::Finding &f) {
         std::fputs(render(f.diag).c_str(), stderr);
-        findings.push_back(std::move(f));
-      }
-      if (auto diff = compare_outcomes(first, r, specs, dumps, name)) {
-        std::fputs(render(diff->diag).c_str(), stderr);
-        findings.push_back(std::move(*diff));
-      }
-    }
-  }
+      });
 
   size_t errors = 0, warnings = 0;
   for (const auto &f : findings)

@@ -131,6 +131,14 @@ private:
     return e;
   }
   static Ev mbar(Kind k, const engine::MbarEvent &m);
+  static Ev cta_ev(Kind k, const engine::CtaEvent &c) {
+    Ev e;
+    e.kind = k;
+    e.cta = c.cta;
+    return e;
+  }
+  Warp &touch(uint64_t cta, uint32_t warp, uint32_t pc);
+  void meta(int pid, int tid, const char *name, nlohmann::json args);
   int pid(uint64_t cta) const;
   void name_tracks(const engine::LaunchView &v, uint64_t cta);
   void instant(int pid, int tid, std::string name, nlohmann::json args = {});

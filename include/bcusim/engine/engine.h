@@ -148,6 +148,14 @@ struct LaunchConfig {
   // Device-side cudaDeviceGetAttribute(&value, attr, device): sets `value`
   // and returns the cudaError_t; unset, every attribute reads 0.
   std::function<int(int attr, int device, int &value)> device_attribute;
+  // Called when every warp of the launch spins on memory nothing in it will
+  // change (docs/engine.md "Deadlocks"), with the launch's progress count
+  // (stores, atomics, synchronization, exits so far). The caller may run
+  // other work meanwhile (bcusim exec's concurrent streams): true resumes
+  // the launch, which then re-reads memory; false (or unset) reports the
+  // deadlock. Only a launch on one host thread asks; wall-clock time spent
+  // in the call does not count against time_limit_s.
+  std::function<bool(uint64_t progress)> on_stuck;
 };
 
 enum class RunStatus : uint8_t {

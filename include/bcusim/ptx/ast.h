@@ -37,7 +37,12 @@ enum class Space : uint8_t {
   Tex,
 };
 
+// The state space a modifier names (.global -> Global, .shared::cta ->
+// Shared, .param::entry -> Param, .tex -> Tex); None when it names none.
+Space space_of(Mod mod);
+
 // A PTX scalar type as written: "u32", "f32", "pred", "b64", ... (no dot).
+// The parser resolves it to a ptx::Type (types.def) next to the text.
 using TypeName = std::string;
 
 struct Operand {
@@ -119,6 +124,9 @@ struct Instruction {
   Op op = Op::unknown;
   std::vector<Mod> mods;
   ModSet mod_set;
+  // The instruction types among the modifiers, in order (cvt.rn.f32.s32:
+  // f32, s32): the modifiers whose types.def row has flag kInstr.
+  std::vector<Type> types;
   bool has(Mod m) const { return mod_set.test(static_cast<size_t>(m)); }
   // Whether the instruction has any of `ms`.
   bool has_any(std::initializer_list<Mod> ms) const {
@@ -136,6 +144,7 @@ void resolve(Instruction &in);
 struct RegInfo {
   std::string name; // as declared, e.g. "%r12" (scopes make names repeat)
   TypeName type;    // "u32", "pred", "b64", "f32", ...
+  Type ty = Type::unknown; // extension: `type` resolved (types.def)
   SourceLoc loc;
   uint8_t vec = 0;    // extension: 2 or 4 for `.reg .v2/.v4 .T` (0 = scalar)
   uint32_t scope = 0; // extension: Function::scope_parents index (0 = body)
@@ -145,6 +154,7 @@ struct RegInfo {
 struct VarDecl {
   Space space = Space::None;
   TypeName type;
+  Type ty = Type::unknown; // extension: `type` resolved (types.def)
   std::string name;
   uint32_t align = 0;         // 0 = natural alignment of the type
   std::vector<uint64_t> dims; // array dimensions; 0 for `[]` (extern)
@@ -183,12 +193,15 @@ struct VarDecl {
 };
 
 // Size in bytes of a PTX scalar type name ("u32" -> 4, "b8" -> 1,
-// "pred" -> 1 by convention, "f16x2" -> 4); 0 when unknown.
+// "pred" -> 1 by convention, "f16x2" -> 4); 0 when unknown. The bytes
+// column of types.def.
 uint32_t type_bytes(std::string_view type);
+uint32_t type_bytes(Type type);
 
 struct Param {
   Space space = Space::Param; // .param, or .reg for .func parameters
   TypeName type;
+  Type ty = Type::unknown; // extension: `type` resolved (types.def)
   std::string name;
   uint32_t align = 0;
   uint64_t array_size = 0; // for `.b8 x[N]`: N (0 when scalar)

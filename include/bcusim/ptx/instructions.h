@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bcusim/ptx/ast.h"
 #include "bcusim/support/diagnostics.h"
@@ -71,6 +72,38 @@ struct Signature {
 
 // The table, in the order rows are tried.
 std::span<const Signature> signatures();
+
+// The space-separated words of a row's list ("arrive wait" -> arrive,
+// wait).
+std::vector<std::string_view> row_words(std::string_view list);
+
+// The rows of features() and signatures() resolved once to the
+// enumerators of opcodes.def, modifiers.def and types.def, in the same
+// order; the validator matches instructions against these, not the text.
+// A dotted name of the tables ("cp.async.bulk"): opcode and modifiers.
+struct DottedName {
+  Op op = Op::unknown;
+  std::vector<Mod> mods;
+};
+struct FeatureRow {
+  const Feature *row = nullptr;
+  DottedName name;            // Instruction: the form
+  Mod mod = Mod::unknown;     // Modifier: the modifier
+  bool any_scope = false;     // Modifier: scope "*"
+  DottedName scope;           // Modifier: the instructions it belongs to
+  std::vector<Mod> modifiers; // Instruction: the modifiers it takes
+};
+std::span<const FeatureRow> feature_rows();
+struct SignatureRow {
+  const Signature *row = nullptr;
+  Op op = Op::unknown;
+  std::vector<Mod> mods;   // `modifier`, every word
+  std::vector<Type> types; // `types`
+};
+std::span<const SignatureRow> signature_rows();
+// The names in those rows that the enumerator tables do not know ("kind:
+// name" each); empty when every row resolves (a unit test keeps it so).
+std::vector<std::string> unresolved_row_names();
 
 // `.target sm_90a` -> {90, arch_specific}; nullopt when not an sm_ target.
 struct TargetInfo {

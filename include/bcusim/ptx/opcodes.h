@@ -33,6 +33,26 @@ inline constexpr size_t kModCount = 0
 #undef PTX_MODIFIER
                                     + 1;
 
+// PTX fundamental types (types.def), as the parser resolves them for
+// instruction type modifiers, registers, variables and parameters.
+enum class Type : uint8_t {
+  unknown,
+#define PTX_TYPE(id, text, cls, bits, bytes, flags) id,
+#include "bcusim/ptx/types.def"
+#undef PTX_TYPE
+};
+
+// One row of types.def.
+struct TypeInfo {
+  Type type;
+  std::string_view name;
+  char cls;         // 'b' 'u' 's' 'f' 'x' 'p', '?' (types.def)
+  uint16_t bits;    // the width the operand type rules compare
+  uint16_t bytes;   // the size of a variable; 0 when none
+  bool instruction; // a type modifier of instructions (flag kInstr)
+  bool is_float;    // flag kFloat
+};
+
 // The modifiers an instruction has, by enumerator.
 using ModSet = std::bitset<kModCount>;
 
@@ -92,5 +112,16 @@ Mod modifier_of(std::string_view text);
 // Enumerator -> text ("" for unknown).
 std::string_view name_of(Op op);
 std::string_view name_of(Mod mod);
+
+// Every row of types.def, in order; the row of a type (name "" and class
+// '?' for Type::unknown); name -> enumerator (Type::unknown when not in the
+// table); enumerator -> text.
+std::span<const TypeInfo> type_rows();
+const TypeInfo &info(Type type);
+Type type_named(std::string_view text);
+std::string_view name_of(Type type);
+// The type a modifier names (.f32 -> Type::f32); Type::unknown when it
+// names none.
+Type type_of(Mod mod);
 
 } // namespace bcusim::ptx

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -272,6 +273,36 @@ public:
   // The session: the checks, their findings, the order of the streams.
   Session &session() { return *session_; }
 
+  // ---- concurrent work (docs/exec.md "Concurrent streams") --------------
+  // A launch whose every warp spins on memory nothing in it will change
+  // yields: the call returns and the launch stays pending, and pending
+  // launches are resumed after every other work item (a kernel, copy,
+  // memset, host function) and at host synchronization, until they
+  // complete. Asynchronous work that must follow a pending launch (its
+  // stream, an event, the legacy default stream) is queued in the order of
+  // the streams (taking its place there at the call) and runs once what it
+  // follows has completed. The host waits (synchronization, blocking
+  // copies) by resuming pending launches while any of them makes progress;
+  // a pending launch it waits for that still cannot go on is deadlocked
+  // (reported as before).
+  // Whether work submitted now to `s` must be queued.
+  bool must_defer(StreamOrder::Stream s) const;
+  // Work about to run on `s` (and the host functions of `s`): the host
+  // waits for what it follows.
+  void wait_stream(StreamOrder::Stream s);
+  // Host synchronization: with a stream, an event, the whole device.
+  void host_sync(StreamOrder::Stream s);
+  void host_sync_all();
+  // cudaStreamQuery / cudaEventQuery: pending launches resume; false
+  // (cudaErrorNotReady) while work the clock covers is still pending. After
+  // kQueryLimit queries in a row that find the same work pending without
+  // progress, that work is deadlocked and the query completes.
+  static constexpr uint32_t kQueryLimit = 64;
+  bool query(const StreamOrder::Clock &c);
+  // Launches that yielded and have not completed; queued work items.
+  size_t pending_launches() const { return running_.size(); }
+  size_t queued_work() const { return queue_.size(); }
+
   // ---- errors and state -------------------------------------------------
   // Records an error as cudaGetLastError sees it; returns it.
   Error record(Error e);
@@ -307,6 +338,19 @@ public:
   bool write_report() const;
 
 private:
+  // A launch running on a host thread of its own, which hands the turn
+  // back and forth with the calling thread: exactly one of them runs.
+  struct Running;
+  struct Runner;
+  // Gives `r` the turn until it completes (true) or yields again;
+  // `go_on` false makes a yielded launch report its deadlock.
+  bool turn(Running &r, bool go_on);
+  // The findings, statistics and error of a completed launch.
+  Error finish_launch(std::unique_ptr<Running> r);
+  // Resumes pending launches while any of them makes progress.
+  void settle();
+  // Settles, then deadlocks the pending launches `c` follows.
+  void wait_for(const StreamOrder::Clock &c, bool all = false);
   struct Kernel {
     int module = -1;
     std::string name;
@@ -367,6 +411,29 @@ private:
   double work_seconds_ = 0;
   Stats stats_;
   bool options_ok_ = true;
+  std::vector<std::unique_ptr<Running>> running_; // in launch order
+  std::vector<std::unique_ptr<Runner>> runners_;  // idle ones
+  struct Queued {
+    StreamOrder::Work work; // its place in the order of the streams
+    StreamOrder::Stream id = StreamOrder::kLegacy;
+    Work fn;
+  };
+  std::deque<Queued> queue_; // in submission order
+  // While a queued item runs: its work item.
+  std::optional<StreamOrder::Work> current_;
+  // Queues `fn` as work of `id`.
+  void defer(StreamOrder::Stream id, Work fn);
+  // Whether `c` (what a work item follows) covers `w`.
+  static bool follows(const StreamOrder::Clock &c, const StreamOrder::Work &w) {
+    return w.stream < c.size() && c[w.stream] >= w.seq;
+  }
+  // What work about to run on `s` follows.
+  StreamOrder::Clock clock_of(StreamOrder::Stream s) {
+    return current_ ? current_->start : streams().record(s);
+  }
+  bool settling_ = false;
+  uint32_t idle_queries_ = 0;
+  uint64_t query_progress_ = 0;
 };
 
 } // namespace bcusim::runtime

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +73,43 @@ nlohmann::json report_json(const std::string &checks, uint64_t launches,
                            const std::vector<check::Finding> &findings);
 bool write_report(const std::string &path, const nlohmann::json &report);
 
+// Schedule exploration (docs/checker.md "Schedule exploration"): the same
+// work run again under other schedules, each run compared with the first.
+// What one run of the work produced, as exploration compares it.
+struct Outcome {
+  int exit = 0;
+  bool load_failed = false; // the run could not start (modules, arguments)
+  std::string failure;      // the first failed launch's diagnostic text
+  std::vector<check::Finding> findings;
+  std::vector<std::vector<uint8_t>> dumps; // the compared buffers, in order
+};
+
+// A compared buffer: which argument it is (for messages) and its elements.
+struct DumpInfo {
+  size_t index = 0;
+  engine::ScalarType type{};
+  uint64_t count = 0;
+};
+
+struct Exploration {
+  unsigned schedules = 0; // --explore N (<= 1: only the first run)
+  engine::Schedule first; // the first run's schedule
+  uint32_t warps = 1;     // warps per CTA of the first launch
+  std::vector<DumpInfo> dumps;
+};
+
+// Runs `run` under every schedule of Schedule::exploration after the first
+// and returns `first_findings` followed by what the other schedules found:
+// each finding not seen before (a note names the --schedule that replays
+// it) and each schedule whose outcome or dumped buffers differ from the
+// first run's (a schedule-dependent finding). `report` is called with each
+// new finding as it is found.
+std::vector<check::Finding>
+explore(const Exploration &x, const Outcome &first,
+        std::vector<check::Finding> first_findings,
+        const std::function<Outcome(const engine::Schedule &)> &run,
+        const std::function<void(const check::Finding &)> &report);
+
 class Session {
 public:
   Session(check::Checks checks, engine::Schedule schedule,
@@ -89,6 +127,7 @@ public:
   struct Launched {
     engine::RunReport report;
     size_t first_finding = 0; // the checks' findings of this launch start
+    uint64_t launch = 0;      // 0-based index among the session's launches
   };
   // Runs one launch as a work item of `stream`: the options' limits,
   // schedule, host threads and warn-only go into `cfg`, the checks observe
@@ -100,12 +139,43 @@ public:
                   const std::vector<engine::KernelArg> &args,
                   StreamOrder::Stream stream = StreamOrder::kLegacy,
                   const std::vector<engine::Observer *> &also = {});
+  // The same in steps, for a launch that may yield to other work while it
+  // runs (bcusim exec's concurrent streams, docs/exec.md "Concurrent
+  // streams"): begin_launch prepares `cfg` (as launch() does) and submits
+  // the work item; the caller runs the engine, then end_launch. A launch
+  // that yields is detach()ed first: it keeps its checks (the checker and
+  // the stream-race observer it reports to) and launches that begin
+  // meanwhile get their own; end_launch then adds its findings and checks
+  // its footprint against the work that ran while it waited.
+  struct Active {
+    ~Active();
+    bool across = false;
+    uint64_t launch = 0;
+    StreamOrder::Work work;
+    // After detach(): the checks this launch reports to, and how many of
+    // the checker's findings the session had taken.
+    std::unique_ptr<check::Checker> checker;
+    std::unique_ptr<detail::StreamRaces> races;
+    size_t taken = 0;
+  };
+  std::unique_ptr<Active>
+  begin_launch(engine::LaunchConfig &cfg,
+               StreamOrder::Stream stream = StreamOrder::kLegacy,
+               const std::vector<engine::Observer *> &also = {});
+  void detach(Active &a);
+  Launched end_launch(std::unique_ptr<Active> a, engine::RunReport report);
+  // The next launch or copy is this work item, submitted to streams()
+  // already (work queued behind a launch that yielded runs later than the
+  // host submitted it); nullopt: they are submitted when they begin.
+  void preorder(std::optional<StreamOrder::Work> w) { preordered_ = w; }
   // The engine's diagnostics of the latest launch as findings, source
   // first; kept among findings() when `keep`. Returns their text (what a
   // front door prints for them).
+  // `launch`: the launch's index when it is not the latest.
   std::string add_run_findings(const engine::RunReport &r,
                                const std::string &kernel,
-                               const engine::Module &module, bool keep = true);
+                               const engine::Module &module, bool keep = true,
+                               std::optional<uint64_t> launch = {});
   // A copy or memset as a work item of `stream`: begin, each range it
   // reads or writes (device memory, or host memory kernels reach), end;
   // `dev` names the addresses in reports.
@@ -131,11 +201,16 @@ public:
 
 private:
   void take_checker_findings();
+  StreamOrder::Work next_work(StreamOrder::Stream stream);
+  std::optional<StreamOrder::Work> preordered_;
   check::Checks checks_;
   engine::Schedule schedule_;
   RunOptions opts_;
   std::unique_ptr<check::Checker> checker_;
   std::unique_ptr<detail::StreamRaces> races_;
+  // The checkers of launches that yielded, kept alive for the observers
+  // that were made with them (a timeline, a progress line).
+  std::vector<std::unique_ptr<check::Checker>> retired_;
   StreamOrder streams_;
   std::vector<check::Finding> findings_;
   size_t taken_ = 0; // the checker's findings copied so far

@@ -69,6 +69,8 @@ void at_exit() {
   std::lock_guard lock(g_mutex);
   if (!g_rt)
     return;
+  // Launches still pending end now (a deadlock if they cannot).
+  g_rt->host_sync_all();
   std::fflush(stdout);
   g_rt->check_heap_leaks();
   std::fputs((g_rt->summary() + "\n").c_str(), stderr);
@@ -409,7 +411,8 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
                                void *userData) {
-  return submit(stream, [fn, userData](StreamId) {
+  return submit(stream, [fn, userData](StreamId sid) {
+    rt().wait_stream(sid); // after the stream's pending launches
     fn(userData);
     return Error::Success;
   });
@@ -574,7 +577,7 @@ cudaError_t cudaFree(void *devPtr) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
-  rt().streams().host_sync_all(); // cudaFree waits for the device
+  rt().host_sync_all(); // cudaFree waits for the device
   return ret(rt().free(devPtr));
 }
 
@@ -692,7 +695,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
   if (cudaError_t e = check_kind(kind))
     return e;
   Error e = rt().memcpy(dst, src, count, stream_id(nullptr), "cudaMemcpy");
-  rt().streams().host_sync(stream_id(nullptr)); // returns when done
+  rt().host_sync(stream_id(nullptr)); // returns when done
   return ret(e);
 }
 
@@ -718,7 +721,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
     return e;
   Error e = rt().memcpy2d(dst, dpitch, src, spitch, width, height,
                           stream_id(nullptr), "cudaMemcpy2D");
-  rt().streams().host_sync(stream_id(nullptr));
+  rt().host_sync(stream_id(nullptr));
   return ret(e);
 }
 
@@ -742,8 +745,10 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
-  return ret(
-      rt().memset(devPtr, value, count, stream_id(nullptr), "cudaMemset"));
+  // Asynchronous for device memory: queued behind a pending launch.
+  return submit(nullptr, [=](StreamId sid) {
+    return rt().memset(devPtr, value, count, sid, "cudaMemset");
+  });
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
@@ -757,8 +762,10 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                          size_t height) {
   std::lock_guard lock(g_mutex);
-  return ret(rt().memset2d(devPtr, pitch, value, width, height,
-                           stream_id(nullptr), "cudaMemset2D"));
+  return submit(nullptr, [=](StreamId sid) {
+    return rt().memset2d(devPtr, pitch, value, width, height, sid,
+                         "cudaMemset2D");
+  });
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
@@ -779,7 +786,7 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
     return e;
   Error e = rt().copy_to_symbol(symbol, src, count, offset, stream_id(nullptr),
                                 "cudaMemcpyToSymbol");
-  rt().streams().host_sync(stream_id(nullptr));
+  rt().host_sync(stream_id(nullptr));
   return ret(e);
 }
 
@@ -790,7 +797,7 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
     return e;
   Error e = rt().copy_from_symbol(dst, symbol, count, offset,
                                   stream_id(nullptr), "cudaMemcpyFromSymbol");
-  rt().streams().host_sync(stream_id(nullptr));
+  rt().host_sync(stream_id(nullptr));
   return ret(e);
 }
 
@@ -1208,7 +1215,7 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion) {
 
 cudaError_t cudaDeviceSynchronize(void) {
   std::lock_guard lock(g_mutex);
-  rt().streams().host_sync_all();
+  rt().host_sync_all();
   return sticky();
 }
 
@@ -1269,15 +1276,19 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
-  rt().streams().host_sync(stream_id(stream));
+  rt().host_sync(stream_id(stream));
   return sticky();
 }
 
-// The stream's work is always complete: a query that says so orders it
-// before what the host does next, as a synchronization does.
+// Work is complete unless a launch of it yielded and is still pending
+// (docs/exec.md "Concurrent streams"); a query that says it is complete
+// orders it before what the host does next, as a synchronization does.
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
-  rt().streams().host_sync(stream_id(stream));
+  const StreamId id = stream_id(stream);
+  if (!rt().query(rt().streams().record(id)))
+    return cudaErrorNotReady;
+  rt().host_sync(id);
   return sticky();
 }
 
@@ -1295,7 +1306,8 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
                                   unsigned int) {
   if (!callback)
     return rec(Error::InvalidValue);
-  return submit(stream, [stream, callback, userData](StreamId) {
+  return submit(stream, [stream, callback, userData](StreamId sid) {
+    rt().wait_stream(sid); // after the stream's pending launches
     callback(stream, sticky(), userData);
     return Error::Success;
   });
@@ -1381,7 +1393,10 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   if (!event)
     return rec(Error::InvalidResourceHandle);
   std::lock_guard lock(g_mutex);
-  rt().sync_event(*reinterpret_cast<Event *>(event));
+  const Event &e = *reinterpret_cast<Event *>(event);
+  if (!rt().query(e.clock))
+    return cudaErrorNotReady;
+  rt().sync_event(e);
   return cudaSuccess;
 }
 

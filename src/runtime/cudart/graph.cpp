@@ -133,6 +133,41 @@ cudaError_t set_memset(NodeObj &n, const cudaMemsetParams &p) {
   return cudaSuccess;
 }
 
+cudaError_t set_copy(NodeObj &n, const cudaMemcpy3DParms &p) {
+  n.copy = p;
+  return cudaSuccess;
+}
+
+cudaError_t set_host(NodeObj &n, const cudaHostNodeParams &p) {
+  if (!p.fn)
+    return cudaErrorInvalidValue;
+  n.host = p;
+  return cudaSuccess;
+}
+
+// A node's parameters of one node type: `get` copies them out of the node;
+// `set` checks and stores them with the type's setter (set_kernel,
+// set_copy, ...). Both refuse a null node or pointer and a node of another
+// type.
+template <class P>
+cudaError_t get_params(const NodeObj *n, cudaGraphNodeType type,
+                       P NodeObj::*field, P *out) {
+  if (!n || !out || n->type != type)
+    return cudaErrorInvalidValue;
+  *out = n->*field;
+  return cudaSuccess;
+}
+
+template <class P>
+cudaError_t set_params(NodeObj *n, cudaGraphNodeType type, const P *p,
+                       cudaError_t (*set)(NodeObj &, const P &)) {
+  if (!n || !p || n->type != type)
+    return cudaErrorInvalidValue;
+  return set(*n, *p);
+}
+
+NodeObj *node_or_null(cudaGraphNode_t n) { return n ? node_of(n) : nullptr; }
+
 cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t graph,
                      const cudaGraphNode_t *deps, size_t ndeps,
                      cudaGraphNodeType type,
@@ -565,18 +600,15 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode,
 
 cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
                                          cudaKernelNodeParams *pNodeParams) {
-  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeKernel)
-    return cudaErrorInvalidValue;
-  *pNodeParams = node_of(node)->kernel;
-  return cudaSuccess;
+  return get_params(node_or_null(node), cudaGraphNodeTypeKernel,
+                    &NodeObj::kernel, pNodeParams);
 }
 
 cudaError_t
 cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
                              const cudaKernelNodeParams *pNodeParams) {
-  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeKernel)
-    return cudaErrorInvalidValue;
-  return set_kernel(*node_of(node), *pNodeParams);
+  return set_params(node_or_null(node), cudaGraphNodeTypeKernel, pNodeParams,
+                    set_kernel);
 }
 
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode,
@@ -587,10 +619,8 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode,
   if (!pCopyParams)
     return cudaErrorInvalidValue;
   return add_node(pGraphNode, graph, pDependencies, numDependencies,
-                  cudaGraphNodeTypeMemcpy, [&](NodeObj &n) {
-                    n.copy = *pCopyParams;
-                    return cudaSuccess;
-                  });
+                  cudaGraphNodeTypeMemcpy,
+                  [&](NodeObj &n) { return set_copy(n, *pCopyParams); });
 }
 
 static cudaMemcpy3DParms linear_copy(void *dst, const void *src, size_t count,
@@ -616,18 +646,14 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode,
 
 cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
                                          cudaMemcpy3DParms *pNodeParams) {
-  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemcpy)
-    return cudaErrorInvalidValue;
-  *pNodeParams = node_of(node)->copy;
-  return cudaSuccess;
+  return get_params(node_or_null(node), cudaGraphNodeTypeMemcpy, &NodeObj::copy,
+                    pNodeParams);
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
                                          const cudaMemcpy3DParms *pNodeParams) {
-  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemcpy)
-    return cudaErrorInvalidValue;
-  node_of(node)->copy = *pNodeParams;
-  return cudaSuccess;
+  return set_params(node_or_null(node), cudaGraphNodeTypeMemcpy, pNodeParams,
+                    set_copy);
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
@@ -651,47 +677,37 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode,
 
 cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node,
                                          cudaMemsetParams *pNodeParams) {
-  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemset)
-    return cudaErrorInvalidValue;
-  *pNodeParams = node_of(node)->set;
-  return cudaSuccess;
+  return get_params(node_or_null(node), cudaGraphNodeTypeMemset, &NodeObj::set,
+                    pNodeParams);
 }
 
 cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
                                          const cudaMemsetParams *pNodeParams) {
-  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeMemset)
-    return cudaErrorInvalidValue;
-  return set_memset(*node_of(node), *pNodeParams);
+  return set_params(node_or_null(node), cudaGraphNodeTypeMemset, pNodeParams,
+                    set_memset);
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                  const cudaGraphNode_t *pDependencies,
                                  size_t numDependencies,
                                  const cudaHostNodeParams *pNodeParams) {
-  if (!pNodeParams || !pNodeParams->fn)
+  if (!pNodeParams)
     return cudaErrorInvalidValue;
   return add_node(pGraphNode, graph, pDependencies, numDependencies,
-                  cudaGraphNodeTypeHost, [&](NodeObj &n) {
-                    n.host = *pNodeParams;
-                    return cudaSuccess;
-                  });
+                  cudaGraphNodeTypeHost,
+                  [&](NodeObj &n) { return set_host(n, *pNodeParams); });
 }
 
 cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node,
                                        cudaHostNodeParams *pNodeParams) {
-  if (!node || !pNodeParams || node_of(node)->type != cudaGraphNodeTypeHost)
-    return cudaErrorInvalidValue;
-  *pNodeParams = node_of(node)->host;
-  return cudaSuccess;
+  return get_params(node_or_null(node), cudaGraphNodeTypeHost, &NodeObj::host,
+                    pNodeParams);
 }
 
 cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
                                        const cudaHostNodeParams *pNodeParams) {
-  if (!node || !pNodeParams || !pNodeParams->fn ||
-      node_of(node)->type != cudaGraphNodeTypeHost)
-    return cudaErrorInvalidValue;
-  node_of(node)->host = *pNodeParams;
-  return cudaSuccess;
+  return set_params(node_or_null(node), cudaGraphNodeTypeHost, pNodeParams,
+                    set_host);
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode,
@@ -815,10 +831,7 @@ cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode,
 
 static cudaError_t get_event(cudaGraphNode_t node, cudaEvent_t *out,
                              cudaGraphNodeType type) {
-  if (!node || !out || node_of(node)->type != type)
-    return cudaErrorInvalidValue;
-  *out = node_of(node)->event;
-  return cudaSuccess;
+  return get_params(node_or_null(node), type, &NodeObj::event, out);
 }
 
 static cudaError_t set_event(NodeObj *n, cudaEvent_t event,
@@ -921,30 +934,35 @@ cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from,
   return cudaSuccess;
 }
 
+// A node's edges of one direction (its dependencies or its dependents),
+// with default edge data.
+static cudaError_t list_edges(cudaGraphNode_t node,
+                              std::vector<NodeObj *> NodeObj::*edges,
+                              cudaGraphNode_t *out, cudaGraphEdgeData *data,
+                              size_t *count) {
+  if (!node)
+    return cudaErrorInvalidValue;
+  cudaError_t e = list(node_of(node)->*edges, out, count);
+  if (!e && data && out)
+    for (size_t i = 0; i < *count; ++i)
+      data[i] = cudaGraphEdgeData{};
+  return e;
+}
+
 cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
                                          cudaGraphNode_t *pDependencies,
                                          cudaGraphEdgeData *edgeData,
                                          size_t *pNumDependencies) {
-  if (!node)
-    return cudaErrorInvalidValue;
-  cudaError_t e = list(node_of(node)->deps, pDependencies, pNumDependencies);
-  if (!e && edgeData && pDependencies)
-    for (size_t i = 0; i < *pNumDependencies; ++i)
-      edgeData[i] = cudaGraphEdgeData{};
-  return e;
+  return list_edges(node, &NodeObj::deps, pDependencies, edgeData,
+                    pNumDependencies);
 }
 
 cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node,
                                            cudaGraphNode_t *pDependentNodes,
                                            cudaGraphEdgeData *edgeData,
                                            size_t *pNumDependentNodes) {
-  if (!node)
-    return cudaErrorInvalidValue;
-  cudaError_t e = list(node_of(node)->out, pDependentNodes, pNumDependentNodes);
-  if (!e && edgeData && pDependentNodes)
-    for (size_t i = 0; i < *pNumDependentNodes; ++i)
-      edgeData[i] = cudaGraphEdgeData{};
-  return e;
+  return list_edges(node, &NodeObj::out, pDependentNodes, edgeData,
+                    pNumDependentNodes);
 }
 
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph,
@@ -1141,10 +1159,8 @@ cudaError_t
 cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
                                  cudaGraphNode_t node,
                                  const cudaKernelNodeParams *pNodeParams) {
-  NodeObj *n = exec_node(hGraphExec, node);
-  if (!n || !pNodeParams || n->type != cudaGraphNodeTypeKernel)
-    return cudaErrorInvalidValue;
-  return set_kernel(*n, *pNodeParams);
+  return set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeKernel,
+                    pNodeParams, set_kernel);
 }
 
 cudaError_t
@@ -1152,10 +1168,9 @@ cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
                                  cudaGraphNode_t node,
                                  const cudaMemcpy3DParms *pNodeParams) {
   NodeObj *n = exec_node(hGraphExec, node);
-  if (!n || !pNodeParams || n->type != cudaGraphNodeTypeMemcpy || n->work)
+  if (n && n->work)
     return cudaErrorInvalidValue;
-  n->copy = *pNodeParams;
-  return cudaSuccess;
+  return set_params(n, cudaGraphNodeTypeMemcpy, pNodeParams, set_copy);
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
@@ -1170,21 +1185,15 @@ cudaError_t
 cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
                                  cudaGraphNode_t node,
                                  const cudaMemsetParams *pNodeParams) {
-  NodeObj *n = exec_node(hGraphExec, node);
-  if (!n || !pNodeParams || n->type != cudaGraphNodeTypeMemset)
-    return cudaErrorInvalidValue;
-  return set_memset(*n, *pNodeParams);
+  return set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeMemset,
+                    pNodeParams, set_memset);
 }
 
 cudaError_t
 cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                const cudaHostNodeParams *pNodeParams) {
-  NodeObj *n = exec_node(hGraphExec, node);
-  if (!n || !pNodeParams || !pNodeParams->fn ||
-      n->type != cudaGraphNodeTypeHost)
-    return cudaErrorInvalidValue;
-  n->host = *pNodeParams;
-  return cudaSuccess;
+  return set_params(exec_node(hGraphExec, node), cudaGraphNodeTypeHost,
+                    pNodeParams, set_host);
 }
 
 cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec,

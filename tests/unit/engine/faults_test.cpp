@@ -317,3 +317,61 @@ TEST(Faults, LaunchValidation) {
 
 } // namespace
 } // namespace bcusim::engine::test
+
+namespace bcusim::engine::test {
+namespace {
+
+// Spins until the flag (volatile) is non-zero, then stores 7.
+const char *kSpinOnFlag = R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+W:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra W;
+  mov.u32 %r2, 7;
+  st.global.u32 [%rd2], %r2;
+  ret;)";
+
+// LaunchConfig::on_stuck: a launch whose warps spin on memory only others
+// change asks before it reports a deadlock; resumed, it re-reads memory.
+TEST(Faults, SpinningLaunchAsksOthersBeforeADeadlock) {
+  auto m = load_text(
+      ptx_module(".param .u64 k_param_0, .param .u64 k_param_1", kSpinOnFlag));
+  ASSERT_TRUE(m);
+  for (bool set_flag : {true, false}) {
+    Device d;
+    DevicePtr flag = d.alloc(4), out = d.alloc(4);
+    LaunchConfig c = config({1, 1, 1}, {64, 1, 1});
+    std::vector<uint64_t> progress;
+    c.on_stuck = [&](uint64_t p) {
+      progress.push_back(p);
+      if (progress.size() == 2 && set_flag) {
+        const uint32_t one = 1;
+        d.write(flag, &one, 4);
+      }
+      return progress.size() < 3;
+    };
+    auto r = d.launch(*m, "k", c, {KernelArg::ptr(flag), KernelArg::ptr(out)});
+    if (set_flag) {
+      // Asked twice (the first resumption changed nothing), then done.
+      EXPECT_EQ(r.status, RunStatus::Ok) << r.diagnostics_text();
+      ASSERT_EQ(progress.size(), 2u);
+      uint32_t v = 0;
+      d.read(out, &v, 4);
+      EXPECT_EQ(v, 7u);
+    } else {
+      // Refused at the third time: the deadlock is reported.
+      EXPECT_EQ(r.status, RunStatus::Deadlock);
+      ASSERT_EQ(progress.size(), 3u);
+    }
+    // Resumptions are not the launch's own progress.
+    EXPECT_EQ(progress[0], progress[1]);
+  }
+}
+
+} // namespace
+} // namespace bcusim::engine::test

@@ -267,5 +267,84 @@ TEST(PtxTable, ParserResolvesOnce) {
   EXPECT_EQ(body[2].opcode, "frob");
   EXPECT_EQ(body[2].mods, std::vector<Mod>{Mod::unknown});
 }
+
+// Types and state spaces are enumerators too: the instruction's types in
+// order, every declared type, and the space a modifier names.
+TEST(PtxTable, ParserResolvesTypesAndSpaces) {
+  DiagnosticSink sink;
+  auto src = SourceFile::from_string(
+      "t.ptx", ".version 8.0\n.target sm_90\n.address_size 64\n"
+               ".global .f32 g[4];\n"
+               ".visible .entry k(.param .u64 p)\n{\n"
+               "  .reg .pred %p;\n  .reg .s32 %r;\n  .reg .f64 %d;\n"
+               "  .shared .b8 s[16];\n"
+               "  cvt.rn.f64.s32 %d, %r;\n"
+               "  ld.shared::cta.u32 %r, [s];\n}\n");
+  auto m = parse(src, sink);
+  ASSERT_TRUE(m) << sink.render_all();
+  EXPECT_EQ(m->globals[0].ty, Type::f32);
+  const Function &f = m->functions[0];
+  EXPECT_EQ(f.params[0].ty, Type::u64);
+  ASSERT_EQ(f.regs.size(), 3u);
+  EXPECT_EQ(f.regs[0].ty, Type::pred);
+  EXPECT_EQ(f.regs[1].ty, Type::s32);
+  EXPECT_EQ(f.regs[2].ty, Type::f64);
+  EXPECT_EQ(f.locals[0].ty, Type::b8);
+  EXPECT_EQ(f.body[0].types, (std::vector<Type>{Type::f64, Type::s32}));
+  EXPECT_EQ(f.body[1].types, std::vector<Type>{Type::u32});
+  EXPECT_EQ(space_of(f.body[1].mods[0]), Space::Shared);
+  EXPECT_EQ(space_of(Mod::shared_cluster), Space::SharedCluster);
+  EXPECT_EQ(space_of(Mod::param_entry), Space::Param);
+  EXPECT_EQ(space_of(Mod::sync), Space::None);
+}
+
+// A register's width in the warp collectives' 32-bit rule is its type's
+// size in the type table (docs/ptx-validation.md): .f16x2 is 32 bits.
+TEST(PtxValidate, WarpCollectiveRegisterWidthFromTheTypeTable) {
+  const std::string head = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                           ".visible .entry k()\n{\n"
+                           "  .reg .f16x2 %h;\n  .reg .b64 %x;\n";
+  bool ok = false;
+  std::string out = validate_text(head + "  activemask.b32 %h;\n}\n", &ok);
+  EXPECT_EQ(out.find("32-bit register"), std::string::npos) << out;
+  out = validate_text(head + "  activemask.b32 %x;\n}\n", &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(out.find("must be a 32-bit register, not a 64-bit one"),
+            std::string::npos)
+      << out;
+}
+
+TEST(PtxTable, TypeRowsResolveBothWays) {
+  for (const TypeInfo &row : type_rows()) {
+    EXPECT_EQ(type_named(row.name), row.type) << row.name;
+    EXPECT_EQ(name_of(row.type), row.name);
+    EXPECT_EQ(&info(row.type), &row);
+    EXPECT_EQ(type_bytes(row.name), row.bytes);
+    // An instruction type is a modifier of the table too.
+    if (row.instruction) {
+      EXPECT_EQ(type_of(modifier_of(row.name)), row.type) << row.name;
+    }
+  }
+  EXPECT_EQ(type_named("f17"), Type::unknown);
+  EXPECT_EQ(type_of(Mod::sync), Type::unknown);
+  EXPECT_EQ(info(Type::bf16x2).cls, 'x');
+  EXPECT_TRUE(info(Type::tf32).is_float);
+  EXPECT_FALSE(info(Type::u128).instruction);
+}
+
+// The validator matches instructions against the rows of features() and
+// signatures() by enumerator: every name in them must be in the tables.
+TEST(PtxTable, FeatureAndSignatureRowsResolve) {
+  EXPECT_EQ(unresolved_row_names(), std::vector<std::string>{});
+  EXPECT_EQ(feature_rows().size(), features().size());
+  EXPECT_EQ(signature_rows().size(), signatures().size());
+  for (const auto &r : feature_rows()) {
+    if (r.row->kind == Feature::Kind::Instruction &&
+        r.row->name == "cp.async.bulk") {
+      EXPECT_EQ(r.name.op, Op::cp);
+      EXPECT_EQ(r.name.mods, (std::vector<Mod>{Mod::async, Mod::bulk}));
+    }
+  }
+}
 } // namespace
 } // namespace bcusim::ptx

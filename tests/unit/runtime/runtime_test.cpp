@@ -177,7 +177,12 @@ TEST(Runtime, AssertAndAKernelThatCannotFinish) {
   rt.reset();
   rt.malloc(&d, 64 * 4);
   void *args2[] = {&d};
-  EXPECT_EQ(rt.launch(&spin_fn, dims(1, 32), args2), Error::LaunchTimeout);
+  // A kernel that spins for ever stays pending (docs/exec.md "Concurrent
+  // streams"); the host's wait for it reports the deadlock.
+  EXPECT_EQ(rt.launch(&spin_fn, dims(1, 32), args2), Error::Success);
+  EXPECT_EQ(rt.pending_launches(), 1u);
+  rt.host_sync_all();
+  EXPECT_EQ(rt.sticky(), Error::LaunchTimeout);
   EXPECT_EQ(rt.stats().failed_launches, 2u);
 }
 
@@ -384,10 +389,10 @@ TEST(Runtime, TextureObjectsFilterAndAddress) {
 }
 
 TEST(Runtime, EveryTestProgramsPtxCompiles) {
-  for (const char *f :
-       {"memory.ptx", "launch.ptx", "fault.ptx", "reduce_scan.ptx",
-        "sync_samples.ptx", "texture.ptx", "pipeline_tiles.ptx",
-        "race_loop.ptx", "streams.ptx", "heap.ptx", "clock.ptx"}) {
+  for (const char *f : {"memory.ptx", "launch.ptx", "fault.ptx",
+                        "reduce_scan.ptx", "sync_samples.ptx", "texture.ptx",
+                        "pipeline_tiles.ptx", "race_loop.ptx", "streams.ptx",
+                        "heap.ptx", "clock.ptx", "concurrent.ptx"}) {
     Runtime rt;
     int m = rt.add_ptx(f, read(f));
     EXPECT_TRUE(rt.init_module(m)) << f;
@@ -662,4 +667,115 @@ TEST(Runtime, ClockSpinEndsInSimulatedTime) {
   EXPECT_LT(e[0], cycles + 100);
   EXPECT_GE(t[1] - t[0], uint64_t(cycles / 1.98));
   EXPECT_GE(rt.work_seconds() - t0, cycles / 1.98e9);
+}
+
+// Concurrent streams (docs/exec.md "Concurrent streams"): a launch that
+// spins on a flag only later work sets yields and stays pending; work
+// behind it in its stream is queued; host synchronization and queries
+// resume it.
+char cc_consume_fn, cc_produce_fn;
+
+TEST(Runtime, ASpinningLaunchYieldsToLaterWork) {
+  for (const char *check : {"", "all"}) {
+    runtime::RunOptions o;
+    o.check = check;
+    Runtime rt(o);
+    int m = rt.add_ptx("concurrent.ptx", read("concurrent.ptx"));
+    rt.register_function(m, &cc_consume_fn, "consume");
+    rt.register_function(m, &cc_produce_fn, "produce");
+    void *flag = nullptr, *data = nullptr, *out = nullptr;
+    rt.malloc(&flag, 8);
+    rt.malloc(&data, 64 * 4);
+    rt.malloc(&out, 64 * 4);
+    Runtime::Stream *s1 = rt.create_stream(0, true);
+    Runtime::Stream *s2 = rt.create_stream(0, true);
+    void *cargs[] = {&flag, &data, &out};
+    ASSERT_EQ(rt.launch(&cc_consume_fn, dims(1, 64), cargs, s2->id),
+              Error::Success);
+    EXPECT_EQ(rt.pending_launches(), 1u) << check;
+    // Work behind it in its stream waits in the queue.
+    ASSERT_EQ(rt.submit(s2, s2->id,
+                        [&](runtime::StreamOrder::Stream sid) {
+                          return rt.memset(out, 0xff, 4, sid,
+                                           "cudaMemsetAsync");
+                        }),
+              Error::Success);
+    int marker = -1;
+    ASSERT_EQ(rt.submit(s2, s2->id,
+                        [&](runtime::StreamOrder::Stream) {
+                          marker = rt.pending_launches() == 0 ? 1 : 0;
+                          return Error::Success;
+                        }),
+              Error::Success);
+    EXPECT_EQ(marker, -1);
+    EXPECT_EQ(rt.query(rt.streams().record(s2->id)), false);
+    // The producer in stream 1 sets the flag: the consumer completes, then
+    // the queued work runs.
+    int base = 5;
+    void *pargs[] = {&flag, &data, &base};
+    ASSERT_EQ(rt.launch(&cc_produce_fn, dims(1, 64), pargs, s1->id),
+              Error::Success);
+    EXPECT_EQ(rt.pending_launches(), 0u);
+    EXPECT_EQ(rt.queued_work(), 0u);
+    EXPECT_EQ(marker, 1);
+    EXPECT_EQ(rt.query(rt.streams().record(s2->id)), true);
+    rt.host_sync_all();
+    std::vector<int> r(64);
+    ASSERT_EQ(rt.memcpy(r.data(), out, 64 * 4), Error::Success);
+    EXPECT_EQ(r[0], -1); // the memset came after the consumer
+    EXPECT_EQ(r[7], 2 * (5 + 7));
+    EXPECT_EQ(rt.stats().failed_launches, 0u);
+    EXPECT_EQ(rt.stats().errors, 0u) << check;
+  }
+}
+
+// A launch that the host waits for while it still spins is deadlocked, as
+// on a GPU; so is one in a blocking stream that work of the legacy
+// default stream must follow.
+TEST(Runtime, WaitingForASpinningLaunchIsADeadlock) {
+  Runtime rt;
+  int m = rt.add_ptx("concurrent.ptx", read("concurrent.ptx"));
+  rt.register_function(m, &cc_consume_fn, "consume");
+  rt.register_function(m, &cc_produce_fn, "produce");
+  void *flag = nullptr, *data = nullptr, *out = nullptr;
+  rt.malloc(&flag, 8);
+  rt.malloc(&data, 64 * 4);
+  rt.malloc(&out, 64 * 4);
+  Runtime::Stream *s = rt.create_stream(0, true);
+  void *cargs[] = {&flag, &data, &out};
+  ASSERT_EQ(rt.launch(&cc_consume_fn, dims(1, 64), cargs, s->id),
+            Error::Success);
+  EXPECT_EQ(rt.pending_launches(), 1u);
+  int base = 1;
+  void *pargs[] = {&flag, &data, &base};
+  // The legacy default stream waits for the blocking stream: the producer
+  // is queued behind the consumer, and the host's wait deadlocks it.
+  EXPECT_EQ(rt.launch(&cc_produce_fn, dims(1, 64), pargs), Error::Success);
+  EXPECT_EQ(rt.queued_work(), 1u);
+  rt.host_sync_all();
+  EXPECT_EQ(rt.pending_launches(), 0u);
+  EXPECT_EQ(rt.queued_work(), 0u);
+  EXPECT_EQ(rt.sticky(), Error::LaunchTimeout);
+  EXPECT_EQ(rt.stats().failed_launches, 1u);
+}
+
+// Queries of work that never completes end after kQueryLimit of them
+// without progress, so that a host loop on cudaStreamQuery terminates.
+TEST(Runtime, QueriesOfStuckWorkEnd) {
+  Runtime rt;
+  int m = rt.add_ptx("concurrent.ptx", read("concurrent.ptx"));
+  rt.register_function(m, &cc_consume_fn, "consume");
+  void *flag = nullptr, *data = nullptr, *out = nullptr;
+  rt.malloc(&flag, 8);
+  rt.malloc(&data, 64 * 4);
+  rt.malloc(&out, 64 * 4);
+  Runtime::Stream *s = rt.create_stream(0, false);
+  void *cargs[] = {&flag, &data, &out};
+  ASSERT_EQ(rt.launch(&cc_consume_fn, dims(1, 64), cargs, s->id),
+            Error::Success);
+  uint32_t n = 0;
+  while (!rt.query(rt.streams().record(s->id)))
+    ++n;
+  EXPECT_EQ(n, Runtime::kQueryLimit - 1);
+  EXPECT_EQ(rt.sticky(), Error::LaunchTimeout);
 }
