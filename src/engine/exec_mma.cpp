@@ -184,6 +184,27 @@ int el_emin(El e) {
 // 16 for 16-bit and 8-bit floating-point multiplicands, 4 for tf32.
 uint32_t block_size(El ab) { return ab == El::TF32 ? 4 : 16; }
 
+// How an instruction family accumulates (docs/tensor-cores.md
+// "Arithmetic"): the products added in one step (0: block_size), the
+// fraction bits every term keeps below the step's largest exponent, and the
+// significant bits of a step's f32 result (24, or fewer: the result is
+// truncated further).
+struct Accumulation {
+  uint32_t block = 0;
+  int frac_bits = 25;
+  int result_bits = 24;
+};
+
+// wgmma (measured on the H100 with tests/exec/wgmma_numerics.cu): all K
+// products of the instruction and C in one step; e4m3/e5m2 keep 13
+// fraction bits per term, and an f32 result keeps 14 significant bits (an
+// f16 result is the step's sum rounded to f16).
+Accumulation wgmma_accumulation(El ab, El d, uint32_t k) {
+  if (ab == El::E4M3 || ab == El::E5M2)
+    return {k, 13, d == El::F16 ? 24 : 14};
+  return {k, 25, 24};
+}
+
 // The exponent a term is aligned by: its exponent field (the smallest normal
 // exponent for a subnormal); a product's is the sum of its factors'.
 int align_exp(double v, int emin) { return std::max(std::ilogb(v), emin); }
@@ -191,12 +212,13 @@ int align_exp(double v, int emin) { return std::max(std::ilogb(v), emin); }
 // One step of the floating-point accumulation: `acc` (an f32 value, the
 // exponent minimum `acc_emin`) plus the products a[q] * b[q] for q in
 // [q0, q1). Every term is truncated toward zero to a multiple of
-// 2^(E - 25), E the largest alignment exponent of the step's nonzero terms,
-// the truncated terms are added exactly, and the sum is truncated (rounded
-// toward zero) into f32, overflowing to infinity.
+// 2^(E - frac_bits), E the largest alignment exponent of the step's nonzero
+// terms, the truncated terms are added exactly, and the sum is truncated
+// (rounded toward zero) into f32 with `result_bits` significant bits,
+// overflowing to infinity.
 double block_step(double acc, int acc_emin, const double *a, const double *b,
                   uint32_t stride_b, uint32_t q0, uint32_t q1, int emin_a,
-                  int emin_b) {
+                  int emin_b, int frac_bits = 25, int result_bits = 24) {
   int e = INT32_MIN;
   bool all_neg_zero = std::signbit(acc);
   if (acc != 0)
@@ -209,9 +231,9 @@ double block_step(double acc, int acc_emin, const double *a, const double *b,
   }
   if (e == INT32_MIN) // every term is zero: IEEE's sign of a sum of zeros
     return all_neg_zero ? -0.0 : 0.0;
-  const int quantum = e - 25;
+  const int quantum = e - frac_bits;
   // |term| < 2^(e + 2), so a truncated term is below 2^27 quanta and the
-  // sum of 1 + 16 of them fits easily.
+  // sum of 1 + 64 of them fits easily.
   auto quanta = [&](double v) {
     return int64_t(std::trunc(std::ldexp(v, -quantum)));
   };
@@ -221,11 +243,14 @@ double block_step(double acc, int acc_emin, const double *a, const double *b,
   if (sum == 0)
     return 0.0;
   const uint64_t mag = uint64_t(sum < 0 ? -sum : sum);
-  const uint32_t bits =
+  uint32_t bits =
       uint32_t(encode(kF32, sum < 0, mag, quantum, {Round::RZ, false, false}));
   if ((bits & 0x7fffffffu) == 0x7f7fffffu &&
       std::ldexp(double(mag), quantum) > double(FLT_MAX))
     return sum < 0 ? -INFINITY : INFINITY;
+  // Fewer significant bits: truncate the significand further (a subnormal
+  // sum is already a multiple of the coarser quantum).
+  bits &= ~((1u << (24 - result_bits)) - 1);
   return std::bit_cast<float>(bits);
 }
 
@@ -252,7 +277,8 @@ double special(double c, const double *a, const double *b, uint32_t stride_b,
 void multiply(MmaShape s, El ea, El eb, El cd_in, El cd_out, Round rnd,
               uint32_t flags, const std::vector<double> &a,
               const std::vector<double> &b, const std::vector<double> &c,
-              std::vector<uint64_t> &d) {
+              std::vector<uint64_t> &d, Accumulation rule = {}) {
+  const uint32_t block = rule.block ? rule.block : block_size(ea);
   d.assign(size_t(s.m) * s.n, 0);
   for (uint32_t i = 0; i < s.m; ++i)
     for (uint32_t j = 0; j < s.n; ++j) {
@@ -290,11 +316,10 @@ void multiply(MmaShape s, El ea, El eb, El cd_in, El cd_out, Round rnd,
       if (acc == 0) {
         acc = cv;
         int acc_emin = el_emin(cd_in);
-        for (uint32_t q0 = 0; q0 < s.k && !std::isinf(acc);
-             q0 += block_size(ea)) {
+        for (uint32_t q0 = 0; q0 < s.k && !std::isinf(acc); q0 += block) {
           acc = block_step(acc, acc_emin, ra, rb, s.n, q0,
-                           std::min(s.k, q0 + block_size(ea)), el_emin(ea),
-                           el_emin(eb));
+                           std::min(s.k, q0 + block), el_emin(ea), el_emin(eb),
+                           rule.frac_bits, rule.result_bits);
           acc_emin = el_emin(El::F32);
         }
       }
@@ -844,7 +869,8 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
         wg_d_pos(l, j, r, col);
         c[r * N + col] = el_value(fd.el, fd.get(x, l, j));
       }
-  multiply({16, N, d.k}, d.a, d.b, d.c, d.d, Round::RN, d.flags, a, b, c, out);
+  multiply({16, N, d.k}, d.a, d.b, d.c, d.d, Round::RN, d.flags, a, b, c, out,
+           wgmma_accumulation(d.a, d.d, d.k));
   for (uint32_t l = 0; l < kWarpSize; ++l)
     for (uint32_t j = 0; j < fd.count(); ++j) {
       uint32_t r, col;

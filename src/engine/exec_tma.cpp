@@ -79,18 +79,35 @@ std::optional<TensorMap> read_map(Exec &x, uint64_t a, uint32_t l,
 }
 
 // The fill of an out-of-bounds element (docs/hopper.md): zero, or with
-// the NaN fill on a floating-point type the canonical NaN.
+// the NaN fill on a floating-point type the H100's NaN: 0x7ff7 in every
+// 16-bit half of the element (0x7ff7, 0x7ff77ff7, 0x7ff77ff77ff77ff7).
 uint64_t oob_value(const TensorMap &m) {
   if (m.oob != TmapOobFill::NanRequestZeroFma)
     return 0;
-  switch (tmap_element_bytes(m.type)) {
-  case 2:
-    return 0x7fff;
-  case 4:
-    return 0x7fffffff;
-  default:
-    return 0x7fffffffffffffffull;
-  }
+  const uint32_t bytes = tmap_element_bytes(m.type);
+  return bytes >= 8 ? 0x7ff77ff77ff77ff7ull
+                    : 0x7ff77ff77ff77ff7ull & ((1ull << (8 * bytes)) - 1);
+}
+
+// The dimension-0 starts the H100 refuses with an illegal-instruction
+// error (docs/hopper.md "Hardware conformance"): a tile-mode load whose
+// start (coordinate x element size) is not a multiple of 16 bytes, a
+// tensor store or reduction that starts at a negative coordinate. Returns
+// the message, or "" when the start is accepted.
+std::string illegal_start(const TensorMap &m, TmaKind kind, int32_t x0,
+                          const std::string &what) {
+  const int64_t start = int64_t(x0) * tmap_element_bytes(m.type);
+  if (kind == TmaKind::Load && m.mode == TmapMode::Tile && start % 16 != 0)
+    return fmt::format("illegal instruction: '{}' starts dimension 0 at "
+                       "coordinate {} ({} bytes); a tile-mode tensor load "
+                       "must start at a multiple of 16 bytes",
+                       what, x0, start);
+  if ((kind == TmaKind::Store || kind == TmaKind::Reduce) && x0 < 0)
+    return fmt::format("illegal instruction: '{}' starts dimension 0 at "
+                       "coordinate {}; a tensor store or reduction must not "
+                       "start below 0",
+                       what, x0);
+  return {};
 }
 
 // Lays out the box of `m` at `coords` (im2col: at the pixel `coords` with
@@ -299,6 +316,11 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
         offs[s] = int16_t(x.s(L[kOffset0 + s])[l]);
     if (kind == TmaKind::Prefetch)
       return; // an L2 hint: nothing to perform once the map is valid
+    if (std::string bad = illegal_start(tm, kind, coords[0], what);
+        !bad.empty()) {
+      x.set_error(FaultKind::IllegalInstruction, l, std::move(bad));
+      return;
+    }
     if (kind == TmaKind::Reduce) {
       uint8_t g[8] = {}, s[8] = {};
       if (!reduce_elem(tm.type, RedOp(L[kRedOp]), g, s)) {

@@ -449,6 +449,7 @@ enum class FaultKind : uint8_t {
   Mbarrier, // mbarrier / async-copy misuse (detail = the message)
   Texture,  // tex / tld4 with an invalid texture object (detail)
   Heap,     // device heap: use after free, block overrun, bad free (detail)
+  IllegalInstruction, // an operand the hardware refuses (detail)
 };
 
 struct Fault {

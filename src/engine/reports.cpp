@@ -59,7 +59,7 @@ std::string fault_message(const Fault &f) {
       f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
       f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster ||
       f.kind == FaultKind::Mbarrier || f.kind == FaultKind::Texture ||
-      f.kind == FaultKind::Heap;
+      f.kind == FaultKind::Heap || f.kind == FaultKind::IllegalInstruction;
   if (!detail_is_message && !f.detail.empty())
     msg += ": " + f.detail;
   return msg;

@@ -795,6 +795,8 @@ Error Runtime::finish_launch(std::unique_ptr<Running> run) {
     case engine::RunStatus::BadLaunch:
       return Error::InvalidConfiguration;
     case engine::RunStatus::Fault:
+      if (msg.rfind("illegal instruction", 0) == 0)
+        return Error::IllegalInstruction;
       if (msg.find("misaligned") != std::string::npos)
         return Error::MisalignedAddress;
       if (msg.find("out-of-bounds") != std::string::npos ||

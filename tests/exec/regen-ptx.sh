@@ -8,7 +8,7 @@ for f in memory launch fault reduce_scan sync_samples texture pipeline_tiles \
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
 done
 # Hopper-only kernels (TMA) need the sm_90a target.
-for f in tma; do
+for f in tma tma_refused; do
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90a -I. "$f.cu" -o "$f.ptx"
 done
 # The Hopper pipelines need the sm_90a features (wgmma, setmaxnreg).

@@ -1,8 +1,8 @@
-// Numerics against the H100: tensor-core accumulation (whole wmma cases the
-// hardware computed, kernels/mma_h100.txt) and the MUFU models (special
-// values measured on the H100; the dense tables of ../shared/hardware/mufu
-// when present). docs/tensor-cores.md "Arithmetic", docs/engine.md
-// "Approximate functions".
+// Numerics against the H100: tensor-core accumulation (whole wmma and wgmma
+// cases the hardware computed, kernels/mma_h100.txt and wgmma_h100.txt) and the
+// MUFU models (special values measured on the H100; the dense tables of
+// ../shared/hardware/mufu when present). docs/tensor-cores.md "Arithmetic",
+// docs/engine.md "Approximate functions".
 #include "test_util.h"
 
 #include <bit>
@@ -875,6 +875,184 @@ TEST(TensorCores, WgmmaRowsAreMmaSyncTilesBitForBit) {
     }
   EXPECT_EQ(differ, 0);
   EXPECT_GT(nonzero, 400);
+}
+
+// ---- wgmma as the H100 computed it (docs/tensor-cores.md "Arithmetic") ------
+
+// Whole m64n16kK cases of tests/exec/wgmma_numerics.cu on its wild data
+// (kernels/wgmma_h100.txt): tf32 (one 8-product step) and e4m3/e5m2 (one
+// 32-product step, 13 fraction bits per term; f32 results keep 14
+// significant bits), with f32 and f16 accumulators.
+std::vector<MmaCase> wgmma_cases() {
+  std::ifstream f(kernel_path("wgmma_h100.txt"));
+  EXPECT_TRUE(f) << kernel_path("wgmma_h100.txt");
+  std::vector<MmaCase> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream in(line);
+    std::string head;
+    in >> head;
+    if (head.size() != 1) {
+      out.push_back({head, 0, {}, {}, {}, {}});
+      continue;
+    }
+    std::vector<uint32_t> &v = head == "A"   ? out.back().a
+                               : head == "B" ? out.back().b
+                               : head == "C" ? out.back().c
+                                             : out.back().d;
+    std::string w;
+    while (in >> w)
+      v.push_back(uint32_t(std::stoul(w, nullptr, 16)));
+  }
+  return out;
+}
+
+// One warpgroup: A (64 x 32 bytes) and B (16 x 32 bytes) copied into shared
+// memory in the K-major layout without swizzle (8-row core matrices, LBO
+// 128, SBO 256), C loaded in register order, one wgmma from descriptors,
+// D stored in register order; returns D (64 x 16, row-major).
+std::vector<uint32_t> run_wgmma(const MmaCase &mc) {
+  const std::string d_type = mc.op.substr(0, 3);
+  const std::string ab = mc.op.substr(4);
+  const bool acc16 = d_type == "f16", tf32 = ab == "tf32.tf32";
+  const int size = tf32 ? 4 : 1, K = 32 / size, nd = acc16 ? 4 : 8;
+  std::string dregs = "{";
+  for (int i = 0; i < nd; ++i)
+    dregs += std::string(i ? ", " : "") + "%d" + std::to_string(i);
+  dregs += "}";
+  std::string body = R"(.reg .b64 %rd<20>;
+  .reg .b32 %r<20>;
+  .reg .b32 %d<8>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  ld.param.u64 %rd4, [pd];
+  mov.u32 %r0, %tid.x;
+  // 16 bytes of A and 4 of B per thread, already in the shared layout
+  mul.wide.u32 %rd5, %r0, 16;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd6];
+  mov.u32 %r10, sa;
+  cvt.u32.u64 %r11, %rd5;
+  add.u32 %r12, %r10, %r11;
+  st.shared.v4.b32 [%r12], {%r1, %r2, %r3, %r4};
+  mul.wide.u32 %rd7, %r0, 4;
+  add.s64 %rd8, %rd2, %rd7;
+  ld.global.b32 %r5, [%rd8];
+  mov.u32 %r13, sb;
+  cvt.u32.u64 %r14, %rd7;
+  add.u32 %r15, %r13, %r14;
+  st.shared.b32 [%r15], %r5;
+  // C: 8 words per thread
+  mul.wide.u32 %rd9, %r0, 32;
+  add.s64 %rd10, %rd3, %rd9;
+  ld.global.v4.b32 {%d0, %d1, %d2, %d3}, [%rd10];
+  ld.global.v4.b32 {%d4, %d5, %d6, %d7}, [%rd10+16];
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  cvt.u64.u32 %rd11, %r10;
+  and.b64 %rd11, %rd11, 262143;
+  shr.u64 %rd11, %rd11, 4;
+  or.b64 %rd11, %rd11, 68720001024; // LBO 128 >> 4 << 16, SBO 256 >> 4 << 32
+  cvt.u64.u32 %rd12, %r13;
+  and.b64 %rd12, %rd12, 262143;
+  shr.u64 %rd12, %rd12, 4;
+  or.b64 %rd12, %rd12, 68720001024;
+  setp.eq.u32 %p1, %r0, %r0;
+  wgmma.fence.sync.aligned;
+)";
+  body += "  wgmma.mma_async.sync.aligned.m64n16k" + std::to_string(K) + "." +
+          d_type + "." + (tf32 ? "tf32.tf32" : ab) + " " + dregs +
+          ", %rd11, %rd12, %p1, 1, 1;\n";
+  body += R"(  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  add.s64 %rd13, %rd4, %rd9;
+  st.global.v4.b32 [%rd13], {%d0, %d1, %d2, %d3};
+  st.global.v4.b32 [%rd13+16], {%d4, %d5, %d6, %d7};
+  ret;)";
+  const std::string text =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".shared .align 1024 .b8 sa[2048];\n.shared .align 1024 .b8 sb[512];\n"
+      ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, "
+      ".param .u64 pd)\n{\n" +
+      body + "\n}\n";
+  std::string errors;
+  auto m = load_text(text, &errors);
+  EXPECT_TRUE(m) << errors;
+  if (!m)
+    return {};
+  // Byte kb of row mn in the shared layout.
+  auto core = [](int mn, int kb) {
+    return (mn / 8) * 256 + (kb / 16) * 128 + (mn % 8) * 16 + kb % 16;
+  };
+  std::vector<uint8_t> sa(2048), sb(512);
+  for (int r = 0; r < 64; ++r)
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < size; ++i)
+        sa[core(r, k * size + i)] = uint8_t(mc.a[r * K + k] >> (8 * i));
+  for (int n = 0; n < 16; ++n)
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < size; ++i)
+        sb[core(n, k * size + i)] = uint8_t(mc.b[n * K + k] >> (8 * i));
+  // Word j of thread t holds (row, column) of the accumulator layout (f16:
+  // two halves per word).
+  auto pos = [&](int t, int j, int half, int &row, int &col) {
+    const int w = t / 32, g = t % 32 / 4, q = t % 4;
+    if (acc16) {
+      row = 16 * w + g + 8 * (j % 2);
+      col = 8 * (j / 2) + 2 * q + half;
+    } else {
+      row = 16 * w + g + 8 * (j % 4 / 2);
+      col = 8 * (j / 4) + 2 * q + j % 2;
+    }
+  };
+  std::vector<uint32_t> c(128 * 8, 0);
+  for (int t = 0; t < 128; ++t)
+    for (int j = 0; j < nd; ++j)
+      for (int h = 0; h < (acc16 ? 2 : 1); ++h) {
+        int row, col;
+        pos(t, j, h, row, col);
+        c[t * 8 + j] |= mc.c[row * 16 + col] << (16 * h);
+      }
+  Device d;
+  DevicePtr pa = upload(d, sa), pb = upload(d, sb), pc = upload(d, c),
+            pd = d.alloc(128 * 8 * 4);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {128, 1, 1}),
+                    {KernelArg::ptr(pa), KernelArg::ptr(pb), KernelArg::ptr(pc),
+                     KernelArg::ptr(pd)});
+  EXPECT_TRUE(r.ok()) << r.diagnostics_text();
+  const auto words = download<uint32_t>(d, pd, 128 * 8);
+  std::vector<uint32_t> out(64 * 16);
+  for (int t = 0; t < 128; ++t)
+    for (int j = 0; j < nd; ++j)
+      for (int h = 0; h < (acc16 ? 2 : 1); ++h) {
+        int row, col;
+        pos(t, j, h, row, col);
+        out[row * 16 + col] =
+            acc16 ? words[t * 8 + j] >> (16 * h) & 0xffff : words[t * 8 + j];
+      }
+  return out;
+}
+
+TEST(TensorCores, WgmmaCasesAsTheH100ComputedThem) {
+  const auto cases = wgmma_cases();
+  ASSERT_EQ(cases.size(), 5u);
+  for (const auto &mc : cases) {
+    SCOPED_TRACE(mc.op);
+    ASSERT_EQ(mc.c.size(), 1024u);
+    ASSERT_EQ(mc.d.size(), 1024u);
+    const auto got = run_wgmma(mc);
+    ASSERT_EQ(got.size(), 1024u);
+    int differ = 0;
+    for (size_t i = 0; i < 1024; ++i)
+      if (got[i] != mc.d[i] && ++differ <= 5)
+        ADD_FAILURE() << "D[" << i / 16 << "][" << i % 16 << "] = " << std::hex
+                      << got[i] << ", H100 " << mc.d[i];
+    EXPECT_EQ(differ, 0);
+  }
 }
 
 } // namespace
