@@ -173,28 +173,6 @@ if a.expect_sarif:
     for s in problems:
         print(f"SARIF {a.expect_sarif}: {s}")
         ok = False
-if a.native_stdout:
-    import tarfile
-    try:
-        with tarfile.open(a.native_stdout) as t:
-            native = t.extractfile(a.native_name + ".out").read().decode()
-    except (OSError, KeyError, tarfile.TarError) as e:
-        print(f"no recorded stdout {a.native_name}.out: {e}")
-        native = None
-        ok = False
-    if native is not None and native != r.stdout:
-        import difflib
-        print(f"stdout differs from the GPU's ({a.native_name}.out):")
-        print("".join(difflib.unified_diff(
-            native.splitlines(True), r.stdout.splitlines(True), "gpu",
-            "bcusim")))
-        ok = False
-for s in a.expect_stderr:
-    if s not in r.stderr:
-        print(f"expected on stderr: {s}")
-        ok = False
-
-
 def stdout_differences(want, got, context=3, limit=5):
     """The first `limit` differing lines of two outputs, each with `context`
     lines before it, as text (empty when they are equal)."""
@@ -221,6 +199,25 @@ def stdout_differences(want, got, context=3, limit=5):
             if (w[i] if i < len(w) else None) != (g[i] if i < len(g) else None))
     return (f"{n} of {max(len(w), len(g))} lines differ (- expected, "
             "+ bcusim):\n" + "\n".join(out))
+
+
+if a.native_stdout:
+    import tarfile
+    try:
+        with tarfile.open(a.native_stdout) as t:
+            native = t.extractfile(a.native_name + ".out").read().decode()
+    except (OSError, KeyError, tarfile.TarError) as e:
+        print(f"no recorded stdout {a.native_name}.out: {e}")
+        native = None
+        ok = False
+    diff = stdout_differences(native, r.stdout) if native is not None else ""
+    if diff:
+        print(f"stdout differs from the GPU's ({a.native_name}.out): {diff}")
+        ok = False
+for s in a.expect_stderr:
+    if s not in r.stderr:
+        print(f"expected on stderr: {s}")
+        ok = False
 
 
 if a.expect_stdout_file:
