@@ -56,7 +56,7 @@ void check_child(const CdpSt &s, LaunchSt &L, const AccessEvent &e,
             "at '{}'",
             kind, where.empty() ? "" : where + " ", at, p.who,
             access_text(write, strong, e.size), thread_text(thread_ref(L, who)),
-            L.kernel, L.launch_index, L.view->text(e.pc));
+            demangle(L.kernel), L.launch_index, L.view->text(e.pc));
         std::vector<Diagnostic> notes;
         notes.push_back(
             {Severity::Note, p.loc, "the parent grid's access", {}});
@@ -131,7 +131,7 @@ void cdp_launch_end(CdpSt &s, LaunchSt &L) {
       continue;
     c.launch_at = fmt::format(
         "{} of kernel '{}' (launch {}) launched the child grid at '{}'",
-        thread_text(thread_ref(L, l.tid)), L.kernel, L.launch_index,
+        thread_text(thread_ref(L, l.tid)), demangle(L.kernel), L.launch_index,
         L.view->text(l.pc));
     // A tail launch starts after the whole parent grid completed.
     if (l.tail)
@@ -158,7 +158,7 @@ void cdp_launch_end(CdpSt &s, LaunchSt &L) {
           "{} by {} of kernel '{}' (launch {}) at '{}', not ordered before "
           "its launch of the child grid",
           access_text(a.write, a.strong, a.size),
-          thread_text(thread_ref(L, a.tid)), L.kernel, L.launch_index,
+          thread_text(thread_ref(L, a.tid)), demangle(L.kernel), L.launch_index,
           L.view->text(a.pc));
       const uint32_t idx = uint32_t(c.sides.size());
       c.sides.push_back(std::move(side));
