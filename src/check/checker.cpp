@@ -226,6 +226,7 @@ struct Checker::Impl {
   std::vector<Finding> all;
   detail::Findings findings;
   detail::LaunchSt L;
+  detail::CdpSt cdp;
   uint64_t launches = 0;
   uint64_t peak_shadow = 0, peak_covered = 0;
   std::mutex mu; // concurrent() observers: sync checks only
@@ -259,6 +260,8 @@ void Checker::on_launch_begin(const engine::LaunchView &v) {
   // Thread ids have 30 bits (vc.h).
   L.race_on = L.grid.count() * L.wpc * 32 < (1ull << 30);
   L.findings = &impl_->findings;
+  if (checks_.race)
+    detail::cdp_launch_begin(impl_->cdp, L);
 }
 
 void Checker::on_access(const engine::AccessEvent &e) {
@@ -266,6 +269,7 @@ void Checker::on_access(const engine::AccessEvent &e) {
   if (checks_.race && L.race_on) {
     detail::check_access(L, e);
     detail::proxy_access(L, e);
+    detail::cdp_access(impl_->cdp, L, e);
   }
   if (checks_.init)
     detail::init_access(L, e);
@@ -453,9 +457,27 @@ void Checker::on_launch_end(const engine::LaunchView &) {
   impl_->peak_shadow = std::max(impl_->peak_shadow, shadow);
   detail::rules_launch_end(L);
   detail::proxy_cta_end(L, 0, true);
+  if (checks_.race)
+    detail::cdp_launch_end(impl_->cdp, L);
   impl_->findings.finish(L);
   L = detail::LaunchSt{};
   ++impl_->launches;
+}
+
+void Checker::on_device_launch(const engine::DeviceLaunchEvent &e) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  if (checks_.race && impl_->L.race_on)
+    detail::cdp_device_launch(impl_->cdp, impl_->L, e);
+}
+
+void Checker::on_child_grid_begin(const engine::ChildGridEvent &e) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  detail::cdp_child_begin(impl_->cdp, e);
+}
+
+void Checker::on_child_grid_end(const engine::ChildGridEvent &e) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  detail::cdp_child_end(impl_->cdp, e);
 }
 
 const std::vector<Finding> &Checker::findings() const { return impl_->all; }

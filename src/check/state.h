@@ -451,3 +451,55 @@ void rules_cta_end(LaunchSt &L, const CtaSt *c, uint64_t cta);
 void rules_launch_end(LaunchSt &L);
 
 } // namespace bcusim::check::detail
+
+namespace bcusim::check::detail {
+
+// Dynamic parallelism (cdp.cpp; docs/checker.md "Parent and child
+// grids"): the global accesses of a grid that can make device-side
+// launches, its launches, and for each child grid running, the parent's
+// accesses that are not ordered before it.
+struct CdpSt {
+  struct Access {
+    uint64_t addr = 0;
+    uint32_t size = 0, pc = 0;
+    Tid tid = kNoTid;
+    uint32_t clock = 0;
+    bool write = false, strong = false;
+  };
+  struct Launch {
+    Tid tid = kNoTid;
+    uint32_t pc = 0;
+    size_t at = 0;  // log entries before it
+    ThreadSt known; // what the launching thread knew
+    bool tail = false;
+  };
+  // A parent's access a child grid is not ordered with (rendered).
+  struct Side {
+    uint64_t addr = 0;
+    uint32_t size = 0, pc = 0;
+    bool write = false, strong = false;
+    std::string who; // "read of 4 bytes by thread ... of kernel 'k' ..."
+    SourceLoc loc;
+  };
+  struct Child {
+    std::vector<Side> sides;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> by_granule;
+    std::string launch_at; // where the parent launched it
+  };
+  bool logging = false;
+  std::vector<Access> log;
+  std::vector<Launch> launches;           // of the launch being observed
+  std::vector<std::vector<Child>> frames; // by launch depth: its children
+  std::vector<uint32_t> depth;            // child grids running
+  std::vector<const Child *> active;      // their contexts
+};
+
+void cdp_launch_begin(CdpSt &s, const LaunchSt &L);
+void cdp_access(CdpSt &s, LaunchSt &L, const AccessEvent &e);
+void cdp_device_launch(CdpSt &s, LaunchSt &L,
+                       const engine::DeviceLaunchEvent &e);
+void cdp_launch_end(CdpSt &s, LaunchSt &L);
+void cdp_child_begin(CdpSt &s, const engine::ChildGridEvent &e);
+void cdp_child_end(CdpSt &s, const engine::ChildGridEvent &e);
+
+} // namespace bcusim::check::detail

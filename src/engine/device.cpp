@@ -493,7 +493,8 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     memory_->free(L.grid_workspace);
   if (launches) {
     for (bool tail : {false, true})
-      for (const auto &pl : dl.pending) {
+      for (size_t child = 0; child < dl.pending.size(); ++child) {
+        const auto &pl = dl.pending[child];
         if (pl.tail != tail || !r.ok())
           continue;
         const auto &b = dl.buffers[pl.buffer];
@@ -511,7 +512,17 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
         cc.shared_bytes = b.shared;
         cc.has_prerequisite = false;
         cc.launch_depth = config.launch_depth + 1;
+        const ChildGridEvent ce{child, cc.launch_depth, pl.tail};
+        auto tell = [&](void (Observer::*fn)(const ChildGridEvent &)) {
+          if (config.observer)
+            (config.observer->*fn)(ce);
+          for (Observer *o : config.observers)
+            if (o && o != config.observer)
+              (o->*fn)(ce);
+        };
+        tell(&Observer::on_child_grid_begin);
         RunReport cr = launch(module, f.name, cc, child_args);
+        tell(&Observer::on_child_grid_end);
         r.status = cr.status;
         r.warp_steps += cr.warp_steps;
         r.thread_steps += cr.thread_steps;

@@ -195,6 +195,15 @@ public:
   void on_griddep_wait(const ThreadEvent &e) override {
     each(&Observer::on_griddep_wait, e);
   }
+  void on_device_launch(const DeviceLaunchEvent &e) override {
+    each(&Observer::on_device_launch, e);
+  }
+  void on_child_grid_begin(const ChildGridEvent &e) override {
+    each(&Observer::on_child_grid_begin, e);
+  }
+  void on_child_grid_end(const ChildGridEvent &e) override {
+    each(&Observer::on_child_grid_end, e);
+  }
 
 private:
   template <class E> void each(void (Observer::*f)(const E &), const E &e) {

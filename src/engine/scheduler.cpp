@@ -755,6 +755,7 @@ public:
     return unflatten(linear, L.grid);
   }
   uint64_t grid_workspace() const override { return L.grid_workspace; }
+  bool device_launches() const override { return L.device_launches != nullptr; }
   std::pair<uint32_t, uint32_t> reserved_shared() const override {
     return {L.reserved_smem_off, L.reserved_smem};
   }

@@ -443,6 +443,14 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
           ? 4
           : 8;
   AccessBatch out(x, in, AccessType::Write, out_size);
+  // Successful cudaLaunchDevice calls: (lane, child, tail), for the
+  // observer once the launch lock is released.
+  struct Launched {
+    uint32_t lane;
+    uint64_t child;
+    bool tail;
+  };
+  std::vector<Launched> launched;
   for_lanes(m, [&](uint32_t l) {
     uint8_t *f = frame(c, w, l);
     auto arg = [&](size_t k, void *dst, size_t n) {
@@ -501,6 +509,7 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
             b.launched = true;
             // cudaStreamTailLaunch is the handle 3.
             dl->pending.push_back({i, stream == 3});
+            launched.push_back({l, dl->pending.size() - 1, stream == 3});
             result = 0;
           }
           break;
@@ -519,6 +528,13 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
   if (x.obs && cs.device_ret != kNone)
     observe_frame_write(x, c, w, p->pc, m, cs.device_ret,
                         std::min<uint32_t>(cs.device_ret_size, 8));
+  if (x.sync_obs)
+    for (const Launched &ld : launched) {
+      auto e = thread_event<DeviceLaunchEvent>(x, 1u << ld.lane);
+      e.child = ld.child;
+      e.tail = ld.tail;
+      x.sync_obs->on_device_launch(e);
+    }
   ++p->pc;
 }
 

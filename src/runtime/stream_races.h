@@ -133,6 +133,15 @@ public:
   void on_griddep_wait(const engine::ThreadEvent &e) override {
     static_cast<engine::Observer &>(checker_).on_griddep_wait(e);
   }
+  void on_device_launch(const engine::DeviceLaunchEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_device_launch(e);
+  }
+  void on_child_grid_begin(const engine::ChildGridEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_child_grid_begin(e);
+  }
+  void on_child_grid_end(const engine::ChildGridEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_child_grid_end(e);
+  }
   void on_launch_end(const engine::LaunchView &v) override;
 
   // Work items kept (at most kMaxItems; older ones are dropped).

@@ -205,6 +205,9 @@ public:
   bool concurrent() const override;
   void on_launch_begin(const engine::LaunchView &launch) override;
   void on_launch_end(const engine::LaunchView &launch) override;
+  void on_device_launch(const engine::DeviceLaunchEvent &e) override;
+  void on_child_grid_begin(const engine::ChildGridEvent &e) override;
+  void on_child_grid_end(const engine::ChildGridEvent &e) override;
   void on_cta_begin(const engine::CtaEvent &e) override;
   void on_cta_end(const engine::CtaEvent &e) override;
   void on_thread_exit(const engine::ThreadEvent &e) override;

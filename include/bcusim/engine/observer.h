@@ -257,6 +257,23 @@ struct AsyncCompleteEvent : ThreadEvent {
   uint64_t group = 0;
 };
 
+// A device-side launch (docs/engine.md "Device-side launches"): the lane
+// in `lanes` launched the grid's child `child` (0, 1, ... in launch order
+// within the grid) into cudaStreamTailLaunch (`tail`) or another stream.
+struct DeviceLaunchEvent : ThreadEvent {
+  uint64_t child = 0;
+  bool tail = false;
+};
+
+// A child grid starts (before its launch begins) or ends (after its own
+// children ended): the child `child` of the grid that launched it, at
+// launch depth `depth` (1: launched by a grid the host launched).
+struct ChildGridEvent {
+  uint64_t child = 0;
+  uint32_t depth = 0;
+  bool tail = false;
+};
+
 // A CTA became resident (begin) or finished, every thread exited (end).
 struct CtaEvent {
   uint64_t cta = 0;
@@ -324,6 +341,8 @@ public:
   virtual uint64_t thread_steps() const { return 0; }
   // The CTA's 3-D index from its linear index.
   virtual Dim3 cta_id(uint64_t linear) const = 0;
+  // Whether the kernel can make device-side launches.
+  virtual bool device_launches() const { return false; }
   // The cooperative-groups grid workspace (0: none).
   virtual uint64_t grid_workspace() const = 0;
   // The reserved shared-memory region (%reserved_smem_offset_*) of each
@@ -404,6 +423,13 @@ public:
   virtual void on_grid_sync(const ThreadEvent &e) { (void)e; }
   virtual void on_griddep_launch(const ThreadEvent &e) { (void)e; }
   virtual void on_griddep_wait(const ThreadEvent &e) { (void)e; }
+
+  // Dynamic parallelism: a successful device-side launch, and a child
+  // grid's start and end (around its on_launch_begin .. on_launch_end and
+  // those of its own children).
+  virtual void on_device_launch(const DeviceLaunchEvent &e) { (void)e; }
+  virtual void on_child_grid_begin(const ChildGridEvent &e) { (void)e; }
+  virtual void on_child_grid_end(const ChildGridEvent &e) { (void)e; }
 };
 
 } // namespace bcusim::engine
