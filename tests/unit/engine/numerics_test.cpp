@@ -30,9 +30,12 @@ struct MmaCase {
   std::vector<uint32_t> a, b, c, d;
 };
 
-std::vector<MmaCase> mma_cases() {
-  std::ifstream f(kernel_path("mma_h100.txt"));
-  EXPECT_TRUE(f) << kernel_path("mma_h100.txt");
+// The cases of a file of kernels/: a line "OP [CS]" starts a case, lines
+// "A ..", "B ..", "C ..", "D .." hold its operands and result in hex. `cs`
+// is read where the file gives it (mma_h100.txt).
+std::vector<MmaCase> read_cases(const char *name, bool with_cs) {
+  std::ifstream f(kernel_path(name));
+  EXPECT_TRUE(f) << kernel_path(name);
   std::vector<MmaCase> out;
   std::string line;
   while (std::getline(f, line)) {
@@ -43,7 +46,8 @@ std::vector<MmaCase> mma_cases() {
     in >> head;
     if (head.size() != 1) {
       out.push_back({head, 0, {}, {}, {}, {}});
-      in >> out.back().cs;
+      if (with_cs)
+        in >> out.back().cs;
       continue;
     }
     std::vector<uint32_t> &v = head == "A"   ? out.back().a
@@ -56,6 +60,8 @@ std::vector<MmaCase> mma_cases() {
   }
   return out;
 }
+
+std::vector<MmaCase> mma_cases() { return read_cases("mma_h100.txt", true); }
 
 // One warp: load A (row-major), B (column-major), C (row-major), multiply,
 // store D (row-major); returns D's bit patterns.
@@ -884,29 +890,7 @@ TEST(TensorCores, WgmmaRowsAreMmaSyncTilesBitForBit) {
 // 32-product step, 13 fraction bits per term; f32 results keep 14
 // significant bits), with f32 and f16 accumulators.
 std::vector<MmaCase> wgmma_cases() {
-  std::ifstream f(kernel_path("wgmma_h100.txt"));
-  EXPECT_TRUE(f) << kernel_path("wgmma_h100.txt");
-  std::vector<MmaCase> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#')
-      continue;
-    std::istringstream in(line);
-    std::string head;
-    in >> head;
-    if (head.size() != 1) {
-      out.push_back({head, 0, {}, {}, {}, {}});
-      continue;
-    }
-    std::vector<uint32_t> &v = head == "A"   ? out.back().a
-                               : head == "B" ? out.back().b
-                               : head == "C" ? out.back().c
-                                             : out.back().d;
-    std::string w;
-    while (in >> w)
-      v.push_back(uint32_t(std::stoul(w, nullptr, 16)));
-  }
-  return out;
+  return read_cases("wgmma_h100.txt", false);
 }
 
 // One warpgroup: A (64 x 32 bytes) and B (16 x 32 bytes) copied into shared
