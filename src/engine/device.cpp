@@ -485,6 +485,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     dl.depth = config.launch_depth;
     dl.pending_limit = config.pending_launch_limit;
     dl.device_attribute = config.device_attribute;
+    dl.error_string = config.error_string;
     L.device_launches = &dl;
   }
   RunReport r = run_launch(*memory_, L, config);

@@ -113,6 +113,9 @@ Runtime &rt() {
       value = attribute_value(g_rt->model(), cudaDeviceAttr(attr));
       return int(cudaSuccess);
     };
+    g_rt->device_error_string = [](int error) {
+      return std::string(cudaGetErrorString(cudaError_t(error)));
+    };
     std::atexit(at_exit);
   }
   return *g_rt;
