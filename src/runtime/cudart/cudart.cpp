@@ -707,10 +707,17 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   if (!devPtr)
     return cudaSuccess;
-  std::lock_guard lock(g_mutex);
-  Stream *st = stream_of(stream);
-  if (Graph *g = Runtime::capturing(st)) {
+  // The graph functions take their lock before the runtime's, as
+  // everywhere.
+  Graph *g = nullptr;
+  {
+    std::lock_guard lock(g_mutex);
+    g = Runtime::capturing(stream_of(stream));
+  }
+  if (g) {
     if (auto a = bcusim::cudart::graph_alloc(devPtr)) {
+      std::lock_guard lock(g_mutex);
+      Stream *st = stream_of(stream);
       rt().submit(st, st->id, [](StreamId) { return Error::Success; });
       bcusim::cudart::Captured c;
       c.mem = cudaGraphNodeTypeMemFree;
@@ -721,6 +728,7 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   } else if (bcusim::cudart::free_graph_alloc(devPtr)) {
     return cudaSuccess;
   }
+  std::lock_guard lock(g_mutex);
   if (!Runtime::is_device_address(devPtr))
     return rec(Error::InvalidValue);
   return submit(stream, [devPtr](StreamId) { return rt().free(devPtr); });

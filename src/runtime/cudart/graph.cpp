@@ -605,7 +605,6 @@ void update_params(GraphObj &to, const GraphObj &from) {
 
 cudaGraphNode_t add_captured(cudaGraph_t graph, Captured c,
                              const std::vector<cudaGraphNode_t> &deps) {
-  std::lock_guard lock(g_graph_mutex);
   GraphObj *g = graph_of(graph);
   auto n = std::make_unique<NodeObj>();
   n->graph = g;
