@@ -9,8 +9,11 @@
 //     neighbour's with no __syncwarp() between (lanes of one warp).
 //   lanes_exchange_fixed: __syncwarp() between (clean).
 //   shfl_partial_buggy: __shfl_sync with a full mask executed by the lower
-//     half of the warp only (the mask names lanes that do not execute it).
+//     half of the warp only (the mask names lanes that do not execute it;
+//     they exit, and the lower half reads their values: undefined).
 //   shfl_fixed: every lane executes the shuffle (clean).
+//   shfl_outside_mask_buggy: the lower half shuffles with its own mask
+//     (0xffff) but reads lanes 16-31, outside the mask: undefined values.
 // Launch: -g 1 -b 64; in = s32[64] (iota), out = s32[64].
 // arch: sm_90
 
@@ -94,5 +97,13 @@ extern "C" __global__ void shfl_fixed(const int *in, int *out) {
   const int w = __shfl_sync(0xffffffffu, v, (t + 16) % 32);
   if (t % 32 < 16)
     v += w;
+  out[t] = v;
+}
+
+extern "C" __global__ void shfl_outside_mask_buggy(const int *in, int *out) {
+  const int t = threadIdx.x;
+  int v = in[t];
+  if (t % 32 < 16)
+    v += __shfl_sync(0x0000ffffu, v, (t + 16) % 32);
   out[t] = v;
 }
