@@ -325,6 +325,15 @@ cudaError_t check_kind(cudaMemcpyKind kind) {
 
 } // namespace
 
+cudaError_t bcusim::cudart::read_condition(unsigned *value, const void *handle,
+                                           cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  return submit(stream, [=](StreamId sid) {
+    return rt().memcpy(value, handle, sizeof(unsigned), sid,
+                       "a conditional node reading its condition");
+  });
+}
+
 cudaError_t bcusim::cudart::record_error(cudaError_t e) {
   std::lock_guard lock(g_mutex);
   return rec(Error(int(e)));

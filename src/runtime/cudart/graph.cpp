@@ -440,8 +440,7 @@ cudaError_t run_node(const NodeObj &n, cudaStream_t s);
 // present; WHILE: body 0 until the value is zero; SWITCH: body `value`).
 cudaError_t run_conditional(const NodeObj &n, cudaStream_t s) {
   auto value = [&](unsigned &v) {
-    return cudaMemcpyAsync(&v, reinterpret_cast<void *>(n.cond.handle),
-                           sizeof(v), cudaMemcpyDeviceToHost, s);
+    return read_condition(&v, reinterpret_cast<void *>(n.cond.handle), s);
   };
   auto run_body = [&](size_t i) -> cudaError_t {
     cudaGraphExec_t x = nullptr;

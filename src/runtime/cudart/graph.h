@@ -56,6 +56,11 @@ void *graph_alloc_ptr(const GraphAlloc &a);
 // is not graph memory.
 bool free_graph_alloc(void *p);
 
+// Copies a conditional node's condition at `handle` (device memory) to
+// `value` in `stream`'s order; race reports name the node.
+cudaError_t read_condition(unsigned *value, const void *handle,
+                           cudaStream_t stream);
+
 // Makes `e` the last error (cudaGetLastError) when it is one; returns it.
 cudaError_t record_error(cudaError_t e);
 
