@@ -210,6 +210,25 @@ int main() {
     CHECK(cudaGraphExecDestroy(fx));
   }
 
+  // Instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch, a launch
+  // frees what the previous one left allocated.
+  {
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    cudaMemAllocNodeParams ap = alloc_params(BYTES);
+    cudaGraphNode_t alloc;
+    CHECK(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+    cudaGraphExec_t x;
+    CHECK(
+        cudaGraphInstantiate(&x, g, cudaGraphInstantiateFlagAutoFreeOnLaunch));
+    CHECK(cudaGraphLaunch(x, s));
+    CHECK(cudaGraphLaunch(x, s));
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaFree(ap.dptr));
+    CHECK(cudaGraphExecDestroy(x));
+    CHECK(cudaGraphDestroy(g));
+  }
+
   // 4. Trimming keeps what is still allocated; the high watermark can be
   // reset to the current value.
   {

@@ -1411,11 +1411,15 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   std::lock_guard lock(g_graph_mutex);
   ExecObj *x = exec_of(graphExec);
   // An allocation a launch left allocated must be freed before the graph
-  // allocates it again.
+  // allocates it again, unless the graph frees it itself
+  // (cudaGraphInstantiateFlagAutoFreeOnLaunch).
   for (auto &s : x->plan)
     if (s.node && s.node->type == cudaGraphNodeTypeMemAlloc &&
-        s.node->alloc->live)
-      return record_error(cudaErrorInvalidValue);
+        s.node->alloc->live) {
+      if (!(x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
+        return record_error(cudaErrorInvalidValue);
+      set_live(*s.node->alloc, false);
+    }
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capturing) == cudaSuccess &&
       capturing != cudaStreamCaptureStatusNone) {
