@@ -75,6 +75,9 @@ public:
   // Takes the first of `options` present (in written order); Mod::unknown
   // when none.
   ptx::Mod take_any(std::initializer_list<ptx::Mod> options);
+  // Takes modifier i (its index in Instruction::modifiers); false when it
+  // is taken already.
+  bool take_at(size_t i);
   // Takes the next type modifier (in written order).
   std::optional<Ty> take_type();
   std::vector<std::string> rest() const;

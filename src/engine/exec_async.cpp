@@ -436,15 +436,14 @@ bool second_address(Compiler &c, const ptx::Operand &o, MemSpace sp,
 
 bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
-  for (const std::string &m : in.modifiers)
-    if (m == "reduce" || m == "tensor" || m == "prefetch")
-      return compile_tma(c, in);
+  if (in.has_any({ptx::Mod::reduce, ptx::Mod::tensor, ptx::Mod::prefetch}))
+    return compile_tma(c, in);
   Mods mods(in);
   if (!mods.take(ptx::Mod::async)) {
     c.unsupported("cp form");
     return true;
   }
-  if (in.modifiers.size() >= 2 && in.modifiers[1] == "bulk") {
+  if (in.mods.size() >= 2 && in.mods[1] == ptx::Mod::bulk) {
     mods.take(ptx::Mod::bulk);
     if (mods.take(ptx::Mod::commit_group)) {
       if (!c.finish(mods) || !c.expect_operands(0))
@@ -463,8 +462,8 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       i.a[0] = n;
       return true;
     }
-    std::string dsp =
-        mods.take_any({"shared::cluster", "shared::cta", "global"});
+    const ptx::Mod dsp = mods.take_any(
+        {ptx::Mod::shared_cluster, ptx::Mod::shared_cta, ptx::Mod::global});
     const ptx::Mod ssp =
         mods.take_any({ptx::Mod::global, ptx::Mod::shared_cta});
     bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
@@ -477,17 +476,18 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     }
     if (!c.finish(mods))
       return true;
-    bool ok = (tx && dsp != "global" && !dsp.empty() &&
-               (ssp == ptx::Mod::global ||
-                (ssp == ptx::Mod::shared_cta && dsp == "shared::cluster"))) ||
-              (group && dsp == "global" && ssp == ptx::Mod::shared_cta);
+    bool ok =
+        (tx && dsp != ptx::Mod::global && dsp != ptx::Mod::unknown &&
+         (ssp == ptx::Mod::global ||
+          (ssp == ptx::Mod::shared_cta && dsp == ptx::Mod::shared_cluster))) ||
+        (group && dsp == ptx::Mod::global && ssp == ptx::Mod::shared_cta);
     if (!ok) {
       c.unsupported("cp.async.bulk combination of state spaces and "
                     "completion mechanism");
       return true;
     }
     if (multicast &&
-        !(tx && dsp == "shared::cluster" && ssp == ptx::Mod::global)) {
+        !(tx && dsp == ptx::Mod::shared_cluster && ssp == ptx::Mod::global)) {
       c.unsupported("cp.async.bulk.multicast::cluster other than "
                     ".shared::cluster.global.mbarrier::complete_tx::bytes");
       return true;
@@ -495,8 +495,9 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     if (!c.expect_operands((tx ? 4 : 3) + (multicast ? 1 : 0) + (hint ? 1 : 0)))
       return true;
     Addr d;
-    if (!c.address(o[0], dsp == "global" ? MemSpace::Global : MemSpace::Shared,
-                   d))
+    if (!c.address(
+            o[0], dsp == ptx::Mod::global ? MemSpace::Global : MemSpace::Shared,
+            d))
       return true;
     uint32_t sbase, soff;
     if (!second_address(c, o[1],
@@ -516,9 +517,9 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     i.a[2] = size;
     i.a[3] = mbase;
     i.a[5] = moff;
-    i.flags =
-        uint8_t((dsp == "shared::cluster" ? 1 : 0) | (dsp == "global" ? 2 : 0) |
-                (ssp == ptx::Mod::shared_cta ? 4 : 0));
+    i.flags = uint8_t((dsp == ptx::Mod::shared_cluster ? 1 : 0) |
+                      (dsp == ptx::Mod::global ? 2 : 0) |
+                      (ssp == ptx::Mod::shared_cta ? 4 : 0));
     i.aux = multicast ? c.src(o[4], Ty{Ty::U16}) : kNone;
     return true;
   }
@@ -529,7 +530,7 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (mods.take(ptx::Mod::wait_group) || mods.take(ptx::Mod::wait_all)) {
-    bool all = in.modifiers.size() >= 2 && in.modifiers[1] == "wait_all";
+    bool all = in.mods.size() >= 2 && in.mods[1] == ptx::Mod::wait_all;
     if (!c.finish(mods) || !c.expect_operands(all ? 0 : 1))
       return true;
     uint32_t n = all ? kNone : c.src(o[0], Ty{Ty::U32});
@@ -568,12 +569,12 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     c.unsupported("cp.async form");
     return true;
   }
-  mods.take_any({"shared", "shared::cta"});
+  mods.take_any({ptx::Mod::shared, ptx::Mod::shared_cta});
   if (!mods.take(ptx::Mod::global)) {
     c.unsupported("cp.async form (source must be .global)");
     return true;
   }
-  mods.take_any({"L2::64B", "L2::128B", "L2::256B"});
+  mods.take_any({ptx::Mod::L2_64B, ptx::Mod::L2_128B, ptx::Mod::L2_256B});
   if (mods.take(ptx::Mod::L2_cache_hint)) {
     c.unsupported(".L2::cache_hint");
     return true;
@@ -635,20 +636,39 @@ void exec_fence(Exec &x, const Inst &in, uint32_t m) {
   x.sync_obs->on_fence(e);
 }
 
-MemScope scope_named(const std::string &s) {
-  return s == "cta"       ? MemScope::Cta
-         : s == "cluster" ? MemScope::Cluster
-         : s == "gpu"     ? MemScope::Gpu
-         : s == "sys"     ? MemScope::Sys
-                          : MemScope::None;
+MemScope scope_named(ptx::Mod s) {
+  switch (s) {
+  case ptx::Mod::cta:
+    return MemScope::Cta;
+  case ptx::Mod::cluster:
+    return MemScope::Cluster;
+  case ptx::Mod::gpu:
+    return MemScope::Gpu;
+  case ptx::Mod::sys:
+    return MemScope::Sys;
+  default:
+    return MemScope::None;
+  }
 }
 
-MemOrder order_named(const std::string &s, MemOrder dflt) {
-  return s == "sc"        ? MemOrder::Sc
-         : s == "acq_rel" ? MemOrder::AcqRel
-         : s == "acquire" ? MemOrder::Acquire
-         : s == "release" ? MemOrder::Release
-                          : dflt;
+ptx::Mod take_scope(Mods &mods) {
+  return mods.take_any(
+      {ptx::Mod::cta, ptx::Mod::cluster, ptx::Mod::gpu, ptx::Mod::sys});
+}
+
+MemOrder order_named(ptx::Mod s, MemOrder dflt) {
+  switch (s) {
+  case ptx::Mod::sc:
+    return MemOrder::Sc;
+  case ptx::Mod::acq_rel:
+    return MemOrder::AcqRel;
+  case ptx::Mod::acquire:
+    return MemOrder::Acquire;
+  case ptx::Mod::release:
+    return MemOrder::Release;
+  default:
+    return dflt;
+  }
 }
 
 bool compile_fence(Compiler &c, const ptx::Instruction &in) {
@@ -664,45 +684,50 @@ bool compile_fence(Compiler &c, const ptx::Instruction &in) {
   MemScope scope = MemScope::None;
   if (proxy) {
     flags |= 1;
-    std::string kind = mods.take_any(
-        {"alias", "async", "async::generic", "tensormap::generic"});
-    if (kind.empty()) {
+    const ptx::Mod kind =
+        mods.take_any({ptx::Mod::alias, ptx::Mod::async,
+                       ptx::Mod::async_generic, ptx::Mod::tensormap_generic});
+    if (kind == ptx::Mod::unknown) {
       c.error(in.loc, fmt::format("'{}' needs a proxy kind (.alias, .async, "
                                   "...)",
                                   c.text_of(in)));
       return true;
     }
-    tensormap = kind == "tensormap::generic";
-    if (kind == "async")
-      mods.take_any({"global", "shared::cta", "shared::cluster"});
-    if (kind == "async::generic" || tensormap) {
-      order = order_named(mods.take_any({"acquire", "release"}), order);
-      if (!mods.take_any({"sync_restrict::shared::cluster",
-                          "sync_restrict::shared::cta"})
-               .empty())
+    tensormap = kind == ptx::Mod::tensormap_generic;
+    if (kind == ptx::Mod::async)
+      mods.take_any(
+          {ptx::Mod::global, ptx::Mod::shared_cta, ptx::Mod::shared_cluster});
+    if (kind == ptx::Mod::async_generic || tensormap) {
+      order = order_named(mods.take_any({ptx::Mod::acquire, ptx::Mod::release}),
+                          order);
+      if (mods.take_any({ptx::Mod::sync_restrict_shared_cluster,
+                         ptx::Mod::sync_restrict_shared_cta}) !=
+          ptx::Mod::unknown)
         flags |= 4;
-      scope = scope_named(mods.take_any({"cta", "cluster", "gpu", "sys"}));
+      scope = scope_named(take_scope(mods));
     }
   } else if (membar) {
-    std::string level = mods.take_any({"cta", "gl", "sys"});
-    if (level.empty()) {
+    const ptx::Mod level =
+        mods.take_any({ptx::Mod::cta, ptx::Mod::gl, ptx::Mod::sys});
+    if (level == ptx::Mod::unknown) {
       c.error(in.loc, fmt::format("'{}' needs a level (.cta, .gl or .sys)",
                                   c.text_of(in)));
       return true;
     }
-    scope = level == "cta"  ? MemScope::Cta
-            : level == "gl" ? MemScope::Gpu
-                            : MemScope::Sys;
+    scope = level == ptx::Mod::cta  ? MemScope::Cta
+            : level == ptx::Mod::gl ? MemScope::Gpu
+                                    : MemScope::Sys;
   } else {
     if (mods.take(ptx::Mod::mbarrier_init))
       flags |= 2;
-    order = order_named(mods.take_any({"sc", "acq_rel", "acquire", "release"}),
+    order = order_named(mods.take_any({ptx::Mod::sc, ptx::Mod::acq_rel,
+                                       ptx::Mod::acquire, ptx::Mod::release}),
                         order);
-    if (!mods.take_any({"sync_restrict::shared::cluster",
-                        "sync_restrict::shared::cta"})
-             .empty())
+    if (mods.take_any({ptx::Mod::sync_restrict_shared_cluster,
+                       ptx::Mod::sync_restrict_shared_cta}) !=
+        ptx::Mod::unknown)
       flags |= 4;
-    scope = scope_named(mods.take_any({"cta", "cluster", "gpu", "sys"}));
+    scope = scope_named(take_scope(mods));
   }
   if (!c.finish(mods))
     return true;

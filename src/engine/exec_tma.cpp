@@ -704,13 +704,15 @@ bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
   const auto &o = in.operands;
   bool dst_cluster = mods.take(ptx::Mod::shared_cluster);
   bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
-  mods.take("noftz");
-  std::string ty = mods.take_any(
-      {"b32", "u32", "s32", "b64", "u64", "s64", "f16", "bf16", "f32", "f64"});
+  mods.take(ptx::Mod::noftz);
+  using ptx::Mod;
+  const Mod ty =
+      mods.take_any({Mod::b32, Mod::u32, Mod::s32, Mod::b64, Mod::u64, Mod::s64,
+                     Mod::f16, Mod::bf16, Mod::f32, Mod::f64});
   if (!c.finish(mods))
     return true;
   bool ok =
-      opi < 8 && src_shared && !ty.empty() &&
+      opi < 8 && src_shared && ty != Mod::unknown &&
       ((dst_global && group && !tx) || (dst_cluster && tx && !group && !hint));
   if (!ok) {
     c.error(in.loc, fmt::format("'{}' needs .global.shared::cta.bulk_group or "
@@ -720,18 +722,18 @@ bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
                                 c.text_of(in)));
     return true;
   }
-  TmapType t = ty == "s32"                  ? TmapType::S32
-               : ty == "b64" || ty == "u64" ? TmapType::U64
-               : ty == "s64"                ? TmapType::S64
-               : ty == "f16"                ? TmapType::F16
-               : ty == "bf16"               ? TmapType::BF16
-               : ty == "f32"                ? TmapType::F32
-               : ty == "f64"                ? TmapType::F64
-                                            : TmapType::U32;
+  TmapType t = ty == Mod::s32                     ? TmapType::S32
+               : ty == Mod::b64 || ty == Mod::u64 ? TmapType::U64
+               : ty == Mod::s64                   ? TmapType::S64
+               : ty == Mod::f16                   ? TmapType::F16
+               : ty == Mod::bf16                  ? TmapType::BF16
+               : ty == Mod::f32                   ? TmapType::F32
+               : ty == Mod::f64                   ? TmapType::F64
+                                                  : TmapType::U32;
   uint8_t g[8] = {}, s[8] = {};
   if (!reduce_elem(t, RedOp(opi), g, s)) {
     c.error(in.loc, fmt::format("'{}': the reduction does not take .{}",
-                                c.text_of(in), ty));
+                                c.text_of(in), ptx::name_of(ty)));
     return true;
   }
   if (!c.expect_operands(tx ? 4 : (hint ? 4 : 3)))
@@ -772,8 +774,21 @@ bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
 }
 
 uint32_t tma_rank(Mods &mods) {
-  std::string d = mods.take_any({"1d", "2d", "3d", "4d", "5d"});
-  return d.empty() ? 0 : uint32_t(d[0] - '0');
+  switch (mods.take_any(
+      {ptx::Mod::d1, ptx::Mod::d2, ptx::Mod::d3, ptx::Mod::d4, ptx::Mod::d5})) {
+  case ptx::Mod::d1:
+    return 1;
+  case ptx::Mod::d2:
+    return 2;
+  case ptx::Mod::d3:
+    return 3;
+  case ptx::Mod::d4:
+    return 4;
+  case ptx::Mod::d5:
+    return 5;
+  default:
+    return 0;
+  }
 }
 
 } // namespace
@@ -828,7 +843,7 @@ void tma_perform(Exec &x, const Cta &c, const AsyncOp &op) {
 bool compile_tma(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
   Mods mods(in);
-  bool reduce = mods.take("reduce");
+  bool reduce = mods.take(ptx::Mod::reduce);
   mods.take(ptx::Mod::async);
   mods.take(ptx::Mod::bulk);
   bool prefetch = mods.take(ptx::Mod::prefetch);
@@ -883,9 +898,11 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
     return true;
   };
   if (prefetch) {
-    mods.take("L2");
+    mods.take(ptx::Mod::L2);
     mods.take(ptx::Mod::global);
-    std::string mode = tensor ? mods.take_any({"tile", "im2col"}) : "";
+    const ptx::Mod mode =
+        tensor ? mods.take_any({ptx::Mod::tile, ptx::Mod::im2col})
+               : ptx::Mod::unknown;
     bool hint = mods.take(ptx::Mod::L2_cache_hint);
     if (!c.finish(mods))
       return true;
@@ -901,7 +918,7 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
       i.a[2] = c.src(o[1], Ty{Ty::U32});
       return true;
     }
-    bool im2col = mode == "im2col";
+    bool im2col = mode == ptx::Mod::im2col;
     if (im2col && rank < 3) {
       c.error(in.loc,
               fmt::format("'{}': .im2col needs .3d to .5d", c.text_of(in)));
@@ -913,16 +930,19 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
     list[kKind] = uint32_t(TmaKind::Prefetch);
     list[kIm2col] = im2col;
   } else if (reduce) {
-    std::string op =
-        mods.take_any({"add", "min", "max", "inc", "dec", "and", "or", "xor"});
-    static const char *const kOps[] = {"add", "min", "max", "inc",
-                                       "dec", "and", "or",  "xor"};
+    // In the order of RedOp.
+    static constexpr ptx::Mod kOps[] = {
+        ptx::Mod::add, ptx::Mod::min,  ptx::Mod::max, ptx::Mod::inc,
+        ptx::Mod::dec, ptx::Mod::and_, ptx::Mod::or_, ptx::Mod::xor_};
+    const ptx::Mod op = mods.take_any({kOps[0], kOps[1], kOps[2], kOps[3],
+                                       kOps[4], kOps[5], kOps[6], kOps[7]});
     uint32_t opi = 0;
     while (opi < 8 && op != kOps[opi])
       ++opi;
     bool dst_global = mods.take(ptx::Mod::global);
     bool src_shared = mods.take(ptx::Mod::shared_cta);
-    std::string mode = mods.take_any({"tile", "im2col_no_offs"});
+    const ptx::Mod mode =
+        mods.take_any({ptx::Mod::tile, ptx::Mod::im2col_no_offs});
     bool group = mods.take(ptx::Mod::bulk_group);
     bool hint = mods.take(ptx::Mod::L2_cache_hint);
     if (!tensor)
@@ -930,7 +950,7 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
                                  group, hint);
     if (!c.finish(mods))
       return true;
-    if (op.empty() || !dst_global || !src_shared || !group) {
+    if (op == ptx::Mod::unknown || !dst_global || !src_shared || !group) {
       c.error(in.loc, fmt::format("'{}' needs .global.shared::cta, a "
                                   "reduction operation and .bulk_group",
                                   c.text_of(in)));
@@ -941,31 +961,33 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
       return true;
     list[kKind] = uint32_t(TmaKind::Reduce);
     list[kRedOp] = opi;
-    list[kIm2col] = mode == "im2col_no_offs";
+    list[kIm2col] = mode == ptx::Mod::im2col_no_offs;
   } else {
     if (!tensor) {
       c.unsupported("cp.async.bulk form");
       return true;
     }
-    std::string dsp = mods.take_any({"shared::cluster", "global"});
-    std::string ssp = mods.take_any({"global", "shared::cta"});
-    std::string mode = mods.take_any({"tile", "im2col", "im2col_no_offs"});
+    using ptx::Mod;
+    const Mod dsp = mods.take_any({Mod::shared_cluster, Mod::global});
+    const Mod ssp = mods.take_any({Mod::global, Mod::shared_cta});
+    const Mod mode =
+        mods.take_any({Mod::tile, Mod::im2col, Mod::im2col_no_offs});
     bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
     bool group = mods.take(ptx::Mod::bulk_group);
     bool multicast = mods.take(ptx::Mod::multicast_cluster);
     bool hint = mods.take(ptx::Mod::L2_cache_hint);
     if (!c.finish(mods))
       return true;
-    bool load = dsp == "shared::cluster" && ssp == "global" && tx &&
-                mode != "im2col_no_offs";
-    bool store = dsp == "global" && ssp == "shared::cta" && group &&
-                 !multicast && mode != "im2col";
+    bool load = dsp == Mod::shared_cluster && ssp == Mod::global && tx &&
+                mode != Mod::im2col_no_offs;
+    bool store = dsp == Mod::global && ssp == Mod::shared_cta && group &&
+                 !multicast && mode != Mod::im2col;
     if (!load && !store) {
       c.unsupported("cp.async.bulk.tensor combination of state spaces, "
                     "load mode and completion mechanism");
       return true;
     }
-    bool im2col = mode == "im2col" || mode == "im2col_no_offs";
+    bool im2col = mode == Mod::im2col || mode == Mod::im2col_no_offs;
     if (im2col && rank < 3) {
       c.error(in.loc,
               fmt::format("'{}': im2col needs .3d to .5d", c.text_of(in)));
@@ -1001,29 +1023,31 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
 bool compile_tensormap(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
   Mods mods(in);
-  if (!mods.take("replace") || !mods.take(ptx::Mod::tile)) {
+  using ptx::Mod;
+  if (!mods.take(Mod::replace) || !mods.take(Mod::tile)) {
     c.unsupported("tensormap form");
     return true;
   }
-  static const char *const kFields[] = {"global_address", "rank",
-                                        "box_dim",        "global_dim",
-                                        "global_stride",  "element_stride",
-                                        "elemtype",       "interleave_layout",
-                                        "swizzle_mode",   "swizzle_atomicity",
-                                        "fill_mode"};
-  std::string field = mods.take_any(
-      {"global_address", "rank", "box_dim", "global_dim", "global_stride",
-       "element_stride", "elemtype", "interleave_layout", "swizzle_mode",
-       "swizzle_atomicity", "fill_mode"});
+  // In the order of MapField.
+  static constexpr Mod kFields[] = {Mod::global_address, Mod::rank,
+                                    Mod::box_dim,        Mod::global_dim,
+                                    Mod::global_stride,  Mod::element_stride,
+                                    Mod::elemtype,       Mod::interleave_layout,
+                                    Mod::swizzle_mode,   Mod::swizzle_atomicity,
+                                    Mod::fill_mode};
+  const Mod field = mods.take_any(
+      {kFields[0], kFields[1], kFields[2], kFields[3], kFields[4], kFields[5],
+       kFields[6], kFields[7], kFields[8], kFields[9], kFields[10]});
   uint32_t fi = 0;
   while (fi < 11 && field != kFields[fi])
     ++fi;
-  std::string sp = mods.take_any({"global", "shared::cta"});
-  bool b1024 = mods.take("b1024");
-  std::string ty = mods.take_any({"b32", "b64"});
+  const Mod sp = mods.take_any({Mod::global, Mod::shared_cta});
+  bool b1024 = mods.take(Mod::b1024);
+  const Mod ty = mods.take_any({Mod::b32, Mod::b64});
   if (!c.finish(mods))
     return true;
-  if (field.empty() || sp.empty() || !b1024 || ty.empty()) {
+  if (field == Mod::unknown || sp == Mod::unknown || !b1024 ||
+      ty == Mod::unknown) {
     c.error(in.loc, fmt::format("'{}' needs a field, .global or .shared::cta, "
                                 ".b1024 and .b32 or .b64",
                                 c.text_of(in)));
@@ -1036,17 +1060,19 @@ bool compile_tensormap(Compiler &c, const ptx::Instruction &in) {
   if (!c.expect_operands(ordinal ? 3 : 2))
     return true;
   Addr a;
-  if (!c.address(o[0], sp == "global" ? MemSpace::Global : MemSpace::Shared, a))
+  if (!c.address(o[0], sp == Mod::global ? MemSpace::Global : MemSpace::Shared,
+                 a))
     return true;
   uint32_t ord = ordinal ? c.src(o[1], Ty{Ty::U32}) : kNone;
-  uint32_t v = c.src(o[ordinal ? 2 : 1], Ty{ty == "b64" ? Ty::U64 : Ty::U32});
+  uint32_t v =
+      c.src(o[ordinal ? 2 : 1], Ty{ty == Mod::b64 ? Ty::U64 : Ty::U32});
   Inst &i = c.emit(&exec_tensormap_replace);
   i.a[0] = a.base;
   i.a[1] = c.const_slot(uint64_t(a.off));
   i.a[2] = ord;
   i.a[3] = v;
   i.aux = fi;
-  i.n = sp == "global" ? 0 : 1;
+  i.n = sp == Mod::global ? 0 : 1;
   return true;
 }
 
