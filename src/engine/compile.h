@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "program.h"
+#include "code.h"
 
 namespace bcusim::engine::detail {
 
