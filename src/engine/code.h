@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -34,7 +35,10 @@ struct Inst {
   uint32_t a[6] = {kNone, kNone, kNone, kNone, kNone, kNone};
   uint32_t member = kNone; // WarpSync: membermask slot
   uint32_t target = 0;     // branch target pc / callee function
-  uint32_t aux = 0;        // handler-specific (call site, sreg id, ...)
+  // A family with a payload (below): its index in the family's table of
+  // Program::payloads; otherwise a call site or barrier index, or a
+  // handler's constant (special register id, operation code, ...).
+  uint32_t aux = 0;
   // Memory and synchronization instructions: the PTX ordering and scope
   // qualifiers as written or defaulted (observer.h MemOrder / MemScope).
   uint8_t order = 0, scope = 0;
@@ -78,6 +82,130 @@ enum class DeviceFn : uint8_t {
 // The function the engine provides for an `.extern .func` of this name
 // (None: not one of them).
 DeviceFn device_fn_named(const std::string &name);
+
+// ---- per-family operand payloads -------------------------------------------
+// The fields of Inst that every family reads alike are the guard, the
+// operand slots a[] (destination first), imm, n, flags, order and scope.
+// A family whose instructions need more operands, or operands of other
+// meanings (an offset slot, a second address, a completion mechanism), keeps
+// them in a payload of its own: a small struct with named fields in a side
+// table of the Program, which Inst::aux indexes (`Compiler::emit_with`
+// stores it, `Program::payload<P>(in)` reads it). The hot handlers
+// (arithmetic, ld/st) need none, so Inst stays one cache line.
+
+// cp.async.ca/.cg (exec_async.cpp).
+struct CpAsyncOps {
+  uint32_t dst = kNone;        // shared destination: base slot (kNone: none)
+  int64_t dst_off = 0;         // and offset
+  uint32_t src = kNone;        // global source: base slot (kNone: none)
+  uint32_t src_off = kNone;    // and offset slot
+  uint32_t size = 0;           // cp-size in bytes (4, 8, 16)
+  uint32_t src_size = kNone;   // src-size slot (kNone: cp-size)
+  uint32_t ignore_src = kNone; // ignore-src predicate (kNone: none)
+};
+
+// cp.async.commit_group / wait_group / wait_all and their .bulk forms.
+struct CpGroupOps {
+  bool bulk = false;     // the bulk async-groups, not the cp.async ones
+  bool wait_all = false; // wait_all: commits first, then waits for all
+  uint32_t keep = kNone; // wait_group N: the slot of N (kNone: 0)
+};
+
+// cp.async.mbarrier.arrive{.noinc}.
+struct CpMbarArriveOps {
+  uint32_t addr = kNone; // the mbarrier: base slot (kNone: none)
+  int64_t addr_off = 0;  // and offset
+  uint8_t space = 0;     // how the address is read (mbarrier.h kAddr*)
+  bool noinc = false;
+};
+
+// cp.async.bulk (not .tensor): a copy completing on an mbarrier (tx-count)
+// or in a bulk async-group.
+struct CpBulkOps {
+  uint32_t dst = kNone;                  // destination: base slot (kNone: none)
+  int64_t dst_off = 0;                   // and offset
+  uint32_t src = kNone, src_off = kNone; // source: base slot, offset slot
+  uint32_t size = kNone;                 // size slot
+  // The mbarrier (.mbarrier::complete_tx::bytes): base slot and offset
+  // slot; mbar_off kNone: the .bulk_group form.
+  uint32_t mbar = kNone, mbar_off = kNone;
+  uint32_t cta_mask = kNone; // .multicast::cluster: the ctaMask slot
+  bool dst_cluster = false;  // destination .shared::cluster
+  bool dst_global = false;   // destination .global
+  bool src_shared = false;   // source .shared::cta
+};
+
+// fence / membar (the order and scope are Inst::order / Inst::scope).
+struct FenceOps {
+  bool proxy = false;         // fence.proxy.*
+  bool mbarrier_init = false; // fence.mbarrier_init
+  bool sync_restrict = false; // .sync_restrict::*
+};
+
+// cp.async.bulk.prefetch.L2 (exec_tma.cpp).
+struct BulkPrefetchOps {
+  uint32_t addr = kNone, addr_off = kNone; // base slot, offset slot
+  uint32_t size = kNone;                   // size slot
+};
+
+// cp.reduce.async.bulk (not .tensor).
+struct BulkReduceOps {
+  uint32_t dst = kNone, dst_off = kNone; // base slot, offset slot
+  uint32_t src = kNone, src_off = kNone; // shared source
+  uint32_t size = kNone;                 // size slot
+  uint32_t mbar = kNone;                 // mbarrier slot (kNone: bulk_group)
+  uint8_t op = 0;                        // the reduction (exec_tma.cpp RedOp)
+  uint8_t type = 0;                      // the element type (TmapType)
+  bool dst_cluster = false;              // destination .shared::cluster
+};
+
+// tensormap.replace.tile.FIELD.
+struct TensormapReplaceOps {
+  uint32_t addr = kNone, addr_off = kNone; // the tensor map: base, offset
+  uint32_t ordinal = kNone;                // the dimension slot (kNone: none)
+  uint32_t value = kNone;                  // the new value's slot
+  uint8_t field = 0;                       // exec_tma.cpp MapField
+  bool shared = false;                     // .shared::cta, else .global
+};
+
+// cp.async.bulk.tensor, cp.reduce.async.bulk.tensor and
+// cp.async.bulk.prefetch.tensor.
+struct TmaOps {
+  uint8_t kind = 0;   // exec_tma.cpp TmaKind
+  uint8_t rank = 0;   // dimensions, 1 to 5
+  uint8_t red_op = 0; // Reduce: exec_tma.cpp RedOp
+  bool im2col = false;
+  bool multicast = false;                // .multicast::cluster
+  uint32_t sh = kNone, sh_off = kNone;   // the shared operand: load
+                                         // destination, store source
+  uint32_t map = kNone, map_off = kNone; // the tensor map
+  uint32_t mbar = kNone, mbar_off = kNone;
+  uint32_t cta_mask = kNone; // .multicast::cluster: the ctaMask slot
+  uint32_t coord[5] = {kNone, kNone, kNone, kNone, kNone};
+  uint32_t im2col_off[3] = {kNone, kNone, kNone};
+};
+
+// mma.sync, wmma.mma / load / store and wgmma.mma_async (exec_mma.cpp,
+// whose Desc is the handlers' view of it).
+struct MatrixOps {
+  uint32_t kind = 0;                   // exec_mma.cpp MmaKind
+  uint32_t m = 0, n = 0, k = 0;        // the shape
+  uint32_t a = 0, b = 0, c = 0, d = 0; // element types (exec_mma.cpp El)
+  uint32_t flags = 0;  // .satfinite, the b1 operation; wmma.load/store: the
+                       // matrix (Which << 1)
+  uint32_t layout = 0; // wmma: .col; mma: the rounding; wgmma: transposes,
+                       // negations, descriptor A, sparsity and sp-sel
+  uint32_t na = 0, nb = 0, nc = 0, nd = 0; // registers of a, b, c, d
+  std::vector<uint32_t> slots; // the register slots of d, a, b, c in order
+};
+
+// The side tables, one per payload type.
+using Payloads =
+    std::tuple<std::vector<CpAsyncOps>, std::vector<CpGroupOps>,
+               std::vector<CpMbarArriveOps>, std::vector<CpBulkOps>,
+               std::vector<FenceOps>, std::vector<BulkPrefetchOps>,
+               std::vector<BulkReduceOps>, std::vector<TensormapReplaceOps>,
+               std::vector<TmaOps>, std::vector<MatrixOps>>;
 
 // Copies between a caller's and a callee's parameter areas (both in the
 // per-thread frame memory, docs/engine.md "Calls").
@@ -196,9 +324,11 @@ struct Program {
   // mask must execute the same instruction; sm_70 and later let them meet
   // at different ones (docs/clusters.md "Different instructions").
   bool warp_sync_same_inst = false;
-  // Operand lists longer than Inst::a (matrix instructions, exec_mma.cpp):
-  // an instruction's Inst::aux indexes its descriptor here.
-  std::vector<uint32_t> operand_lists;
+  // The per-family operand payloads (Inst::aux indexes its family's table).
+  Payloads payloads;
+  template <class P> const P &payload(const Inst &in) const {
+    return std::get<std::vector<P>>(payloads)[in.aux];
+  }
 };
 
 // A C++ symbol as the user wrote it: `_ZZ6matmulE2As` is `matmul::As` (a

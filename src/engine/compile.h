@@ -121,6 +121,15 @@ public:
 
   // Appends an instruction for `cur` (its guard and location).
   Inst &emit(ExecFn f, Kind k = Kind::Plain);
+  // The same, with the operands in payload `p` of its family (code.h
+  // "per-family operand payloads"): Inst::aux indexes it.
+  template <class P> Inst &emit_with(ExecFn f, P p, Kind k = Kind::Plain) {
+    auto &table = std::get<std::vector<P>>(prog.payloads);
+    Inst &i = emit(f, k);
+    i.aux = uint32_t(table.size());
+    table.push_back(std::move(p));
+    return i;
+  }
   void error(SourceLoc loc, std::string message);
   // `unsupported <what>` at the current instruction.
   void unsupported(const std::string &what);

@@ -377,11 +377,11 @@ void multiply(MmaShape s, El ea, El eb, El cd_in, El cd_out, Round rnd,
     }
 }
 
-// ---- operand lists
-// -----------------------------------------------------------
-// Program::operand_lists holds, at Inst::aux, the instruction's descriptor:
-// words [kind, m, n, k, a el, b el, c el, d el, flags, layout, na, nb, nc,
-// nd] followed by the register slots of d, a, b, c (in that order).
+// ---- operands
+// ------------------------------------------------------------------
+// An instruction's operands are its MatrixOps payload (code.h): kind,
+// shape, element types, flags, layout, the register counts of d, a, b, c
+// and their slots (in that order); Desc is the handlers' view of it.
 enum MmaKind : uint32_t { kMma, kWmmaMma, kWmmaLoad, kWmmaStore };
 enum Which : uint32_t { kA, kB, kC, kD };
 struct Desc {
@@ -402,12 +402,11 @@ struct Desc {
     }
   }
 };
-constexpr uint32_t kDescWords = 14;
 Desc desc_of(const Exec &x, const Inst &in) {
-  const uint32_t *w = x.prog->operand_lists.data() + in.aux;
-  return Desc{w[0],     w[1],     w[2],     w[3],  El(w[4]),
-              El(w[5]), El(w[6]), El(w[7]), w[8],  w[9],
-              w[10],    w[11],    w[12],    w[13], w + kDescWords};
+  const MatrixOps &w = x.prog->payload<MatrixOps>(in);
+  return Desc{w.kind,  w.m,     w.n,     w.k,     El(w.a),
+              El(w.b), El(w.c), El(w.d), w.flags, w.layout,
+              w.na,    w.nb,    w.nc,    w.nd,    w.slots.data()};
 }
 
 // .aligned: every lane of the warp executes the instruction together.
@@ -1096,6 +1095,13 @@ Inst &emit_sync(Compiler &c, ExecFn f) {
   i.member = all;
   return i;
 }
+// The same, with the operands in `w`.
+Inst &emit_sync(Compiler &c, ExecFn f, MatrixOps w) {
+  uint32_t all = c.const_slot(kFullMask);
+  Inst &i = c.emit_with(f, std::move(w), Kind::WarpSync);
+  i.member = all;
+  return i;
+}
 
 // wgmma.mma_async (PTX ISA "wgmma.mma_async"): d, a (registers or a
 // descriptor), b-desc, scale-d, then the immediates the type family takes:
@@ -1221,26 +1227,26 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
     }
     iv[slot] = op.ival;
   }
-  std::vector<uint32_t> w(kDescWords, 0);
-  w[0] = kMma;
-  w[1] = m;
-  w[2] = n;
-  w[3] = k;
-  w[4] = uint32_t(ta);
-  w[5] = uint32_t(tb);
-  w[6] = w[7] = uint32_t(td);
-  w[8] = (satf ? kSatfinite : 0) | (ta == El::B1 ? kBitAnd : 0);
-  w[9] = (iv[2] ? kWgTransA : 0) | (iv[3] ? kWgTransB : 0) |
-         (desc_a ? kWgDescA : 0) | (iv[0] < 0 ? kWgNegA : 0) |
-         (iv[1] < 0 ? kWgNegB : 0) | (sparse ? kWgSparse : 0) |
-         uint32_t(sel) << kWgSelShift;
+  MatrixOps w;
+  w.kind = kMma;
+  w.m = m;
+  w.n = n;
+  w.k = k;
+  w.a = uint32_t(ta);
+  w.b = uint32_t(tb);
+  w.c = w.d = uint32_t(td);
+  w.flags = (satf ? kSatfinite : 0) | (ta == El::B1 ? kBitAnd : 0);
+  w.layout = (iv[2] ? kWgTransA : 0) | (iv[3] ? kWgTransB : 0) |
+             (desc_a ? kWgDescA : 0) | (iv[0] < 0 ? kWgNegA : 0) |
+             (iv[1] < 0 ? kWgNegB : 0) | (sparse ? kWgSparse : 0) |
+             uint32_t(sel) << kWgSelShift;
   // D: N/2 registers per lane (f32, s32) or N/4 (f16 pairs); A: 4.
   const uint32_t nd = td == El::F16 ? n / 4 : n / 2;
   const uint32_t na = desc_a ? 1 : 4;
-  w[10] = na;
-  w[11] = 1;
-  w[12] = 0;
-  w[13] = nd;
+  w.na = na;
+  w.nb = 1;
+  w.nc = 0;
+  w.nd = nd;
   std::vector<uint32_t> sd, sa, sb;
   if (desc_a)
     sa.push_back(c.src(o[1], Ty{Ty::B64}));
@@ -1269,13 +1275,9 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
                                       c.text_of(in)));
     return true;
   }
-  auto &L = c.prog.operand_lists;
-  const uint32_t at = uint32_t(L.size());
-  L.insert(L.end(), w.begin(), w.end());
   for (auto *v : {&sd, &sa, &sb})
-    L.insert(L.end(), v->begin(), v->end());
-  Inst &i = emit_sync(c, &exec_wgmma);
-  i.aux = at;
+    w.slots.insert(w.slots.end(), v->begin(), v->end());
+  Inst &i = emit_sync(c, &exec_wgmma, std::move(w));
   i.a[0] = scale_d;
   return true;
 }
@@ -1371,10 +1373,10 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   const uint32_t m = sh->m, n = sh->n, k = sh->k;
   const std::string &shape = in.modifiers[sh->index];
   mods.take_at(sh->index);
-  std::vector<uint32_t> w(kDescWords, 0);
-  w[1] = m;
-  w[2] = n;
-  w[3] = k;
+  MatrixOps w;
+  w.m = m;
+  w.n = n;
+  w.k = k;
   std::vector<El> types;
   auto take_types = [&] { types = take_els(in, mods); };
   auto known_shape = [&](bool wmma_form, El a) {
@@ -1457,21 +1459,17 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     std::vector<uint32_t> regs;
     if (!slots_of(c, frag_op, reg_ty(e), !store, nregs, regs))
       return true;
-    w[0] = store ? kWmmaStore : kWmmaLoad;
-    w[4] = w[5] = w[6] = w[7] = uint32_t(e);
-    w[8] = uint32_t(which) << 1;
-    w[9] = lay == ptx::Mod::col ? 1 : 0;
-    w[13] = nregs; // the fragment's registers take d's place
-    auto &L = c.prog.operand_lists;
-    uint32_t at = uint32_t(L.size());
-    L.insert(L.end(), w.begin(), w.end());
-    L.insert(L.end(), regs.begin(), regs.end());
-    Inst &i = emit_sync(c, &exec_wmma_ldst);
+    w.kind = store ? kWmmaStore : kWmmaLoad;
+    w.a = w.b = w.c = w.d = uint32_t(e);
+    w.flags = uint32_t(which) << 1;
+    w.layout = lay == ptx::Mod::col ? 1 : 0;
+    w.nd = nregs; // the fragment's registers take d's place
+    w.slots = std::move(regs);
+    Inst &i = emit_sync(c, &exec_wmma_ldst, std::move(w));
     i.a[0] = addr.base;
     i.a[1] = stride;
     i.imm = addr.off;
     i.flags = uint8_t(sp);
-    i.aux = at;
     return true;
   }
   // wmma.mma / mma.sync: d, a, b, c
@@ -1545,30 +1543,26 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
       !slots_of(c, o[3], reg_ty(tc), false, nc, sc) ||
       !slots_of(c, o[0], reg_ty(td), true, nd, sd))
     return true;
-  w[0] = is_wmma ? kWmmaMma : kMma;
-  w[4] = uint32_t(ta);
-  w[5] = uint32_t(tb);
-  w[6] = uint32_t(tc);
-  w[7] = uint32_t(td);
-  w[8] = (satf ? kSatfinite : 0) | (bitop == ptx::Mod::and_   ? kBitAnd
-                                    : bitop == ptx::Mod::xor_ ? kBitXor
-                                                              : 0);
-  w[9] = uint32_t(rnd == ptx::Mod::rz   ? Round::RZ
-                  : rnd == ptx::Mod::rm ? Round::RM
-                  : rnd == ptx::Mod::rp ? Round::RP
-                                        : Round::RN)
-         << 8;
-  w[10] = na;
-  w[11] = nb;
-  w[12] = nc;
-  w[13] = nd;
-  auto &L = c.prog.operand_lists;
-  uint32_t at = uint32_t(L.size());
-  L.insert(L.end(), w.begin(), w.end());
+  w.kind = is_wmma ? kWmmaMma : kMma;
+  w.a = uint32_t(ta);
+  w.b = uint32_t(tb);
+  w.c = uint32_t(tc);
+  w.d = uint32_t(td);
+  w.flags = (satf ? kSatfinite : 0) | (bitop == ptx::Mod::and_   ? kBitAnd
+                                       : bitop == ptx::Mod::xor_ ? kBitXor
+                                                                 : 0);
+  w.layout = uint32_t(rnd == ptx::Mod::rz   ? Round::RZ
+                      : rnd == ptx::Mod::rm ? Round::RM
+                      : rnd == ptx::Mod::rp ? Round::RP
+                                            : Round::RN)
+             << 8;
+  w.na = na;
+  w.nb = nb;
+  w.nc = nc;
+  w.nd = nd;
   for (auto *v : {&sd, &sa, &sb, &sc})
-    L.insert(L.end(), v->begin(), v->end());
-  Inst &i = emit_sync(c, &exec_mma);
-  i.aux = at;
+    w.slots.insert(w.slots.end(), v->begin(), v->end());
+  emit_sync(c, &exec_mma, std::move(w));
   return true;
 }
 
