@@ -49,6 +49,8 @@ struct Inst {
   uint8_t visible = 0;
   int64_t imm = 0; // address offset / immediate
 };
+// The inner loop reads one Inst per instruction: one cache line.
+static_assert(sizeof(Inst) == 64, "Inst grew beyond a cache line");
 
 // The device runtime's functions the engine provides (docs/engine.md
 // "Device-side launches"), as nvcc 13 calls them for <<<>>> in device code.
@@ -199,13 +201,25 @@ struct MatrixOps {
   std::vector<uint32_t> slots; // the register slots of d, a, b, c in order
 };
 
+// tex.{1d,2d}.v4 and tld4.{r,g,b,a}.2d.v4 (exec_texture.cpp).
+struct TexOps {
+  uint32_t dst[4] = {kNone, kNone, kNone, kNone}; // the .v4 destination
+  uint32_t handle = kNone;                        // the texture object
+  uint32_t x = kNone, y = kNone;                  // coordinates (y kNone: 1-D)
+  uint8_t dims = 1;
+  bool int_coords = false; // .s32 coordinates (tex1Dfetch)
+  uint8_t out_type = 0;    // the destination type: 0 f32, 1 s32, 2 u32
+  uint8_t gather = 0;      // 0: tex; tld4: 1 + the component (r g b a)
+};
+
 // The side tables, one per payload type.
 using Payloads =
     std::tuple<std::vector<CpAsyncOps>, std::vector<CpGroupOps>,
                std::vector<CpMbarArriveOps>, std::vector<CpBulkOps>,
                std::vector<FenceOps>, std::vector<BulkPrefetchOps>,
                std::vector<BulkReduceOps>, std::vector<TensormapReplaceOps>,
-               std::vector<TmaOps>, std::vector<MatrixOps>>;
+               std::vector<TmaOps>, std::vector<MatrixOps>,
+               std::vector<TexOps>>;
 
 // Copies between a caller's and a callee's parameter areas (both in the
 // per-thread frame memory, docs/engine.md "Calls").
