@@ -726,10 +726,12 @@ inline void prefetch_stride(Exec &x, uint64_t addr, const uint8_t *p,
     if (step != 0 && step + kReach < 2 * kReach) {
       for (uint64_t d = at & kStreamSeen ? kStrideAhead : 1; d <= kStrideAhead;
            ++d) {
-        // Every cache line the block spans.
+        // Every cache line the block spans (its last byte's line too, when
+        // the block does not start at a line).
         const uintptr_t q = reinterpret_cast<uintptr_t>(p) + d * step;
-        for (uintptr_t o = q & ~uintptr_t(63); o < q + bytes; o += 64)
-          __builtin_prefetch(reinterpret_cast<const void *>(o));
+        for (uint32_t o = 0; o < bytes; o += 64)
+          __builtin_prefetch(reinterpret_cast<const void *>(q + o));
+        __builtin_prefetch(reinterpret_cast<const void *>(q + bytes - 1));
       }
       w.stream_pc[k] = x.pc | kStreamSeen;
     }
