@@ -153,8 +153,9 @@ struct Warp {
   uint32_t maxnreg = 0;
   std::vector<uint32_t> setmaxnreg_pcs;
   // The last address of the coalesced global accesses at up to four pcs
-  // (by pc % 4): the step from one to the next predicts the next block,
-  // which exec_memory.cpp asks the host to prefetch (a hint only).
+  // (by pc % 4): the step from one to the next predicts the next blocks,
+  // which exec_memory.cpp asks the host to prefetch (a hint only). The top
+  // bit of a stream_pc entry marks a pc where a step was already seen.
   uint32_t stream_pc[4] = {kNone, kNone, kNone, kNone};
   uint64_t stream_addr[4] = {};
 };
