@@ -1052,6 +1052,31 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
   batch.emit();
 }
 
+// A compare-and-swap loop seeded by a plain load of its location (the CUDA
+// Programming Guide's atomicAdd for double: `old = *address; do { assumed =
+// old; old = atomicCAS(address, assumed, ...); } while (assumed != old);`):
+// the load's value is only the first expected value, which the CAS checks.
+// A plain scalar load of the same function, at most 32 instructions before
+// the `atom.cas`, with the same address and size, whose destination is the
+// CAS's compare operand, is reported to the observer as a .relaxed load of
+// the CAS's scope (docs/checker.md "Decisions"): morally strong with the
+// atomics on the location, still a race with plain writes.
+void mark_cas_seed(Compiler &c, uint32_t base, const Addr &addr,
+                   uint32_t compare, uint8_t bytes, uint8_t scope) {
+  const uint32_t pc = uint32_t(c.prog.code.size() - 1);
+  for (auto it = c.seed_loads.rbegin(); it != c.seed_loads.rend(); ++it) {
+    if (it->fidx != c.fidx || it->pc + 32 < pc)
+      break;
+    if (it->base == base && it->off == addr.off &&
+        it->space == uint8_t(addr.space) && it->bytes == bytes &&
+        it->dst == compare) {
+      c.prog.code[it->pc].order = uint8_t(MemOrder::Relaxed);
+      c.prog.code[it->pc].scope = scope;
+      return;
+    }
+  }
+}
+
 // The memory-consistency qualifiers of ld / st / atom / red, kept on the
 // instruction for the observer (docs/observer.md): they change nothing in
 // a sequentially consistent engine (docs/memory-model.md), but the race
@@ -1355,6 +1380,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     i.order = order;
     i.scope = scope;
     i.n = t->code == Ty::BF16 || t->code == Ty::BF16X2 ? 1 : 0;
+    if (aop == int(ACas))
+      mark_cas_seed(c, base, addr, b, uint8_t(t->bytes()), scope);
     return true;
   }
   uint32_t n = 1;
@@ -1414,6 +1441,12 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   i.flags = (is_ld && t->is_signed()) ? 1 : 0;
   i.order = order;
   i.scope = scope;
+  if (is_ld && n == 1 && vals[0] != kNone && order == uint8_t(MemOrder::Weak) &&
+      (addr.space == MemSpace::Global || addr.space == MemSpace::Shared ||
+       addr.space == MemSpace::Generic))
+    c.seed_loads.push_back({uint32_t(c.prog.code.size() - 1), c.fidx, base,
+                            vals[0], addr.off, uint8_t(addr.space),
+                            uint8_t(t->bytes())});
   return true;
 }
 
