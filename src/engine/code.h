@@ -72,6 +72,8 @@ enum class DeviceFn : uint8_t {
   EventRecord,           // (event, stream)
   EventRecordWithFlags,  // (event, stream, flags)
   EventDestroy,          // (event)
+  MemcpyAsync,           // (dst, src, count, kind, stream)
+  GetErrorString,        // (error): const char *
   Malloc,                // (void **, size)
   Free,                  // (void *)
   GraphSetConditional,   // cudaGraphSetConditional(handle, value)

@@ -98,6 +98,8 @@ DeviceFn device_fn_named(const std::string &name) {
       {"EventRecord", DeviceFn::EventRecord},
       {"EventRecordWithFlags", DeviceFn::EventRecordWithFlags},
       {"EventDestroy", DeviceFn::EventDestroy},
+      {"MemcpyAsync", DeviceFn::MemcpyAsync},
+      {"GetErrorString", DeviceFn::GetErrorString},
       {"Malloc", DeviceFn::Malloc},
       {"Free", DeviceFn::Free}};
   if (name.rfind("__cudaCDP2", 0) == 0)

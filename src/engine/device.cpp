@@ -485,6 +485,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
     dl.depth = config.launch_depth;
     dl.pending_limit = config.pending_launch_limit;
     dl.device_attribute = config.device_attribute;
+    dl.error_string = config.error_string;
     L.device_launches = &dl;
   }
   RunReport r = run_launch(*memory_, L, config);
@@ -527,6 +528,9 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
         r.warp_steps += cr.warp_steps;
         r.thread_steps += cr.thread_steps;
         r.seconds += cr.seconds;
+        // A grid completes when its children have (CDP2): they run after
+        // it here, so its time is theirs too.
+        r.cycles += cr.cycles;
         r.printf_output += cr.printf_output;
         for (auto &d : cr.diagnostics)
           r.diagnostics.push_back(std::move(d));

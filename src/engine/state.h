@@ -69,6 +69,10 @@ struct DeviceLaunches {
   uint64_t next_handle = 0x100;
   // cudaDeviceGetAttribute (LaunchConfig::device_attribute).
   std::function<int(int, int, int &)> device_attribute;
+  // cudaGetErrorString (LaunchConfig::error_string): each error's text is
+  // copied into the pool once, at its first call.
+  std::function<std::string(int)> error_string;
+  std::map<uint32_t, uint64_t> error_strings;
 };
 
 // ---- run-time state -------------------------------------------------------

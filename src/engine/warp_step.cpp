@@ -385,6 +385,28 @@ uint64_t Worker::device_runtime_call(
       result = InvalidResourceHandle;
     break;
   }
+  case DeviceFn::GetErrorString: {
+    // A pointer to the text, in the grid's pool of global memory (null
+    // when the pool is full).
+    uint32_t error = 0;
+    arg(0, &error, 4);
+    auto it = dl->error_strings.find(error);
+    if (it != dl->error_strings.end())
+      return it->second;
+    const std::string text = dl->error_string ? dl->error_string(int(error))
+                                              : fmt::format("{}", error);
+    const uint64_t size = (text.size() + 1 + 15) / 16 * 16;
+    if (dl->used + size > dl->pool_size)
+      return 0;
+    const uint64_t addr = dl->pool + dl->used;
+    const Allocation *a = x.gmem->find(addr);
+    if (!a || !a->data)
+      return 0;
+    std::memcpy(a->data + (addr - a->base), text.c_str(), text.size() + 1);
+    dl->used += size;
+    dl->error_strings[error] = addr;
+    return addr;
+  }
   case DeviceFn::Malloc: {
     uint64_t size = 0;
     arg(1, &size, 8);
@@ -423,6 +445,59 @@ uint64_t Worker::device_runtime_call(
   }
   if (result != Success)
     dl->last_error[key] = uint32_t(result);
+  return result;
+}
+
+// Device-side cudaMemcpyAsync(dst, src, count, kind, stream) for lane `l`
+// (docs/engine.md "Device runtime calls"): device code copies device memory
+// (cudaMemcpyDeviceToDevice or cudaMemcpyDefault) in a stream of its grid
+// or a named one. The copy runs at the call, one order CDP2 allows (a
+// stream's work may start at once), 8 bytes at a time as the thread's own
+// reads and writes (bounds-checked, seen by the checks).
+uint64_t
+Worker::device_memcpy(Cta &c, Warp &w, uint32_t l, const Inst &in,
+                      const std::function<void(size_t, void *, size_t)> &arg) {
+  DeviceLaunches *dl = S.L.device_launches;
+  uint64_t dst = 0, src = 0, count = 0, stream = 0;
+  uint32_t kind = 0;
+  arg(0, &dst, 8);
+  arg(1, &src, 8);
+  arg(2, &count, 8);
+  arg(3, &kind, 4);
+  arg(4, &stream, 8);
+  uint64_t result = 0;
+  const bool named = stream == 0 || stream == 3 || stream == 4;
+  if (!dl || (kind != 3 && kind != 4))
+    result = 1; // cudaErrorInvalidValue
+  else {
+    std::lock_guard g(dl->mu);
+    if (!named && !dl->streams.count(stream))
+      result = 400; // cudaErrorInvalidResourceHandle
+  }
+  for (uint64_t o = 0; result == 0 && o < count; o += 8) {
+    const uint32_t n = uint32_t(std::min<uint64_t>(8, count - o));
+    uint8_t buf[8];
+    const uint8_t *from = x.translate(MemSpace::Generic, src + o, n, false, l);
+    if (!from)
+      break; // a fault
+    std::memcpy(buf, from, n);
+    uint8_t *to = x.translate(MemSpace::Generic, dst + o, n, true, l);
+    if (!to)
+      break;
+    std::memcpy(to, buf, n);
+    if (x.obs) {
+      AccessBatch rd(x, in, AccessType::Read, n);
+      rd.add(l, MemSpace::Generic, src + o);
+      rd.emit();
+      AccessBatch wr(x, in, AccessType::Write, n);
+      wr.add(l, MemSpace::Generic, dst + o, to);
+      wr.emit();
+    }
+  }
+  if (result && dl) {
+    std::lock_guard g(dl->mu);
+    dl->last_error[thread_key(c, w, l)] = uint32_t(result);
+  }
   return result;
 }
 
@@ -517,6 +592,8 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
         if (result)
           dl->last_error[thread_key(c, w, l)] = uint32_t(result);
       }
+    } else if (cs.device_fn == DeviceFn::MemcpyAsync) {
+      result = device_memcpy(c, w, l, in, arg);
     } else {
       result = device_runtime_call(c, w, l, cs, arg, out);
     }

@@ -230,6 +230,9 @@ private:
   device_runtime_call(Cta &c, Warp &w, uint32_t lane, const CallSite &cs,
                       const std::function<void(size_t, void *, size_t)> &arg,
                       AccessBatch &out);
+  uint64_t
+  device_memcpy(Cta &c, Warp &w, uint32_t lane, const Inst &in,
+                const std::function<void(size_t, void *, size_t)> &arg);
   void flush_warnings(Cta &c, Warp &w);
   // The wgmma operand rule: called only while w.wgmma_live is not empty;
   // false when the error stops the launch.

@@ -549,6 +549,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   // with the limit at 32 all ran); a grid gets room for at least 8192.
   cfg.pending_launch_limit = std::max<uint32_t>(pending_launch_limit, 8192);
   cfg.device_attribute = device_attribute;
+  cfg.error_string = device_error_string;
   // The checks, a timeline (--timeline) and a progress line (terminal)
   // watch the launch together; findings name the host's call stacks.
   if (check::Checker *checker = session_->checker()) {

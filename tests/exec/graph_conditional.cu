@@ -1,7 +1,11 @@
 // Conditional graph nodes: a WHILE node whose body kernel counts down and
 // sets the condition from the device (cudaGraphSetConditional), an IF node
-// with an ELSE body, and a SWITCH node choosing one of three bodies.
+// with an ELSE body, and a SWITCH node choosing one of three bodies. With
+// the argument `unordered`, an IF node that does not follow the kernel
+// setting its condition: a race the checker reports.
 #include "common.h"
+
+#include <cstring>
 
 __global__ void step(int *counter, int *trips, cudaGraphConditionalHandle h) {
   if (threadIdx.x == 0) {
@@ -16,9 +20,11 @@ __global__ void set_cond(cudaGraphConditionalHandle h, const int *v) {
 __global__ void put(int *p, int v) { *p = v; }
 
 // One conditional node of `type` with `size` bodies; body i writes
-// 100 + i to *out. A kernel before the node sets the condition to *cond.
+// 100 + i to *out. A kernel before the node (unless `unordered`: beside
+// it) sets the condition to *cond.
 static cudaGraphExec_t make_selector(cudaGraphConditionalNodeType type,
-                                     unsigned size, int *cond, int *out) {
+                                     unsigned size, int *cond, int *out,
+                                     bool unordered = false) {
   cudaGraph_t g;
   CHECK(cudaGraphCreate(&g, 0));
   cudaGraphConditionalHandle h;
@@ -37,7 +43,7 @@ static cudaGraphExec_t make_selector(cudaGraphConditionalNodeType type,
   np.conditional.type = type;
   np.conditional.size = size;
   cudaGraphNode_t node;
-  CHECK(cudaGraphAddNode(&node, g, &setter, nullptr, 1, &np));
+  CHECK(cudaGraphAddNode(&node, g, &setter, nullptr, unordered ? 0 : 1, &np));
   for (unsigned i = 0; i < size; ++i) {
     cudaGraphNode_t k;
     int v = 100 + int(i);
@@ -53,10 +59,20 @@ static cudaGraphExec_t make_selector(cudaGraphConditionalNodeType type,
   return x;
 }
 
-int main() {
+int main(int argc, char **argv) {
   int *m;
   CHECK(cudaMallocManaged(&m, 4 * sizeof(int)));
   int *counter = m, *trips = m + 1, *cond = m + 2, *out = m + 3;
+  if (argc > 1 && std::strcmp(argv[1], "unordered") == 0) {
+    cudaGraphExec_t x = make_selector(cudaGraphCondTypeIf, 1, cond, out, true);
+    *cond = 1;
+    *out = -1;
+    CHECK(cudaGraphLaunch(x, 0));
+    CHECK(cudaStreamSynchronize(0));
+    CHECK(cudaGraphExecDestroy(x));
+    CHECK(cudaFree(m));
+    return finish("graph_conditional");
+  }
 
   // WHILE: the body runs until the counter reaches 0; the handle starts
   // each launch at 1 (cudaGraphCondAssignDefault).

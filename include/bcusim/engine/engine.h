@@ -148,6 +148,9 @@ struct LaunchConfig {
   // Device-side cudaDeviceGetAttribute(&value, attr, device): sets `value`
   // and returns the cudaError_t; unset, every attribute reads 0.
   std::function<int(int attr, int device, int &value)> device_attribute;
+  // Device-side cudaGetErrorString(error): the text; unset, the error's
+  // number.
+  std::function<std::string(int error)> error_string;
   // Called when every warp of the launch spins on memory nothing in it will
   // change (docs/engine.md "Deadlocks"), with the launch's progress count
   // (stores, atomics, synchronization, exits so far). The caller may run

@@ -326,6 +326,8 @@ public:
   // Device-side cudaDeviceGetAttribute (engine::LaunchConfig): the
   // stand-in library sets it to its own cudaDeviceGetAttribute's values.
   std::function<int(int attr, int device, int &value)> device_attribute;
+  // Device-side cudaGetErrorString (engine::LaunchConfig).
+  std::function<std::string(int error)> device_error_string;
 
   struct Stats {
     uint64_t launches = 0, failed_launches = 0;

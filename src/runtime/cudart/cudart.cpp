@@ -113,6 +113,9 @@ Runtime &rt() {
       value = attribute_value(g_rt->model(), cudaDeviceAttr(attr));
       return int(cudaSuccess);
     };
+    g_rt->device_error_string = [](int error) {
+      return std::string(cudaGetErrorString(cudaError_t(error)));
+    };
     std::atexit(at_exit);
   }
   return *g_rt;
@@ -189,6 +192,90 @@ captured_kernels() {
   return m;
 }
 
+// The cudaMallocAsync / cudaFreeAsync of graph memory a capturing graph
+// recorded, by position: they become memory nodes (graph.h).
+std::map<const void *, std::map<size_t, bcusim::cudart::Captured>> &
+captured_memory() {
+  static std::map<const void *, std::map<size_t, bcusim::cudart::Captured>> m;
+  return m;
+}
+
+// The graph a capture records into, as its items become nodes: made at
+// the first cudaStreamGetCaptureInfo or cudaStreamEndCapture, or the
+// graph of cudaStreamBeginCaptureToGraph (then its roots follow
+// `roots`). `nodes` is the node of each item made so far; an item in
+// `placeholders` stands for a node the program added
+// (cudaStreamUpdateCaptureDependencies) and makes none.
+struct CaptureState {
+  cudaGraph_t graph = nullptr;
+  bool to_graph = false;
+  unsigned long long id = 0;
+  std::vector<cudaGraphNode_t> roots;
+  std::vector<cudaGraphNode_t> nodes;
+  std::map<size_t, cudaGraphNode_t> placeholders;
+  std::vector<cudaGraphNode_t> deps_out; // cudaStreamGetCaptureInfo's
+  std::vector<cudaGraphEdgeData> edges_out;
+};
+std::map<const void *, CaptureState> &capture_states() {
+  static std::map<const void *, CaptureState> m;
+  return m;
+}
+unsigned long long next_capture_id() {
+  static unsigned long long n = 0;
+  return ++n;
+}
+
+// Makes the items `g` recorded since the last call nodes of its graph.
+cudaError_t sync_capture(Graph *g) {
+  CaptureState &st = capture_states()[g];
+  if (!st.graph)
+    if (cudaError_t e = cudaGraphCreate(&st.graph, 0))
+      return e;
+  auto &kernels = captured_kernels()[g];
+  auto &memory = captured_memory()[g];
+  for (size_t i = st.nodes.size(); i < g->work.size(); ++i) {
+    auto ph = st.placeholders.find(i);
+    if (ph != st.placeholders.end()) {
+      st.nodes.push_back(ph->second);
+      continue;
+    }
+    bcusim::cudart::Captured c;
+    auto mem = memory.find(i);
+    if (mem != memory.end()) {
+      c = std::move(mem->second);
+    } else {
+      c.work = [w = g->work[i]](cudaStream_t s) {
+        std::lock_guard lock(g_mutex);
+        return submit(s, w);
+      };
+      auto k = kernels.find(i);
+      if (k != kernels.end())
+        c.kernel = std::move(k->second);
+    }
+    std::vector<cudaGraphNode_t> deps;
+    for (size_t d : g->deps[i])
+      if (d < st.nodes.size())
+        deps.push_back(st.nodes[d]);
+    if (g->deps[i].empty())
+      deps = st.roots;
+    st.nodes.push_back(
+        bcusim::cudart::add_captured(st.graph, std::move(c), deps));
+  }
+  return cudaSuccess;
+}
+
+// The nodes `s`'s next item will depend on.
+std::vector<cudaGraphNode_t> capture_tail(const Stream &s, Graph *g) {
+  CaptureState &st = capture_states()[g];
+  if (s.tail.empty())
+    return st.roots;
+  std::vector<cudaGraphNode_t> v;
+  for (size_t i : s.tail)
+    if (i < st.nodes.size())
+      v.push_back(st.nodes[i]);
+  return v;
+}
+
 // ---- launches -------------------------------------------------------------
 struct CallConfig {
   dim3 grid, block;
@@ -237,6 +324,15 @@ cudaError_t check_kind(cudaMemcpyKind kind) {
 }
 
 } // namespace
+
+cudaError_t bcusim::cudart::read_condition(unsigned *value, const void *handle,
+                                           cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  return submit(stream, [=](StreamId sid) {
+    return rt().memcpy(value, handle, sizeof(unsigned), sid,
+                       "a conditional node reading its condition");
+  });
+}
 
 cudaError_t bcusim::cudart::record_error(cudaError_t e) {
   std::lock_guard lock(g_mutex);
@@ -580,6 +676,8 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
 }
 
 cudaError_t cudaFree(void *devPtr) {
+  if (bcusim::cudart::free_graph_alloc(devPtr))
+    return cudaSuccess; // graph memory: its lifetime ends, its address stays
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
     return sticky();
@@ -587,12 +685,62 @@ cudaError_t cudaFree(void *devPtr) {
   return ret(rt().free(devPtr));
 }
 
-cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t) {
-  return cudaMalloc(devPtr, size);
+// Stream-ordered allocation: memory is allocated at the call (its address
+// is what the program needs) and freed in stream order. In a capture they
+// become memory nodes: the graph allocates and frees the memory at its
+// place in the graph (docs/exec.md "Graph memory").
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
+  Graph *g = nullptr;
+  {
+    std::lock_guard lock(g_mutex);
+    g = Runtime::capturing(stream_of(stream));
+  }
+  if (!g)
+    return cudaMalloc(devPtr, size);
+  if (!devPtr)
+    return rec(Error::InvalidValue);
+  std::shared_ptr<bcusim::cudart::GraphAlloc> a;
+  if (cudaError_t e = bcusim::cudart::new_graph_alloc(size, a))
+    return rec(Error(int(e)));
+  std::lock_guard lock(g_mutex);
+  Stream *st = stream_of(stream);
+  rt().submit(st, st->id, [](StreamId) { return Error::Success; });
+  bcusim::cudart::Captured c;
+  c.mem = cudaGraphNodeTypeMemAlloc;
+  c.alloc = a;
+  captured_memory()[g][g->work.size() - 1] = std::move(c);
+  *devPtr = bcusim::cudart::graph_alloc_ptr(*a);
+  return cudaSuccess;
 }
 
-cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t) {
-  return cudaFree(devPtr);
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
+  if (!devPtr)
+    return cudaSuccess;
+  // The graph functions take their lock before the runtime's, as
+  // everywhere.
+  Graph *g = nullptr;
+  {
+    std::lock_guard lock(g_mutex);
+    g = Runtime::capturing(stream_of(stream));
+  }
+  if (g) {
+    if (auto a = bcusim::cudart::graph_alloc(devPtr)) {
+      std::lock_guard lock(g_mutex);
+      Stream *st = stream_of(stream);
+      rt().submit(st, st->id, [](StreamId) { return Error::Success; });
+      bcusim::cudart::Captured c;
+      c.mem = cudaGraphNodeTypeMemFree;
+      c.alloc = std::move(a);
+      captured_memory()[g][g->work.size() - 1] = std::move(c);
+      return cudaSuccess;
+    }
+  } else if (bcusim::cudart::free_graph_alloc(devPtr)) {
+    return cudaSuccess;
+  }
+  std::lock_guard lock(g_mutex);
+  if (!Runtime::is_device_address(devPtr))
+    return rec(Error::InvalidValue);
+  return submit(stream, [devPtr](StreamId) { return rt().free(devPtr); });
 }
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
@@ -1453,33 +1601,53 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
 // ---- graphs (stream capture and replay) ---------------------------------
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
   std::lock_guard lock(g_mutex);
-  return ret(rt().begin_capture(stream_of(stream)));
+  Stream *st = stream_of(stream);
+  if (cudaError_t e = ret(rt().begin_capture(st)))
+    return e;
+  CaptureState &cs = capture_states()[Runtime::capturing(st)];
+  cs = CaptureState{};
+  cs.id = next_capture_id();
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCaptureToGraph(
+    cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+    const cudaGraphEdgeData *, size_t numDependencies, cudaStreamCaptureMode) {
+  if (!graph || (numDependencies && !dependencies))
+    return rec(Error::InvalidValue);
+  std::lock_guard lock(g_mutex);
+  Stream *st = stream_of(stream);
+  if (cudaError_t e = ret(rt().begin_capture(st)))
+    return e;
+  CaptureState &cs = capture_states()[Runtime::capturing(st)];
+  cs = CaptureState{};
+  cs.id = next_capture_id();
+  cs.graph = graph;
+  cs.to_graph = true;
+  cs.roots.assign(dependencies, dependencies + numDependencies);
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
-  if (!pGraph)
-    return rec(Error::InvalidValue);
   std::lock_guard lock(g_mutex);
-  Graph *g = rt().end_capture(stream_of(stream));
-  if (!g)
+  Stream *st = stream_of(stream);
+  Graph *cap = st ? st->capture.get() : nullptr;
+  if (!cap || (!pGraph && !capture_states()[cap].to_graph)) {
+    if (cap && !capture_states()[cap].graph)
+      capture_states().erase(cap);
     return rec(Error::InvalidValue);
-  std::vector<bcusim::cudart::Captured> work;
-  auto kernels = std::move(captured_kernels()[g]);
-  captured_kernels().erase(g);
-  for (auto &w : g->work) {
-    bcusim::cudart::Captured c;
-    c.work = [w](cudaStream_t s) {
-      std::lock_guard lock(g_mutex);
-      return submit(s, w);
-    };
-    auto k = kernels.find(work.size());
-    if (k != kernels.end())
-      c.kernel = std::move(k->second);
-    c.deps = g->deps[work.size()];
-    work.push_back(std::move(c));
   }
+  cudaError_t e = sync_capture(cap);
+  Graph *g = rt().end_capture(st);
+  CaptureState cs = std::move(capture_states()[g]);
+  capture_states().erase(g);
+  captured_kernels().erase(g);
+  captured_memory().erase(g);
   rt().destroy_graph(g);
-  *pGraph = bcusim::cudart::graph_from_capture(std::move(work));
+  if (e != cudaSuccess)
+    return e;
+  if (pGraph)
+    *pGraph = cs.graph;
   return cudaSuccess;
 }
 
@@ -1491,6 +1659,82 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
   *status = Runtime::capturing(st) ? cudaStreamCaptureStatusActive
                                    : cudaStreamCaptureStatusNone;
   return cudaSuccess;
+}
+
+// The capture's graph so far, with the nodes the stream's next item will
+// depend on; nodes the program adds to that graph join the capture
+// through cudaStreamUpdateCaptureDependencies.
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                     cudaStreamCaptureStatus *captureStatus_out,
+                                     unsigned long long *id_out,
+                                     cudaGraph_t *graph_out,
+                                     const cudaGraphNode_t **dependencies_out,
+                                     const cudaGraphEdgeData **edgeData_out,
+                                     size_t *numDependencies_out) {
+  if (!captureStatus_out)
+    return rec(Error::InvalidValue);
+  std::lock_guard lock(g_mutex);
+  Stream *st = stream_of(stream);
+  Graph *g = Runtime::capturing(st);
+  if (!g) {
+    *captureStatus_out = cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+  }
+  *captureStatus_out = cudaStreamCaptureStatusActive;
+  if (cudaError_t e = sync_capture(g))
+    return e;
+  CaptureState &cs = capture_states()[g];
+  cs.deps_out = capture_tail(*st, g);
+  cs.edges_out.assign(cs.deps_out.size(), cudaGraphEdgeData{});
+  if (id_out)
+    *id_out = cs.id;
+  if (graph_out)
+    *graph_out = cs.graph;
+  if (dependencies_out)
+    *dependencies_out = cs.deps_out.data();
+  if (edgeData_out)
+    *edgeData_out = cs.edges_out.data();
+  if (numDependencies_out)
+    *numDependencies_out = cs.deps_out.size();
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
+                                                cudaGraphNode_t *dependencies,
+                                                const cudaGraphEdgeData *,
+                                                size_t numDependencies,
+                                                unsigned int flags) {
+  if ((numDependencies && !dependencies) ||
+      (flags != cudaStreamAddCaptureDependencies &&
+       flags != cudaStreamSetCaptureDependencies))
+    return rec(Error::InvalidValue);
+  std::lock_guard lock(g_mutex);
+  Stream *st = stream_of(stream);
+  Graph *g = Runtime::capturing(st);
+  if (!g)
+    return rec(Error(int(cudaErrorIllegalState)));
+  if (cudaError_t e = sync_capture(g))
+    return e;
+  CaptureState &cs = capture_states()[g];
+  std::vector<size_t> tail;
+  if (flags == cudaStreamAddCaptureDependencies) {
+    // The stream's current dependencies stay, as items (the roots of a
+    // capture into a graph become placeholders too).
+    for (cudaGraphNode_t n : capture_tail(*st, g)) {
+      g->work.push_back([](StreamId) { return Error::Success; });
+      g->deps.push_back({});
+      cs.placeholders[g->work.size() - 1] = n;
+      tail.push_back(g->work.size() - 1);
+    }
+  }
+  for (size_t i = 0; i < numDependencies; ++i) {
+    g->work.push_back([](StreamId) { return Error::Success; });
+    g->deps.push_back({});
+    cs.placeholders[g->work.size() - 1] = dependencies[i];
+    tail.push_back(g->work.size() - 1);
+  }
+  st->tail = std::move(tail);
+  return sync_capture(g);
 }
 
 // The graph objects and every cudaGraph* function are in graph.cpp.
@@ -1923,6 +2167,35 @@ cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
                                        cudaStreamCaptureStatus *status) {
   PerThreadDefault ptd;
   return cudaStreamIsCapturing(stream, status);
+}
+
+cudaError_t cudaStreamBeginCaptureToGraph_ptsz(
+    cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+    const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+    cudaStreamCaptureMode mode) {
+  PerThreadDefault ptd;
+  return cudaStreamBeginCaptureToGraph(stream, graph, dependencies,
+                                       dependencyData, numDependencies, mode);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(
+    cudaStream_t stream, cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out,
+    const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+  PerThreadDefault ptd;
+  return cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out, graph_out,
+                                  dependencies_out, edgeData_out,
+                                  numDependencies_out);
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(
+    cudaStream_t stream, cudaGraphNode_t *dependencies,
+    const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+    unsigned int flags) {
+  PerThreadDefault ptd;
+  return cudaStreamUpdateCaptureDependencies(
+      stream, dependencies, dependencyData, numDependencies, flags);
 }
 
 cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,

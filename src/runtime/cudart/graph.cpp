@@ -5,10 +5,25 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 
 namespace bcusim::cudart {
+
+// The memory of a graph allocation node (docs/exec.md "Graph memory"): its
+// address is fixed when the node is made (cudaGraphAddMemAllocNode, or
+// cudaMallocAsync in a capture) and the memory stays mapped while a node
+// names it or a launch left it allocated; `live` from the allocation
+// node's run to its free (a free node, cudaFree, cudaFreeAsync).
+struct GraphAlloc {
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  bool live = false;
+  // A free node of the graph that allocates it frees it.
+  bool freed_in_graph = false;
+};
+
 namespace {
 
 struct GraphObj;
@@ -38,6 +53,8 @@ struct NodeObj {
   std::unique_ptr<GraphObj> child;
   CapturedWork work;
   bool enabled = true; // cudaGraphNodeSetEnabled (executable graphs)
+  // Memory allocation and free nodes: the allocation.
+  std::shared_ptr<GraphAlloc> alloc;
   // Conditional: the handle, kind and body graphs (phGraph_out points at
   // `body_handles`).
   cudaConditionalNodeParams cond{};
@@ -87,6 +104,55 @@ struct ExecObj {
 };
 
 std::recursive_mutex g_graph_mutex;
+
+// Graph allocations by address, and the memory that backs them: `pool` is
+// what graphs hold (cudaGraphMemAttrUsedMemCurrent); it grows when the
+// live allocations need more and shrinks, to what they use, only at
+// cudaDeviceGraphMemTrim. Launches run one after another, so allocations
+// of graphs in different streams share it too.
+struct GraphMemory {
+  std::map<uintptr_t, std::shared_ptr<GraphAlloc>> allocs;
+  size_t in_use = 0, pool = 0, high = 0;
+};
+GraphMemory &graph_memory() {
+  static auto *m = new GraphMemory; // still there when the program exits
+  return *m;
+}
+
+std::shared_ptr<GraphAlloc> find_alloc(const void *p) {
+  auto &m = graph_memory().allocs;
+  auto it = m.find(reinterpret_cast<uintptr_t>(p));
+  return it == m.end() ? nullptr : it->second;
+}
+
+void set_live(GraphAlloc &a, bool live) {
+  GraphMemory &m = graph_memory();
+  if (a.live == live)
+    return;
+  a.live = live;
+  if (live) {
+    m.in_use += a.bytes;
+    m.pool = std::max(m.pool, m.in_use);
+    m.high = std::max(m.high, m.pool);
+  } else {
+    m.in_use -= a.bytes;
+  }
+}
+
+// Frees the memory of the allocations that no node names and no launch
+// left allocated.
+void collect() {
+  auto &m = graph_memory().allocs;
+  for (auto it = m.begin(); it != m.end();) {
+    if (it->second.use_count() == 1 && !it->second->live) {
+      void *p = it->second->ptr;
+      it = m.erase(it);
+      cudaFree(p);
+    } else {
+      ++it;
+    }
+  }
+}
 
 GraphObj *graph_of(cudaGraph_t g) { return reinterpret_cast<GraphObj *>(g); }
 NodeObj *node_of(cudaGraphNode_t n) { return reinterpret_cast<NodeObj *>(n); }
@@ -239,6 +305,7 @@ void copy_params(NodeObj &to, const NodeObj &from) {
   to.work = from.work;
   if (from.child)
     to.child = clone(*from.child);
+  to.alloc = from.alloc;
   to.cond = from.cond;
   to.bodies.clear();
   to.body_handles.clear();
@@ -373,8 +440,7 @@ cudaError_t run_node(const NodeObj &n, cudaStream_t s);
 // present; WHILE: body 0 until the value is zero; SWITCH: body `value`).
 cudaError_t run_conditional(const NodeObj &n, cudaStream_t s) {
   auto value = [&](unsigned &v) {
-    return cudaMemcpyAsync(&v, reinterpret_cast<void *>(n.cond.handle),
-                           sizeof(v), cudaMemcpyDeviceToHost, s);
+    return read_condition(&v, reinterpret_cast<void *>(n.cond.handle), s);
   };
   auto run_body = [&](size_t i) -> cudaError_t {
     cudaGraphExec_t x = nullptr;
@@ -442,6 +508,12 @@ cudaError_t run_node(const NodeObj &n, cudaStream_t s) {
     return cudaEventRecordWithFlags(n.event, s, cudaEventRecordExternal);
   case cudaGraphNodeTypeWaitEvent:
     return cudaStreamWaitEvent(s, n.event, 0);
+  case cudaGraphNodeTypeMemAlloc:
+  case cudaGraphNodeTypeMemFree: {
+    std::lock_guard lock(g_graph_mutex);
+    set_live(*n.alloc, n.type == cudaGraphNodeTypeMemAlloc);
+    return cudaSuccess;
+  }
   default:
     return n.work ? n.work(s) : cudaSuccess;
   }
@@ -530,36 +602,75 @@ void update_params(GraphObj &to, const GraphObj &from) {
 
 } // namespace
 
-cudaGraph_t graph_from_capture(std::vector<Captured> work) {
-  auto *g = new GraphObj;
-  for (auto &w : work) {
-    auto n = std::make_unique<NodeObj>();
-    n->graph = g;
-    n->index = g->nodes.size();
-    if (w.kernel) {
-      n->type = cudaGraphNodeTypeKernel;
-      n->kernel.func = const_cast<void *>(w.kernel->func);
-      n->kernel.gridDim = w.kernel->grid;
-      n->kernel.blockDim = w.kernel->block;
-      n->kernel.sharedMemBytes = w.kernel->shared;
-      n->args = std::move(w.kernel->args);
-      for (auto &a : n->args)
-        n->arg_ptrs.push_back(a.data());
-      n->kernel.kernelParams = n->arg_ptrs.data();
-    } else {
-      // Other captured operations are opaque: empty nodes that carry
-      // their operation.
-      n->type = cudaGraphNodeTypeEmpty;
-      n->work = std::move(w.work);
-    }
-    for (size_t d : w.deps)
-      if (d < g->nodes.size()) {
-        n->deps.push_back(g->nodes[d].get());
-        g->nodes[d]->out.push_back(n.get());
-      }
-    g->nodes.push_back(std::move(n));
+cudaGraphNode_t add_captured(cudaGraph_t graph, Captured c,
+                             const std::vector<cudaGraphNode_t> &deps) {
+  GraphObj *g = graph_of(graph);
+  auto n = std::make_unique<NodeObj>();
+  n->graph = g;
+  n->index = g->nodes.size();
+  if (c.kernel) {
+    n->type = cudaGraphNodeTypeKernel;
+    n->kernel.func = const_cast<void *>(c.kernel->func);
+    n->kernel.gridDim = c.kernel->grid;
+    n->kernel.blockDim = c.kernel->block;
+    n->kernel.sharedMemBytes = c.kernel->shared;
+    n->args = std::move(c.kernel->args);
+    for (auto &a : n->args)
+      n->arg_ptrs.push_back(a.data());
+    n->kernel.kernelParams = n->arg_ptrs.data();
+  } else if (c.alloc) {
+    n->type = c.mem; // cudaMallocAsync / cudaFreeAsync of graph memory
+    n->alloc = std::move(c.alloc);
+  } else {
+    // Other captured operations are opaque: empty nodes that carry
+    // their operation.
+    n->type = cudaGraphNodeTypeEmpty;
+    n->work = std::move(c.work);
   }
-  return reinterpret_cast<cudaGraph_t>(g);
+  for (cudaGraphNode_t d : deps) {
+    NodeObj *dn = node_of(d);
+    if (dn->graph != g ||
+        std::find(n->deps.begin(), n->deps.end(), dn) != n->deps.end())
+      continue;
+    n->deps.push_back(dn);
+    dn->out.push_back(n.get());
+  }
+  cudaGraphNode_t h = handle(n.get());
+  g->nodes.push_back(std::move(n));
+  return h;
+}
+
+cudaError_t new_graph_alloc(size_t bytes, std::shared_ptr<GraphAlloc> &out) {
+  if (!bytes)
+    return cudaErrorInvalidValue;
+  void *p = nullptr;
+  if (cudaError_t e = cudaMalloc(&p, bytes))
+    return e;
+  std::lock_guard lock(g_graph_mutex);
+  auto a = std::make_shared<GraphAlloc>();
+  a->ptr = p;
+  a->bytes = bytes;
+  graph_memory().allocs[reinterpret_cast<uintptr_t>(p)] = a;
+  out = std::move(a);
+  return cudaSuccess;
+}
+
+std::shared_ptr<GraphAlloc> graph_alloc(const void *p) {
+  std::lock_guard lock(g_graph_mutex);
+  return find_alloc(p);
+}
+
+void *graph_alloc_ptr(const GraphAlloc &a) { return a.ptr; }
+
+bool free_graph_alloc(void *p) {
+  std::lock_guard lock(g_graph_mutex);
+  std::shared_ptr<GraphAlloc> a = find_alloc(p);
+  if (!a)
+    return false;
+  set_live(*a, false);
+  a.reset();
+  collect();
+  return true;
 }
 
 } // namespace bcusim::cudart
@@ -579,7 +690,9 @@ cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) {
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   if (!graph)
     return cudaErrorInvalidValue;
+  std::lock_guard lock(g_graph_mutex);
   delete graph_of(graph);
+  collect();
   return cudaSuccess;
 }
 
@@ -587,6 +700,9 @@ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone,
                            cudaGraph_t originalGraph) {
   if (!pGraphClone || !originalGraph)
     return cudaErrorInvalidValue;
+  for (auto &n : graph_of(originalGraph)->nodes)
+    if (n->alloc) // graphs with memory nodes cannot be cloned
+      return cudaErrorNotSupported;
   *pGraphClone =
       reinterpret_cast<cudaGraph_t>(clone(*graph_of(originalGraph)).release());
   return cudaSuccess;
@@ -759,6 +875,126 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode,
                   cudaGraphNodeTypeEmpty, nullptr);
 }
 
+// ---- graph memory (docs/exec.md "Graph memory") -------------------------
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode,
+                                     cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies,
+                                     size_t numDependencies,
+                                     cudaMemAllocNodeParams *nodeParams) {
+  if (!nodeParams || !nodeParams->bytesize || !pGraphNode || !graph ||
+      nodeParams->poolProps.allocType != cudaMemAllocationTypePinned ||
+      nodeParams->poolProps.location.type != cudaMemLocationTypeDevice ||
+      nodeParams->poolProps.location.id != 0)
+    return cudaErrorInvalidValue;
+  std::shared_ptr<GraphAlloc> a;
+  if (cudaError_t e = new_graph_alloc(nodeParams->bytesize, a))
+    return e;
+  std::lock_guard lock(g_graph_mutex);
+  cudaError_t e = add_node(pGraphNode, graph, pDependencies, numDependencies,
+                           cudaGraphNodeTypeMemAlloc, [&](NodeObj &n) {
+                             n.alloc = a;
+                             return cudaSuccess;
+                           });
+  if (e == cudaSuccess)
+    nodeParams->dptr = a->ptr;
+  a.reset();
+  collect();
+  return e;
+}
+
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                           cudaMemAllocNodeParams *params_out) {
+  if (!node || !params_out || node_of(node)->type != cudaGraphNodeTypeMemAlloc)
+    return cudaErrorInvalidValue;
+  *params_out = cudaMemAllocNodeParams{};
+  params_out->poolProps.allocType = cudaMemAllocationTypePinned;
+  params_out->poolProps.location.type = cudaMemLocationTypeDevice;
+  params_out->bytesize = node_of(node)->alloc->bytes;
+  params_out->dptr = node_of(node)->alloc->ptr;
+  return cudaSuccess;
+}
+
+// A free node frees an allocation of an allocation node, once: in the
+// graph that allocates it, or else in other graphs.
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode,
+                                    cudaGraph_t graph,
+                                    const cudaGraphNode_t *pDependencies,
+                                    size_t numDependencies, void *dptr) {
+  std::lock_guard lock(g_graph_mutex);
+  std::shared_ptr<GraphAlloc> a = find_alloc(dptr);
+  if (!a || !graph || a->freed_in_graph)
+    return cudaErrorInvalidValue;
+  bool own = false;
+  for (auto &n : graph_of(graph)->nodes)
+    own |= n->alloc == a;
+  cudaError_t e = add_node(pGraphNode, graph, pDependencies, numDependencies,
+                           cudaGraphNodeTypeMemFree, [&](NodeObj &n) {
+                             n.alloc = a;
+                             return cudaSuccess;
+                           });
+  if (e == cudaSuccess && own)
+    a->freed_in_graph = true;
+  return e;
+}
+
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node,
+                                          void *dptr_out) {
+  if (!node || !dptr_out || node_of(node)->type != cudaGraphNodeTypeMemFree)
+    return cudaErrorInvalidValue;
+  *static_cast<void **>(dptr_out) = node_of(node)->alloc->ptr;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGraphMemTrim(int device) {
+  if (device != 0)
+    return cudaErrorInvalidDevice;
+  std::lock_guard lock(g_graph_mutex);
+  collect();
+  GraphMemory &m = graph_memory();
+  m.pool = m.in_use;
+  return cudaSuccess;
+}
+
+// Used and reserved memory are both the memory graphs hold.
+cudaError_t cudaDeviceGetGraphMemAttribute(int device,
+                                           cudaGraphMemAttributeType attr,
+                                           void *value) {
+  if (device != 0)
+    return cudaErrorInvalidDevice;
+  if (!value)
+    return cudaErrorInvalidValue;
+  std::lock_guard lock(g_graph_mutex);
+  const GraphMemory &m = graph_memory();
+  switch (attr) {
+  case cudaGraphMemAttrUsedMemCurrent:
+  case cudaGraphMemAttrReservedMemCurrent:
+    *static_cast<uint64_t *>(value) = m.pool;
+    return cudaSuccess;
+  case cudaGraphMemAttrUsedMemHigh:
+  case cudaGraphMemAttrReservedMemHigh:
+    *static_cast<uint64_t *>(value) = m.high;
+    return cudaSuccess;
+  default:
+    return cudaErrorInvalidValue;
+  }
+}
+
+// Only the high watermarks can be set, and only to zero (they restart at
+// the current value).
+cudaError_t cudaDeviceSetGraphMemAttribute(int device,
+                                           cudaGraphMemAttributeType attr,
+                                           void *value) {
+  if (device != 0)
+    return cudaErrorInvalidDevice;
+  if (!value || *static_cast<uint64_t *>(value) != 0 ||
+      (attr != cudaGraphMemAttrUsedMemHigh &&
+       attr != cudaGraphMemAttrReservedMemHigh))
+    return cudaErrorInvalidValue;
+  std::lock_guard lock(g_graph_mutex);
+  graph_memory().high = graph_memory().pool;
+  return cudaSuccess;
+}
+
 cudaError_t cudaGraphConditionalHandleCreate(
     cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph,
     unsigned int defaultLaunchValue, unsigned int flags) {
@@ -780,16 +1016,77 @@ cudaError_t cudaGraphConditionalHandleCreate(
   return cudaSuccess;
 }
 
-// The generic node constructor: conditional nodes (the other node types
-// have their own cudaGraphAdd*Node).
+// The generic node constructor: every node type but the external
+// semaphore ones, through its own cudaGraphAdd*Node.
 cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                              const cudaGraphNode_t *pDependencies,
                              const cudaGraphEdgeData *, size_t numDependencies,
                              cudaGraphNodeParams *nodeParams) {
   if (!nodeParams)
     return cudaErrorInvalidValue;
-  if (nodeParams->type != cudaGraphNodeTypeConditional)
-    return cudaErrorNotSupported;
+  const cudaGraphNodeParams &q = *nodeParams;
+  switch (q.type) {
+  case cudaGraphNodeTypeKernel: {
+    cudaKernelNodeParams k{};
+    k.func = q.kernel.func;
+    k.gridDim = q.kernel.gridDim;
+    k.blockDim = q.kernel.blockDim;
+    k.sharedMemBytes = q.kernel.sharedMemBytes;
+    k.kernelParams = q.kernel.kernelParams;
+    k.extra = q.kernel.extra;
+    return cudaGraphAddKernelNode(pGraphNode, graph, pDependencies,
+                                  numDependencies, &k);
+  }
+  case cudaGraphNodeTypeMemcpy:
+    return cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies,
+                                  numDependencies, &q.memcpy.copyParams);
+  case cudaGraphNodeTypeMemset: {
+    cudaMemsetParams m{};
+    m.dst = q.memset.dst;
+    m.pitch = q.memset.pitch;
+    m.value = q.memset.value;
+    m.elementSize = q.memset.elementSize;
+    m.width = q.memset.width;
+    m.height = q.memset.height;
+    return cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies,
+                                  numDependencies, &m);
+  }
+  case cudaGraphNodeTypeHost: {
+    cudaHostNodeParams h{q.host.fn, q.host.userData};
+    return cudaGraphAddHostNode(pGraphNode, graph, pDependencies,
+                                numDependencies, &h);
+  }
+  case cudaGraphNodeTypeGraph:
+    return cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies,
+                                      numDependencies, q.graph.graph);
+  case cudaGraphNodeTypeEmpty:
+    return cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies,
+                                 numDependencies);
+  case cudaGraphNodeTypeWaitEvent:
+    return cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies,
+                                     numDependencies, q.eventWait.event);
+  case cudaGraphNodeTypeEventRecord:
+    return cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies,
+                                       numDependencies, q.eventRecord.event);
+  case cudaGraphNodeTypeMemAlloc: {
+    cudaMemAllocNodeParams a{};
+    a.poolProps = q.alloc.poolProps;
+    a.accessDescs = q.alloc.accessDescs;
+    a.accessDescCount = q.alloc.accessDescCount;
+    a.bytesize = q.alloc.bytesize;
+    cudaError_t e = cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies,
+                                             numDependencies, &a);
+    nodeParams->alloc.dptr = a.dptr;
+    return e;
+  }
+  case cudaGraphNodeTypeMemFree:
+    return cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies,
+                                   numDependencies, q.free.dptr);
+  case cudaGraphNodeTypeConditional:
+    break;
+  default:
+    return cudaErrorNotSupported; // external semaphores
+  }
   cudaConditionalNodeParams &p = nodeParams->conditional;
   const bool size_ok = p.type == cudaGraphCondTypeIf
                            ? p.size == 1 || p.size == 2
@@ -1094,7 +1391,9 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
     cudaEventDestroy(e);
   if (x->start)
     cudaEventDestroy(x->start);
+  std::lock_guard lock(g_graph_mutex);
   delete x;
+  collect();
   return cudaSuccess;
 }
 
@@ -1111,6 +1410,16 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   std::lock_guard lock(g_graph_mutex);
   ExecObj *x = exec_of(graphExec);
+  // An allocation a launch left allocated must be freed before the graph
+  // allocates it again, unless the graph frees it itself
+  // (cudaGraphInstantiateFlagAutoFreeOnLaunch).
+  for (auto &s : x->plan)
+    if (s.node && s.node->type == cudaGraphNodeTypeMemAlloc &&
+        s.node->alloc->live) {
+      if (!(x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
+        return record_error(cudaErrorInvalidValue);
+      set_live(*s.node->alloc, false);
+    }
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capturing) == cudaSuccess &&
       capturing != cudaStreamCaptureStatusNone) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -24,18 +25,41 @@ struct CapturedKernel {
   unsigned shared = 0;
   std::vector<std::vector<uint8_t>> args;
 };
+// The memory of a graph allocation node (graph.cpp).
+struct GraphAlloc;
 struct Captured {
   CapturedWork work;
   std::optional<CapturedKernel> kernel; // then a kernel node
-  std::vector<size_t> deps;             // the earlier operations it depends on
+  // cudaMallocAsync / cudaFreeAsync of graph memory: then a memory node
+  // (cudaGraphNodeTypeMemAlloc / MemFree) of `alloc`.
+  cudaGraphNodeType mem = cudaGraphNodeTypeEmpty;
+  std::shared_ptr<GraphAlloc> alloc;
 };
 
-// The graph of a capture: a node per operation, in the order they were
-// recorded (cudaStreamEndCapture), with an edge from each of an operation's
-// dependencies (the operations before it in its stream, and those an event
-// it waited for covers). Kernel launches are kernel nodes; other operations
-// are opaque (empty nodes that run them).
-cudaGraph_t graph_from_capture(std::vector<Captured> work);
+// Adds a captured operation to `graph` as a node after `deps` (nodes of
+// `graph`); returns the node. The graph of a capture gets a node per
+// operation, in the order they were recorded, after the operations before
+// it in its stream and those an event it waited for covers. Kernel launches
+// are kernel nodes, allocations and frees of graph memory memory nodes;
+// other operations are opaque (empty nodes that run them).
+cudaGraphNode_t add_captured(cudaGraph_t graph, Captured c,
+                             const std::vector<cudaGraphNode_t> &deps);
+
+// Graph memory (docs/exec.md "Graph memory"): a new allocation of `bytes`
+// (its address is fixed now; cudaMallocAsync in a capture); the graph
+// allocation at `p`, or null; its address.
+cudaError_t new_graph_alloc(size_t bytes, std::shared_ptr<GraphAlloc> &out);
+std::shared_ptr<GraphAlloc> graph_alloc(const void *p);
+void *graph_alloc_ptr(const GraphAlloc &a);
+// cudaFree / cudaFreeAsync of graph memory outside a graph: ends the
+// allocation's lifetime (its address stays the graph's); false when `p`
+// is not graph memory.
+bool free_graph_alloc(void *p);
+
+// Copies a conditional node's condition at `handle` (device memory) to
+// `value` in `stream`'s order; race reports name the node.
+cudaError_t read_condition(unsigned *value, const void *handle,
+                           cudaStream_t stream);
 
 // Makes `e` the last error (cudaGetLastError) when it is one; returns it.
 cudaError_t record_error(cudaError_t e);
