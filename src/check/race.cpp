@@ -125,8 +125,13 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   const size_t nw = spill ? spill->writes.size() : 0;
   const size_t nr = spill && write ? spill->reads.size() : 0;
   // Conflicts: another thread's access to one of these bytes, one of the
-  // two a write, not morally strong, not known to happen before.
-  for (size_t i = 0; i < 2 + nw + nr; ++i) {
+  // two a write, not morally strong, not known to happen before. A read
+  // with no write among the cells and nothing spilled has none to look for.
+  const size_t ncheck =
+      write || spill || ((g.cell[0].flags | g.cell[1].flags) & kWrite)
+          ? 2 + nw + nr
+          : 0;
+  for (size_t i = 0; i < ncheck; ++i) {
     const Cell c = i < 2        ? g.cell[i]
                    : i < 2 + nw ? spill->writes[i - 2]
                                 : spill->reads[i - 2 - nw];
@@ -195,6 +200,14 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
            (!(c.mask & ~mask) && (write || !(c.flags & kWrite)) &&
             stands_for(c) && (c.tid == a.tid || who.knows(c.tid, c.clock)));
   };
+  // droppable() of each cell, computed once (the cells do not change until
+  // the new access is stored).
+  int8_t dropc[2] = {-1, -1};
+  auto dropped = [&](int i) {
+    if (dropc[i] < 0)
+      dropc[i] = droppable(g.cell[i]) ? 1 : 0;
+    return dropc[i] == 1;
+  };
   int slot = -1;
   // Merging a write into the cell keeps the bytes each stored.
   auto merge = [&](Cell &c) {
@@ -252,14 +265,14 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       // (below), else the older one.
       const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
       if (r0 && r1) {
-        const bool d0 = droppable(c0), d1 = droppable(c1);
+        const bool d0 = dropped(0), d1 = dropped(1);
         slot = d0 != d1 ? (d0 ? 0 : 1) : (c1.flags & kRecentBit) ? 0 : 1;
       } else if (r0 || r1) {
         slot = r0 ? 0 : 1;
       }
     }
     if (slot < 0) {
-      const bool d0 = droppable(c0), d1 = droppable(c1);
+      const bool d0 = dropped(0), d1 = dropped(1);
       slot = d0 != d1                  ? (d0 ? 0 : 1)
              : (c1.flags & kRecentBit) ? 0
                                        : 1; // the older one
@@ -268,7 +281,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     // against, unless the new one makes it redundant (droppable) or, being
     // an atomic, subsumes an older atomic on its bytes.
     const Cell &old = g.cell[slot];
-    if (!droppable(old) &&
+    if (!dropped(slot) &&
         !((a.flags & kAtomic) && (old.flags & kAtomic) && !(old.mask & ~mask)))
       spill_cell(L, g, old);
   }
