@@ -817,8 +817,9 @@ template <MemSpace S, uint32_t B, bool Store>
   batch.emit();
 }
 
-template <MemSpace S, uint32_t B>
-void exec_ld(Exec &x, const Inst &in, uint32_t m) {
+template <MemSpace S, uint32_t B, bool Obs>
+[[gnu::always_inline]] inline void exec_ld_impl(Exec &x, const Inst &in,
+                                                uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n;
   uint8_t *hb = nullptr;
@@ -865,13 +866,11 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
         }
       });
     }
-    if (x.obs) [[unlikely]]
+    if constexpr (Obs)
       observe_warp<S, B, false>(x, in, m);
     return;
   }
-  // The lane loop, once with the observer's batch (out of line) and once
-  // without it, so that an unobserved run executes exactly the plain loop.
-  if (x.obs) [[unlikely]] {
+  if constexpr (Obs) {
     lanes_observed<S, B, false>(x, in, m);
     return;
   }
@@ -879,8 +878,9 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   ld_lanes<S, B>(x, in, m, none);
 }
 
-template <MemSpace S, uint32_t B>
-void exec_st(Exec &x, const Inst &in, uint32_t m) {
+template <MemSpace S, uint32_t B, bool Obs>
+[[gnu::always_inline]] inline void exec_st_impl(Exec &x, const Inst &in,
+                                                uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
   const uint32_t n = in.n;
   ++x.progress;
@@ -908,16 +908,42 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
           std::memcpy(p + k * B, &x.s(in.a[1 + k])[l], B);
       });
     }
-    if (x.obs) [[unlikely]]
+    if constexpr (Obs)
       observe_warp<S, B, true>(x, in, m);
     return;
   }
-  if (x.obs) [[unlikely]] {
+  if constexpr (Obs) {
     lanes_observed<S, B, true>(x, in, m);
     return;
   }
   NoBatch none;
   st_lanes<S, B>(x, in, m, none);
+}
+
+// The handlers: an observed access runs its own instantiation (out of
+// line), so that an unobserved run executes exactly the plain code.
+template <MemSpace S, uint32_t B, bool Store>
+[[gnu::noinline]] void observed_ldst(Exec &x, const Inst &in, uint32_t m) {
+  if constexpr (Store)
+    exec_st_impl<S, B, true>(x, in, m);
+  else
+    exec_ld_impl<S, B, true>(x, in, m);
+}
+template <MemSpace S, uint32_t B>
+void exec_ld(Exec &x, const Inst &in, uint32_t m) {
+  if (x.obs) [[unlikely]] {
+    observed_ldst<S, B, false>(x, in, m);
+    return;
+  }
+  exec_ld_impl<S, B, false>(x, in, m);
+}
+template <MemSpace S, uint32_t B>
+void exec_st(Exec &x, const Inst &in, uint32_t m) {
+  if (x.obs) [[unlikely]] {
+    observed_ldst<S, B, true>(x, in, m);
+    return;
+  }
+  exec_st_impl<S, B, false>(x, in, m);
 }
 
 template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {
