@@ -80,16 +80,20 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
 
 // Keeps `c`, evicted from granule `g`, in the granule's spilled history
 // (one entry per thread: its latest such access).
-[[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
-  if (!g.spill) {
-    if (!L.spill_free.empty()) {
-      g.spill = L.spill_free.back();
-      L.spill_free.pop_back();
-    } else {
-      L.spill.emplace_back();
-      g.spill = uint32_t(L.spill.size());
-    }
+// Gives granule `g` a history (the first eviction into it).
+[[gnu::noinline]] void spill_new(LaunchSt &L, Granule &g) {
+  if (!L.spill_free.empty()) {
+    g.spill = L.spill_free.back();
+    L.spill_free.pop_back();
+  } else {
+    L.spill.emplace_back();
+    g.spill = uint32_t(L.spill.size());
   }
+}
+
+[[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
+  if (!g.spill) [[unlikely]]
+    spill_new(L, g);
   auto &s = L.spill[g.spill - 1];
   auto &v = (c.flags & kWrite) ? s.writes : s.reads;
   Cell k = c;
@@ -169,14 +173,21 @@ struct Target {
 // write: all), after the cells. A write ordered after spilled accesses
 // makes them redundant: whatever is ordered after the write is ordered
 // after them, and what is not conflicts with the write itself; they go.
+// (A read, the common case in granules with spilled writes, has a function
+// of its own: a small one.)
+[[gnu::noinline]] void check_spilled_read(LaunchSt &L, const Target &t,
+                                          const NewAccess &a,
+                                          const Accessor &who,
+                                          const LaunchSt::Spill &spill) {
+  for (const Cell &c : spill.writes)
+    check_cell(L, t, a, who, c);
+}
 [[gnu::noinline]] void check_spilled(LaunchSt &L, const Target &t,
                                      const NewAccess &a, const Accessor &who,
                                      LaunchSt::Spill &spill) {
   const uint8_t mask = t.mask;
   for (const Cell &c : spill.writes)
     check_cell(L, t, a, who, c);
-  if (!(a.flags & kWrite))
-    return;
   auto ordered = [&](const Cell &c) {
     return !(c.mask & ~mask) && stands_for(L, a, c) &&
            (c.tid == a.tid || who.knows(c.tid, c.clock));
@@ -238,8 +249,12 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     check_cell(L, t, a, who, g.cell[0]);
     check_cell(L, t, a, who, g.cell[1]);
   }
-  if (spill) [[unlikely]]
-    check_spilled(L, t, a, who, *spill);
+  if (spill) [[unlikely]] {
+    if (write)
+      check_spilled(L, t, a, who, *spill);
+    else
+      check_spilled_read(L, t, a, who, *spill);
+  }
   auto stands_for = [&](const Cell &c) { return detail::stands_for(L, a, c); };
   // Record it. The same thread in the same epoch with the same kind of
   // access (bytes of one memcpy, fields of a struct, a loop re-reading a
