@@ -235,9 +235,7 @@ struct Target {
 access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
                const Accessor &who, StateSpace space, uint64_t owner,
                uint64_t base) {
-  // Local copies: the stores into the cells below cannot alias them.
-  const NewAccess a{ar.tid,  ar.clock, ar.pc,    ar.flags,
-                    ar.size, ar.cta,   ar.value, ar.acquire};
+  const NewAccess &a = ar;
   const bool write = a.flags & kWrite;
   LaunchSt::Spill *spill = nullptr;
   if (g.spill && (write || (g.cell[0].size & kSpilledWrite))) [[unlikely]]
