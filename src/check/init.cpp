@@ -1,9 +1,10 @@
 // Uninitialized reads (docs/checker.md "Uninitialized reads"): a bit per
 // byte of every CTA's shared memory and every thread's local memory says
-// whether anything in the launch wrote it; a read of a byte without it is
-// reported once per instruction. Atomics read (except exch and mbarrier
-// operations, whose old value is not the point: mbarrier.init writes the
-// object) and write.
+// whether anything in the launch wrote it; a read of bytes without it is
+// reported once per instruction (a read that finds some bytes of an
+// aligned 8-byte piece written and others not reads padding: not reported).
+// Atomics read (except exch and mbarrier operations, whose old value is not the
+// point: mbarrier.init writes the object) and write.
 #include <algorithm>
 #include <bit>
 
@@ -56,6 +57,24 @@ bool span_initialized(const std::vector<uint8_t> &bits, uint64_t lo,
     if (bits[b] != 0xff)
       return false;
   return true;
+}
+
+// Whether a read of [first, first + count) reads nothing written: some
+// aligned 8-byte piece of it (the whole read when it is smaller) holds no
+// initialized byte. A read that finds part of a piece written reads the
+// padding of a structure or vector copied whole (a `char` field and the
+// three bytes after it as one word): not reported.
+bool unwritten_piece(const std::vector<uint8_t> &bits, uint64_t first,
+                     uint64_t count) {
+  const uint64_t piece = std::min<uint64_t>(count, 8);
+  for (uint64_t p = first; p < first + count; p += piece) {
+    bool any = false;
+    for (uint64_t b = p; b < std::min(p + piece, first + count) && !any; ++b)
+      any = b / 8 < bits.size() && ((bits[b / 8] >> (b % 8)) & 1);
+    if (!any)
+      return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -120,14 +139,15 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
       // Within one byte of the bitmap (every aligned access up to 8 bytes).
       uint8_t &byte = data[first / 8];
       const uint8_t bitsm = uint8_t(((1u << size) - 1) << (first & 7));
-      if (reads && (byte & bitsm) != bitsm)
+      if (reads && (byte & bitsm) == 0)
         L.findings->uninit(L, e.space, c->linear, e.addr[lane], size,
                            L.tid_of(e.cta, e.warp, lane), e.pc);
       if (writes)
         byte |= bitsm;
       continue;
     }
-    if (reads && !test_and_report(*bits, first, e.size, false))
+    if (reads && !test_and_report(*bits, first, e.size, false) &&
+        unwritten_piece(*bits, first, e.size))
       L.findings->uninit(L, e.space, c->linear, e.addr[lane], e.size,
                          L.tid_of(e.cta, e.warp, lane), e.pc);
     if (writes)

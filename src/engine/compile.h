@@ -149,6 +149,14 @@ public:
   uint32_t scratch_used = 0, scratch_pred_used = 0;
   std::vector<std::pair<uint32_t, uint32_t>> branch_fixups; // pc, body index
   std::vector<uint32_t> call_fixups;                        // pcs of calls
+  // Plain scalar loads of global, shared or generic memory, as candidates
+  // for the seed of a compare-and-swap loop (exec_memory.cpp).
+  struct SeedLoad {
+    uint32_t pc, fidx, base, dst;
+    int64_t off;
+    uint8_t space, bytes;
+  };
+  std::vector<SeedLoad> seed_loads;
 };
 
 // Family entry points: return false when the opcode is not theirs.

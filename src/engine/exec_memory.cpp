@@ -24,6 +24,7 @@ namespace bcusim::engine::detail {
 // ---- global allocator ------------------------------------------------------
 namespace {
 constexpr uint64_t kAllocAlign = 256;
+constexpr uint64_t kHostLine = 64;
 constexpr uint64_t kGuardGap = 64 * 1024;
 constexpr uint64_t kNullPage = 64 * 1024;
 } // namespace
@@ -33,8 +34,13 @@ uint64_t GlobalMemory::alloc(uint64_t bytes, std::string name) {
   a->name = std::move(name);
   a->base = next_;
   a->size = bytes;
-  a->owned.reset(new uint8_t[std::max<uint64_t>(bytes, 1)]());
-  a->data = a->owned.get();
+  // The host bytes start at a cache line, as the device address starts at
+  // kAllocAlign: a warp's coalesced block then spans as few host cache
+  // lines as it does on the device (operator new gives 16 bytes, so 128
+  // aligned bytes would span three lines).
+  a->owned.reset(new uint8_t[std::max<uint64_t>(bytes, 1) + kHostLine - 1]());
+  const auto at = reinterpret_cast<uintptr_t>(a->owned.get());
+  a->data = a->owned.get() + ((kHostLine - at % kHostLine) % kHostLine);
   next_ += (bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign + kGuardGap;
   uint64_t base = a->base;
   auto it =
@@ -695,26 +701,41 @@ template <> struct Word<4> { using type = uint32_t; };
 template <> struct Word<8> { using type = uint64_t; };
 // A coalesced global access of `bytes` at `addr` (host pointer `p`) by the
 // instruction at x.pc: when the warp's previous access at that pc was
-// `step` bytes away (a loop striding through an array), the block at
-// addr + step is prefetched, so the warp's next iteration finds it in the
-// host's cache whatever the order in which warps run (the host's own
-// prefetcher follows only sequential orders, such as the default
-// schedule's; docs/performance.md "Schedules"). A hint: no value, fault or
-// event depends on it.
+// `step` bytes away (a loop striding through an array), the block
+// kStrideAhead steps ahead (addr + kStrideAhead * step) is prefetched, so
+// the warp's later iterations find their memory in the host's cache
+// whatever the order in which warps run (the host's own prefetcher follows
+// only sequential orders, such as the default schedule's; docs/engine.md
+// "Fast paths"). Four steps ahead rather than one: an iteration's data is
+// then asked for several iterations (or a turn) before it is used, which
+// host memory's latency needs (docs/performance.md); the first time a
+// step is seen the blocks 1 to kStrideAhead steps ahead are all asked for.
+// A hint: no value, fault or event depends on it.
+constexpr uint64_t kStrideAhead = 4;
+// Warp::stream_pc[k]: the pc, with this bit once a step was seen there.
+constexpr uint32_t kStreamSeen = 1u << 31;
 inline void prefetch_stride(Exec &x, uint64_t addr, const uint8_t *p,
                             uint32_t bytes) {
   Warp &w = *x.warp;
   const uint32_t k = x.pc & 3;
-  if (w.stream_pc[k] == x.pc) {
+  const uint32_t at = w.stream_pc[k];
+  w.stream_pc[k] = x.pc;
+  if ((at & ~kStreamSeen) == x.pc) {
     const uint64_t step = addr - w.stream_addr[k];
     constexpr uint64_t kReach = 1ull << 26;
     if (step != 0 && step + kReach < 2 * kReach) {
-      const uintptr_t q = reinterpret_cast<uintptr_t>(p) + step;
-      for (uint32_t o = 0; o < bytes; o += 64)
-        __builtin_prefetch(reinterpret_cast<const void *>(q + o));
+      for (uint64_t d = at & kStreamSeen ? kStrideAhead : 1; d <= kStrideAhead;
+           ++d) {
+        // Every cache line the block spans (its last byte's line too, when
+        // the block does not start at a line).
+        const uintptr_t q = reinterpret_cast<uintptr_t>(p) + d * step;
+        for (uint32_t o = 0; o < bytes; o += 64)
+          __builtin_prefetch(reinterpret_cast<const void *>(q + o));
+        __builtin_prefetch(reinterpret_cast<const void *>(q + bytes - 1));
+      }
+      w.stream_pc[k] = x.pc | kStreamSeen;
     }
   }
-  w.stream_pc[k] = x.pc;
   w.stream_addr[k] = addr;
 }
 
@@ -724,6 +745,54 @@ template <uint32_t B> inline bool contiguous(const uint64_t *base) {
   for (uint32_t l = 0; l < kWarpSize; ++l)
     dev |= base[l] - base[0] - uint64_t(l) * B;
   return dev == 0;
+}
+
+// A whole-warp scalar access whose lane l is at the first lane's address +
+// l * B (coalesced), aligned and inside one region: the region's host
+// bytes `hb` and `rel` as warp_fast gives them (the same regions, tried in
+// the same order), found from the first lane's address alone instead of a
+// pass over the lanes' offsets. False: not such an access (the caller goes
+// on to warp_fast).
+template <MemSpace S, uint32_t B>
+[[gnu::always_inline]] inline bool coalesced_fast(Exec &x, const uint64_t *base,
+                                                  int64_t imm, uint8_t *&hb,
+                                                  uint64_t &rel) {
+  if constexpr (S != MemSpace::Global && S != MemSpace::Shared) {
+    return false;
+  } else {
+    constexpr uint64_t span = uint64_t(kWarpSize) * B;
+    // The last lane first: a broadcast or a half-warp pattern fails here.
+    if (base[kWarpSize - 1] - base[0] != span - B || !contiguous<B>(base))
+      return false;
+    const uint64_t a = base[0] + uint64_t(imm);
+    if (a & (B - 1))
+      return false;
+    if constexpr (S == MemSpace::Shared) {
+      if (x.obs)
+        return false; // observed shared accesses report lane by lane
+      const uint64_t size = x.cta->shared.size();
+      if (size < span || a > size - span)
+        return false;
+      hb = x.cta->shared.data();
+      rel = uint64_t(imm);
+      return true;
+    } else {
+      if (x.g_size >= span && a - x.g_base <= x.g_size - span) {
+        hb = x.g_data;
+        rel = uint64_t(imm) - x.g_base;
+        return true;
+      }
+      if (x.g_size2 >= span && a - x.g_base2 <= x.g_size2 - span) {
+        std::swap(x.g_base, x.g_base2);
+        std::swap(x.g_size, x.g_size2);
+        std::swap(x.g_data, x.g_data2);
+        hb = x.g_data;
+        rel = uint64_t(imm) - x.g_base;
+        return true;
+      }
+      return false;
+    }
+  }
 }
 
 // The per-lane paths of ld and st (every space, vectors, partial warps),
@@ -824,6 +893,38 @@ template <MemSpace S, uint32_t B, bool Obs>
   const uint32_t n = in.n;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
+  if (m == kFullMask && n == 1 &&
+      coalesced_fast<S, B>(x, base, in.imm, hb, rel)) {
+    // A coalesced access (lane l at the first lane's address + l * B): one
+    // block of memory, widened lane by lane (a vector loop).
+    const uint8_t *p = hb + (base[0] + rel);
+    if constexpr (S == MemSpace::Global)
+      prefetch_stride(x, base[0], p, kWarpSize * B);
+    uint64_t *d = x.s(in.a[1]);
+    bool sext = false;
+    if constexpr (B < 8)
+      sext = in.flags & 1;
+    if (sext) {
+      using T = std::make_signed_t<typename Word<B>::type>;
+      for (uint32_t l = 0; l < kWarpSize; ++l) {
+        T v;
+        std::memcpy(&v, p + l * B, B);
+        d[l] = uint64_t(int64_t(v));
+      }
+    } else {
+      for (uint32_t l = 0; l < kWarpSize; ++l) {
+        typename Word<B>::type v;
+        std::memcpy(&v, p + l * B, B);
+        d[l] = v;
+      }
+    }
+    if (x.obs) [[unlikely]] {
+      AccessBatch batch(x, in, AccessType::Read, total);
+      batch.add_global(m, base, in.imm);
+      batch.emit();
+    }
+    return;
+  }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
     const bool sext = (in.flags & 1) && B < 8;
     auto load = [&](const uint8_t *p) {
@@ -836,26 +937,10 @@ template <MemSpace S, uint32_t B, bool Obs>
       return v;
     };
     if (m == kFullMask && n == 1) {
+      // Not coalesced (coalesced_fast took those).
       uint64_t *d = x.s(in.a[1]);
-      if (contiguous<B>(base)) {
-        // A coalesced access (lane l at the first lane's address + l * B):
-        // one block of memory, widened lane by lane (a vector loop).
-        const uint8_t *p = hb + (base[0] + rel);
-        if constexpr (S == MemSpace::Global)
-          prefetch_stride(x, base[0], p, kWarpSize * B);
-        if (sext)
-          for (uint32_t l = 0; l < kWarpSize; ++l)
-            d[l] = load(p + l * B);
-        else
-          for (uint32_t l = 0; l < kWarpSize; ++l) {
-            typename Word<B>::type v;
-            std::memcpy(&v, p + l * B, B);
-            d[l] = v;
-          }
-      } else {
-        for (uint32_t l = 0; l < kWarpSize; ++l)
-          d[l] = load(hb + (base[l] + rel));
-      }
+      for (uint32_t l = 0; l < kWarpSize; ++l)
+        d[l] = load(hb + (base[l] + rel));
     } else {
       for_lanes(m, [&](uint32_t l) {
         const uint8_t *p = hb + (base[l] + rel);
@@ -886,21 +971,30 @@ template <MemSpace S, uint32_t B, bool Obs>
   ++x.progress;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
+  if (m == kFullMask && n == 1 &&
+      coalesced_fast<S, B>(x, base, in.imm, hb, rel)) {
+    const uint64_t *v = x.s(in.a[1]);
+    uint8_t *p = hb + (base[0] + rel);
+    if constexpr (S == MemSpace::Global)
+      prefetch_stride(x, base[0], p, kWarpSize * B);
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
+      const auto w = typename Word<B>::type(v[l]);
+      std::memcpy(p + l * B, &w, B);
+    }
+    if (x.obs) [[unlikely]] {
+      AccessBatch batch(x, in, AccessType::Write, total);
+      batch.add_global(m, base, in.imm);
+      batch.add_global_values(m, v);
+      batch.emit();
+    }
+    return;
+  }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
     const uint64_t *v = x.s(in.a[1]);
     if (m == kFullMask && n == 1) {
-      if (contiguous<B>(base)) {
-        uint8_t *p = hb + (base[0] + rel);
-        if constexpr (S == MemSpace::Global)
-          prefetch_stride(x, base[0], p, kWarpSize * B);
-        for (uint32_t l = 0; l < kWarpSize; ++l) {
-          const auto w = typename Word<B>::type(v[l]);
-          std::memcpy(p + l * B, &w, B);
-        }
-      } else {
-        for (uint32_t l = 0; l < kWarpSize; ++l)
-          std::memcpy(hb + (base[l] + rel), &v[l], B);
-      }
+      // Not coalesced (coalesced_fast took those).
+      for (uint32_t l = 0; l < kWarpSize; ++l)
+        std::memcpy(hb + (base[l] + rel), &v[l], B);
     } else {
       for_lanes(m, [&](uint32_t l) {
         uint8_t *p = hb + (base[l] + rel);
@@ -1095,6 +1189,31 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
       d[l] = bits(std::bit_cast<T>(old));
   });
   batch.emit();
+}
+
+// A compare-and-swap loop seeded by a plain load of its location (the CUDA
+// Programming Guide's atomicAdd for double: `old = *address; do { assumed =
+// old; old = atomicCAS(address, assumed, ...); } while (assumed != old);`):
+// the load's value is only the first expected value, which the CAS checks.
+// A plain scalar load of the same function, at most 32 instructions before
+// the `atom.cas`, with the same address and size, whose destination is the
+// CAS's compare operand, is reported to the observer as a .relaxed load of
+// the CAS's scope (docs/checker.md "Decisions"): morally strong with the
+// atomics on the location, still a race with plain writes.
+void mark_cas_seed(Compiler &c, uint32_t base, const Addr &addr,
+                   uint32_t compare, uint8_t bytes, uint8_t scope) {
+  const uint32_t pc = uint32_t(c.prog.code.size() - 1);
+  for (auto it = c.seed_loads.rbegin(); it != c.seed_loads.rend(); ++it) {
+    if (it->fidx != c.fidx || it->pc + 32 < pc)
+      break;
+    if (it->base == base && it->off == addr.off &&
+        it->space == uint8_t(addr.space) && it->bytes == bytes &&
+        it->dst == compare) {
+      c.prog.code[it->pc].order = uint8_t(MemOrder::Relaxed);
+      c.prog.code[it->pc].scope = scope;
+      return;
+    }
+  }
 }
 
 // The memory-consistency qualifiers of ld / st / atom / red, kept on the
@@ -1400,6 +1519,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     i.order = order;
     i.scope = scope;
     i.n = t->code == Ty::BF16 || t->code == Ty::BF16X2 ? 1 : 0;
+    if (aop == int(ACas))
+      mark_cas_seed(c, base, addr, b, uint8_t(t->bytes()), scope);
     return true;
   }
   uint32_t n = 1;
@@ -1459,6 +1580,12 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   i.flags = (is_ld && t->is_signed()) ? 1 : 0;
   i.order = order;
   i.scope = scope;
+  if (is_ld && n == 1 && vals[0] != kNone && order == uint8_t(MemOrder::Weak) &&
+      (addr.space == MemSpace::Global || addr.space == MemSpace::Shared ||
+       addr.space == MemSpace::Generic))
+    c.seed_loads.push_back({uint32_t(c.prog.code.size() - 1), c.fidx, base,
+                            vals[0], addr.off, uint8_t(addr.space),
+                            uint8_t(t->bytes())});
   return true;
 }
 

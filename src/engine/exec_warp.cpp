@@ -61,12 +61,29 @@ uint32_t member_mask(Exec &x, Parts parts) {
   return m;
 }
 
+// The member mask as the instruction names it (all lanes without one).
+uint32_t member_bits(Exec &x, Parts parts) {
+  for (const auto &pt : parts)
+    if (pt.lanes && pt.in->member != kNone)
+      return uint32_t(x.s(pt.in->member)[std::countr_zero(pt.lanes)]);
+  return ~0u;
+}
+
 // shfl.sync: a[0] = d, a[1] = p (kNone), a[2] = a, a[3] = b, a[4] = c;
 // aux = mode (0 up, 1 down, 2 bfly, 3 idx). PTX ISA "shfl.sync".
 void shfl(Exec &x, Parts parts) {
   uint64_t src[kWarpSize];
   gather(x, parts, 2, src);
   uint32_t pv = 0;
+  // A source lane that does not take part (outside the member mask, or a
+  // member that exited) has no defined value for the reader (CUDA
+  // Programming Guide: "If the target thread is inactive, the retrieved
+  // value is undefined"); lanes that do not exist (a partial last warp)
+  // never run and are not named. The engine returns the lane's register and
+  // warns once per instruction.
+  const uint32_t part = member_mask(x, parts);
+  const uint32_t absent = x.warp->valid & ~part;
+  int32_t bad_reader = -1, bad_source = -1;
   for (const auto &pt : parts) {
     const Inst &in = *pt.in;
     const uint64_t *b = x.s(in.a[3]), *c = x.s(in.a[4]);
@@ -102,11 +119,24 @@ void shfl(Exec &x, Parts parts) {
       }
       if (!ok || j < 0 || j > 31)
         j = ln;
+      else if (bad_reader < 0 && ((absent >> j) & 1))
+        bad_reader = ln, bad_source = int32_t(j);
       d[lane] = src[j] & 0xffffffffu;
       pv |= uint32_t(ok) << lane;
     });
   }
   scatter_pred(x, parts, 1, pv);
+  if (bad_reader >= 0) {
+    const uint32_t mask = member_bits(x, parts);
+    x.warn(uint32_t(bad_reader),
+           fmt::format("'shfl.sync' reads a lane that does not take part: "
+                       "lane {} reads lane {}, which {} (member mask {:#010x}"
+                       "): the value is undefined",
+                       bad_reader, bad_source,
+                       (mask >> bad_source) & 1 ? "has exited"
+                                                : "is not in the member mask",
+                       mask));
+  }
 }
 
 // vote.sync: a[0] = d (pred or slot), a[1] = a (pred); aux = 0 all, 1 any,

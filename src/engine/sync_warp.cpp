@@ -198,6 +198,12 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
       report_fault(c, w, pc, lanes);
       return false;
     }
+    if (x.has_remarks()) { // at this instruction (a shfl's undefined source)
+      const uint32_t saved = x.pc;
+      x.pc = pc;
+      flush_warnings(c, w);
+      x.pc = saved;
+    }
     if (S.obs) {
       uint32_t part = g.mask[i] & all;
       auto e = event<WarpSyncEvent>(c, w, part, pc);

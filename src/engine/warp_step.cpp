@@ -538,11 +538,48 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
   ++p->pc;
 }
 
+namespace {
+
+// Asks the host to prefetch the register slots (32 lanes, 4 cache lines
+// each) that the next kPrefetchInsts instructions from `pc` name, along
+// plain instructions and branches (backward ones followed, so a loop's body
+// is covered from any pc in it). A random schedule switches among up to 64
+// resident warps, whose register files do not all stay in the host's
+// nearest caches: a warp's turn would otherwise start with one miss after
+// another, instruction by instruction (docs/performance.md). A hint: no
+// value depends on it.
+void prefetch_registers(const Program &P, const uint64_t *regs, uint32_t pc) {
+  constexpr uint32_t kPrefetchInsts = 12;
+  const uint32_t start = pc;
+  for (uint32_t k = 0; k < kPrefetchInsts && pc + 1 < P.reg_use_at.size();
+       ++k) {
+    for (uint32_t i = P.reg_use_at[pc]; i < P.reg_use_at[pc + 1]; ++i) {
+      const auto q =
+          reinterpret_cast<uintptr_t>(regs + size_t(P.reg_use[i]) * kWarpSize);
+      for (uintptr_t o = 0; o < kWarpSize * sizeof(uint64_t); o += 64)
+        __builtin_prefetch(reinterpret_cast<const void *>(q + o));
+    }
+    const Inst &in = P.code[pc];
+    if (in.kind == Kind::Branch && in.target < pc)
+      pc = in.target;
+    else if (in.kind == Kind::Plain || in.kind == Kind::Branch)
+      ++pc;
+    else
+      break;
+    if (pc == start)
+      break;
+  }
+}
+
+} // namespace
+
 uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
   x.warp = &w;
   x.cta = &c;
   x.r = w.regs.data();
   x.p = w.preds.data();
+  if (random && !w.paths.empty())
+    prefetch_registers(P, x.r, w.paths[w.cur].pc);
   const Inst *code = P.code.data();
   uint64_t steps = 0, tsteps = 0;
   bool reselect = false;

@@ -203,6 +203,8 @@ LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)"
                     r"(\d+)\s+(\d+)\s+(\d+))?")
 FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 ENTRY_RE = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+(\w+)")
+# A device function (not inlined): its instructions count for every kernel.
+FUNC_RE = re.compile(r"^\s*\.(?:visible\s+|weak\s+)?\.func\s")
 
 
 class Site:
@@ -234,7 +236,7 @@ class Site:
             # through the async proxy; fence, commit and wait are sync.
             return {"mem", "shared"} if "mma_async" in parts else {"sync"}
         if parts[0] in ("mbarrier", "bar", "barrier", "elect", "griddepcontrol",
-                        "membar", "fence"):
+                        "membar", "fence", "shfl", "vote", "match", "redux"):
             return {"sync"}
         if parts[0] in ("ld", "st", "atom", "red", "ldu"):
             if "param" in parts or "const" in parts:
@@ -273,6 +275,10 @@ def ptx_sites(ptx_path, kernel=None):
             entry = m.group(1)
             cur = None
             continue
+        if FUNC_RE.match(ln):
+            entry = None
+            cur = None
+            continue
         m = LOC_RE.match(ln)
         if m:
             pos = tuple(int(x) for x in m.group(1, 2, 3))
@@ -282,7 +288,8 @@ def ptx_sites(ptx_path, kernel=None):
                 inl.pop(pos, None)
             cur = pos
             continue
-        if (kernel and entry != kernel) or cur is None:
+        if (kernel and entry is not None and entry != kernel) or \
+                cur is None:
             continue
         # One line may hold several statements ({ .reg ...; op ...; }).
         for stmt in ln.split("//")[0].replace("{", ";").replace("}", ";") \

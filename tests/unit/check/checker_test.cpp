@@ -710,6 +710,29 @@ TEST(Init, ReadsOfUnwrittenSharedAndLocalMemory) {
   EXPECT_EQ(f[1].space, "local");
 }
 
+// A structure {char; int} copied whole reads its padding word-wise: a
+// read that finds part of its bytes written is not reported; one that finds
+// none of them written (a 16-byte read whose second half nothing wrote) is.
+TEST(Init, ReadingPaddingBesideWrittenBytesIsNotReported) {
+  Launch r("init");
+  r.access(AccessType::Write, 0, 1, 0, 1, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 1); // the char at byte 0
+  r.access(AccessType::Write, 0, 1, 4, 2, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 4); // the int at bytes 4-7
+  r.access(AccessType::Read, 0, 1, 0, 3, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 4); // char + 3 padding bytes
+  r.access(AccessType::Read, 0, 1, 0, 4, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 8); // the whole record
+  r.access(AccessType::Read, 0, 1, 0, 5, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 16); // and 8 bytes nothing wrote
+  r.access(AccessType::Read, 0, 1, 8, 6, true, 0, StateSpace::Shared,
+           MemOrder::Weak, MemScope::None, 4); // nothing wrote these
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].kind, FindingKind::UninitializedRead);
+  EXPECT_EQ(f[1].kind, FindingKind::UninitializedRead);
+}
+
 TEST(Report, SummaryAndJson) {
   Launch r("race");
   r.write(0, ~0u, 0);

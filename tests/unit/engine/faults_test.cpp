@@ -39,6 +39,74 @@ TEST(Faults, OutOfBoundsGlobalLoadNamesTheThread) {
       << text;
 }
 
+// A whole warp's coalesced accesses (lane l at the first lane's address +
+// l * size) that end exactly at the end of their global allocation or of
+// the CTA's shared memory run; a sign-extending one widens each lane.
+TEST(Faults, CoalescedAccessesEndingAtTheRegionsEnd) {
+  auto m = load_text(ptx_module(".param .u64 k_param_0, .param .u64 k_param_1",
+                                R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd2, [k_param_1];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 2;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.s16 %r2, [%rd4];
+  mov.u32 %r3, sh;
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  st.shared.u32 [%r5], %r2;
+  ld.shared.u32 %r6, [%r5];
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r6;
+  ret;)",
+                                ".shared .align 4 .b8 sh[128];"));
+  ASSERT_TRUE(m);
+  Device d;
+  std::vector<int16_t> in(32);
+  for (int i = 0; i < 32; ++i)
+    in[size_t(i)] = int16_t(i % 2 ? -1000 * i : i);
+  DevicePtr pin = upload(d, in);
+  DevicePtr pout = d.alloc(32 * 4);
+  auto r = d.launch(*m, "k", config({1, 1, 1}, {32, 1, 1}),
+                    {KernelArg::ptr(pin), KernelArg::ptr(pout)});
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.diagnostics_text();
+  auto out = download<int32_t>(d, pout, 32);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(out[size_t(i)], int32_t(in[size_t(i)])) << i;
+}
+
+// A coalesced store one element longer than its allocation: the last lane
+// faults, named as the per-lane check names it.
+TEST(Faults, CoalescedStorePastTheEndNamesTheLastLane) {
+  auto m = load_text(ptx_module(".param .u64 k_param_0", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_param_0];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;)"));
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(31 * 4);
+  auto r =
+      d.launch(*m, "k", config({1, 1, 1}, {32, 1, 1}), {KernelArg::ptr(p)});
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  std::string text = r.diagnostics_text();
+  EXPECT_NE(text.find("out-of-bounds .global store of 4 bytes"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("warp 0, lane 31, thread (31,0,0)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("0 bytes past the end of the 124-byte allocation"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Faults, MisalignedAndNull) {
   auto m = load_text(ptx_module(".param .u64 k_param_0", R"(
   .reg .b32 %r<4>;
