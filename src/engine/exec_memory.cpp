@@ -768,8 +768,6 @@ template <MemSpace S, uint32_t B>
     if (a & (B - 1))
       return false;
     if constexpr (S == MemSpace::Shared) {
-      if (x.obs)
-        return false; // observed shared accesses report lane by lane
       const uint64_t size = x.cta->shared.size();
       if (size < span || a > size - span)
         return false;
@@ -918,11 +916,8 @@ template <MemSpace S, uint32_t B, bool Obs>
         d[l] = v;
       }
     }
-    if (x.obs) [[unlikely]] {
-      AccessBatch batch(x, in, AccessType::Read, total);
-      batch.add_global(m, base, in.imm);
-      batch.emit();
-    }
+    if constexpr (Obs)
+      observe_warp<S, B, false>(x, in, m);
     return;
   }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
@@ -981,12 +976,8 @@ template <MemSpace S, uint32_t B, bool Obs>
       const auto w = typename Word<B>::type(v[l]);
       std::memcpy(p + l * B, &w, B);
     }
-    if (x.obs) [[unlikely]] {
-      AccessBatch batch(x, in, AccessType::Write, total);
-      batch.add_global(m, base, in.imm);
-      batch.add_global_values(m, v);
-      batch.emit();
-    }
+    if constexpr (Obs)
+      observe_warp<S, B, true>(x, in, m);
     return;
   }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
