@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "program.h"
+#include "code.h"
 
 namespace bcusim::engine::detail {
 

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "program.h"
+#include "exec.h"
 
 namespace bcusim::engine::detail {
 

@@ -257,6 +257,13 @@ ptx::Mod Mods::take_any(std::initializer_list<ptx::Mod> options) {
   return ptx::Mod::unknown;
 }
 
+bool Mods::take_at(size_t i) {
+  if (i >= used_.size() || used_[i])
+    return false;
+  used_[i] = true;
+  return true;
+}
+
 std::optional<Ty> Mods::take_type() {
   for (size_t i = 0; i < mods_.size(); ++i) {
     if (used_[i])

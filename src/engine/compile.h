@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "program.h"
+#include "code.h"
 
 namespace bcusim::engine::detail {
 
@@ -75,6 +75,9 @@ public:
   // Takes the first of `options` present (in written order); Mod::unknown
   // when none.
   ptx::Mod take_any(std::initializer_list<ptx::Mod> options);
+  // Takes modifier i (its index in Instruction::modifiers); false when it
+  // is taken already.
+  bool take_at(size_t i);
   // Takes the next type modifier (in written order).
   std::optional<Ty> take_type();
   std::vector<std::string> rest() const;
@@ -118,6 +121,15 @@ public:
 
   // Appends an instruction for `cur` (its guard and location).
   Inst &emit(ExecFn f, Kind k = Kind::Plain);
+  // The same, with the operands in payload `p` of its family (code.h
+  // "per-family operand payloads"): Inst::aux indexes it.
+  template <class P> Inst &emit_with(ExecFn f, P p, Kind k = Kind::Plain) {
+    auto &table = std::get<std::vector<P>>(prog.payloads);
+    Inst &i = emit(f, k);
+    i.aux = uint32_t(table.size());
+    table.push_back(std::move(p));
+    return i;
+  }
   void error(SourceLoc loc, std::string message);
   // `unsupported <what>` at the current instruction.
   void unsupported(const std::string &what);

@@ -173,18 +173,18 @@ uint32_t pc_of(const Exec &x, const Inst &in) {
   return uint32_t(&in - x.prog->code.data());
 }
 
-// cp.async: a[0] dst base (imm), a[1] src base, a[4] src offset slot,
-// n = cp-size, a[3] src-size slot (kNone: cp-size), a[5] ignore-src pred.
+// cp.async (CpAsyncOps).
 void exec_cp_async(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
+  const CpAsyncOps &p = x.prog->payload<CpAsyncOps>(in);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t dst = slot_or(x, in.a[0], l, 0) + uint64_t(in.imm);
-    uint64_t src = slot_or(x, in.a[1], l, 0) + x.s(in.a[4])[l];
-    uint32_t size = in.n;
-    uint64_t src_size = slot_or(x, in.a[3], l, size);
-    if (in.a[5] != kNone && ((x.p[in.a[5]] >> l) & 1))
+    uint64_t dst = slot_or(x, p.dst, l, 0) + uint64_t(p.dst_off);
+    uint64_t src = slot_or(x, p.src, l, 0) + x.s(p.src_off)[l];
+    uint32_t size = p.size;
+    uint64_t src_size = slot_or(x, p.src_size, l, size);
+    if (p.ignore_src != kNone && ((x.p[p.ignore_src] >> l) & 1))
       src_size = 0;
     if (src_size > size) {
       x.set_error(FaultKind::Mbarrier, l,
@@ -238,33 +238,35 @@ void wait_groups(Exec &x, Cta &c, AsyncOp::What what, uint32_t t,
   q.erase(std::remove_if(q.begin(), q.end(), done), q.end());
 }
 
-// cp.async.commit_group / cp.async.bulk.commit_group (flags 1 = bulk).
+// cp.async.commit_group / cp.async.bulk.commit_group (CpGroupOps).
 void exec_cp_commit(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
-  auto &v = in.flags ? c.mbar.bulk_groups : c.mbar.cp_groups;
+  const bool bulk = x.prog->payload<CpGroupOps>(in).bulk;
+  auto &v = bulk ? c.mbar.bulk_groups : c.mbar.cp_groups;
   for_lanes(m, [&](uint32_t l) {
     uint32_t g = per_thread(v, c, x.thread_of(l))++;
     if (x.sync_obs) {
       auto e = thread_event<AsyncCommitEvent>(x, 1u << l);
-      e.bulk = in.flags != 0;
+      e.bulk = bulk;
       e.group = g;
       x.sync_obs->on_async_commit(e);
     }
   });
 }
 
-// cp.async.wait_group N / wait_all (flags bit0) / cp.async.bulk.wait_group
-// (flags bit1): a[0] = N.
+// cp.async.wait_group N / wait_all / cp.async.bulk.wait_group N
+// (CpGroupOps).
 void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
-  bool bulk = in.flags & 2;
+  const CpGroupOps &p = x.prog->payload<CpGroupOps>(in);
+  const bool bulk = p.bulk;
   auto &v = bulk ? c.mbar.bulk_groups : c.mbar.cp_groups;
   for_lanes(m, [&](uint32_t l) {
     uint32_t t = x.thread_of(l);
     uint32_t &committed = per_thread(v, c, t);
-    if (in.flags & 1)
+    if (p.wait_all)
       ++committed;
-    uint64_t n = in.a[0] == kNone ? 0 : x.s(in.a[0])[l];
+    uint64_t n = p.keep == kNone ? 0 : x.s(p.keep)[l];
     uint32_t limit = n >= committed ? 0 : committed - uint32_t(n);
     if (limit)
       wait_groups(x, c, bulk ? AsyncOp::What::BulkGroup : AsyncOp::What::Copy,
@@ -279,21 +281,21 @@ void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
-// cp.async.mbarrier.arrive{.noinc}: a[0] base (imm), n = address space,
-// flags 1 = .noinc.
+// cp.async.mbarrier.arrive{.noinc} (CpMbarArriveOps).
 void exec_cp_mbar_arrive(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
+  const CpMbarArriveOps &p = x.prog->payload<CpMbarArriveOps>(in);
   std::string what = text_at(x, in);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
     SharedTarget t;
-    uint64_t addr = slot_or(x, in.a[0], l, 0) + uint64_t(in.imm);
-    if (!mbar_locate(x, addr, in.n, l, t))
+    uint64_t addr = slot_or(x, p.addr, l, 0) + uint64_t(p.addr_off);
+    if (!mbar_locate(x, addr, p.space, l, t))
       return;
     // Without .noinc the pending count rises by one now, so that the
     // asynchronous arrive-on leaves the expected arrivals unchanged.
-    if (!(in.flags & 1) && !mbar_add_pending(x, t, l, what))
+    if (!p.noinc && !mbar_add_pending(x, t, l, what))
       return;
     AsyncOp op;
     op.what = AsyncOp::What::ArriveOn;
@@ -309,21 +311,18 @@ void exec_cp_mbar_arrive(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
-// cp.async.bulk: a[0] dst base (imm), a[1] src base, a[4] src offset slot,
-// a[2] size slot, a[3] mbarrier base, a[5] mbarrier offset slot (kNone:
-// bulk_group form). flags: 1 = dst is .shared::cluster, 2 = dst is global,
-// 4 = src is shared::cta. aux: the ctaMask slot of .multicast::cluster
-// (kNone: none).
+// cp.async.bulk (CpBulkOps).
 void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
+  const CpBulkOps &p = x.prog->payload<CpBulkOps>(in);
   std::string what = text_at(x, in);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t dst = slot_or(x, in.a[0], l, 0) + uint64_t(in.imm);
-    uint64_t src = slot_or(x, in.a[1], l, 0) + x.s(in.a[4])[l];
-    uint64_t size = x.s(in.a[2])[l];
-    bool dst_global = in.flags & 2, src_shared = in.flags & 4;
+    uint64_t dst = slot_or(x, p.dst, l, 0) + uint64_t(p.dst_off);
+    uint64_t src = slot_or(x, p.src, l, 0) + x.s(p.src_off)[l];
+    uint64_t size = x.s(p.size)[l];
+    const bool dst_global = p.dst_global, src_shared = p.src_shared;
     if (size % 16 != 0 || size >= (1ull << 32)) {
       x.set_error(
           FaultKind::Mbarrier, l,
@@ -337,7 +336,7 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       return;
     uint32_t n = uint32_t(size);
     uint8_t *d = dst_global ? x.global(dst, n, true, l)
-                            : shared_range(x, dst, in.flags & 1, n, l, true);
+                            : shared_range(x, dst, p.dst_cluster, n, l, true);
     if (!d && n)
       return;
     const uint8_t *s = src_shared ? shared_range(x, src, false, n, l, false)
@@ -360,11 +359,11 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       set_shared(x, op.src_space, op.src_owner, op.src_addr, src);
     else
       set_global(op.src_space, op.src_owner, op.src_addr, src);
-    if (in.a[5] != kNone) {
+    if (p.mbar_off != kNone) {
       SharedTarget t;
-      uint64_t ma = slot_or(x, in.a[3], l, 0) + x.s(in.a[5])[l];
+      uint64_t ma = slot_or(x, p.mbar, l, 0) + x.s(p.mbar_off)[l];
       if (!mbar_locate(
-              x, ma, in.flags & 1 ? kAddrSharedCluster : kAddrSharedCta, l, t))
+              x, ma, p.dst_cluster ? kAddrSharedCluster : kAddrSharedCta, l, t))
         return;
       op.what = AsyncOp::What::BulkTx;
       op.mbar_cta = t.cta;
@@ -373,7 +372,7 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       op.what = AsyncOp::What::BulkGroup;
       op.group = per_thread(c.mbar.bulk_groups, c, op.thread);
     }
-    if (in.aux == kNone) {
+    if (p.cta_mask == kNone) {
       op.async_id = next_async_id(c, op.thread);
       issued(x, op,
              op.what == AsyncOp::What::BulkTx ? AsyncKind::BulkMbarrierTx
@@ -381,13 +380,13 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       c.mbar.pending.push_back(op);
       return;
     }
-    // .multicast::cluster (aux = the ctaMask slot): the same bytes to the
+    // .multicast::cluster (the ctaMask slot): the same bytes to the
     // same CTA-relative offset of each CTA in the mask, each completing on
     // its own mbarrier at the mbarrier's offset.
     SharedTarget dt{x.cta, dst};
     if (dst >= kSharedCtaWindow)
       resolve_shared_cluster(x, dst, dt);
-    uint32_t mask = uint32_t(x.s(in.aux)[l]) & 0xffff;
+    uint32_t mask = uint32_t(x.s(p.cta_mask)[l]) & 0xffff;
     auto &ctas = c.cluster->ctas;
     std::vector<Cta *> to;
     for (uint32_t r = 0; r < 16; ++r) {
@@ -436,21 +435,19 @@ bool second_address(Compiler &c, const ptx::Operand &o, MemSpace sp,
 
 bool compile_cp(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
-  for (const std::string &m : in.modifiers)
-    if (m == "reduce" || m == "tensor" || m == "prefetch")
-      return compile_tma(c, in);
+  if (in.has_any({ptx::Mod::reduce, ptx::Mod::tensor, ptx::Mod::prefetch}))
+    return compile_tma(c, in);
   Mods mods(in);
   if (!mods.take(ptx::Mod::async)) {
     c.unsupported("cp form");
     return true;
   }
-  if (in.modifiers.size() >= 2 && in.modifiers[1] == "bulk") {
+  if (in.mods.size() >= 2 && in.mods[1] == ptx::Mod::bulk) {
     mods.take(ptx::Mod::bulk);
     if (mods.take(ptx::Mod::commit_group)) {
       if (!c.finish(mods) || !c.expect_operands(0))
         return true;
-      Inst &i = c.emit(&exec_cp_commit);
-      i.flags = 1;
+      c.emit_with(&exec_cp_commit, CpGroupOps{.bulk = true});
       return true;
     }
     if (mods.take(ptx::Mod::wait_group)) {
@@ -458,13 +455,11 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
       if (!c.finish(mods) || !c.expect_operands(1))
         return true;
       uint32_t n = c.src(o[0], Ty{Ty::U32});
-      Inst &i = c.emit(&exec_cp_wait);
-      i.flags = 2;
-      i.a[0] = n;
+      c.emit_with(&exec_cp_wait, CpGroupOps{.bulk = true, .keep = n});
       return true;
     }
-    std::string dsp =
-        mods.take_any({"shared::cluster", "shared::cta", "global"});
+    const ptx::Mod dsp = mods.take_any(
+        {ptx::Mod::shared_cluster, ptx::Mod::shared_cta, ptx::Mod::global});
     const ptx::Mod ssp =
         mods.take_any({ptx::Mod::global, ptx::Mod::shared_cta});
     bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
@@ -477,17 +472,18 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     }
     if (!c.finish(mods))
       return true;
-    bool ok = (tx && dsp != "global" && !dsp.empty() &&
-               (ssp == ptx::Mod::global ||
-                (ssp == ptx::Mod::shared_cta && dsp == "shared::cluster"))) ||
-              (group && dsp == "global" && ssp == ptx::Mod::shared_cta);
+    bool ok =
+        (tx && dsp != ptx::Mod::global && dsp != ptx::Mod::unknown &&
+         (ssp == ptx::Mod::global ||
+          (ssp == ptx::Mod::shared_cta && dsp == ptx::Mod::shared_cluster))) ||
+        (group && dsp == ptx::Mod::global && ssp == ptx::Mod::shared_cta);
     if (!ok) {
       c.unsupported("cp.async.bulk combination of state spaces and "
                     "completion mechanism");
       return true;
     }
     if (multicast &&
-        !(tx && dsp == "shared::cluster" && ssp == ptx::Mod::global)) {
+        !(tx && dsp == ptx::Mod::shared_cluster && ssp == ptx::Mod::global)) {
       c.unsupported("cp.async.bulk.multicast::cluster other than "
                     ".shared::cluster.global.mbarrier::complete_tx::bytes");
       return true;
@@ -495,8 +491,9 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     if (!c.expect_operands((tx ? 4 : 3) + (multicast ? 1 : 0) + (hint ? 1 : 0)))
       return true;
     Addr d;
-    if (!c.address(o[0], dsp == "global" ? MemSpace::Global : MemSpace::Shared,
-                   d))
+    if (!c.address(
+            o[0], dsp == ptx::Mod::global ? MemSpace::Global : MemSpace::Shared,
+            d))
       return true;
     uint32_t sbase, soff;
     if (!second_address(c, o[1],
@@ -508,34 +505,33 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     uint32_t mbase = kNone, moff = kNone;
     if (tx && !second_address(c, o[3], MemSpace::Shared, mbase, moff))
       return true;
-    Inst &i = c.emit(&exec_cp_bulk);
-    i.a[0] = d.base;
-    i.imm = d.off;
-    i.a[1] = sbase;
-    i.a[4] = soff;
-    i.a[2] = size;
-    i.a[3] = mbase;
-    i.a[5] = moff;
-    i.flags =
-        uint8_t((dsp == "shared::cluster" ? 1 : 0) | (dsp == "global" ? 2 : 0) |
-                (ssp == ptx::Mod::shared_cta ? 4 : 0));
-    i.aux = multicast ? c.src(o[4], Ty{Ty::U16}) : kNone;
+    CpBulkOps p;
+    p.dst = d.base;
+    p.dst_off = d.off;
+    p.src = sbase;
+    p.src_off = soff;
+    p.size = size;
+    p.mbar = mbase;
+    p.mbar_off = moff;
+    p.dst_cluster = dsp == ptx::Mod::shared_cluster;
+    p.dst_global = dsp == ptx::Mod::global;
+    p.src_shared = ssp == ptx::Mod::shared_cta;
+    p.cta_mask = multicast ? c.src(o[4], Ty{Ty::U16}) : kNone;
+    c.emit_with(&exec_cp_bulk, p);
     return true;
   }
   if (mods.take(ptx::Mod::commit_group)) {
     if (!c.finish(mods) || !c.expect_operands(0))
       return true;
-    c.emit(&exec_cp_commit);
+    c.emit_with(&exec_cp_commit, CpGroupOps{});
     return true;
   }
   if (mods.take(ptx::Mod::wait_group) || mods.take(ptx::Mod::wait_all)) {
-    bool all = in.modifiers.size() >= 2 && in.modifiers[1] == "wait_all";
+    bool all = in.mods.size() >= 2 && in.mods[1] == ptx::Mod::wait_all;
     if (!c.finish(mods) || !c.expect_operands(all ? 0 : 1))
       return true;
     uint32_t n = all ? kNone : c.src(o[0], Ty{Ty::U32});
-    Inst &i = c.emit(&exec_cp_wait);
-    i.flags = all ? 1 : 0;
-    i.a[0] = n;
+    c.emit_with(&exec_cp_wait, CpGroupOps{.wait_all = all, .keep = n});
     return true;
   }
   if (mods.take(ptx::Mod::mbarrier)) {
@@ -556,11 +552,12 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
             o[0],
             sp == ptx::Mod::unknown ? MemSpace::Generic : MemSpace::Shared, a))
       return true;
-    Inst &i = c.emit(&exec_cp_mbar_arrive);
-    i.a[0] = a.base;
-    i.imm = a.off;
-    i.n = sp == ptx::Mod::unknown ? kAddrGeneric : kAddrSharedCta;
-    i.flags = noinc ? 1 : 0;
+    CpMbarArriveOps p;
+    p.addr = a.base;
+    p.addr_off = a.off;
+    p.space = sp == ptx::Mod::unknown ? kAddrGeneric : kAddrSharedCta;
+    p.noinc = noinc;
+    c.emit_with(&exec_cp_mbar_arrive, p);
     return true;
   }
   const ptx::Mod cache = mods.take_any({ptx::Mod::ca, ptx::Mod::cg});
@@ -568,12 +565,12 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     c.unsupported("cp.async form");
     return true;
   }
-  mods.take_any({"shared", "shared::cta"});
+  mods.take_any({ptx::Mod::shared, ptx::Mod::shared_cta});
   if (!mods.take(ptx::Mod::global)) {
     c.unsupported("cp.async form (source must be .global)");
     return true;
   }
-  mods.take_any({"L2::64B", "L2::128B", "L2::256B"});
+  mods.take_any({ptx::Mod::L2_64B, ptx::Mod::L2_128B, ptx::Mod::L2_256B});
   if (mods.take(ptx::Mod::L2_cache_hint)) {
     c.unsupported(".L2::cache_hint");
     return true;
@@ -606,14 +603,15 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
     else
       src_size = c.src(o[3], Ty{Ty::U32});
   }
-  Inst &i = c.emit(&exec_cp_async);
-  i.a[0] = d.base;
-  i.imm = d.off;
-  i.a[1] = sbase;
-  i.a[4] = soff;
-  i.n = uint8_t(o[2].ival);
-  i.a[3] = src_size;
-  i.a[5] = ignore;
+  CpAsyncOps p;
+  p.dst = d.base;
+  p.dst_off = d.off;
+  p.src = sbase;
+  p.src_off = soff;
+  p.size = uint32_t(o[2].ival);
+  p.src_size = src_size;
+  p.ignore_src = ignore;
+  c.emit_with(&exec_cp_async, p);
   return true;
 }
 
@@ -621,34 +619,53 @@ bool compile_cp(Compiler &c, const ptx::Instruction &in) {
 // CTA in one total order and async copies complete before their completion
 // is observable (docs/memory-model.md), so a fence has nothing to do; its
 // semantics and scope go to the observer (the race checker builds the PTX
-// release/acquire patterns from them). Inst::flags bit 0 = proxy fence,
-// bit 1 = .mbarrier_init, bit 2 = .sync_restrict.
+// release/acquire patterns from them), with FenceOps.
 void exec_fence(Exec &x, const Inst &in, uint32_t m) {
   if (!x.sync_obs)
     return;
+  const FenceOps &p = x.prog->payload<FenceOps>(in);
   auto e = thread_event<FenceEvent>(x, m);
   e.order = order_of(in);
   e.scope = scope_of(in);
-  e.proxy = in.flags & 1;
-  e.mbarrier_init = in.flags & 2;
-  e.sync_restrict = in.flags & 4;
+  e.proxy = p.proxy;
+  e.mbarrier_init = p.mbarrier_init;
+  e.sync_restrict = p.sync_restrict;
   x.sync_obs->on_fence(e);
 }
 
-MemScope scope_named(const std::string &s) {
-  return s == "cta"       ? MemScope::Cta
-         : s == "cluster" ? MemScope::Cluster
-         : s == "gpu"     ? MemScope::Gpu
-         : s == "sys"     ? MemScope::Sys
-                          : MemScope::None;
+MemScope scope_named(ptx::Mod s) {
+  switch (s) {
+  case ptx::Mod::cta:
+    return MemScope::Cta;
+  case ptx::Mod::cluster:
+    return MemScope::Cluster;
+  case ptx::Mod::gpu:
+    return MemScope::Gpu;
+  case ptx::Mod::sys:
+    return MemScope::Sys;
+  default:
+    return MemScope::None;
+  }
 }
 
-MemOrder order_named(const std::string &s, MemOrder dflt) {
-  return s == "sc"        ? MemOrder::Sc
-         : s == "acq_rel" ? MemOrder::AcqRel
-         : s == "acquire" ? MemOrder::Acquire
-         : s == "release" ? MemOrder::Release
-                          : dflt;
+ptx::Mod take_scope(Mods &mods) {
+  return mods.take_any(
+      {ptx::Mod::cta, ptx::Mod::cluster, ptx::Mod::gpu, ptx::Mod::sys});
+}
+
+MemOrder order_named(ptx::Mod s, MemOrder dflt) {
+  switch (s) {
+  case ptx::Mod::sc:
+    return MemOrder::Sc;
+  case ptx::Mod::acq_rel:
+    return MemOrder::AcqRel;
+  case ptx::Mod::acquire:
+    return MemOrder::Acquire;
+  case ptx::Mod::release:
+    return MemOrder::Release;
+  default:
+    return dflt;
+  }
 }
 
 bool compile_fence(Compiler &c, const ptx::Instruction &in) {
@@ -656,60 +673,64 @@ bool compile_fence(Compiler &c, const ptx::Instruction &in) {
   bool membar = in.op == ptx::Op::membar;
   bool proxy = mods.take(ptx::Mod::proxy);
   bool tensormap = false;
-  uint8_t flags = 0;
+  FenceOps p;
+  p.proxy = proxy;
   // fence without .sem is .acq_rel; membar is fence.sc (seed 003: "On
   // sm_70 and higher membar is a synonym for fence.sc", levels cta, gl,
   // sys = scopes cta, gpu, sys).
   MemOrder order = membar ? MemOrder::Sc : MemOrder::AcqRel;
   MemScope scope = MemScope::None;
   if (proxy) {
-    flags |= 1;
-    std::string kind = mods.take_any(
-        {"alias", "async", "async::generic", "tensormap::generic"});
-    if (kind.empty()) {
+    const ptx::Mod kind =
+        mods.take_any({ptx::Mod::alias, ptx::Mod::async,
+                       ptx::Mod::async_generic, ptx::Mod::tensormap_generic});
+    if (kind == ptx::Mod::unknown) {
       c.error(in.loc, fmt::format("'{}' needs a proxy kind (.alias, .async, "
                                   "...)",
                                   c.text_of(in)));
       return true;
     }
-    tensormap = kind == "tensormap::generic";
-    if (kind == "async")
-      mods.take_any({"global", "shared::cta", "shared::cluster"});
-    if (kind == "async::generic" || tensormap) {
-      order = order_named(mods.take_any({"acquire", "release"}), order);
-      if (!mods.take_any({"sync_restrict::shared::cluster",
-                          "sync_restrict::shared::cta"})
-               .empty())
-        flags |= 4;
-      scope = scope_named(mods.take_any({"cta", "cluster", "gpu", "sys"}));
+    tensormap = kind == ptx::Mod::tensormap_generic;
+    if (kind == ptx::Mod::async)
+      mods.take_any(
+          {ptx::Mod::global, ptx::Mod::shared_cta, ptx::Mod::shared_cluster});
+    if (kind == ptx::Mod::async_generic || tensormap) {
+      order = order_named(mods.take_any({ptx::Mod::acquire, ptx::Mod::release}),
+                          order);
+      if (mods.take_any({ptx::Mod::sync_restrict_shared_cluster,
+                         ptx::Mod::sync_restrict_shared_cta}) !=
+          ptx::Mod::unknown)
+        p.sync_restrict = true;
+      scope = scope_named(take_scope(mods));
     }
   } else if (membar) {
-    std::string level = mods.take_any({"cta", "gl", "sys"});
-    if (level.empty()) {
+    const ptx::Mod level =
+        mods.take_any({ptx::Mod::cta, ptx::Mod::gl, ptx::Mod::sys});
+    if (level == ptx::Mod::unknown) {
       c.error(in.loc, fmt::format("'{}' needs a level (.cta, .gl or .sys)",
                                   c.text_of(in)));
       return true;
     }
-    scope = level == "cta"  ? MemScope::Cta
-            : level == "gl" ? MemScope::Gpu
-                            : MemScope::Sys;
+    scope = level == ptx::Mod::cta  ? MemScope::Cta
+            : level == ptx::Mod::gl ? MemScope::Gpu
+                                    : MemScope::Sys;
   } else {
     if (mods.take(ptx::Mod::mbarrier_init))
-      flags |= 2;
-    order = order_named(mods.take_any({"sc", "acq_rel", "acquire", "release"}),
+      p.mbarrier_init = true;
+    order = order_named(mods.take_any({ptx::Mod::sc, ptx::Mod::acq_rel,
+                                       ptx::Mod::acquire, ptx::Mod::release}),
                         order);
-    if (!mods.take_any({"sync_restrict::shared::cluster",
-                        "sync_restrict::shared::cta"})
-             .empty())
-      flags |= 4;
-    scope = scope_named(mods.take_any({"cta", "cluster", "gpu", "sys"}));
+    if (mods.take_any({ptx::Mod::sync_restrict_shared_cluster,
+                       ptx::Mod::sync_restrict_shared_cta}) !=
+        ptx::Mod::unknown)
+      p.sync_restrict = true;
+    scope = scope_named(take_scope(mods));
   }
   if (!c.finish(mods))
     return true;
   if (!(tensormap && in.operands.size() == 2) && !c.expect_operands(0))
     return true;
-  Inst &i = c.emit(&exec_fence);
-  i.flags = flags;
+  Inst &i = c.emit_with(&exec_fence, p);
   i.order = uint8_t(order);
   i.scope = uint8_t(scope);
   return true;

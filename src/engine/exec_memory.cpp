@@ -505,7 +505,7 @@ uint8_t *Exec::shared_cluster(uint64_t addr, uint32_t size, bool write,
 uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
                          uint32_t lane) {
   if (sp == MemSpace::Generic) {
-    // Windows are 1 TiB apart (program.h); each is kWindowSize bytes.
+    // Windows are 1 TiB apart (memory_view.h); each is kWindowSize bytes.
     if (addr >= kSharedWindow && addr < kConstWindow + kWindowSize) {
       uint64_t w = (addr - kSharedWindow) >> 40;
       uint64_t off = (addr - kSharedWindow) & ((1ull << 40) - 1);

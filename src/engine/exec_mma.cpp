@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "bcusim/ptx/instructions.h"
 #include "compile.h"
 #include "float_format.h"
 #include "observe.h"
@@ -67,19 +68,63 @@ uint32_t el_bits(El e) {
 // Elements per register (f64 registers are 64-bit and hold one).
 uint32_t per_reg(El e) { return e == El::F64 ? 1 : 32 / el_bits(e); }
 
-bool parse_el(const std::string &s, El &e) {
-  static const std::pair<const char *, El> t[] = {
-      {"f16", El::F16},  {"bf16", El::BF16}, {"tf32", El::TF32},
-      {"f32", El::F32},  {"f64", El::F64},   {"s8", El::S8},
-      {"u8", El::U8},    {"s32", El::S32},   {"s4", El::S4},
-      {"u4", El::U4},    {"b1", El::B1},     {"e4m3", El::E4M3},
-      {"e5m2", El::E5M2}};
-  for (auto &[n, v] : t)
-    if (s == n) {
-      e = v;
-      return true;
-    }
-  return false;
+// The element type a type modifier names; false for other modifiers.
+bool el_of(ptx::Mod mod, El &e) {
+  using ptx::Mod;
+  switch (mod) {
+  case Mod::f16:
+    e = El::F16;
+    return true;
+  case Mod::bf16:
+    e = El::BF16;
+    return true;
+  case Mod::tf32:
+    e = El::TF32;
+    return true;
+  case Mod::f32:
+    e = El::F32;
+    return true;
+  case Mod::f64:
+    e = El::F64;
+    return true;
+  case Mod::s8:
+    e = El::S8;
+    return true;
+  case Mod::u8:
+    e = El::U8;
+    return true;
+  case Mod::s32:
+    e = El::S32;
+    return true;
+  case Mod::s4:
+    e = El::S4;
+    return true;
+  case Mod::u4:
+    e = El::U4;
+    return true;
+  case Mod::b1:
+    e = El::B1;
+    return true;
+  case Mod::e4m3:
+    e = El::E4M3;
+    return true;
+  case Mod::e5m2:
+    e = El::E5M2;
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Takes the element types among the modifiers, in written order.
+std::vector<El> take_els(const ptx::Instruction &in, Mods &mods) {
+  std::vector<El> types;
+  for (ptx::Mod md : in.mods) {
+    El e;
+    if (el_of(md, e) && mods.take(md))
+      types.push_back(e);
+  }
+  return types;
 }
 
 // Every f16 value, decoded once (matrix operands are read many times).
@@ -332,11 +377,11 @@ void multiply(MmaShape s, El ea, El eb, El cd_in, El cd_out, Round rnd,
     }
 }
 
-// ---- operand lists
-// -----------------------------------------------------------
-// Program::operand_lists holds, at Inst::aux, the instruction's descriptor:
-// words [kind, m, n, k, a el, b el, c el, d el, flags, layout, na, nb, nc,
-// nd] followed by the register slots of d, a, b, c (in that order).
+// ---- operands
+// ------------------------------------------------------------------
+// An instruction's operands are its MatrixOps payload (code.h): kind,
+// shape, element types, flags, layout, the register counts of d, a, b, c
+// and their slots (in that order); Desc is the handlers' view of it.
 enum MmaKind : uint32_t { kMma, kWmmaMma, kWmmaLoad, kWmmaStore };
 enum Which : uint32_t { kA, kB, kC, kD };
 struct Desc {
@@ -357,12 +402,11 @@ struct Desc {
     }
   }
 };
-constexpr uint32_t kDescWords = 14;
 Desc desc_of(const Exec &x, const Inst &in) {
-  const uint32_t *w = x.prog->operand_lists.data() + in.aux;
-  return Desc{w[0],     w[1],     w[2],     w[3],  El(w[4]),
-              El(w[5]), El(w[6]), El(w[7]), w[8],  w[9],
-              w[10],    w[11],    w[12],    w[13], w + kDescWords};
+  const MatrixOps &w = x.prog->payload<MatrixOps>(in);
+  return Desc{w.kind,  w.m,     w.n,     w.k,     El(w.a),
+              El(w.b), El(w.c), El(w.d), w.flags, w.layout,
+              w.na,    w.nb,    w.nc,    w.nd,    w.slots.data()};
 }
 
 // .aligned: every lane of the warp executes the instruction together.
@@ -956,10 +1000,6 @@ void exec_wgmma_sync(Exec &x, const Inst &in, uint32_t m) {
 
 // ---- compilation
 // -------------------------------------------------------------
-bool parse_shape(const std::string &s, uint32_t &m, uint32_t &n, uint32_t &k) {
-  return std::sscanf(s.c_str(), "m%un%uk%u", &m, &n, &k) == 3;
-}
-
 bool wmma_shape(uint32_t m, uint32_t n, uint32_t k) {
   return (m == 16 && n == 16 && k == 16) || (m == 32 && n == 8 && k == 16) ||
          (m == 8 && n == 32 && k == 16) || (m == 16 && n == 16 && k == 8) ||
@@ -1018,8 +1058,7 @@ MemSpace space_of(Mods &mods) {
 // register: PTX leaves a mismatch undefined, bcusim reports it when every
 // such load disagrees (docs/tensor-cores.md "Fragments").
 bool layout_matches(Compiler &c, const ptx::Instruction &mma,
-                    const ptx::Operand &frag, const char *which,
-                    const std::string &layout) {
+                    const ptx::Operand &frag, ptx::Mod which, ptx::Mod layout) {
   using K = ptx::Operand::Kind;
   auto first_reg = [](const ptx::Operand &o) -> const ptx::Operand & {
     return o.kind == K::Vector && !o.elems.empty() ? o.elems[0] : o;
@@ -1029,17 +1068,13 @@ bool layout_matches(Compiler &c, const ptx::Instruction &mma,
     return true;
   const ptx::Instruction *other = nullptr;
   for (const auto &ins : c.ast().body) {
-    const auto &m = ins.modifiers;
-    auto has = [&](const char *x) {
-      return std::find(m.begin(), m.end(), x) != m.end();
-    };
-    if (ins.opcode != "wmma" || ins.operands.empty() || !has("load") ||
-        !has(which))
+    if (ins.op != ptx::Op::wmma || ins.operands.empty() ||
+        !ins.has(ptx::Mod::load) || !ins.has(which))
       continue;
     const ptx::Operand &got = first_reg(ins.operands[0]);
     if (got.kind != K::Reg || got.reg != want.reg)
       continue;
-    if (has(layout.c_str()))
+    if (ins.has(layout))
       return true; // a load with the same layout defines it
     other = &ins;
   }
@@ -1048,14 +1083,22 @@ bool layout_matches(Compiler &c, const ptx::Instruction &mma,
   c.error(mma.loc,
           fmt::format("'{}' uses matrix {} as .{}, but it was loaded as .{} "
                       "by the wmma.load at line {} (the layouts must match)",
-                      c.text_of(mma), which, layout,
-                      layout == "row" ? "col" : "row", other->loc.line));
+                      c.text_of(mma), ptx::name_of(which), ptx::name_of(layout),
+                      layout == ptx::Mod::row ? "col" : "row",
+                      other->loc.line));
   return false;
 }
 
 Inst &emit_sync(Compiler &c, ExecFn f) {
   uint32_t all = c.const_slot(kFullMask);
   Inst &i = c.emit(f, Kind::WarpSync);
+  i.member = all;
+  return i;
+}
+// The same, with the operands in `w`.
+Inst &emit_sync(Compiler &c, ExecFn f, MatrixOps w) {
+  uint32_t all = c.const_slot(kFullMask);
+  Inst &i = c.emit_with(f, std::move(w), Kind::WarpSync);
   i.member = all;
   return i;
 }
@@ -1068,9 +1111,9 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
   using K = ptx::Operand::Kind;
   const auto &o = in.operands;
   for (uint32_t which = 0; which < 3; ++which) {
-    static constexpr const char *kNames[3] = {"fence", "commit_group",
-                                              "wait_group"};
-    if (!mods.take(std::string_view(kNames[which])))
+    static constexpr ptx::Mod kNames[3] = {
+        ptx::Mod::fence, ptx::Mod::commit_group, ptx::Mod::wait_group};
+    if (!mods.take(kNames[which]))
       continue;
     if (!c.expect_operands(which == 2 ? 1 : 0) || !c.finish(mods))
       return true;
@@ -1088,30 +1131,23 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
     return true;
   }
   // wgmma.mma_async.sp: A sparse (packed M x K/2), then sp-meta, sp-sel.
-  const bool sparse = mods.take(std::string_view("sp"));
-  if (!mods.take(std::string_view("mma_async"))) {
+  const bool sparse = mods.take(ptx::Mod::sp);
+  if (!mods.take(ptx::Mod::mma_async)) {
     c.unsupported(fmt::format("form of {}", c.text_of(in)));
     return true;
   }
-  std::string shape;
-  for (const auto &md : in.modifiers)
-    if (md.size() > 1 && md[0] == 'm' && std::isdigit(uint8_t(md[1])))
-      shape = md;
-  uint32_t m = 0, n = 0, k = 0;
-  if (shape.empty() || !parse_shape(shape, m, n, k)) {
+  const auto sh = ptx::matrix_shape(in);
+  if (!sh || !sh->complete) {
     c.error(in.loc, "'wgmma.mma_async' needs a shape (.m64nNkK)");
     return true;
   }
-  mods.take(shape);
+  const uint32_t m = sh->m, n = sh->n, k = sh->k;
+  const std::string &shape = in.modifiers[sh->index];
+  mods.take_at(sh->index);
   const bool satf = mods.take(ptx::Mod::satfinite);
-  const std::string bitop = mods.take_any({"and"});
+  const bool bit_and = mods.take(ptx::Mod::and_);
   const bool popc = mods.take(ptx::Mod::popc);
-  std::vector<El> types;
-  for (const auto &md : in.modifiers) {
-    El e;
-    if (parse_el(md, e) && mods.take(md))
-      types.push_back(e);
-  }
+  const std::vector<El> types = take_els(in, mods);
   if (types.size() != 3) {
     c.error(in.loc,
             fmt::format("'{}' needs .dtype.atype.btype", c.text_of(in)));
@@ -1146,7 +1182,7 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
                                 c.text_of(in), sparse ? ".sp" : "", shape));
     return true;
   }
-  if ((ta == El::B1) != (bitop == "and" && popc) || (satf && !i8(ta))) {
+  if ((ta == El::B1) != (bit_and && popc) || (satf && !i8(ta))) {
     c.error(in.loc, fmt::format("'{}': b1 takes '.and.popc', '.satfinite' "
                                 "only integer types",
                                 c.text_of(in)));
@@ -1191,26 +1227,26 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
     }
     iv[slot] = op.ival;
   }
-  std::vector<uint32_t> w(kDescWords, 0);
-  w[0] = kMma;
-  w[1] = m;
-  w[2] = n;
-  w[3] = k;
-  w[4] = uint32_t(ta);
-  w[5] = uint32_t(tb);
-  w[6] = w[7] = uint32_t(td);
-  w[8] = (satf ? kSatfinite : 0) | (ta == El::B1 ? kBitAnd : 0);
-  w[9] = (iv[2] ? kWgTransA : 0) | (iv[3] ? kWgTransB : 0) |
-         (desc_a ? kWgDescA : 0) | (iv[0] < 0 ? kWgNegA : 0) |
-         (iv[1] < 0 ? kWgNegB : 0) | (sparse ? kWgSparse : 0) |
-         uint32_t(sel) << kWgSelShift;
+  MatrixOps w;
+  w.kind = kMma;
+  w.m = m;
+  w.n = n;
+  w.k = k;
+  w.a = uint32_t(ta);
+  w.b = uint32_t(tb);
+  w.c = w.d = uint32_t(td);
+  w.flags = (satf ? kSatfinite : 0) | (ta == El::B1 ? kBitAnd : 0);
+  w.layout = (iv[2] ? kWgTransA : 0) | (iv[3] ? kWgTransB : 0) |
+             (desc_a ? kWgDescA : 0) | (iv[0] < 0 ? kWgNegA : 0) |
+             (iv[1] < 0 ? kWgNegB : 0) | (sparse ? kWgSparse : 0) |
+             uint32_t(sel) << kWgSelShift;
   // D: N/2 registers per lane (f32, s32) or N/4 (f16 pairs); A: 4.
   const uint32_t nd = td == El::F16 ? n / 4 : n / 2;
   const uint32_t na = desc_a ? 1 : 4;
-  w[10] = na;
-  w[11] = 1;
-  w[12] = 0;
-  w[13] = nd;
+  w.na = na;
+  w.nb = 1;
+  w.nc = 0;
+  w.nd = nd;
   std::vector<uint32_t> sd, sa, sb;
   if (desc_a)
     sa.push_back(c.src(o[1], Ty{Ty::B64}));
@@ -1239,13 +1275,9 @@ bool compile_wgmma(Compiler &c, const ptx::Instruction &in, Mods &mods) {
                                       c.text_of(in)));
     return true;
   }
-  auto &L = c.prog.operand_lists;
-  const uint32_t at = uint32_t(L.size());
-  L.insert(L.end(), w.begin(), w.end());
   for (auto *v : {&sd, &sa, &sb})
-    L.insert(L.end(), v->begin(), v->end());
-  Inst &i = emit_sync(c, &exec_wgmma);
-  i.aux = at;
+    w.slots.insert(w.slots.end(), v->begin(), v->end());
+  Inst &i = emit_sync(c, &exec_wgmma, std::move(w));
   i.a[0] = scale_d;
   return true;
 }
@@ -1289,17 +1321,18 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     return compile_wgmma(c, in, mods);
   if (op == ptx::Op::ldmatrix || op == ptx::Op::stmatrix) {
     const bool store = op == ptx::Op::stmatrix;
-    std::string num = mods.take_any({"x1", "x2", "x4"});
+    const ptx::Mod num =
+        mods.take_any({ptx::Mod::x1, ptx::Mod::x2, ptx::Mod::x4});
     bool trans = mods.take(ptx::Mod::trans);
     MemSpace sp = space_of(mods);
-    if (!mods.take(ptx::Mod::m8n8) || num.empty() ||
+    if (!mods.take(ptx::Mod::m8n8) || num == ptx::Mod::unknown ||
         !mods.take(ptx::Mod::b16)) {
       c.unsupported(fmt::format("form of {}", in.opcode));
       return true;
     }
     if (!c.expect_operands(2) || !c.finish(mods))
       return true;
-    const uint32_t n = uint32_t(num[1] - '0');
+    const uint32_t n = num == ptx::Mod::x1 ? 1 : num == ptx::Mod::x2 ? 2 : 4;
     Addr addr;
     if (!c.address(o[store ? 0 : 1], sp, addr))
       return true;
@@ -1332,28 +1365,20 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   // wmma.load / wmma.store / wmma.mma / mma
-  std::string shape;
-  for (const auto &md : in.modifiers)
-    if (md.size() > 1 && md[0] == 'm' && std::isdigit(uint8_t(md[1])))
-      shape = md;
-  uint32_t m = 0, n = 0, k = 0;
-  if (shape.empty() || !parse_shape(shape, m, n, k)) {
+  const auto sh = ptx::matrix_shape(in);
+  if (!sh || !sh->complete) {
     c.error(in.loc, fmt::format("'{}' needs a shape (.mMnNkK)", in.opcode));
     return true;
   }
-  mods.take(shape);
-  std::vector<uint32_t> w(kDescWords, 0);
-  w[1] = m;
-  w[2] = n;
-  w[3] = k;
+  const uint32_t m = sh->m, n = sh->n, k = sh->k;
+  const std::string &shape = in.modifiers[sh->index];
+  mods.take_at(sh->index);
+  MatrixOps w;
+  w.m = m;
+  w.n = n;
+  w.k = k;
   std::vector<El> types;
-  auto take_types = [&] {
-    for (const auto &md : in.modifiers) {
-      El e;
-      if (parse_el(md, e) && mods.take(md))
-        types.push_back(e);
-    }
-  };
+  auto take_types = [&] { types = take_els(in, mods); };
   auto known_shape = [&](bool wmma_form, El a) {
     if (wmma_form) {
       if (a == El::F16 || a == El::BF16 || a == El::S8 || a == El::U8)
@@ -1389,8 +1414,7 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   };
   if (op == ptx::Op::wmma &&
       (mods.take(ptx::Mod::load) || mods.take(ptx::Mod::store))) {
-    const bool store = std::find(in.modifiers.begin(), in.modifiers.end(),
-                                 "store") != in.modifiers.end();
+    const bool store = in.has(ptx::Mod::store);
     Which which = store                    ? kD
                   : mods.take(ptx::Mod::a) ? kA
                   : mods.take(ptx::Mod::b) ? kB
@@ -1435,21 +1459,17 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     std::vector<uint32_t> regs;
     if (!slots_of(c, frag_op, reg_ty(e), !store, nregs, regs))
       return true;
-    w[0] = store ? kWmmaStore : kWmmaLoad;
-    w[4] = w[5] = w[6] = w[7] = uint32_t(e);
-    w[8] = uint32_t(which) << 1;
-    w[9] = lay == ptx::Mod::col ? 1 : 0;
-    w[13] = nregs; // the fragment's registers take d's place
-    auto &L = c.prog.operand_lists;
-    uint32_t at = uint32_t(L.size());
-    L.insert(L.end(), w.begin(), w.end());
-    L.insert(L.end(), regs.begin(), regs.end());
-    Inst &i = emit_sync(c, &exec_wmma_ldst);
+    w.kind = store ? kWmmaStore : kWmmaLoad;
+    w.a = w.b = w.c = w.d = uint32_t(e);
+    w.flags = uint32_t(which) << 1;
+    w.layout = lay == ptx::Mod::col ? 1 : 0;
+    w.nd = nregs; // the fragment's registers take d's place
+    w.slots = std::move(regs);
+    Inst &i = emit_sync(c, &exec_wmma_ldst, std::move(w));
     i.a[0] = addr.base;
     i.a[1] = stride;
     i.imm = addr.off;
     i.flags = uint8_t(sp);
-    i.aux = at;
     return true;
   }
   // wmma.mma / mma.sync: d, a, b, c
@@ -1458,14 +1478,14 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
     c.unsupported("wmma operation");
     return true;
   }
-  std::string la = mods.take_any({"row", "col"});
-  std::string lb = mods.take_any({"row", "col"});
+  const ptx::Mod la = mods.take_any({ptx::Mod::row, ptx::Mod::col});
+  const ptx::Mod lb = mods.take_any({ptx::Mod::row, ptx::Mod::col});
   const ptx::Mod rnd =
       mods.take_any({ptx::Mod::rn, ptx::Mod::rz, ptx::Mod::rm, ptx::Mod::rp});
   bool satf = mods.take(ptx::Mod::satfinite);
-  std::string bitop = mods.take_any({"and", "xor"});
-  if (!bitop.empty() && !mods.take(ptx::Mod::popc)) {
-    c.error(in.loc, fmt::format("'.{}' needs '.popc'", bitop));
+  const ptx::Mod bitop = mods.take_any({ptx::Mod::and_, ptx::Mod::xor_});
+  if (bitop != ptx::Mod::unknown && !mods.take(ptx::Mod::popc)) {
+    c.error(in.loc, fmt::format("'.{}' needs '.popc'", ptx::name_of(bitop)));
     return true;
   }
   take_types();
@@ -1495,19 +1515,21 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
   };
   const bool mixed_ok = width(ta) != 0 && width(ta) == width(tb);
   if (!known_shape(is_wmma, ta) || (ta != tb && !mixed_ok) ||
-      ((ta == El::B1) != !bitop.empty())) {
+      ((ta == El::B1) != (bitop != ptx::Mod::unknown))) {
     c.unsupported(
         fmt::format("{} shape .{} with these types", in.opcode, shape));
     return true;
   }
-  if (!is_wmma && (la != "row" || lb != "col") && ta != El::F64) {
-    c.unsupported(fmt::format("mma layout .{}.{}", la, lb));
+  if (!is_wmma && (la != ptx::Mod::row || lb != ptx::Mod::col) &&
+      ta != El::F64) {
+    c.unsupported(
+        fmt::format("mma layout .{}.{}", ptx::name_of(la), ptx::name_of(lb)));
     return true;
   }
   if (!c.expect_operands(4) || !c.finish(mods))
     return true;
-  if (is_wmma && (!layout_matches(c, in, o[1], "a", la) ||
-                  !layout_matches(c, in, o[2], "b", lb)))
+  if (is_wmma && (!layout_matches(c, in, o[1], ptx::Mod::a, la) ||
+                  !layout_matches(c, in, o[2], ptx::Mod::b, lb)))
     return true;
   auto count = [&](Which wh, El e) {
     return is_wmma ? wmma_regs(m, n, k, wh, e) : mma_regs(m, n, k, wh, e);
@@ -1521,30 +1543,26 @@ bool compile_mma(Compiler &c, const ptx::Instruction &in) {
       !slots_of(c, o[3], reg_ty(tc), false, nc, sc) ||
       !slots_of(c, o[0], reg_ty(td), true, nd, sd))
     return true;
-  w[0] = is_wmma ? kWmmaMma : kMma;
-  w[4] = uint32_t(ta);
-  w[5] = uint32_t(tb);
-  w[6] = uint32_t(tc);
-  w[7] = uint32_t(td);
-  w[8] = (satf ? kSatfinite : 0) | (bitop == "and"   ? kBitAnd
-                                    : bitop == "xor" ? kBitXor
-                                                     : 0);
-  w[9] = uint32_t(rnd == ptx::Mod::rz   ? Round::RZ
-                  : rnd == ptx::Mod::rm ? Round::RM
-                  : rnd == ptx::Mod::rp ? Round::RP
-                                        : Round::RN)
-         << 8;
-  w[10] = na;
-  w[11] = nb;
-  w[12] = nc;
-  w[13] = nd;
-  auto &L = c.prog.operand_lists;
-  uint32_t at = uint32_t(L.size());
-  L.insert(L.end(), w.begin(), w.end());
+  w.kind = is_wmma ? kWmmaMma : kMma;
+  w.a = uint32_t(ta);
+  w.b = uint32_t(tb);
+  w.c = uint32_t(tc);
+  w.d = uint32_t(td);
+  w.flags = (satf ? kSatfinite : 0) | (bitop == ptx::Mod::and_   ? kBitAnd
+                                       : bitop == ptx::Mod::xor_ ? kBitXor
+                                                                 : 0);
+  w.layout = uint32_t(rnd == ptx::Mod::rz   ? Round::RZ
+                      : rnd == ptx::Mod::rm ? Round::RM
+                      : rnd == ptx::Mod::rp ? Round::RP
+                                            : Round::RN)
+             << 8;
+  w.na = na;
+  w.nb = nb;
+  w.nc = nc;
+  w.nd = nd;
   for (auto *v : {&sd, &sa, &sb, &sc})
-    L.insert(L.end(), v->begin(), v->end());
-  Inst &i = emit_sync(c, &exec_mma);
-  i.aux = at;
+    w.slots.insert(w.slots.end(), v->begin(), v->end());
+  emit_sync(c, &exec_mma, std::move(w));
   return true;
 }
 

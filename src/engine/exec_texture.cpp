@@ -17,13 +17,7 @@ namespace bcusim::engine::detail {
 
 namespace {
 
-// Inst layout: a[0..3] destinations, a[4] the handle, a[5] x, aux y (kNone
-// in 1-D); n = dimensions; flags bit 0: integer coordinates, bits 1-2: the
-// destination type (0 f32, 1 s32, 2 u32), bits 3-5: 0 for tex, 1 + the
-// component for tld4.
-enum : uint8_t { kIntCoords = 1 };
-uint32_t out_type(const Inst &in) { return (in.flags >> 1) & 3; }
-uint32_t gather_comp(const Inst &in) { return (in.flags >> 3) & 7; }
+// The operands are the instruction's TexOps payload (code.h).
 
 uint32_t format_bytes(Texture::Format f) {
   switch (f) {
@@ -152,8 +146,8 @@ bool fetch(Exec &x, const Texture &t, int64_t i, int64_t j, uint32_t lane,
 }
 
 // The value a destination register receives from channel c.
-uint64_t result(const Inst &in, const Texel &t, int c) {
-  return out_type(in) == 0 ? bits(t.f[c]) : uint64_t(t.u[c]);
+uint64_t result(const TexOps &p, const Texel &t, int c) {
+  return p.out_type == 0 ? bits(t.f[c]) : uint64_t(t.u[c]);
 }
 
 // Linear filtering of one channel (weights a, b with 8 fractional bits),
@@ -219,10 +213,11 @@ float filter_unorm8(float a, float b, bool two_d, uint32_t t00, uint32_t t10,
 }
 
 void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
+  const TexOps &p = x.prog->payload<TexOps>(in);
   for_lanes(mask, [&](uint32_t l) {
     if (x.faulted)
       return;
-    const uint64_t handle = x.s(in.a[4])[l];
+    const uint64_t handle = x.s(p.handle)[l];
     const Texture *t = x.gmem->texture(handle);
     if (!t) {
       x.set_error(FaultKind::Texture, l,
@@ -231,25 +226,25 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
                               handle));
       return;
     }
-    const uint64_t xs = x.s(in.a[5])[l];
-    const uint64_t ys = in.aux == kNone ? 0 : x.s(in.aux)[l];
+    const uint64_t xs = x.s(p.x)[l];
+    const uint64_t ys = p.y == kNone ? 0 : x.s(p.y)[l];
     Texel out;
-    if (in.flags & kIntCoords) {
+    if (p.int_coords) {
       // Integer coordinates (tex1Dfetch) use no address mode: a texel
       // outside the texture reads as 0 in every channel (measured on H100).
       const int64_t i = int32_t(xs), j = int32_t(ys);
       const bool inside = i >= 0 && i < int64_t(t->width) &&
-                          (in.n < 2 || (j >= 0 && j < int64_t(t->height)));
+                          (p.dims < 2 || (j >= 0 && j < int64_t(t->height)));
       if (inside && !fetch(x, *t, i, j, l, out))
         return;
     } else {
-      float u = as<float>(xs), v = in.n > 1 ? as<float>(ys) : 0.5f;
+      float u = as<float>(xs), v = p.dims > 1 ? as<float>(ys) : 0.5f;
       if (t->normalized_coords) {
         u *= float(t->width);
-        if (in.n > 1)
+        if (p.dims > 1)
           v *= float(t->height);
       }
-      const bool gather = gather_comp(in) != 0;
+      const bool gather = p.gather != 0;
       if (!t->linear && !gather) {
         if (!fetch(x, *t, int64_t(std::floor(u)), int64_t(std::floor(v)), l,
                    out))
@@ -257,23 +252,23 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
       } else {
         // The 2x2 footprint around (u - 0.5, v - 0.5); weights with 8
         // fractional bits as the hardware's filter.
-        const float ub = u - 0.5f, vb = in.n > 1 ? v - 0.5f : 0.0f;
+        const float ub = u - 0.5f, vb = p.dims > 1 ? v - 0.5f : 0.0f;
         const int64_t i0 = int64_t(std::floor(ub));
         const int64_t j0 = int64_t(std::floor(vb));
         const float a = std::round((ub - std::floor(ub)) * 256.0f) / 256.0f;
         const float b =
-            in.n > 1 ? std::round((vb - std::floor(vb)) * 256.0f) / 256.0f
-                     : 0.0f;
+            p.dims > 1 ? std::round((vb - std::floor(vb)) * 256.0f) / 256.0f
+                       : 0.0f;
         Texel t00, t10, t01, t11;
         if (!fetch(x, *t, i0, j0, l, t00) || !fetch(x, *t, i0 + 1, j0, l, t10))
           return;
-        if (in.n > 1 && (!fetch(x, *t, i0, j0 + 1, l, t01) ||
-                         !fetch(x, *t, i0 + 1, j0 + 1, l, t11)))
+        if (p.dims > 1 && (!fetch(x, *t, i0, j0 + 1, l, t01) ||
+                           !fetch(x, *t, i0 + 1, j0 + 1, l, t11)))
           return;
         if (gather) {
           // Counter-clockwise from the lower left: (i0,j1) (i1,j1) (i1,j0)
           // (i0,j0) of the component.
-          const int c = int(gather_comp(in)) - 1;
+          const int c = int(p.gather) - 1;
           const Texel *order[4] = {&t01, &t11, &t10, &t00};
           for (int k = 0; k < 4; ++k) {
             out.f[k] = order[k]->f[c];
@@ -283,9 +278,9 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
           const bool unorm8 =
               t->format == Texture::Format::U8 && t->normalized_float;
           for (int c = 0; c < 4; ++c) {
-            out.f[c] = unorm8 ? filter_unorm8(a, b, in.n > 1, t00.u[c],
+            out.f[c] = unorm8 ? filter_unorm8(a, b, p.dims > 1, t00.u[c],
                                               t10.u[c], t01.u[c], t11.u[c])
-                              : filter(a, b, in.n > 1, t00.f[c], t10.f[c],
+                              : filter(a, b, p.dims > 1, t00.f[c], t10.f[c],
                                        t01.f[c], t11.f[c]);
             out.u[c] = std::bit_cast<uint32_t>(out.f[c]);
           }
@@ -293,7 +288,7 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
       }
     }
     for (int c = 0; c < 4; ++c)
-      x.s(in.a[c])[l] = result(in, out, c);
+      x.s(p.dst[c])[l] = result(p, out, c);
   });
 }
 
@@ -363,25 +358,17 @@ bool compile_texture(Compiler &c, const ptx::Instruction &in) {
             fmt::format("{} needs {} coordinate(s)", ptx::name_of(geom), dims));
     return true;
   }
-  Inst i;
+  TexOps p;
   for (int k = 0; k < 4; ++k)
-    i.a[k] = c.dst(d.elems[size_t(k)]);
-  i.a[4] = c.src(src.elems[0], Ty{Ty::U64});
-  i.a[5] = c.src(coords[0], *cty);
-  i.aux = dims > 1 ? c.src(coords[1], *cty) : kNone;
-  i.n = uint8_t(dims);
-  i.flags = uint8_t((cty->code == Ty::S32 ? kIntCoords : 0) |
-                    ((dty->code == Ty::F32   ? 0
-                      : dty->code == Ty::S32 ? 1
-                                             : 2)
-                     << 1) |
-                    (comp << 3));
-  Inst &e = c.emit(&exec_tex);
-  for (int k = 0; k < 6; ++k)
-    e.a[k] = i.a[k];
-  e.aux = i.aux;
-  e.n = i.n;
-  e.flags = i.flags;
+    p.dst[k] = c.dst(d.elems[size_t(k)]);
+  p.handle = c.src(src.elems[0], Ty{Ty::U64});
+  p.x = c.src(coords[0], *cty);
+  p.y = dims > 1 ? c.src(coords[1], *cty) : kNone;
+  p.dims = uint8_t(dims);
+  p.int_coords = cty->code == Ty::S32;
+  p.out_type = dty->code == Ty::F32 ? 0 : dty->code == Ty::S32 ? 1 : 2;
+  p.gather = uint8_t(comp);
+  Inst &e = c.emit_with(&exec_tex, p);
   e.visible = 1;
   return true;
 }

@@ -30,25 +30,6 @@ namespace {
 enum class TmaKind : uint32_t { Load, Store, Reduce, Prefetch };
 enum class RedOp : uint32_t { Add, Min, Max, Inc, Dec, And, Or, Xor };
 
-// Program::operand_lists at Inst::aux:
-enum : uint32_t {
-  kKind,
-  kRank,
-  kIm2col,
-  kRedOp,
-  kMulticast,
-  kShBase, // the shared operand (load destination, store source)
-  kShOff,
-  kMapBase,
-  kMapOff,
-  kMbarBase,
-  kMbarOff,
-  kMask,
-  kCoord0,                // 5 coordinate slots
-  kOffset0 = kCoord0 + 5, // 3 im2col offset slots
-  kListSize = kOffset0 + 3,
-};
-
 uint64_t addr_of(Exec &x, uint32_t base, uint32_t off, uint32_t l) {
   return (base == kNone ? 0 : x.s(base)[l]) + x.s(off)[l];
 }
@@ -271,27 +252,27 @@ bool reduce_elem(TmapType t, RedOp op, uint8_t *g, const uint8_t *s) {
 }
 
 // cp.async.bulk.tensor / cp.reduce.async.bulk.tensor /
-// cp.async.bulk.prefetch.tensor (the operand list at in.aux).
+// cp.async.bulk.prefetch.tensor (TmaOps).
 void exec_tma(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
-  const uint32_t *L = x.prog->operand_lists.data() + in.aux;
-  const TmaKind kind = TmaKind(L[kKind]);
+  const TmaOps &p = x.prog->payload<TmaOps>(in);
+  const TmaKind kind = TmaKind(p.kind);
   const std::string what = text_at(x, in);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    auto map = read_map(x, addr_of(x, L[kMapBase], L[kMapOff], l), l, what);
+    auto map = read_map(x, addr_of(x, p.map, p.map_off, l), l, what);
     if (!map)
       return;
     const TensorMap &tm = *map;
-    if (tm.rank != L[kRank]) {
+    if (tm.rank != p.rank) {
       x.set_error(FaultKind::Mbarrier, l,
                   fmt::format("'{}' is a {}-D copy but the tensor map has "
                               "rank {}",
-                              what, L[kRank], tm.rank));
+                              what, uint32_t(p.rank), tm.rank));
       return;
     }
-    bool want_im2col = L[kIm2col] != 0;
+    bool want_im2col = p.im2col;
     if (want_im2col != (tm.mode == TmapMode::Im2col)) {
       x.set_error(FaultKind::Mbarrier, l,
                   fmt::format("'{}' is a {} copy but the tensor map was "
@@ -309,11 +290,11 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     }
     int32_t coords[5] = {};
     for (uint32_t d = 0; d < tm.rank; ++d)
-      coords[d] = int32_t(x.s(L[kCoord0 + d])[l]);
+      coords[d] = int32_t(x.s(p.coord[d])[l]);
     int16_t offs[3] = {};
     for (uint32_t s = 0; s < 3; ++s)
-      if (L[kOffset0 + s] != kNone)
-        offs[s] = int16_t(x.s(L[kOffset0 + s])[l]);
+      if (p.im2col_off[s] != kNone)
+        offs[s] = int16_t(x.s(p.im2col_off[s])[l]);
     if (kind == TmaKind::Prefetch)
       return; // an L2 hint: nothing to perform once the map is valid
     if (std::string bad = illegal_start(tm, kind, coords[0], what);
@@ -323,7 +304,7 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     }
     if (kind == TmaKind::Reduce) {
       uint8_t g[8] = {}, s[8] = {};
-      if (!reduce_elem(tm.type, RedOp(L[kRedOp]), g, s)) {
+      if (!reduce_elem(tm.type, RedOp(p.red_op), g, s)) {
         x.set_error(FaultKind::Mbarrier, l,
                     fmt::format("'{}': the reduction does not take the "
                                 "tensor map's data type (type {})",
@@ -337,7 +318,7 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     const bool load = kind == TmaKind::Load;
     // The shared side: its (.shared::cluster for loads) address, 128-byte
     // aligned.
-    uint64_t sh = addr_of(x, L[kShBase], L[kShOff], l);
+    uint64_t sh = addr_of(x, p.sh, p.sh_off, l);
     if (sh % 128) {
       x.set_fault(FaultKind::Misaligned, MemSpace::Shared, sh, 128, l, load);
       x.fault.detail = "the shared-memory address of a tensor copy must be "
@@ -371,7 +352,7 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     plan->fill = oob_value(tm);
     plan->swizzle = uint8_t(tm.swizzle);
     plan->kind = uint8_t(kind);
-    plan->op = uint8_t(L[kRedOp]);
+    plan->op = p.red_op;
     plan->type = uint8_t(tm.type);
     plan->sh_off = st.off;
     plan->bytes = bytes;
@@ -402,9 +383,9 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
       return;
     // The destination CTAs (multicast: every rank in ctaMask).
     std::vector<Cta *> dsts{st.cta};
-    if (L[kMulticast]) {
+    if (p.multicast) {
       dsts.clear();
-      uint32_t mask = uint32_t(x.s(L[kMask])[l]) & 0xffff;
+      uint32_t mask = uint32_t(x.s(p.cta_mask)[l]) & 0xffff;
       auto &ctas = c.cluster->ctas;
       for (uint32_t r = 0; r < 16; ++r) {
         if (!((mask >> r) & 1))
@@ -429,7 +410,7 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     uint64_t mb = 0;
     SharedTarget mt;
     if (load) {
-      mb = addr_of(x, L[kMbarBase], L[kMbarOff], l);
+      mb = addr_of(x, p.mbar, p.mbar_off, l);
       if (!mbar_locate(x, mb, kAddrSharedCluster, l, mt))
         return;
     }
@@ -445,7 +426,7 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
       op.src = op.dst;
       if (load) {
         op.what = AsyncOp::What::BulkTx;
-        op.mbar_cta = L[kMulticast] ? d : mt.cta;
+        op.mbar_cta = p.multicast ? d : mt.cta;
         op.mbar_off = uint32_t(mt.off);
         op.dst_space = 1;
         op.dst_owner = d->linear;
@@ -469,13 +450,15 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
-// cp.async.bulk.prefetch.L2.global [a], size: checks the range.
+// cp.async.bulk.prefetch.L2.global [a], size: checks the range
+// (BulkPrefetchOps).
 void exec_bulk_prefetch(Exec &x, const Inst &in, uint32_t m) {
+  const BulkPrefetchOps &p = x.prog->payload<BulkPrefetchOps>(in);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t a = addr_of(x, in.a[0], in.a[1], l);
-    uint64_t size = x.s(in.a[2])[l];
+    uint64_t a = addr_of(x, p.addr, p.addr_off, l);
+    uint64_t size = x.s(p.size)[l];
     if (size % 16 || size >= (1ull << 32)) {
       x.set_error(FaultKind::Mbarrier, l,
                   fmt::format("'{}': the size {} is not a multiple of 16",
@@ -491,9 +474,8 @@ void exec_bulk_prefetch(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
-// tensormap.replace.tile.<field>.<space>.b1024.<type> [addr], {ord,} value:
-// a[0] base, a[1] offset slot, a[2] ordinal slot (kNone), a[3] value;
-// aux = the field, n = 1 when the address is .shared::cta.
+// tensormap.replace.tile.<field>.<space>.b1024.<type> [addr], {ord,} value
+// (TensormapReplaceOps).
 enum class MapField : uint32_t {
   GlobalAddress,
   Rank,
@@ -509,12 +491,13 @@ enum class MapField : uint32_t {
 };
 
 void exec_tensormap_replace(Exec &x, const Inst &in, uint32_t m) {
+  const TensormapReplaceOps &op = x.prog->payload<TensormapReplaceOps>(in);
   const std::string what = text_at(x, in);
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t a = addr_of(x, in.a[0], in.a[1], l);
-    MemSpace sp = in.n ? MemSpace::Shared : MemSpace::Global;
+    uint64_t a = addr_of(x, op.addr, op.addr_off, l);
+    MemSpace sp = op.shared ? MemSpace::Shared : MemSpace::Global;
     if (a % 128) {
       x.set_fault(FaultKind::Misaligned, sp, a, 128, l, true);
       x.fault.detail = "a tensor map being modified must be 128-byte aligned";
@@ -529,8 +512,8 @@ void exec_tensormap_replace(Exec &x, const Inst &in, uint32_t m) {
       x.set_error(FaultKind::Mbarrier, l, fmt::format("'{}': {}", what, err));
       return;
     }
-    uint64_t v = x.s(in.a[3])[l];
-    uint32_t ord = in.a[2] == kNone ? 0 : uint32_t(x.s(in.a[2])[l]);
+    uint64_t v = x.s(op.value)[l];
+    uint32_t ord = op.ordinal == kNone ? 0 : uint32_t(x.s(op.ordinal)[l]);
     auto bad = [&](const char *field) {
       x.set_error(FaultKind::Mbarrier, l,
                   fmt::format("'{}': {} value {} (ordinal {}) is out of range",
@@ -540,7 +523,7 @@ void exec_tensormap_replace(Exec &x, const Inst &in, uint32_t m) {
       bad("the dimension ordinal");
       return;
     }
-    switch (MapField(in.aux)) {
+    switch (MapField(op.field)) {
     case MapField::GlobalAddress:
       if (v % 16)
         return bad("global_address");
@@ -603,20 +586,18 @@ void exec_tensormap_replace(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
-// cp.reduce.async.bulk (non-tensor): a[0] dst base, a[1] dst offset slot,
-// a[2] src base, a[3] src offset slot, a[4] size, a[5] mbarrier offset slot
-// (base folded: kNone for the bulk_group form); n = RedOp, aux = TmapType
-// of the element, flags 1 = dst .shared::cluster.
+// cp.reduce.async.bulk (non-tensor; BulkReduceOps).
 void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
   Cta &c = *x.cta;
+  const BulkReduceOps &p = x.prog->payload<BulkReduceOps>(in);
   const std::string what = text_at(x, in);
-  const bool to_shared = in.flags & 1;
+  const bool to_shared = p.dst_cluster;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t dst = addr_of(x, in.a[0], in.a[1], l);
-    uint64_t src = addr_of(x, in.a[2], in.a[3], l);
-    uint64_t size = x.s(in.a[4])[l];
+    uint64_t dst = addr_of(x, p.dst, p.dst_off, l);
+    uint64_t src = addr_of(x, p.src, p.src_off, l);
+    uint64_t size = x.s(p.size)[l];
     if (size % 16 || size >= (1ull << 32)) {
       x.set_error(
           FaultKind::Mbarrier, l,
@@ -639,9 +620,9 @@ void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
     }
     auto plan = std::make_shared<TmaPlan>();
     plan->kind = uint8_t(TmaKind::Reduce);
-    plan->op = in.n;
-    plan->type = uint8_t(in.aux);
-    plan->elem = tmap_element_bytes(TmapType(in.aux));
+    plan->op = p.op;
+    plan->type = p.type;
+    plan->elem = tmap_element_bytes(TmapType(p.type));
     plan->bytes = n;
     plan->sh_off = src;
     SharedTarget dt{x.cta, dst};
@@ -679,9 +660,9 @@ void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
     op.dst_space = to_shared ? 1 : 0;
     op.dst_owner = to_shared ? dt.cta->linear : 0;
     op.dst_addr = to_shared ? dt.off : dst;
-    if (in.a[5] != kNone) {
+    if (p.mbar != kNone) {
       SharedTarget mt;
-      if (!mbar_locate(x, x.s(in.a[5])[l], kAddrSharedCluster, l, mt))
+      if (!mbar_locate(x, x.s(p.mbar)[l], kAddrSharedCluster, l, mt))
         return;
       op.what = AsyncOp::What::BulkTx;
       op.mbar_cta = mt.cta;
@@ -704,13 +685,15 @@ bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
   const auto &o = in.operands;
   bool dst_cluster = mods.take(ptx::Mod::shared_cluster);
   bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
-  mods.take("noftz");
-  std::string ty = mods.take_any(
-      {"b32", "u32", "s32", "b64", "u64", "s64", "f16", "bf16", "f32", "f64"});
+  mods.take(ptx::Mod::noftz);
+  using ptx::Mod;
+  const Mod ty =
+      mods.take_any({Mod::b32, Mod::u32, Mod::s32, Mod::b64, Mod::u64, Mod::s64,
+                     Mod::f16, Mod::bf16, Mod::f32, Mod::f64});
   if (!c.finish(mods))
     return true;
   bool ok =
-      opi < 8 && src_shared && !ty.empty() &&
+      opi < 8 && src_shared && ty != Mod::unknown &&
       ((dst_global && group && !tx) || (dst_cluster && tx && !group && !hint));
   if (!ok) {
     c.error(in.loc, fmt::format("'{}' needs .global.shared::cta.bulk_group or "
@@ -720,18 +703,18 @@ bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
                                 c.text_of(in)));
     return true;
   }
-  TmapType t = ty == "s32"                  ? TmapType::S32
-               : ty == "b64" || ty == "u64" ? TmapType::U64
-               : ty == "s64"                ? TmapType::S64
-               : ty == "f16"                ? TmapType::F16
-               : ty == "bf16"               ? TmapType::BF16
-               : ty == "f32"                ? TmapType::F32
-               : ty == "f64"                ? TmapType::F64
-                                            : TmapType::U32;
+  TmapType t = ty == Mod::s32                     ? TmapType::S32
+               : ty == Mod::b64 || ty == Mod::u64 ? TmapType::U64
+               : ty == Mod::s64                   ? TmapType::S64
+               : ty == Mod::f16                   ? TmapType::F16
+               : ty == Mod::bf16                  ? TmapType::BF16
+               : ty == Mod::f32                   ? TmapType::F32
+               : ty == Mod::f64                   ? TmapType::F64
+                                                  : TmapType::U32;
   uint8_t g[8] = {}, s[8] = {};
   if (!reduce_elem(t, RedOp(opi), g, s)) {
     c.error(in.loc, fmt::format("'{}': the reduction does not take .{}",
-                                c.text_of(in), ty));
+                                c.text_of(in), ptx::name_of(ty)));
     return true;
   }
   if (!c.expect_operands(tx ? 4 : (hint ? 4 : 3)))
@@ -758,22 +741,36 @@ bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
       }
     }
   }
-  Inst &i = c.emit(&exec_bulk_reduce);
-  i.a[0] = d.base;
-  i.a[1] = c.const_slot(uint64_t(d.off));
-  i.a[2] = sa.base;
-  i.a[3] = c.const_slot(uint64_t(sa.off));
-  i.a[4] = size;
-  i.a[5] = mb;
-  i.n = uint8_t(opi);
-  i.aux = uint32_t(t);
-  i.flags = dst_cluster ? 1 : 0;
+  BulkReduceOps p;
+  p.dst = d.base;
+  p.dst_off = c.const_slot(uint64_t(d.off));
+  p.src = sa.base;
+  p.src_off = c.const_slot(uint64_t(sa.off));
+  p.size = size;
+  p.mbar = mb;
+  p.op = uint8_t(opi);
+  p.type = uint8_t(t);
+  p.dst_cluster = dst_cluster;
+  c.emit_with(&exec_bulk_reduce, p);
   return true;
 }
 
 uint32_t tma_rank(Mods &mods) {
-  std::string d = mods.take_any({"1d", "2d", "3d", "4d", "5d"});
-  return d.empty() ? 0 : uint32_t(d[0] - '0');
+  switch (mods.take_any(
+      {ptx::Mod::d1, ptx::Mod::d2, ptx::Mod::d3, ptx::Mod::d4, ptx::Mod::d5})) {
+  case ptx::Mod::d1:
+    return 1;
+  case ptx::Mod::d2:
+    return 2;
+  case ptx::Mod::d3:
+    return 3;
+  case ptx::Mod::d4:
+    return 4;
+  case ptx::Mod::d5:
+    return 5;
+  default:
+    return 0;
+  }
 }
 
 } // namespace
@@ -828,7 +825,7 @@ void tma_perform(Exec &x, const Cta &c, const AsyncOp &op) {
 bool compile_tma(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
   Mods mods(in);
-  bool reduce = mods.take("reduce");
+  bool reduce = mods.take(ptx::Mod::reduce);
   mods.take(ptx::Mod::async);
   mods.take(ptx::Mod::bulk);
   bool prefetch = mods.take(ptx::Mod::prefetch);
@@ -839,12 +836,8 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
             fmt::format("'{}' needs a dimension (.1d ... .5d)", c.text_of(in)));
     return true;
   }
-  auto &L = c.prog.operand_lists;
-  std::vector<uint32_t> list(kListSize, kNone);
-  list[kRank] = rank;
-  list[kMulticast] = 0;
-  list[kRedOp] = 0;
-  list[kIm2col] = 0;
+  TmaOps list;
+  list.rank = uint8_t(rank);
   auto tensor_operand = [&](const ptx::Operand &t) {
     using K = ptx::Operand::Kind;
     if (t.kind != K::Address || t.elems.size() != 2 ||
@@ -858,18 +851,19 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
     Addr a;
     if (!c.address(base, MemSpace::Generic, a))
       return false;
-    list[kMapBase] = a.base;
-    list[kMapOff] = c.const_slot(uint64_t(a.off));
+    list.map = a.base;
+    list.map_off = c.const_slot(uint64_t(a.off));
     for (uint32_t d = 0; d < rank; ++d)
-      list[kCoord0 + d] = c.src(t.elems[1].elems[d], Ty{Ty::S32});
+      list.coord[d] = c.src(t.elems[1].elems[d], Ty{Ty::S32});
     return true;
   };
-  auto shared_operand = [&](const ptx::Operand &s, uint32_t bi, uint32_t oi) {
+  auto shared_operand = [&](const ptx::Operand &s, uint32_t &base,
+                            uint32_t &off) {
     Addr a;
     if (!c.address(s, MemSpace::Shared, a))
       return false;
-    list[bi] = a.base;
-    list[oi] = c.const_slot(uint64_t(a.off));
+    base = a.base;
+    off = c.const_slot(uint64_t(a.off));
     return true;
   };
   auto offsets_operand = [&](const ptx::Operand &v) {
@@ -879,13 +873,15 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
       return false;
     }
     for (uint32_t s = 0; s + 2 < rank; ++s)
-      list[kOffset0 + s] = c.src(v.elems[s], Ty{Ty::U16});
+      list.im2col_off[s] = c.src(v.elems[s], Ty{Ty::U16});
     return true;
   };
   if (prefetch) {
-    mods.take("L2");
+    mods.take(ptx::Mod::L2);
     mods.take(ptx::Mod::global);
-    std::string mode = tensor ? mods.take_any({"tile", "im2col"}) : "";
+    const ptx::Mod mode =
+        tensor ? mods.take_any({ptx::Mod::tile, ptx::Mod::im2col})
+               : ptx::Mod::unknown;
     bool hint = mods.take(ptx::Mod::L2_cache_hint);
     if (!c.finish(mods))
       return true;
@@ -895,13 +891,14 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
       Addr a;
       if (!c.address(o[0], MemSpace::Global, a))
         return true;
-      Inst &i = c.emit(&exec_bulk_prefetch);
-      i.a[0] = a.base;
-      i.a[1] = c.const_slot(uint64_t(a.off));
-      i.a[2] = c.src(o[1], Ty{Ty::U32});
+      BulkPrefetchOps p;
+      p.addr = a.base;
+      p.addr_off = c.const_slot(uint64_t(a.off));
+      p.size = c.src(o[1], Ty{Ty::U32});
+      c.emit_with(&exec_bulk_prefetch, p);
       return true;
     }
-    bool im2col = mode == "im2col";
+    bool im2col = mode == ptx::Mod::im2col;
     if (im2col && rank < 3) {
       c.error(in.loc,
               fmt::format("'{}': .im2col needs .3d to .5d", c.text_of(in)));
@@ -910,19 +907,22 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
     if (!c.expect_operands(1 + (im2col ? 1 : 0) + (hint ? 1 : 0)) ||
         !tensor_operand(o[0]) || (im2col && !offsets_operand(o[1])))
       return true;
-    list[kKind] = uint32_t(TmaKind::Prefetch);
-    list[kIm2col] = im2col;
+    list.kind = uint8_t(TmaKind::Prefetch);
+    list.im2col = im2col;
   } else if (reduce) {
-    std::string op =
-        mods.take_any({"add", "min", "max", "inc", "dec", "and", "or", "xor"});
-    static const char *const kOps[] = {"add", "min", "max", "inc",
-                                       "dec", "and", "or",  "xor"};
+    // In the order of RedOp.
+    static constexpr ptx::Mod kOps[] = {
+        ptx::Mod::add, ptx::Mod::min,  ptx::Mod::max, ptx::Mod::inc,
+        ptx::Mod::dec, ptx::Mod::and_, ptx::Mod::or_, ptx::Mod::xor_};
+    const ptx::Mod op = mods.take_any({kOps[0], kOps[1], kOps[2], kOps[3],
+                                       kOps[4], kOps[5], kOps[6], kOps[7]});
     uint32_t opi = 0;
     while (opi < 8 && op != kOps[opi])
       ++opi;
     bool dst_global = mods.take(ptx::Mod::global);
     bool src_shared = mods.take(ptx::Mod::shared_cta);
-    std::string mode = mods.take_any({"tile", "im2col_no_offs"});
+    const ptx::Mod mode =
+        mods.take_any({ptx::Mod::tile, ptx::Mod::im2col_no_offs});
     bool group = mods.take(ptx::Mod::bulk_group);
     bool hint = mods.take(ptx::Mod::L2_cache_hint);
     if (!tensor)
@@ -930,100 +930,104 @@ bool compile_tma(Compiler &c, const ptx::Instruction &in) {
                                  group, hint);
     if (!c.finish(mods))
       return true;
-    if (op.empty() || !dst_global || !src_shared || !group) {
+    if (op == ptx::Mod::unknown || !dst_global || !src_shared || !group) {
       c.error(in.loc, fmt::format("'{}' needs .global.shared::cta, a "
                                   "reduction operation and .bulk_group",
                                   c.text_of(in)));
       return true;
     }
     if (!c.expect_operands(hint ? 3 : 2) || !tensor_operand(o[0]) ||
-        !shared_operand(o[1], kShBase, kShOff))
+        !shared_operand(o[1], list.sh, list.sh_off))
       return true;
-    list[kKind] = uint32_t(TmaKind::Reduce);
-    list[kRedOp] = opi;
-    list[kIm2col] = mode == "im2col_no_offs";
+    list.kind = uint8_t(TmaKind::Reduce);
+    list.red_op = uint8_t(opi);
+    list.im2col = mode == ptx::Mod::im2col_no_offs;
   } else {
     if (!tensor) {
       c.unsupported("cp.async.bulk form");
       return true;
     }
-    std::string dsp = mods.take_any({"shared::cluster", "global"});
-    std::string ssp = mods.take_any({"global", "shared::cta"});
-    std::string mode = mods.take_any({"tile", "im2col", "im2col_no_offs"});
+    using ptx::Mod;
+    const Mod dsp = mods.take_any({Mod::shared_cluster, Mod::global});
+    const Mod ssp = mods.take_any({Mod::global, Mod::shared_cta});
+    const Mod mode =
+        mods.take_any({Mod::tile, Mod::im2col, Mod::im2col_no_offs});
     bool tx = mods.take(ptx::Mod::mbarrier_complete_tx_bytes);
     bool group = mods.take(ptx::Mod::bulk_group);
     bool multicast = mods.take(ptx::Mod::multicast_cluster);
     bool hint = mods.take(ptx::Mod::L2_cache_hint);
     if (!c.finish(mods))
       return true;
-    bool load = dsp == "shared::cluster" && ssp == "global" && tx &&
-                mode != "im2col_no_offs";
-    bool store = dsp == "global" && ssp == "shared::cta" && group &&
-                 !multicast && mode != "im2col";
+    bool load = dsp == Mod::shared_cluster && ssp == Mod::global && tx &&
+                mode != Mod::im2col_no_offs;
+    bool store = dsp == Mod::global && ssp == Mod::shared_cta && group &&
+                 !multicast && mode != Mod::im2col;
     if (!load && !store) {
       c.unsupported("cp.async.bulk.tensor combination of state spaces, "
                     "load mode and completion mechanism");
       return true;
     }
-    bool im2col = mode == "im2col" || mode == "im2col_no_offs";
+    bool im2col = mode == Mod::im2col || mode == Mod::im2col_no_offs;
     if (im2col && rank < 3) {
       c.error(in.loc,
               fmt::format("'{}': im2col needs .3d to .5d", c.text_of(in)));
       return true;
     }
-    list[kIm2col] = im2col;
+    list.im2col = im2col;
     if (load) {
       size_t n = 3 + (im2col ? 1 : 0) + (multicast ? 1 : 0) + (hint ? 1 : 0);
-      if (!c.expect_operands(n) || !shared_operand(o[0], kShBase, kShOff) ||
-          !tensor_operand(o[1]) || !shared_operand(o[2], kMbarBase, kMbarOff))
+      if (!c.expect_operands(n) ||
+          !shared_operand(o[0], list.sh, list.sh_off) ||
+          !tensor_operand(o[1]) ||
+          !shared_operand(o[2], list.mbar, list.mbar_off))
         return true;
       size_t k = 3;
       if (im2col && !offsets_operand(o[k++]))
         return true;
       if (multicast) {
-        list[kMulticast] = 1;
-        list[kMask] = c.src(o[k++], Ty{Ty::U16});
+        list.multicast = true;
+        list.cta_mask = c.src(o[k++], Ty{Ty::U16});
       }
-      list[kKind] = uint32_t(TmaKind::Load);
+      list.kind = uint8_t(TmaKind::Load);
     } else {
       if (!c.expect_operands(hint ? 3 : 2) || !tensor_operand(o[0]) ||
-          !shared_operand(o[1], kShBase, kShOff))
+          !shared_operand(o[1], list.sh, list.sh_off))
         return true;
-      list[kKind] = uint32_t(TmaKind::Store);
+      list.kind = uint8_t(TmaKind::Store);
     }
   }
-  Inst &i = c.emit(&exec_tma);
-  i.aux = uint32_t(L.size());
-  L.insert(L.end(), list.begin(), list.end());
+  c.emit_with(&exec_tma, list);
   return true;
 }
 
 bool compile_tensormap(Compiler &c, const ptx::Instruction &in) {
   const auto &o = in.operands;
   Mods mods(in);
-  if (!mods.take("replace") || !mods.take(ptx::Mod::tile)) {
+  using ptx::Mod;
+  if (!mods.take(Mod::replace) || !mods.take(Mod::tile)) {
     c.unsupported("tensormap form");
     return true;
   }
-  static const char *const kFields[] = {"global_address", "rank",
-                                        "box_dim",        "global_dim",
-                                        "global_stride",  "element_stride",
-                                        "elemtype",       "interleave_layout",
-                                        "swizzle_mode",   "swizzle_atomicity",
-                                        "fill_mode"};
-  std::string field = mods.take_any(
-      {"global_address", "rank", "box_dim", "global_dim", "global_stride",
-       "element_stride", "elemtype", "interleave_layout", "swizzle_mode",
-       "swizzle_atomicity", "fill_mode"});
+  // In the order of MapField.
+  static constexpr Mod kFields[] = {Mod::global_address, Mod::rank,
+                                    Mod::box_dim,        Mod::global_dim,
+                                    Mod::global_stride,  Mod::element_stride,
+                                    Mod::elemtype,       Mod::interleave_layout,
+                                    Mod::swizzle_mode,   Mod::swizzle_atomicity,
+                                    Mod::fill_mode};
+  const Mod field = mods.take_any(
+      {kFields[0], kFields[1], kFields[2], kFields[3], kFields[4], kFields[5],
+       kFields[6], kFields[7], kFields[8], kFields[9], kFields[10]});
   uint32_t fi = 0;
   while (fi < 11 && field != kFields[fi])
     ++fi;
-  std::string sp = mods.take_any({"global", "shared::cta"});
-  bool b1024 = mods.take("b1024");
-  std::string ty = mods.take_any({"b32", "b64"});
+  const Mod sp = mods.take_any({Mod::global, Mod::shared_cta});
+  bool b1024 = mods.take(Mod::b1024);
+  const Mod ty = mods.take_any({Mod::b32, Mod::b64});
   if (!c.finish(mods))
     return true;
-  if (field.empty() || sp.empty() || !b1024 || ty.empty()) {
+  if (field == Mod::unknown || sp == Mod::unknown || !b1024 ||
+      ty == Mod::unknown) {
     c.error(in.loc, fmt::format("'{}' needs a field, .global or .shared::cta, "
                                 ".b1024 and .b32 or .b64",
                                 c.text_of(in)));
@@ -1036,17 +1040,20 @@ bool compile_tensormap(Compiler &c, const ptx::Instruction &in) {
   if (!c.expect_operands(ordinal ? 3 : 2))
     return true;
   Addr a;
-  if (!c.address(o[0], sp == "global" ? MemSpace::Global : MemSpace::Shared, a))
+  if (!c.address(o[0], sp == Mod::global ? MemSpace::Global : MemSpace::Shared,
+                 a))
     return true;
   uint32_t ord = ordinal ? c.src(o[1], Ty{Ty::U32}) : kNone;
-  uint32_t v = c.src(o[ordinal ? 2 : 1], Ty{ty == "b64" ? Ty::U64 : Ty::U32});
-  Inst &i = c.emit(&exec_tensormap_replace);
-  i.a[0] = a.base;
-  i.a[1] = c.const_slot(uint64_t(a.off));
-  i.a[2] = ord;
-  i.a[3] = v;
-  i.aux = fi;
-  i.n = sp == "global" ? 0 : 1;
+  uint32_t v =
+      c.src(o[ordinal ? 2 : 1], Ty{ty == Mod::b64 ? Ty::U64 : Ty::U32});
+  TensormapReplaceOps p;
+  p.addr = a.base;
+  p.addr_off = c.const_slot(uint64_t(a.off));
+  p.ordinal = ord;
+  p.value = v;
+  p.field = uint8_t(fi);
+  p.shared = sp != Mod::global;
+  c.emit_with(&exec_tensormap_replace, p);
   return true;
 }
 

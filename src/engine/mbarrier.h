@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cluster_addr.h"
-#include "program.h"
+#include "exec.h"
 
 namespace bcusim::engine::detail {
 

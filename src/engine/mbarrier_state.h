@@ -3,7 +3,7 @@
 // bytes of shared memory; this only records what shared memory cannot: which
 // objects were initialised by mbarrier.init in this CTA run, the copies that
 // are in flight, and the cp.async groups of each thread. Internal to
-// src/engine; kept free of program.h so that program.h can embed it.
+// src/engine; kept free of state.h so that state.h can embed it.
 #pragma once
 
 #include <cstdint>

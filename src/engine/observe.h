@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "program.h"
+#include "code.h"
 
 namespace bcusim::engine::detail {
 

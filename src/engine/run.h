@@ -3,7 +3,7 @@
 // (independent thread scheduling). Internal to src/engine.
 #pragma once
 
-#include "program.h"
+#include "exec.h"
 
 namespace bcusim::engine::detail {
 

@@ -26,7 +26,7 @@
 
 #include "bcusim/engine/observer.h"
 #include "cluster_addr.h"
-#include "program.h"
+#include "code.h"
 
 namespace bcusim::engine::detail {
 class AccessBatch; // observe.h

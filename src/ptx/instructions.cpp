@@ -3,6 +3,8 @@
 // probes in tests/ptx-probes check every rule against it.
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cstdio>
 #include <fmt/format.h>
 #include <string>
 #include <vector>
@@ -631,6 +633,20 @@ void resolve(Instruction &in) {
     if (info(t).instruction)
       in.types.push_back(t);
   }
+}
+
+std::optional<MatrixShape> matrix_shape(const Instruction &in) {
+  std::optional<MatrixShape> shape;
+  for (size_t i = 0; i < in.modifiers.size(); ++i) {
+    const std::string &md = in.modifiers[i];
+    if (md.size() > 1 && md[0] == 'm' && std::isdigit(uint8_t(md[1]))) {
+      MatrixShape s;
+      s.index = i;
+      s.complete = std::sscanf(md.c_str(), "m%un%uk%u", &s.m, &s.n, &s.k) == 3;
+      shape = s;
+    }
+  }
+  return shape;
 }
 
 bool affects_other_threads(const Instruction &in) {

@@ -122,6 +122,18 @@ std::optional<uint16_t> parse_version(std::string_view version);
 // The opcode row's Effect (opcodes.def), without .param/.const/.local.
 bool affects_other_threads(const Instruction &in);
 
+// The matrix shape of an instruction (mma .m16n8k16, wgmma .m64n128k16,
+// ldmatrix .m8n8): the last modifier spelled `m` and a digit, by its index
+// in Instruction::modifiers, with its numbers when it reads mMnNkK
+// (`complete`); nullopt when the instruction has none. The numbers are read
+// from the text, so shapes the modifier table does not list have them too.
+struct MatrixShape {
+  size_t index = 0;
+  uint32_t m = 0, n = 0, k = 0;
+  bool complete = false;
+};
+std::optional<MatrixShape> matrix_shape(const Instruction &in);
+
 // The instruction reference (docs/ptx-instructions.md) as Markdown,
 // generated from the rows of opcodes.def, features() and signatures()
 // (`bcusim ptx table --markdown`).

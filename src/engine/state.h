@@ -1,0 +1,215 @@
+// The run-time state of a launch: the warps (their register and predicate
+// files, divergent paths, wgmma and spin bookkeeping), the CTAs (shared and
+// local memory, mbarriers, the barrier unit), the launch as the handlers
+// see it and the device-side launches of a grid. Internal to src/engine.
+//
+// A warp's registers are a structure-of-arrays file: slot s, lane l at
+// regs[s * 32 + l] (64 bits each); constant slots (immediates, symbol
+// addresses) are filled when the warp is created. Predicates are one 32-bit
+// lane mask per predicate register.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "barrier.h"
+#include "bcusim/engine/engine.h"
+#include "mbarrier_state.h"
+
+namespace bcusim::engine::detail {
+
+constexpr uint32_t kWarpSize = 32;
+constexpr uint32_t kFullMask = 0xffffffffu;
+constexpr uint32_t kNone = 0xffffffffu;
+// The modelled H100 SXM for simulated time (docs/engine.md "Simulated
+// time"): 132 SMs at 1.98 GHz.
+constexpr uint64_t kModelSms = 132;
+constexpr uint64_t kModelClockKHz = 1'980'000;
+inline uint64_t cycles_to_ns(uint64_t cycles) {
+  return cycles / kModelClockKHz * 1'000'000 +
+         cycles % kModelClockKHz * 1'000'000 / kModelClockKHz;
+}
+
+struct Program;
+struct FuncInfo;
+
+// The device-side launches of one grid: its parameter buffers (bump
+// allocated from a pool in global memory) and the launches it made, which
+// run when the grid completes.
+struct DeviceLaunches {
+  std::mutex mu;
+  uint64_t pool = 0, pool_size = 0, used = 0;
+  uint32_t depth = 0; // of the launching grid (0: launched by the host)
+  // Nesting: 40 levels ran on an H100 (driver 580.159.04) where CUDA
+  // documents 24; 128 bounds the engine's recursion (docs/engine.md).
+  uint32_t max_depth = 128, pending_limit = 2048;
+  struct Buffer {
+    uint64_t addr = 0;
+    uint32_t func = 0;
+    Dim3 grid, block;
+    uint32_t shared = 0;
+    bool launched = false;
+  };
+  std::vector<Buffer> buffers;
+  struct Pending {
+    size_t buffer = 0;
+    bool tail = false; // cudaStreamTailLaunch
+  };
+  std::vector<Pending> pending;
+  // The device runtime's other state: each thread's last error (by
+  // CTA << 16 | thread), the streams and events the grid created, and the
+  // streams it destroyed (destroying one again succeeds).
+  std::map<uint64_t, uint32_t> last_error;
+  std::set<uint64_t> streams, events, destroyed_streams;
+  uint64_t next_handle = 0x100;
+  // cudaDeviceGetAttribute (LaunchConfig::device_attribute).
+  std::function<int(int, int, int &)> device_attribute;
+};
+
+// ---- run-time state -------------------------------------------------------
+// BlockedCta: blocked in the CTA's barrier unit; WaitBarrier: at a
+// non-aligned barrier, waiting for the warp's other non-exited lanes.
+enum class PathState : uint8_t {
+  Ready,
+  WaitWarp,
+  BlockedCta,
+  Blocked,
+  BlockedCluster, // at barrier.cluster.wait until the phase completes
+  BlockedMbar,    // waits for an mbarrier phase or a step bound (mbarrier.md)
+  WaitBarrier,    // at a non-aligned barrier, waits for the warp's other lanes
+};
+
+// A set of lanes of one warp at one pc (independent thread scheduling:
+// divergent paths interleave and merge again when their pcs meet).
+struct Path {
+  uint32_t pc = 0;
+  uint32_t mask = 0;
+  PathState state = PathState::Ready;
+  std::vector<uint32_t> calls; // call-site pcs (return to pc+1)
+  // BlockedMbar: the state word waited on, the phase seen, the wait's pc,
+  // the scheduler step at which the bound passes; wait_retry = the path is
+  // still at a try_wait (re-executed on waking); wait_timed_out = woken by
+  // the bound, so the re-executed try_wait returns false.
+  const uint8_t *wait_word = nullptr;
+  uint32_t wait_phase = 0, wait_pc = 0;
+  uint64_t wait_until = 0;
+  bool wait_retry = false, wait_timed_out = false;
+};
+
+struct Cta;
+struct ClusterState; // cluster_addr.h
+
+struct Warp {
+  uint32_t index = 0;      // warp id in the CTA
+  uint32_t valid = 0;      // lanes that exist (partial last warp)
+  uint32_t exited = 0;     // lanes that have exited
+  std::vector<Path> paths; // empty = warp finished
+  uint32_t cur = 0;        // path being run
+  uint32_t path_steps = 0; // steps since the last path switch
+  std::vector<uint64_t> regs;
+  std::vector<uint32_t> preds;
+  uint64_t steps = 0;
+  bool bar_blocked = false; // blocked in the barrier unit: no path runs
+  // Spin detection (docs/engine.md "Deadlocks"): while nothing in the
+  // launch changes, the warp's whole state is fingerprinted at backward
+  // branches (Brent's cycle detection); a repeated fingerprint at the
+  // same progress epoch means the warp loops for ever unless another
+  // thread changes something.
+  bool spinning = false; // a cycle was seen at epoch spin_epoch
+  uint64_t spin_epoch = ~0ull;
+  uint64_t spin_saved = 0; // the fingerprint compared against
+  uint64_t spin_quick = 0; // and its quick key (scheduler.cpp)
+  uint32_t spin_power = 1, spin_lam = 0, spin_tick = 0;
+  uint32_t spin_pc = 0;    // the backward branch where the cycle closed
+  uint32_t spin_lanes = 0; // the lanes that took it
+  // wgmma (exec_mma.cpp): operations issued (their ids count from 1), the
+  // groups committed, the last id of each committed group wait_group has
+  // not retired (oldest first), and the last id retired.
+  uint64_t wgmma_issued = 0, wgmma_committed = 0, wgmma_retired = 0;
+  std::vector<uint64_t> wgmma_groups;
+  // The registers (accumulator and register A) of each issued wgmma that no
+  // wait_group has retired yet: empty when none is in flight (one test on
+  // the warp's step path, warp_step.cpp).
+  // Under an observer, also the shared-memory addresses its descriptors
+  // read (A, B), reported again when a wait_group retires it.
+  struct WgmmaRead {
+    uint32_t size = 1;
+    std::vector<uint64_t> addrs;
+  };
+  struct WgmmaLive {
+    uint64_t id = 0;
+    uint32_t pc = 0;
+    std::vector<uint32_t> slots;
+    WgmmaRead reads[2];
+  };
+  std::vector<WgmmaLive> wgmma_live;
+  // setmaxnreg (exec_control.cpp): the warp's per-thread register count (0:
+  // not known yet) and the pcs of the setmaxnreg it executed, in order.
+  uint32_t maxnreg = 0;
+  std::vector<uint32_t> setmaxnreg_pcs;
+  // The last address of the coalesced global accesses at up to four pcs
+  // (by pc % 4): the step from one to the next predicts the next blocks,
+  // which exec_memory.cpp asks the host to prefetch (a hint only). The top
+  // bit of a stream_pc entry marks a pc where a step was already seen.
+  uint32_t stream_pc[4] = {kNone, kNone, kNone, kNone};
+  uint64_t stream_addr[4] = {};
+};
+
+// One kernel launch as the handlers see it.
+struct Launch {
+  const Program *prog = nullptr;
+  const FuncInfo *kernel = nullptr;
+  Dim3 grid, block, cluster{1, 1, 1};
+  bool has_cluster = false;
+  std::vector<uint8_t> kparams;
+  uint32_t shared_bytes = 0; // per CTA, static + dynamic (+ reserved)
+  uint32_t dyn_shared = 0;
+  // The reserved shared-memory region [reserved_smem_off, +kReservedSmem)
+  // when the program reads %reserved_smem_offset_*; 0 bytes otherwise.
+  uint32_t reserved_smem_off = 0, reserved_smem = 0;
+  uint32_t total_smem = 0; // static + dynamic (%total_smem_size)
+  std::string kernel_name;
+  // The cooperative-groups grid workspace (docs/clusters.md) read
+  // through %envreg1 (high half) / %envreg2 (low half); 0 = none.
+  uint64_t grid_workspace = 0;
+  // The launch has a prerequisite grid (programmatic dependent launch).
+  bool has_prerequisite = false;
+  // --warn-only: misuse the engine survives is a warning (Exec::warn).
+  bool warn_only = false;
+  // Simulated nanoseconds of the device before this launch (%globaltimer
+  // starts there; docs/engine.md "Simulated time").
+  uint64_t timer_base_ns = 0;
+  // Device-side launches, when the program makes any; else nullptr.
+  DeviceLaunches *device_launches = nullptr;
+};
+
+struct Cta {
+  Dim3 id;
+  // Schedule "delay:W": warp W runs once the others block or spin.
+  bool delay_released = false;
+  uint64_t linear = 0;
+  uint32_t nthreads = 0;
+  std::vector<Warp> warps;
+  std::vector<uint8_t> shared;
+  std::vector<uint8_t> local; // frame_bytes per thread
+  uint32_t live_threads = 0;
+  uint32_t live_warps = 0;
+  uint32_t next_warp = 0;
+  uint64_t steps = 0;
+  std::string printf_out;
+  // cluster placement
+  Dim3 cluster_id, cluster_ctaid;
+  uint32_t cluster_rank = 0;
+  // The cluster this CTA belongs to (every CTA is in one; without
+  // a cluster launch it is a cluster of 1 CTA). Owned by the worker.
+  ClusterState *cluster = nullptr;
+  MbarCtaState mbar; // mbarrier objects and async copies (mbarrier.md)
+  CtaBarriers bars;  // the BCU barrier unit (docs/barriers.md)
+};
+
+} // namespace bcusim::engine::detail
