@@ -45,21 +45,22 @@ template <class F> void each_lane(uint32_t m, F &&f) {
 }
 
 // Lanes acquiring one knowledge object share the result of the join when
-// they shared their knowledge before (the common case).
+// they shared their knowledge before (the common case), also when they
+// acquire it in different events (CtaSt::acquire_memo).
 void acquire_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
   if (!v)
     return;
-  const VcData *last_in = nullptr;
-  Vc last_out;
+  auto &m = c.acquire_memo;
   each_lane(lanes, [&](uint32_t l) {
     ThreadSt &t = thread_at(c, warp, l);
-    if (t.vc.get() == last_in && last_in) {
-      t.vc = last_out;
+    if (m.src == v && t.vc == m.in) {
+      t.vc = m.out;
       return;
     }
-    last_in = t.vc.get();
+    m.in = t.vc;
+    m.src = v;
     join_into(t.vc, v);
-    last_out = t.vc;
+    m.out = t.vc;
   });
 }
 
@@ -276,6 +277,33 @@ Released release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
   return Released{b.build()};
 }
 
+// Joins what `lanes` of `warp` release into `acc`: release_warp's result,
+// without a new object per event where the lanes release apart (an
+// mbarrier's arrivals, one lane at a time): their entries go into `acc`
+// in place (thread_into, which turns a warp whose lanes all arrived into
+// its floor).
+void release_into(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes,
+                  Vc &acc) {
+  const uint32_t live = live_lanes(c, warp);
+  if (lanes == live && live) {
+    join_into(acc, release_warp(L, c, warp, lanes));
+    return;
+  }
+  const VcData *last = nullptr;
+  each_lane(lanes, [&](uint32_t l) {
+    ThreadSt &t = thread_at(c, warp, l);
+    Tid tid = L.tid_of(c.linear, warp, l);
+    if (t.vc.get() != last) {
+      join_into(acc, t.vc);
+      last = t.vc.get();
+    }
+    if (t.own_floor)
+      floor_into(acc, warp_key(tid), t.own_floor);
+    thread_into(acc, tid, c.clock[warp * 32 + l]);
+    ++c.clock[warp * 32 + l];
+  });
+}
+
 void acquire(ThreadSt &t, const Vc &v) { t.vc = join(t.vc, v); }
 
 void hb_thread_exit(CtaSt &c, const engine::ThreadEvent &e) {
@@ -292,7 +320,7 @@ void hb_barrier_arrive(LaunchSt &L, CtaSt &c,
   // __threadfence() "last block" reduction).
   take_pending(c, e.warp, e.lanes);
   BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
-  join_into(b.acc, release_warp(L, c, e.warp, e.lanes));
+  release_into(L, c, e.warp, e.lanes, b.acc);
 }
 
 void hb_barrier_complete(CtaSt &c, const engine::BarrierCompleteEvent &e) {
@@ -368,6 +396,10 @@ void hb_mbar_arrive(LaunchSt &L, CtaSt &c, const engine::MbarEvent &e) {
   if (e.async_id) {
     Tid agent = kAgentCp | L.tid_of(e.cta, e.warp, std::countr_zero(e.lanes));
     s = agent_knowledge(L, agent, e.async_id, true);
+  } else if (is_release(e.order) &&
+             !(e.scope == MemScope::Cta && e.cta != e.object_owner)) {
+    release_into(L, c, e.warp, e.lanes, m->acc[e.phase]);
+    return;
   } else {
     s = release_by_order(L, c, e.warp, e.lanes, e.order);
   }

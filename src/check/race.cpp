@@ -101,6 +101,18 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
   k.flags &= 0x7f;
   if (c.flags & kWrite)
     g.cell[0].size |= kSpilledWrite;
+  // Atomics on a location are totally ordered: as in the cells, an atomic
+  // subsumes the older atomics on its bytes that it writes over or that only
+  // read (two atomics sharing a granule, each evicting the other's cell,
+  // would otherwise keep one entry per thread and iteration).
+  if (k.flags & kAtomic) {
+    auto subsumed = [&](const Cell &e) {
+      return (e.flags & kAtomic) && !(e.mask & ~k.mask);
+    };
+    std::erase_if(s.reads, subsumed);
+    if (k.flags & kWrite)
+      std::erase_if(s.writes, subsumed);
+  }
   // A later access of the thread to the same bytes stands for its earlier
   // one (what is ordered after it is ordered after the earlier one): the
   // latest entries are looked at, which keeps a spill O(1).

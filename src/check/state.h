@@ -112,6 +112,13 @@ struct CtaSt {
   std::vector<Granule> shadow;                // shared memory
   std::vector<uint8_t> shared_init;           // bit per shared byte
   std::vector<uint8_t> local_init; // bit per byte of every thread frame
+  // The last acquire of knowledge `src` by a thread that knew `in`, which
+  // then knew `out`: threads that knew the same and acquire the same object
+  // in later events (lanes leaving an mbarrier wait one by one) share the
+  // result, so that their warp's next release needs no merge.
+  struct {
+    Vc in, src, out;
+  } acquire_memo;
   bool divergence_reported = false;
 };
 

@@ -188,6 +188,42 @@ void floor_into(Vc &a, uint32_t warp, uint32_t f) {
   a = with_floor(a, warp, f);
 }
 
+void thread_into(Vc &a, Tid t, uint32_t clock) {
+  if (a && a->knows(t, clock))
+    return;
+  if (!a)
+    a = Vc(new VcData());
+  else if (a.use_count() != 1)
+    a = Vc(new VcData(*a));
+  auto &v = a.mutable_data()->threads;
+  auto key_less = [](const std::pair<uint32_t, uint32_t> &e, uint32_t k) {
+    return e.first < k;
+  };
+  auto it = std::lower_bound(v.begin(), v.end(), t, key_less);
+  if (it != v.end() && it->first == t)
+    it->second = std::max(it->second, clock);
+  else
+    v.insert(it, {t, clock});
+  if (is_agent(t))
+    return;
+  // Entries are unique and sorted: the warp is complete when its lane 0's
+  // entry is followed by 31 more, the last one lane 31's.
+  const uint32_t w = warp_key(t);
+  const Tid lane0 = w * 32;
+  auto b = std::lower_bound(v.begin(), v.end(), lane0, key_less);
+  if (v.end() - b < 32 || b->first != lane0 || b[31].first != lane0 + 31)
+    return;
+  uint32_t m = b->second;
+  for (int i = 1; i < 32; ++i)
+    m = std::min(m, b[i].second);
+  floor_into(a, w, m + 1); // in place: `a` holds it alone
+  auto &u = a.mutable_data()->threads;
+  auto first = std::lower_bound(u.begin(), u.end(), lane0, key_less);
+  auto kept = std::remove_if(first, first + 32,
+                             [m](const auto &e) { return e.second <= m; });
+  u.erase(kept, first + 32);
+}
+
 void join_into(Vc &a, const Released &r) {
   join_into(a, r.vc);
   floor_into(a, r.warp, r.floor);

@@ -136,6 +136,12 @@ Vc with_floor(const Vc &v, uint32_t warp, uint32_t f);
 // change.
 void join_into(Vc &a, const Vc &b);
 void floor_into(Vc &a, uint32_t warp, uint32_t f);
+// `a` knowing thread t's accesses up to `clock` (copy-on-write, as
+// join_into). A warp whose 32 lanes all have entries becomes a floor (the
+// lowest of their clocks + 1) and keeps only the entries above it: the same
+// knowledge, one entry instead of 32 (an mbarrier that every thread of a
+// CTA arrives on one by one).
+void thread_into(Vc &a, Tid t, uint32_t clock);
 
 // What a release publishes, without a copy for the common case of a whole
 // warp releasing together: knowledge `vc` plus warp `warp`'s floor raised

@@ -201,6 +201,31 @@ struct MatrixOps {
   std::vector<uint32_t> slots; // the register slots of d, a, b, c in order
 };
 
+// mbarrier.* (exec_mbarrier.cpp): the object's address is a[0] + imm; the
+// destination a[1], the count, tx-count or phase a[2], the try_wait time
+// hint a[3].
+struct MbarOps {
+  uint8_t op = 0;    // mbarrier.h MbarOp
+  uint8_t flags = 0; // mbarrier.h kMbar* bits
+  uint8_t space = 0; // how the address is read (mbarrier.h kAddr*)
+};
+
+// barrier.cluster.arrive / .wait (Kind::ClusterArrive / ClusterWait,
+// sync_warp.cpp).
+struct ClusterBarrierOps {
+  bool aligned = false; // .aligned: the whole warp executes it together
+};
+
+// shfl.sync / vote.sync / match.sync / redux.sync (exec_warp.cpp).
+struct WarpOps {
+  uint8_t mode = 0;  // shfl: 0 up, 1 down, 2 bfly, 3 idx; vote: 0 all, 1 any,
+                     // 2 uni, 3 ballot; match: 0 any, 1 all; redux: 0 add,
+                     // 1 min, 2 max, 3 and, 4 or, 5 xor
+  bool wide = false; // match: 64-bit values
+  bool is_signed = false; // redux: signed min/max
+  bool operator==(const WarpOps &) const = default;
+};
+
 // tex.{1d,2d}.v4 and tld4.{r,g,b,a}.2d.v4 (exec_texture.cpp).
 struct TexOps {
   uint32_t dst[4] = {kNone, kNone, kNone, kNone}; // the .v4 destination
@@ -218,8 +243,9 @@ using Payloads =
                std::vector<CpMbarArriveOps>, std::vector<CpBulkOps>,
                std::vector<FenceOps>, std::vector<BulkPrefetchOps>,
                std::vector<BulkReduceOps>, std::vector<TensormapReplaceOps>,
-               std::vector<TmaOps>, std::vector<MatrixOps>,
-               std::vector<TexOps>>;
+               std::vector<TmaOps>, std::vector<MatrixOps>, std::vector<TexOps>,
+               std::vector<MbarOps>, std::vector<ClusterBarrierOps>,
+               std::vector<WarpOps>>;
 
 // Copies between a caller's and a callee's parameter areas (both in the
 // per-thread frame memory, docs/engine.md "Calls").

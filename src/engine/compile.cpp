@@ -213,15 +213,6 @@ std::optional<Ty> parse_type(std::string_view n) {
   return engine_type(ptx::type_named(n));
 }
 
-bool Mods::take(std::string_view m) {
-  for (size_t i = 0; i < mods_.size(); ++i)
-    if (!used_[i] && mods_[i] == m) {
-      used_[i] = true;
-      return true;
-    }
-  return false;
-}
-
 bool Mods::take(ptx::Mod m) {
   for (size_t i = 0; i < ids_.size(); ++i)
     if (!used_[i] && ids_[i] == m) {
@@ -229,19 +220,6 @@ bool Mods::take(ptx::Mod m) {
       return true;
     }
   return false;
-}
-
-std::string Mods::take_any(std::initializer_list<std::string_view> options) {
-  for (size_t i = 0; i < mods_.size(); ++i) {
-    if (used_[i])
-      continue;
-    for (auto o : options)
-      if (mods_[i] == o) {
-        used_[i] = true;
-        return mods_[i];
-      }
-  }
-  return "";
 }
 
 ptx::Mod Mods::take_any(std::initializer_list<ptx::Mod> options) {

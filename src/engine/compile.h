@@ -67,11 +67,6 @@ public:
   }
   // Takes modifier `m` (its first untaken occurrence); false when absent.
   bool take(ptx::Mod m);
-  // By text: for the lists some families still spell out (comparisons,
-  // rounding modes, shapes).
-  bool take(std::string_view m);
-  // Takes the first of `options` present; "" when none.
-  std::string take_any(std::initializer_list<std::string_view> options);
   // Takes the first of `options` present (in written order); Mod::unknown
   // when none.
   ptx::Mod take_any(std::initializer_list<ptx::Mod> options);

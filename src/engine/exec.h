@@ -222,6 +222,9 @@ bool meets_elsewhere(const Inst &in);
 // Whether lanes at `a` and at `b` execute together: the same operation with
 // the same qualifiers (PTX: "executed <op>.sync with the same qualifiers and
 // same membermask value"), one that meets_elsewhere.
-bool same_collective(const Inst &a, const Inst &b);
+bool same_collective(const Program &P, const Inst &a, const Inst &b);
+// elect.sync (a Kind::WarpSyncMember, as bar.warp.sync is): the observer's
+// Elect event.
+bool is_elect(const Inst &in);
 
 } // namespace bcusim::engine::detail

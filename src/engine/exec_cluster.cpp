@@ -217,9 +217,8 @@ bool compile_cluster(Compiler &c, const ptx::Instruction &in) {
     }
     if (!c.finish(mods) || !c.expect_operands(0))
       return true;
-    Inst &i =
-        c.emit(&exec_nop, arrive ? Kind::ClusterArrive : Kind::ClusterWait);
-    i.flags = aligned ? 1 : 0;
+    Inst &i = c.emit_with(&exec_nop, ClusterBarrierOps{aligned},
+                          arrive ? Kind::ClusterArrive : Kind::ClusterWait);
     i.order = uint8_t(order);
     i.scope = uint8_t(MemScope::Cluster);
     return true;

@@ -334,11 +334,14 @@ template <class T> struct SetH {
 };
 
 int parse_cmp(Mods &mods) {
-  static const char *const names[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",
-                                      "lo",  "ls",  "hi",  "hs",  "equ", "neu",
-                                      "ltu", "leu", "gtu", "geu", "num", "nan"};
+  using ptx::Mod;
+  // The handlers' comparison codes are the indices of this list.
+  static constexpr Mod kCmps[] = {
+      Mod::eq,  Mod::ne,  Mod::lt,  Mod::le,  Mod::gt,  Mod::ge,
+      Mod::lo,  Mod::ls,  Mod::hi,  Mod::hs,  Mod::equ, Mod::neu,
+      Mod::ltu, Mod::leu, Mod::gtu, Mod::geu, Mod::num, Mod::nan};
   for (int k = 0; k < 18; ++k)
-    if (mods.take(names[k]))
+    if (mods.take(kCmps[k]))
       return k;
   return -1;
 }

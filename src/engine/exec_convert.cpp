@@ -605,12 +605,14 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   }
   if (op == ptx::Op::cvt) {
     Mods mods(in);
-    static const char *const rnames[] = {"rn",  "rz",  "rm",  "rp", "rni",
-                                         "rzi", "rmi", "rpi", "rna"};
+    static constexpr ptx::Mod kRnds[] = {
+        ptx::Mod::rn,  ptx::Mod::rz,  ptx::Mod::rm,
+        ptx::Mod::rp,  ptx::Mod::rni, ptx::Mod::rzi,
+        ptx::Mod::rmi, ptx::Mod::rpi, ptx::Mod::rna};
     int rnd = 0;
     bool have_rnd = false;
     for (int k = 0; k < 9; ++k)
-      if (mods.take(rnames[k])) {
+      if (mods.take(kRnds[k])) {
         rnd = k;
         have_rnd = true;
       }
@@ -619,21 +621,21 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
                 (mods.take(ptx::Mod::relu) ? kCvtRelu : 0) |
                 (mods.take(ptx::Mod::satfinite) ? kCvtSatfinite : 0);
     // The narrow packed types are cvt's own (in written order).
-    static const char *const narrow[] = {"e4m3x2", "e5m2x2", "e2m1x2",
-                                         "e2m3x2", "e3m2x2", "ue8m0x2"};
+    static constexpr ptx::Mod kNarrow[] = {ptx::Mod::e4m3x2, ptx::Mod::e5m2x2,
+                                           ptx::Mod::e2m1x2, ptx::Mod::e2m3x2,
+                                           ptx::Mod::e3m2x2, ptx::Mod::ue8m0x2};
     int narrow_dst = -1, narrow_src = -1;
-    for (const auto &md : in.modifiers)
+    for (size_t j = 0; j < in.mods.size(); ++j)
       for (int k = 0; k < 6; ++k)
-        if (md == narrow[k]) {
+        if (in.mods[j] == kNarrow[k]) {
           bool dst_first =
               narrow_dst < 0 && narrow_src < 0 &&
-              !std::any_of(in.modifiers.begin(),
-                           in.modifiers.begin() + (&md - in.modifiers.data()),
+              !std::any_of(in.modifiers.begin(), in.modifiers.begin() + j,
                            [](const std::string &t) {
                              return parse_type(t).has_value();
                            });
           (dst_first ? narrow_dst : narrow_src) = k;
-          mods.take(md);
+          mods.take_at(j);
         }
     if (narrow_dst >= 0 || narrow_src >= 0) {
       auto other = mods.take_type();

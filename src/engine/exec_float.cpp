@@ -538,11 +538,12 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
   Mods mods(in);
   const ptx::Op op = in.op;
   if (op == ptx::Op::testp) {
-    static const char *const kinds[] = {"finite",     "infinite", "number",
-                                        "notanumber", "normal",   "subnormal"};
+    static constexpr ptx::Mod kKinds[] = {
+        ptx::Mod::finite,     ptx::Mod::infinite, ptx::Mod::number,
+        ptx::Mod::notanumber, ptx::Mod::normal,   ptx::Mod::subnormal};
     uint32_t kind = kNone;
     for (uint32_t k = 0; k < 6; ++k)
-      if (mods.take(kinds[k]))
+      if (mods.take(kKinds[k]))
         kind = k;
     auto t = mods.take_type();
     if (kind == kNone || !t || (t->code != Ty::F32 && t->code != Ty::F64)) {

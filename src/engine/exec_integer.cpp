@@ -975,11 +975,12 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   if (op == ptx::Op::prmt) {
-    static const char *const modes[] = {"f4e", "b4e", "rc8",
-                                        "ecl", "ecr", "rc16"};
+    static constexpr ptx::Mod kModes[] = {ptx::Mod::f4e, ptx::Mod::b4e,
+                                          ptx::Mod::rc8, ptx::Mod::ecl,
+                                          ptx::Mod::ecr, ptx::Mod::rc16};
     uint32_t mode = 0;
     for (uint32_t k = 0; k < 6; ++k)
-      if (mods.take(modes[k]))
+      if (mods.take(kModes[k]))
         mode = k + 1;
     if (t->code != Ty::B32) {
       c.unsupported("type (prmt takes .b32)");

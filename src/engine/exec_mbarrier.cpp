@@ -159,7 +159,8 @@ uint64_t lane_addr(Exec &x, const Inst &in, uint32_t lane) {
 }
 
 void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
-  const auto op = MbarOp(in.aux);
+  const MbarOps &mo = x.prog->payload<MbarOps>(in);
+  const auto op = MbarOp(mo.op);
   if (op == MbarOp::PendingCount) {
     const uint64_t *st = x.s(in.a[2]);
     uint64_t *d = x.s(in.a[1]);
@@ -171,7 +172,7 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
     if (x.faulted)
       return;
     SharedTarget t;
-    if (!mbar_locate(x, lane_addr(x, in, l), in.n, l, t))
+    if (!mbar_locate(x, lane_addr(x, in, l), mo.space, l, t))
       return;
     uint64_t arg = in.a[2] == kNone ? 1 : x.s(in.a[2])[l];
     observe_one(x, x.pc, x.cta->linear, x.warp->index, l, AccessType::Atomic, 8,
@@ -227,11 +228,11 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
     case MbarOp::Arrive: {
       uint32_t count = 1;
       uint64_t tx = 0;
-      if (in.flags & kMbarExpectTx)
+      if (mo.flags & kMbarExpectTx)
         tx = arg;
       else
         count = uint32_t(arg);
-      if (arg > kMaxCount && !(in.flags & kMbarExpectTx)) {
+      if (arg > kMaxCount && !(mo.flags & kMbarExpectTx)) {
         misuse(x, t, l, what,
                fmt::format("has count {}, outside [1, {}]", int64_t(arg),
                            kMaxCount));
@@ -240,8 +241,8 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
       MbarArrival a;
       a.count = count;
       a.tx = tx;
-      a.drop = in.flags & kMbarDrop;
-      a.no_complete = in.flags & kMbarNoComplete;
+      a.drop = mo.flags & kMbarDrop;
+      a.no_complete = mo.flags & kMbarNoComplete;
       a.order = order_of(in);
       a.scope = scope_of(in);
       uint64_t token = 0;
@@ -440,8 +441,9 @@ bool mbar_add_pending(Exec &x, const SharedTarget &t, uint32_t lane,
 
 bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
   std::string what = text_at(x, in);
-  bool parity = in.flags & kMbarParity;
-  bool try_wait = MbarOp(in.aux) == MbarOp::TryWait;
+  const MbarOps &mo = x.prog->payload<MbarOps>(in);
+  bool parity = mo.flags & kMbarParity;
+  bool try_wait = MbarOp(mo.op) == MbarOp::TryWait;
   const uint64_t *arg = x.s(in.a[2]);
   uint32_t done = 0;
   const uint8_t *word = nullptr;
@@ -451,7 +453,7 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
     if (x.faulted)
       return;
     SharedTarget t;
-    if (!mbar_locate(x, lane_addr(x, in, l), in.n, l, t))
+    if (!mbar_locate(x, lane_addr(x, in, l), mo.space, l, t))
       return;
     if (t.cta != x.cta) {
       // Seed 002: test_wait / try_wait act on .shared::cta objects only.
@@ -512,7 +514,7 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
   p.wait_retry = try_wait;
   if (!try_wait) {
     bound = kTestWaitBackoff;
-  } else if (in.flags & kMbarHint) {
+  } else if (mo.flags & kMbarHint) {
     uint64_t h = x.s(in.a[3])[std::countr_zero(m)];
     bound = std::clamp<uint64_t>(h, 1, kMaxBound);
   } else {
@@ -618,8 +620,7 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t st = c.src(o[1], Ty{Ty::B64});
     uint32_t d = c.dst(o[0]);
-    Inst &i = c.emit(&exec_mbar);
-    i.aux = uint32_t(op);
+    Inst &i = c.emit_with(&exec_mbar, MbarOps{uint8_t(op)});
     i.a[1] = d;
     i.a[2] = st;
     return true;
@@ -699,11 +700,9 @@ bool compile_mbarrier(Compiler &c, const ptx::Instruction &in) {
       flags |= kMbarHint;
     }
   }
-  Inst &i = c.emit(is_wait ? nullptr : &exec_mbar,
-                   is_wait ? Kind::MbarWait : Kind::Plain);
-  i.aux = uint32_t(op);
-  i.flags = flags;
-  i.n = space;
+  Inst &i = c.emit_with(is_wait ? nullptr : &exec_mbar,
+                        MbarOps{uint8_t(op), flags, space},
+                        is_wait ? Kind::MbarWait : Kind::Plain);
   i.a[0] = a.base;
   i.imm = a.off;
   i.a[1] = dst;

@@ -1242,30 +1242,30 @@ void take_order(Mods &mods, bool atomic, uint8_t &order, uint8_t &scope) {
 bool take_ignored(Mods &mods) {
   // Cache qualifiers: no effect on this engine (docs/engine.md "Memory");
   // they are accepted.
-  static const std::initializer_list<std::string_view> ignored = {
-      "mmio",
-      "nc",
-      "ca",
-      "cg",
-      "cs",
-      "lu",
-      "cv",
-      "wb",
-      "wt",
-      "L1::evict_normal",
-      "L1::evict_unchanged",
-      "L1::evict_first",
-      "L1::evict_last",
-      "L1::no_allocate",
-      "L2::evict_normal",
-      "L2::evict_first",
-      "L2::evict_last",
-      "L2::64B",
-      "L2::128B",
-      "L2::256B",
-      "noftz"};
+  using ptx::Mod;
+  static const std::initializer_list<Mod> ignored = {Mod::mmio,
+                                                     Mod::nc,
+                                                     Mod::ca,
+                                                     Mod::cg,
+                                                     Mod::cs,
+                                                     Mod::lu,
+                                                     Mod::cv,
+                                                     Mod::wb,
+                                                     Mod::wt,
+                                                     Mod::L1_evict_normal,
+                                                     Mod::L1_evict_unchanged,
+                                                     Mod::L1_evict_first,
+                                                     Mod::L1_evict_last,
+                                                     Mod::L1_no_allocate,
+                                                     Mod::L2_evict_normal,
+                                                     Mod::L2_evict_first,
+                                                     Mod::L2_evict_last,
+                                                     Mod::L2_64B,
+                                                     Mod::L2_128B,
+                                                     Mod::L2_256B,
+                                                     Mod::noftz};
   bool any = false;
-  while (!mods.take_any(ignored).empty())
+  while (mods.take_any(ignored) != Mod::unknown)
     any = true;
   return any;
 }

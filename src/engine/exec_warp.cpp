@@ -70,7 +70,7 @@ uint32_t member_bits(Exec &x, Parts parts) {
 }
 
 // shfl.sync: a[0] = d, a[1] = p (kNone), a[2] = a, a[3] = b, a[4] = c;
-// aux = mode (0 up, 1 down, 2 bfly, 3 idx). PTX ISA "shfl.sync".
+// WarpOps::mode (0 up, 1 down, 2 bfly, 3 idx). PTX ISA "shfl.sync".
 void shfl(Exec &x, Parts parts) {
   uint64_t src[kWarpSize];
   gather(x, parts, 2, src);
@@ -86,6 +86,7 @@ void shfl(Exec &x, Parts parts) {
   int32_t bad_reader = -1, bad_source = -1;
   for (const auto &pt : parts) {
     const Inst &in = *pt.in;
+    const uint8_t mode = x.prog->payload<WarpOps>(in).mode;
     const uint64_t *b = x.s(in.a[3]), *c = x.s(in.a[4]);
     uint64_t *d = x.s(in.a[0]);
     for_lanes(pt.lanes, [&](uint32_t lane) {
@@ -99,7 +100,7 @@ void shfl(Exec &x, Parts parts) {
       int32_t min_lane = ln & seg;
       int64_t j = ln;
       bool ok = false;
-      switch (in.aux) {
+      switch (mode) {
       case 0:
         j = int64_t(ln) - int64_t(bval);
         ok = j >= max_lane;
@@ -139,34 +140,32 @@ void shfl(Exec &x, Parts parts) {
   }
 }
 
-// vote.sync: a[0] = d (pred or slot), a[1] = a (pred); aux = 0 all, 1 any,
-// 2 uni, 3 ballot.
+// vote.sync: a[0] = d (pred or slot), a[1] = a (pred); WarpOps::mode = 0
+// all, 1 any, 2 uni, 3 ballot.
 void vote(Exec &x, Parts parts) {
-  const Inst &in = *parts[0].in;
+  const uint8_t mode = x.prog->payload<WarpOps>(*parts[0].in).mode;
   uint32_t part = member_mask(x, parts);
   uint32_t a = gather_pred(x, parts, 1) & part;
-  if (in.aux == 3) {
+  if (mode == 3) {
     for (const auto &pt : parts) {
       uint64_t *d = x.s(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) { d[l] = a; });
     }
     return;
   }
-  bool r = in.aux == 0   ? a == part
-           : in.aux == 1 ? a != 0
-                         : (a == 0 || a == part);
+  bool r = mode == 0 ? a == part : mode == 1 ? a != 0 : (a == 0 || a == part);
   scatter_pred(x, parts, 0, r ? ~0u : 0u);
 }
 
-// match.sync: a[0] = d, a[1] = p (kNone), a[2] = a; aux = 0 any, 1 all;
-// flags bit0 = 64-bit.
+// match.sync: a[0] = d, a[1] = p (kNone), a[2] = a; WarpOps::mode = 0 any,
+// 1 all; WarpOps::wide: 64-bit.
 void match(Exec &x, Parts parts) {
-  const Inst &in = *parts[0].in;
+  const WarpOps &ops = x.prog->payload<WarpOps>(*parts[0].in);
   uint32_t part = member_mask(x, parts);
   uint64_t a[kWarpSize];
   gather(x, parts, 2, a);
-  uint64_t vmask = (in.flags & 1) ? ~0ull : 0xffffffffull;
-  if (in.aux == 0) {
+  uint64_t vmask = ops.wide ? ~0ull : 0xffffffffull;
+  if (ops.mode == 0) {
     for (const auto &pt : parts) {
       uint64_t *d = x.s(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) {
@@ -190,14 +189,14 @@ void match(Exec &x, Parts parts) {
   scatter_pred(x, parts, 1, all ? ~0u : 0u);
 }
 
-// redux.sync: aux = 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; flags bit0 =
-// signed.
+// redux.sync: WarpOps::mode = 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor;
+// WarpOps::is_signed.
 void redux(Exec &x, Parts parts) {
-  const Inst &in = *parts[0].in;
+  const WarpOps &ops = x.prog->payload<WarpOps>(*parts[0].in);
   uint32_t part = member_mask(x, parts);
   uint64_t a[kWarpSize];
   gather(x, parts, 1, a);
-  bool sgn = in.flags & 1;
+  bool sgn = ops.is_signed;
   uint32_t acc = 0;
   bool first = true;
   for_lanes(part, [&](uint32_t k) {
@@ -207,7 +206,7 @@ void redux(Exec &x, Parts parts) {
       first = false;
       return;
     }
-    switch (in.aux) {
+    switch (ops.mode) {
     case 0:
       acc += v;
       break;
@@ -300,9 +299,14 @@ bool meets_elsewhere(const Inst &in) {
          in.fn == exec_vote || in.fn == exec_match || in.fn == exec_redux;
 }
 
-bool same_collective(const Inst &a, const Inst &b) {
-  return meets_elsewhere(a) && a.fn == b.fn && a.kind == b.kind &&
-         a.aux == b.aux && a.flags == b.flags;
+bool is_elect(const Inst &in) { return in.fn == exec_elect; }
+
+bool same_collective(const Program &P, const Inst &a, const Inst &b) {
+  if (!meets_elsewhere(a) || a.fn != b.fn || a.kind != b.kind)
+    return false;
+  // bar.warp.sync and elect.sync have no qualifiers of their own.
+  return a.kind == Kind::WarpSyncMember ||
+         P.payload<WarpOps>(a) == P.payload<WarpOps>(b);
 }
 
 bool compile_warp(Compiler &c, const ptx::Instruction &in) {
@@ -336,7 +340,6 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     uint32_t d = dop.kind == K::Sink ? kNone : c.dst(dop);
     uint32_t p = pop.kind == K::Sink ? kNone : c.pdst(pop);
     Inst &i = c.emit(exec_elect, Kind::WarpSyncMember);
-    i.aux = 1; // elect (bar.warp.sync has 0): the observer's Elect event
     i.a[0] = d;
     i.a[1] = p;
     i.member = mem;
@@ -371,17 +374,18 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     } else {
       d = c.dst(o[0]);
     }
-    Inst &i = c.emit(exec_shfl, Kind::WarpSync);
+    WarpOps ops;
+    ops.mode = mode == ptx::Mod::up     ? 0
+               : mode == ptx::Mod::down ? 1
+               : mode == ptx::Mod::bfly ? 2
+                                        : 3;
+    Inst &i = c.emit_with(exec_shfl, ops, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = p;
     i.a[2] = a;
     i.a[3] = b;
     i.a[4] = cc;
     i.member = mem;
-    i.aux = mode == ptx::Mod::up     ? 0
-            : mode == ptx::Mod::down ? 1
-            : mode == ptx::Mod::bfly ? 2
-                                     : 3;
     return true;
   }
   if (op == ptx::Op::vote) {
@@ -398,14 +402,15 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     uint32_t a = c.psrc(o[1]);
     uint32_t mem = c.src(o[2], Ty{Ty::B32});
     uint32_t d = mode == ptx::Mod::ballot ? c.dst(o[0]) : c.pdst(o[0]);
-    Inst &i = c.emit(exec_vote, Kind::WarpSync);
+    WarpOps ops;
+    ops.mode = mode == ptx::Mod::all   ? 0
+               : mode == ptx::Mod::any ? 1
+               : mode == ptx::Mod::uni ? 2
+                                       : 3;
+    Inst &i = c.emit_with(exec_vote, ops, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = a;
     i.member = mem;
-    i.aux = mode == ptx::Mod::all   ? 0
-            : mode == ptx::Mod::any ? 1
-            : mode == ptx::Mod::uni ? 2
-                                    : 3;
     return true;
   }
   if (op == ptx::Op::match) {
@@ -427,13 +432,14 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
     } else {
       d = c.dst(o[0]);
     }
-    Inst &i = c.emit(exec_match, Kind::WarpSync);
+    WarpOps ops;
+    ops.mode = mode == ptx::Mod::any ? 0 : 1;
+    ops.wide = t->bits() == 64;
+    Inst &i = c.emit_with(exec_match, ops, Kind::WarpSync);
     i.a[0] = d;
     i.a[1] = p;
     i.a[2] = a;
     i.member = mem;
-    i.aux = mode == ptx::Mod::any ? 0 : 1;
-    i.flags = t->bits() == 64 ? 1 : 0;
     return true;
   }
   // redux
@@ -450,17 +456,18 @@ bool compile_warp(Compiler &c, const ptx::Instruction &in) {
   uint32_t a = c.src(o[1], *t);
   uint32_t mem = c.src(o[2], Ty{Ty::B32});
   uint32_t d = c.dst(o[0]);
-  Inst &i = c.emit(exec_redux, Kind::WarpSync);
-  i.a[0] = d;
-  i.a[1] = a;
-  i.member = mem;
   static constexpr ptx::Mod names[] = {ptx::Mod::add, ptx::Mod::min,
                                        ptx::Mod::max, ptx::Mod::and_,
                                        ptx::Mod::or_, ptx::Mod::xor_};
-  for (uint32_t k = 0; k < 6; ++k)
+  WarpOps ops;
+  for (uint8_t k = 0; k < 6; ++k)
     if (rop == names[k])
-      i.aux = k;
-  i.flags = t->is_signed() ? 1 : 0;
+      ops.mode = k;
+  ops.is_signed = t->is_signed();
+  Inst &i = c.emit_with(exec_redux, ops, Kind::WarpSync);
+  i.a[0] = d;
+  i.a[1] = a;
+  i.member = mem;
   return true;
 }
 

@@ -12,7 +12,7 @@
 
 namespace bcusim::engine::detail {
 
-// The operation codes of Inst::aux for mbarrier instructions.
+// The operation codes of MbarOps::op (code.h) for mbarrier instructions.
 enum class MbarOp : uint32_t {
   Init,
   Inval,
@@ -23,13 +23,14 @@ enum class MbarOp : uint32_t {
   TryWait,
   PendingCount,
 };
-// Inst::flags bits.
+// MbarOps::flags bits.
 constexpr uint8_t kMbarNoComplete = 1, kMbarParity = 2, kMbarDrop = 4,
                   kMbarExpectTx = 8, kMbarHint = 16;
-// Inst::n: how the address operand is interpreted.
+// MbarOps::space, CpMbarArriveOps::space: how the address operand is
+// interpreted.
 enum : uint8_t { kAddrSharedCta = 0, kAddrGeneric = 1, kAddrSharedCluster = 2 };
 
-// Resolves lane `lane`'s mbarrier address of `in` (a[0] + imm, space in n)
+// Resolves lane `lane`'s mbarrier address `addr`, read as `space` (kAddr*),
 // to its owner CTA and offset; false with a fault set in `x` when it is not
 // an 8-byte aligned object inside a CTA's shared memory.
 bool mbar_locate(Exec &x, uint64_t addr, uint8_t space, uint32_t lane,

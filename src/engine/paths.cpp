@@ -35,7 +35,7 @@ waiting_elsewhere(const Program &P, const Warp &w, size_t self, uint32_t pc,
       continue;
     want &= ~lanes;
     const bool together =
-        P.warp_sync_same_inst ? q.pc == pc : same_collective(in, qi);
+        P.warp_sync_same_inst ? q.pc == pc : same_collective(P, in, qi);
     if (together) {
       e.with |= lanes;
       if (joins)

@@ -208,7 +208,7 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
       uint32_t part = g.mask[i] & all;
       auto e = event<WarpSyncEvent>(c, w, part, pc);
       e.leader = uint32_t(std::countr_zero(part));
-      if (in.kind == Kind::WarpSyncMember && in.aux == 1)
+      if (is_elect(in))
         S.obs->on_elect(e);
       else
         S.obs->on_warp_sync(e);
@@ -324,7 +324,7 @@ bool Worker::cluster_step(Cta &c, Warp &w, Path *&p, const Inst &in,
   }
   ClusterState &cl = *c.cluster;
   const bool arrive = in.kind == Kind::ClusterArrive;
-  if (in.flags & 1) {
+  if (P.payload<ClusterBarrierOps>(in).aligned) {
     uint32_t live = w.valid & ~w.exited;
     // --warn-only: the lanes go on (docs/clusters.md "barrier.cluster").
     if (m != live &&

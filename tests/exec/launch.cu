@@ -60,6 +60,21 @@ int main() {
   EXPECT(v == 1);
   CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, 0));
   EXPECT(v > 1000000);
+  // The attributes a device query reads agree with the properties (the
+  // CUDA samples' simpleMultiCopy prints whether copies overlap kernels).
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrGpuOverlap, 0));
+  EXPECT(v == 1);
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrAsyncEngineCount, 0));
+  EXPECT(v == prop.asyncEngineCount);
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrTexturePitchAlignment, 0));
+  EXPECT(v == int(prop.texturePitchAlignment));
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture2DHeight, 0));
+  EXPECT(v == prop.maxTexture2D[1]);
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxPersistingL2CacheSize, 0));
+  EXPECT(v == prop.persistingL2CacheMaxSize);
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrHostRegisterReadOnlySupported,
+                               0));
+  EXPECT(v == prop.hostRegisterReadOnlySupported);
   CHECK(cudaDriverGetVersion(&v));
   EXPECT(v >= 13000);
 

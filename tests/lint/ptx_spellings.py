@@ -10,9 +10,16 @@ still compare text against a PTX spelling:
   - `== "x"` / `!= "x"` (either side) where x, with or without its leading
     dot, is an opcode, modifier or type of the table;
   - a literal that is a dotted type name (".u32");
-  - a modifier taken by its text (`take("x")`, `take_any({"x", ...})`).
+  - a modifier taken by its text (`take("x")`, `take_any({"x", ...})`);
+  - a list of spelled names: a brace-enclosed list of two or more string
+    literals and nothing else, most of them opcodes, modifiers or types of
+    the table (`{"rn", "rz", "rm"}`), the way a hook would hand names to a
+    loop instead of the enumerators (most, not all: a list that mixes in
+    a spelling the table lacks is caught too).
 A file not in ALLOWED must have none; a file in STILL_SPELLED must have
-exactly the number listed (lower it when a file drops some).
+exactly the number listed (lower it when a file drops some). A file in
+NAME_LISTS may hold lists of names that are not PTX instruction spellings
+although they read like them.
 """
 import argparse
 import os
@@ -32,6 +39,12 @@ ALLOWED = {
     "src/engine/printf.cpp": "printf conversion specifications",
 }
 ALLOWED_DIRS = ("src/isa/",)  # the barrier unit's own ISA
+
+# Files whose lists of names only look like PTX spellings.
+NAME_LISTS = {
+    "src/engine/device.cpp": "the argument types of -a and the runtime",
+    "src/engine/observer.cpp": "the atomic operations' names in events",
+}
 
 # Compile hooks that still choose some forms by modifier text (none: every
 # file outside ALLOWED has no compare left).
@@ -78,6 +91,28 @@ def compares(path, names, types):
     return found
 
 
+def name_lists(path, names):
+    """The (line, text) of each brace-enclosed list of spelled names."""
+    with open(path, errors="replace") as h:
+        text = h.read()
+    # Drop comments, keeping the line structure.
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+                  text, flags=re.S)
+    literal = re.compile(r'"((?:[^"\\]|\\.)*)"')
+    found = []
+    for m in re.finditer(r"\{([^{}]*)\}", text):
+        body = m.group(1)
+        words = literal.findall(body)
+        if len(words) < 2 or literal.sub("", body).strip(" \t\n,"):
+            continue
+        known = sum((w[1:] if w.startswith(".") else w) in names for w in words)
+        if 2 * known > len(words):
+            n = text.count("\n", 0, m.start()) + 1
+            found.append((n, " ".join(m.group(0).split())))
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -94,6 +129,8 @@ def main():
                 if rel in ALLOWED or rel.startswith(ALLOWED_DIRS):
                     continue
                 found = compares(os.path.join(root, rel), names, types)
+                if rel not in NAME_LISTS:
+                    found += name_lists(os.path.join(root, rel), names)
                 want = STILL_SPELLED.get(rel, 0)
                 seen.add(rel)
                 if len(found) == want:

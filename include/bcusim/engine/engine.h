@@ -265,8 +265,11 @@ public:
   bool read_const(uint64_t offset, void *dst, uint64_t bytes) const;
   // What a host runtime reports about a kernel (cudaFuncGetAttributes).
   struct KernelInfo {
-    uint32_t static_shared = 0; // bytes of declared .shared in the module
-    uint32_t local_bytes = 0;   // per-thread local memory
+    // Bytes of the .shared variables the kernel and the functions it calls
+    // name (as ptxas counts them per kernel; the engine lays out every
+    // .shared variable of the module for each CTA).
+    uint32_t static_shared = 0;
+    uint32_t local_bytes = 0; // per-thread local memory
     uint32_t param_bytes = 0;
     uint32_t max_threads = 1024; // .maxntid / .reqntid, else 1024
     Dim3 reqntid{0, 0, 0};       // 0,0,0: none

@@ -991,6 +991,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
   prop->reservedSharedMemPerBlock = m.reserved_shared_per_block;
   prop->accessPolicyMaxWindowSize = 134213632;
   prop->hostRegisterSupported = 1;
+  prop->hostRegisterReadOnlySupported = 1;
   prop->memoryPoolsSupported = 1;
   prop->clusterLaunch = 1;
   prop->unifiedFunctionPointers = 1;
@@ -1079,6 +1080,30 @@ int attribute_value(const brt::DeviceModel &m, cudaDeviceAttr attr) {
   case cudaDevAttrAsyncEngineCount:
     v = 2;
     break;
+  // What cudaGetDeviceProperties reports too.
+  case cudaDevAttrTexturePitchAlignment:
+    v = 32;
+    break;
+  case cudaDevAttrMaxTexture1DWidth:
+  case cudaDevAttrMaxTexture2DWidth:
+    v = 131072;
+    break;
+  case cudaDevAttrMaxTexture2DHeight:
+    v = 65536;
+    break;
+  case cudaDevAttrMaxPersistingL2CacheSize:
+    v = int(m.l2_bytes / 4 * 3);
+    break;
+  case cudaDevAttrMaxAccessPolicyWindowSize:
+    v = 134213632;
+    break;
+  case cudaDevAttrNumaId:
+  case cudaDevAttrHostNumaId:
+    v = -1;
+    break;
+  case cudaDevAttrSingleToDoublePrecisionPerfRatio:
+    v = 2;
+    break;
   case cudaDevAttrPciBusId:
     v = 1;
     break;
@@ -1099,6 +1124,8 @@ int attribute_value(const brt::DeviceModel &m, cudaDeviceAttr attr) {
   case cudaDevAttrDirectManagedMemAccessFromHost:
     v = 0;
     break;
+  case cudaDevAttrGpuOverlap: // copies run beside kernels (2 copy engines)
+  case cudaDevAttrHostRegisterReadOnlySupported:
   case cudaDevAttrCanMapHostMemory:
   case cudaDevAttrConcurrentKernels:
   case cudaDevAttrEccEnabled:

@@ -153,5 +153,46 @@ TEST(Vc, BuilderMergesRepeatedEntries) {
   EXPECT_EQ(v->floor_of(9), 4u);
 }
 
+TEST(Vc, ThreadIntoAddsAnEntryCopyOnWrite) {
+  Vc a;
+  thread_into(a, thread(4, 2), 7);
+  EXPECT_TRUE(knows(a, thread(4, 2), 7));
+  EXPECT_FALSE(knows(a, thread(4, 2), 8));
+  Vc held = a; // a second holder: the next change copies
+  thread_into(a, thread(4, 3), 1);
+  EXPECT_NE(a.get(), held.get());
+  EXPECT_FALSE(knows(held, thread(4, 3), 1));
+  EXPECT_TRUE(knows(a, thread(4, 3), 1));
+  const VcData *before = a.get();
+  thread_into(a, thread(4, 2), 3); // already known: unchanged
+  EXPECT_EQ(a.get(), before);
+}
+
+// Every lane of a warp arriving on its own (an mbarrier arrive per thread)
+// leaves one floor, not 32 entries, and the same answers.
+TEST(Vc, ThreadIntoTurnsACompleteWarpIntoItsFloor) {
+  Vc a;
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    thread_into(a, thread(9, lane), lane == 5 ? 12u : 10u);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->floor_of(9), 11u);
+  ASSERT_EQ(a->threads.size(), 1u); // lane 5's later clock stays an entry
+  EXPECT_EQ(a->threads[0], std::make_pair(thread(9, 5), 12u));
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    EXPECT_TRUE(knows(a, thread(9, lane), 10));
+    EXPECT_EQ(knows(a, thread(9, lane), 11), lane == 5);
+    EXPECT_EQ(knows(a, thread(9, lane), 12), lane == 5);
+    EXPECT_FALSE(knows(a, thread(9, lane), 13));
+  }
+  EXPECT_FALSE(knows(a, thread(8, 0), 1));
+  EXPECT_FALSE(knows(a, thread(10, 0), 1));
+  // Agents are never folded into a warp's floor.
+  Vc g;
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    thread_into(g, kAgentCp | thread(3, lane), 4);
+  EXPECT_EQ(g->threads.size(), 32u);
+  EXPECT_EQ(g->floor_of(3), 0u);
+}
+
 } // namespace
 } // namespace bcusim::check::detail
