@@ -80,16 +80,20 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
 
 // Keeps `c`, evicted from granule `g`, in the granule's spilled history
 // (one entry per thread: its latest such access).
-[[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
-  if (!g.spill) {
-    if (!L.spill_free.empty()) {
-      g.spill = L.spill_free.back();
-      L.spill_free.pop_back();
-    } else {
-      L.spill.emplace_back();
-      g.spill = uint32_t(L.spill.size());
-    }
+// Gives granule `g` a history (the first eviction into it).
+[[gnu::noinline]] void spill_new(LaunchSt &L, Granule &g) {
+  if (!L.spill_free.empty()) {
+    g.spill = L.spill_free.back();
+    L.spill_free.pop_back();
+  } else {
+    L.spill.emplace_back();
+    g.spill = uint32_t(L.spill.size());
   }
+}
+
+[[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
+  if (!g.spill) [[unlikely]]
+    spill_new(L, g);
   auto &s = L.spill[g.spill - 1];
   auto &v = (c.flags & kWrite) ? s.writes : s.reads;
   Cell k = c;
@@ -120,79 +124,148 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
   v.push_back(k);
 }
 
+// Whether the new access `a` stands for cell `c` in later checks: whatever
+// is morally strong with it is morally strong with `c`. A plain access
+// stands for any; a strong one only for a strong access of its size and CTA
+// at no narrower scope (a plain write that its thread's atomic covers still
+// races with another thread's atomic the atomic does not race with).
+inline bool stands_for(const LaunchSt &L, const NewAccess &a, const Cell &c) {
+  return !(a.flags & kStrong) ||
+         ((c.flags & kStrong) && !((c.size ^ a.size) & kSizeMax) &&
+          scope_of(c.flags) >= scope_of(a.flags) &&
+          (c.tid == a.tid || L.cta_of(c.tid) == a.cta));
+}
+
+// Where the new access `a` (on bytes `mask` of granule `g`, byte 0 at
+// `base`) is checked.
+struct Target {
+  Granule &g;
+  uint8_t mask;
+  StateSpace space;
+  uint64_t owner, base;
+};
+
+// Checks `a` against the earlier access `c`: a conflict is another
+// thread's access to one of these bytes, one of the two a write, not
+// morally strong, not known to happen before.
+[[gnu::always_inline]] inline void check_cell(LaunchSt &L, const Target &t,
+                                              const NewAccess &a,
+                                              const Accessor &who,
+                                              const Cell &c) {
+  const uint8_t mask = t.mask;
+  if (!(c.mask & mask) || c.tid == a.tid || c.tid == kNoTid ||
+      !((c.flags | a.flags) & kWrite))
+    return;
+  if (((c.flags & a.flags) & kStrong) && morally_strong(L, c, a))
+    return;
+  if (who.knows(c.tid, c.clock))
+    return;
+  // An acquire that reads a release ordered after `c` is ordered after it
+  // too (checked here before strong_access acquires): a plain store and
+  // its thread's release store to one flag, then another's acquire.
+  if (a.acquire &&
+      acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
+               a.cta, scope_of(a.flags), c.tid, c.clock))
+    return;
+  RaceSide later;
+  later.tid = a.tid;
+  later.pc = a.pc;
+  later.write = a.flags & kWrite;
+  later.atomic = a.flags & kAtomic;
+  later.strong = a.flags & kStrong;
+  later.scope = scope_of(a.flags);
+  later.size = a.size & kSizeMax;
+  later.async_id = is_agent(a.tid) ? a.clock : 0;
+  L.findings->race(L, t.space, t.owner,
+                   t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
+                   side(c), later, compare_values(c, a, mask));
+}
+
+// Checks `a` against the granule's spilled history (a read: the writes; a
+// write: all), after the cells. A write ordered after spilled accesses
+// makes them redundant: whatever is ordered after the write is ordered
+// after them, and what is not conflicts with the write itself; they go.
+// (A read, the common case in granules with spilled writes, has a function
+// of its own: a small one.)
+[[gnu::noinline]] void check_spilled_read(LaunchSt &L, const Target &t,
+                                          const NewAccess &a,
+                                          const Accessor &who,
+                                          const LaunchSt::Spill &spill) {
+  for (const Cell &c : spill.writes)
+    check_cell(L, t, a, who, c);
+}
+[[gnu::noinline]] void check_spilled(LaunchSt &L, const Target &t,
+                                     const NewAccess &a, const Accessor &who,
+                                     LaunchSt::Spill &spill) {
+  const uint8_t mask = t.mask;
+  for (const Cell &c : spill.writes)
+    check_cell(L, t, a, who, c);
+  auto ordered = [&](const Cell &c) {
+    return !(c.mask & ~mask) && stands_for(L, a, c) &&
+           (c.tid == a.tid || who.knows(c.tid, c.clock));
+  };
+  if (a.flags & kStrong) {
+    for (const Cell &c : spill.reads)
+      check_cell(L, t, a, who, c);
+    std::erase_if(spill.reads, ordered);
+  } else {
+    // A plain write: its check against each spilled read (another
+    // thread's read of some of its bytes that it does not know of) and the
+    // removal of those it is ordered after and covers, in one pass that
+    // keeps the order of the others.
+    auto &v = spill.reads;
+    size_t keep = 0;
+    for (size_t i = 0, n = v.size(); i < n; ++i) {
+      const Cell &c = v[i];
+      bool drop;
+      if (c.tid == a.tid)
+        drop = !(c.mask & ~mask);
+      else if (!(c.mask & mask))
+        drop = false;
+      else if (who.knows(c.tid, c.clock))
+        drop = !(c.mask & ~mask);
+      else {
+        check_cell(L, t, a, who, c); // reports it
+        drop = false;
+      }
+      if (!drop) {
+        if (keep != i)
+          v[keep] = c;
+        ++keep;
+      }
+    }
+    v.erase(v.begin() + ptrdiff_t(keep), v.end());
+  }
+  std::erase_if(spill.writes, ordered);
+  if (spill.writes.empty())
+    t.g.cell[0].size &= uint16_t(~kSpilledWrite);
+}
+
 // Checks and records `a` on bytes `mask` of granule `g` (byte 0 of the
 // granule at `base`).
 [[gnu::always_inline]] inline void
 access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
                const Accessor &who, StateSpace space, uint64_t owner,
                uint64_t base) {
-  // Local copies: the stores into the cells below cannot alias them.
-  const NewAccess a{ar.tid,  ar.clock, ar.pc,    ar.flags,
-                    ar.size, ar.cta,   ar.value, ar.acquire};
+  const NewAccess &a = ar;
   const bool write = a.flags & kWrite;
   LaunchSt::Spill *spill = nullptr;
   if (g.spill && (write || (g.cell[0].size & kSpilledWrite))) [[unlikely]]
     spill = &L.spill[g.spill - 1];
-  // A read conflicts with spilled writes only; a write with all of them.
-  const size_t nw = spill ? spill->writes.size() : 0;
-  const size_t nr = spill && write ? spill->reads.size() : 0;
-  // Conflicts: another thread's access to one of these bytes, one of the
-  // two a write, not morally strong, not known to happen before.
-  for (size_t i = 0; i < 2 + nw + nr; ++i) {
-    const Cell c = i < 2        ? g.cell[i]
-                   : i < 2 + nw ? spill->writes[i - 2]
-                                : spill->reads[i - 2 - nw];
-    if (!(c.mask & mask) || c.tid == a.tid || c.tid == kNoTid ||
-        !((c.flags | a.flags) & kWrite))
-      continue;
-    if (((c.flags & a.flags) & kStrong) && morally_strong(L, c, a))
-      continue;
-    if (who.knows(c.tid, c.clock))
-      continue;
-    // An acquire that reads a release ordered after `c` is ordered after it
-    // too (checked here before strong_access acquires): a plain store and
-    // its thread's release store to one flag, then another's acquire.
-    if (a.acquire &&
-        acquires(L, g, base + uint64_t(std::countr_zero(unsigned(mask))), a.cta,
-                 scope_of(a.flags), c.tid, c.clock))
-      continue;
-    RaceSide later;
-    later.tid = a.tid;
-    later.pc = a.pc;
-    later.write = write;
-    later.atomic = a.flags & kAtomic;
-    later.strong = a.flags & kStrong;
-    later.scope = scope_of(a.flags);
-    later.size = a.size & kSizeMax;
-    later.async_id = is_agent(a.tid) ? a.clock : 0;
-    L.findings->race(L, space, owner,
-                     base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
-                     side(c), later, compare_values(c, a, mask));
+  // The cells (a read conflicts with writes only: none to look for when
+  // neither cell is a write and nothing spilled), then the spilled history.
+  const Target t{g, mask, space, owner, base};
+  if (write || spill || ((g.cell[0].flags | g.cell[1].flags) & kWrite)) {
+    check_cell(L, t, a, who, g.cell[0]);
+    check_cell(L, t, a, who, g.cell[1]);
   }
-  // A write ordered after spilled accesses makes them redundant: whatever
-  // is ordered after the write is ordered after them, and what is not
-  // conflicts with the write itself.
-  // Whether the new access stands for cell `c` in later checks: whatever is
-  // morally strong with it is morally strong with `c`. A plain access stands
-  // for any; a strong one only for a strong access of its size and CTA at
-  // no narrower scope (a plain write that its thread's atomic covers still
-  // races with another thread's atomic the atomic does not race with).
-  auto stands_for = [&](const Cell &c) {
-    return !(a.flags & kStrong) ||
-           ((c.flags & kStrong) && !((c.size ^ a.size) & kSizeMax) &&
-            scope_of(c.flags) >= scope_of(a.flags) &&
-            (c.tid == a.tid || L.cta_of(c.tid) == a.cta));
-  };
-  if (spill && write) {
-    auto ordered = [&](const Cell &c) {
-      return !(c.mask & ~mask) && stands_for(c) &&
-             (c.tid == a.tid || who.knows(c.tid, c.clock));
-    };
-    std::erase_if(spill->reads, ordered);
-    std::erase_if(spill->writes, ordered);
-    if (spill->writes.empty())
-      g.cell[0].size &= uint16_t(~kSpilledWrite);
+  if (spill) [[unlikely]] {
+    if (write)
+      check_spilled(L, t, a, who, *spill);
+    else
+      check_spilled_read(L, t, a, who, *spill);
   }
+  auto stands_for = [&](const Cell &c) { return detail::stands_for(L, a, c); };
   // Record it. The same thread in the same epoch with the same kind of
   // access (bytes of one memcpy, fields of a struct, a loop re-reading a
   // value): one cell for all its bytes.
@@ -206,6 +279,14 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     return c.tid == kNoTid ||
            (!(c.mask & ~mask) && (write || !(c.flags & kWrite)) &&
             stands_for(c) && (c.tid == a.tid || who.knows(c.tid, c.clock)));
+  };
+  // droppable() of each cell, computed once (the cells do not change until
+  // the new access is stored).
+  int8_t dropc[2] = {-1, -1};
+  auto dropped = [&](int i) {
+    if (dropc[i] < 0)
+      dropc[i] = droppable(g.cell[i]) ? 1 : 0;
+    return dropc[i] == 1;
   };
   int slot = -1;
   // Merging a write into the cell keeps the bytes each stored.
@@ -264,14 +345,14 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       // (below), else the older one.
       const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
       if (r0 && r1) {
-        const bool d0 = droppable(c0), d1 = droppable(c1);
+        const bool d0 = dropped(0), d1 = dropped(1);
         slot = d0 != d1 ? (d0 ? 0 : 1) : (c1.flags & kRecentBit) ? 0 : 1;
       } else if (r0 || r1) {
         slot = r0 ? 0 : 1;
       }
     }
     if (slot < 0) {
-      const bool d0 = droppable(c0), d1 = droppable(c1);
+      const bool d0 = dropped(0), d1 = dropped(1);
       slot = d0 != d1                  ? (d0 ? 0 : 1)
              : (c1.flags & kRecentBit) ? 0
                                        : 1; // the older one
@@ -280,7 +361,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     // against, unless the new one makes it redundant (droppable) or, being
     // an atomic, subsumes an older atomic on its bytes.
     const Cell &old = g.cell[slot];
-    if (!droppable(old) &&
+    if (!dropped(slot) &&
         !((a.flags & kAtomic) && (old.flags & kAtomic) && !(old.mask & ~mask)))
       spill_cell(L, g, old);
   }

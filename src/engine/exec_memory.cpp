@@ -597,9 +597,10 @@ inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
 // executing lane's address is aligned and falls in one region — the CTA's
 // own shared memory, or the last global allocation hit — one range check
 // replaces the per-lane ones; lane l's bytes are then at hb + (base[l] +
-// rel). Returns false to take the checked per-lane path. With an observer
-// only the full-warp scalar global access takes it (its events are built by
-// AccessBatch::add_global; the other accesses report lane by lane).
+// rel). Returns false to take the checked per-lane path. An observed access
+// takes it too: its event is built for the whole warp at once
+// (AccessBatch::add_global / add_own_shared, the stored values from the
+// registers), the same event the per-lane path would build.
 template <MemSpace S, uint32_t B>
 [[gnu::always_inline]] inline bool
 warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
@@ -607,8 +608,7 @@ warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
   if constexpr (S != MemSpace::Global && S != MemSpace::Shared) {
     return false;
   } else {
-    if (m == 0 ||
-        (x.obs && (S != MemSpace::Global || m != kFullMask || n != 1)))
+    if (m == 0)
       return false;
     const uint64_t total = uint64_t(B) * n;
     // First test (vectorizable, no branch per lane): the OR of the lanes'
@@ -768,8 +768,6 @@ template <MemSpace S, uint32_t B>
     if (a & (B - 1))
       return false;
     if constexpr (S == MemSpace::Shared) {
-      if (x.obs)
-        return false; // observed shared accesses report lane by lane
       const uint64_t size = x.cta->shared.size();
       if (size < span || a > size - span)
         return false;
@@ -860,10 +858,37 @@ template <MemSpace S, uint32_t B, bool Store>
   batch.emit();
 }
 
-template <MemSpace S, uint32_t B>
-void exec_ld(Exec &x, const Inst &in, uint32_t m) {
+// The event of a warp access that took warp_fast (every lane of `m` at
+// its address in the CTA's shared memory or in global memory); a store
+// gives the values from its registers.
+template <MemSpace S, uint32_t B, bool Store>
+[[gnu::noinline]] void observe_warp(Exec &x, const Inst &in, uint32_t m) {
+  AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
+                    B * in.n);
   const uint64_t *base = x.s(in.a[0]);
-  const uint32_t n = in.n, total = B * n;
+  if constexpr (S == MemSpace::Shared)
+    batch.add_own_shared(m, base, in.imm);
+  else
+    batch.add_global(m, base, in.imm);
+  if constexpr (Store) {
+    if (in.n == 1) {
+      batch.add_global_values(m, x.s(in.a[1]));
+    } else {
+      const uint64_t *v[4] = {};
+      const uint32_t n = std::min<uint32_t>(in.n, 4);
+      for (uint32_t k = 0; k < n; ++k)
+        v[k] = x.s(in.a[1 + k]);
+      batch.add_vector_values(m, v, n, B);
+    }
+  }
+  batch.emit();
+}
+
+template <MemSpace S, uint32_t B, bool Obs>
+[[gnu::always_inline]] inline void exec_ld_impl(Exec &x, const Inst &in,
+                                                uint32_t m) {
+  const uint64_t *base = x.s(in.a[0]);
+  const uint32_t n = in.n;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
   if (m == kFullMask && n == 1 &&
@@ -891,11 +916,8 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
         d[l] = v;
       }
     }
-    if (x.obs) [[unlikely]] {
-      AccessBatch batch(x, in, AccessType::Read, total);
-      batch.add_global(m, base, in.imm);
-      batch.emit();
-    }
+    if constexpr (Obs)
+      observe_warp<S, B, false>(x, in, m);
     return;
   }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
@@ -924,16 +946,11 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
         }
       });
     }
-    if (x.obs) [[unlikely]] {
-      AccessBatch batch(x, in, AccessType::Read, total);
-      batch.add_global(m, base, in.imm);
-      batch.emit();
-    }
+    if constexpr (Obs)
+      observe_warp<S, B, false>(x, in, m);
     return;
   }
-  // The lane loop, once with the observer's batch (out of line) and once
-  // without it, so that an unobserved run executes exactly the plain loop.
-  if (x.obs) [[unlikely]] {
+  if constexpr (Obs) {
     lanes_observed<S, B, false>(x, in, m);
     return;
   }
@@ -941,10 +958,11 @@ void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   ld_lanes<S, B>(x, in, m, none);
 }
 
-template <MemSpace S, uint32_t B>
-void exec_st(Exec &x, const Inst &in, uint32_t m) {
+template <MemSpace S, uint32_t B, bool Obs>
+[[gnu::always_inline]] inline void exec_st_impl(Exec &x, const Inst &in,
+                                                uint32_t m) {
   const uint64_t *base = x.s(in.a[0]);
-  const uint32_t n = in.n, total = B * n;
+  const uint32_t n = in.n;
   ++x.progress;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
@@ -958,12 +976,8 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
       const auto w = typename Word<B>::type(v[l]);
       std::memcpy(p + l * B, &w, B);
     }
-    if (x.obs) [[unlikely]] {
-      AccessBatch batch(x, in, AccessType::Write, total);
-      batch.add_global(m, base, in.imm);
-      batch.add_global_values(m, v);
-      batch.emit();
-    }
+    if constexpr (Obs)
+      observe_warp<S, B, true>(x, in, m);
     return;
   }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
@@ -979,20 +993,42 @@ void exec_st(Exec &x, const Inst &in, uint32_t m) {
           std::memcpy(p + k * B, &x.s(in.a[1 + k])[l], B);
       });
     }
-    if (x.obs) [[unlikely]] {
-      AccessBatch batch(x, in, AccessType::Write, total);
-      batch.add_global(m, base, in.imm);
-      batch.add_global_values(m, v);
-      batch.emit();
-    }
+    if constexpr (Obs)
+      observe_warp<S, B, true>(x, in, m);
     return;
   }
-  if (x.obs) [[unlikely]] {
+  if constexpr (Obs) {
     lanes_observed<S, B, true>(x, in, m);
     return;
   }
   NoBatch none;
   st_lanes<S, B>(x, in, m, none);
+}
+
+// The handlers: an observed access runs its own instantiation (out of
+// line), so that an unobserved run executes exactly the plain code.
+template <MemSpace S, uint32_t B, bool Store>
+[[gnu::noinline]] void observed_ldst(Exec &x, const Inst &in, uint32_t m) {
+  if constexpr (Store)
+    exec_st_impl<S, B, true>(x, in, m);
+  else
+    exec_ld_impl<S, B, true>(x, in, m);
+}
+template <MemSpace S, uint32_t B>
+void exec_ld(Exec &x, const Inst &in, uint32_t m) {
+  if (x.obs) [[unlikely]] {
+    observed_ldst<S, B, false>(x, in, m);
+    return;
+  }
+  exec_ld_impl<S, B, false>(x, in, m);
+}
+template <MemSpace S, uint32_t B>
+void exec_st(Exec &x, const Inst &in, uint32_t m) {
+  if (x.obs) [[unlikely]] {
+    observed_ldst<S, B, true>(x, in, m);
+    return;
+  }
+  exec_st_impl<S, B, false>(x, in, m);
 }
 
 template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {

@@ -85,15 +85,12 @@ public:
   // Every lane of `m` accessed base[l] + off of the global space (fast
   // paths).
   void add_global(uint32_t m, const uint64_t *base, int64_t off) {
-    if (!on_)
-      return;
-    for_lanes(m, [&](uint32_t l) { addr_[l] = base[l] + uint64_t(off); });
-    if (lanes_ && first_ != kGlobalKey)
-      uniform_ = false;
-    for_lanes(m, [&](uint32_t l) { keys_[l] = kGlobalKey; });
-    if (!lanes_)
-      first_ = kGlobalKey;
-    lanes_ |= m;
+    add_lanes(m, kGlobalKey, base, off);
+  }
+  // Every lane of `m` accessed base[l] + off of the executing CTA's own
+  // shared memory (fast paths: the addresses are inside it).
+  void add_own_shared(uint32_t m, const uint64_t *base, int64_t off) {
+    add_lanes(m, key_of(StateSpace::Shared, x_.cta->linear, false), base, off);
   }
   // The fast path of a store: lane l stored the low `bytes` bytes of v[l].
   void add_global_values(uint32_t m, const uint64_t *v) {
@@ -102,6 +99,18 @@ public:
     for_lanes(m, [&](uint32_t l) {
       std::memcpy(values_.data() + l * size_, &v[l], size_);
     });
+    valued_ |= m;
+  }
+  // The fast path of a vector store: lane l stored the low `bytes` bytes of
+  // v[k][l] at offset k * bytes, for k < n.
+  void add_vector_values(uint32_t m, const uint64_t *const *v, uint32_t n,
+                         uint32_t bytes) {
+    if (!on_ || type_ != AccessType::Write || size_ > kMaxValue)
+      return;
+    for (uint32_t k = 0; k < n; ++k)
+      for_lanes(m, [&](uint32_t l) {
+        std::memcpy(values_.data() + l * size_ + k * bytes, &v[k][l], bytes);
+      });
     valued_ |= m;
   }
   // Reports the lanes added so far, one event per (space, owner,
@@ -114,6 +123,17 @@ private:
     return owner << 4 | uint64_t(s) << 1 | (g ? 1 : 0);
   }
   static constexpr uint64_t kGlobalKey = uint64_t(StateSpace::Global) << 1;
+  void add_lanes(uint32_t m, uint64_t key, const uint64_t *base, int64_t off) {
+    if (!on_)
+      return;
+    for_lanes(m, [&](uint32_t l) { addr_[l] = base[l] + uint64_t(off); });
+    if (lanes_ && first_ != key)
+      uniform_ = false;
+    for_lanes(m, [&](uint32_t l) { keys_[l] = key; });
+    if (!lanes_)
+      first_ = key;
+    lanes_ |= m;
+  }
   [[gnu::always_inline]] void put(uint32_t lane, uint64_t key, uint64_t addr) {
     if (!lanes_)
       first_ = key;
