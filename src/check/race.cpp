@@ -56,7 +56,9 @@ inline WriteValues compare_values(const Cell &c, const NewAccess &a,
 constexpr uint8_t kRecentBit = 0x80; // cell[1].flags: cell 1 is the newer
 // (cell[0].flags & kSyncBit: Granule::sync has states; state.h)
 
-RaceSide side(const Cell &c) {
+// A shadow cell or a new access as one side of a race report (both keep
+// tid, pc, flags, size and clock in the same encoding).
+template <class Rec> RaceSide side(const Rec &c) {
   RaceSide s;
   s.tid = c.tid;
   s.pc = c.pc;
@@ -167,15 +169,7 @@ struct Target {
       acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
                a.cta, scope_of(a.flags), c.tid, c.clock))
     return;
-  RaceSide later;
-  later.tid = a.tid;
-  later.pc = a.pc;
-  later.write = a.flags & kWrite;
-  later.atomic = a.flags & kAtomic;
-  later.strong = a.flags & kStrong;
-  later.scope = scope_of(a.flags);
-  later.size = a.size & kSizeMax;
-  later.async_id = is_agent(a.tid) ? a.clock : 0;
+  const RaceSide later = side(a);
   L.findings->race(L, t.space, t.owner,
                    t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
                    side(c), later, compare_values(c, a, mask));
