@@ -1,0 +1,282 @@
+// idioms: hand-made synchronization as real code writes it.
+//   volatile_fence_flag_fixed: thread 0 of CTA 0 stores data,
+//     __threadfence(), sets a volatile flag; thread 0 of CTA 1 spins on
+//     the volatile flag, __threadfence(), reads the data: release and
+//     acquire patterns (volatile = relaxed .sys), clean.
+//   volatile_flag_nofence_buggy: no fences: the flag accesses are strong
+//     (no race on the flag), but nothing orders the data.
+//   sw_grid_barrier_fixed: a software grid barrier (the CTA's barrier,
+//     thread 0 fences, counts with atomicAdd and spins on a volatile load
+//     of the counter, fences, the CTA's barrier), then each thread reads
+//     another CTA's element (clean).
+//   sw_grid_barrier_buggy: the same barrier without the fences: the
+//     relaxed counter orders nothing between the CTAs.
+//   continue_skip_buggy: a `continue` skips one iteration's
+//     __syncthreads() for thread 0: warp 0 reaches the barrier without its
+//     lane 0, and the threads fall out of step (barrier divergence).
+//   sum_read_buggy: every thread adds to a global sum with atomicAdd,
+//     __syncthreads(), thread 0 reads the sum plainly: the other CTA's
+//     atomics are not ordered before the read.
+//   sum_read_atomic_fixed: thread 0 reads it with atomicAdd(sum, 0): a
+//     morally strong read (its value depends on the schedule, but there
+//     is no data race): clean.
+//   warp_private_fixed: each warp works in its own 32-element slice of
+//     shared memory with __syncwarp() only (clean).
+//   warp_slice_buggy: the slice is read at lane + 1: lane 31 reads the
+//     first element of the next warp's slice, which that warp writes.
+//   matmul_fixed: a 32x32 matrix product in 16x16 shared tiles, two
+//     barriers per tile (clean).
+//   matmul_nobar2_buggy: the barrier after the inner product is left out:
+//     the next tile's stores race with the reads of the current one.
+// Launch: flags: -g 2 -b 32, data = s32[1], flag = s32[1], out = s32[1].
+// sw_grid_*: -g 4 -b 64, a = s32[256] (iota), b = s32[256], count =
+// u32[1]. continue_skip_buggy, warp_*: -g 1 -b 128, in = s32[128] (iota),
+// out = s32[128]. sum_*: -g 2 -b 64, in = s32[128] (iota), sum = s32[1],
+// out = s32[2]. matmul_*: -b 16,16, A = f32[1024] (iota), B = f32[1024]
+// (iota), C = f32[1024].
+
+extern "C" __global__ void volatile_fence_flag_fixed(int *data, int *flag,
+                                                     int *out) {
+  if (threadIdx.x != 0)
+    return;
+  volatile int *vf = flag;
+  if (blockIdx.x == 0) {
+    data[0] = 42;
+    __threadfence();
+    *vf = 1;
+  } else {
+#pragma unroll 1
+    while (*vf == 0) {
+    }
+    __threadfence();
+    out[0] = data[0];
+  }
+}
+
+extern "C" __global__ void volatile_flag_nofence_buggy(int *data, int *flag,
+                                                       int *out) {
+  if (threadIdx.x != 0)
+    return;
+  volatile int *vf = flag;
+  if (blockIdx.x == 0) {
+    data[0] = 42;
+    *vf = 1; // BUG: no __threadfence() before the flag
+  } else {
+#pragma unroll 1
+    while (*vf == 0) {
+    }
+    out[0] = data[0];
+  }
+}
+
+__device__ void sw_grid_barrier(unsigned *count, bool fence) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (fence)
+      __threadfence();
+    atomicAdd(count, 1u);
+    volatile unsigned *vc = count;
+#pragma unroll 1
+    while (*vc < gridDim.x) {
+    }
+    if (fence)
+      __threadfence();
+  }
+  __syncthreads();
+}
+
+extern "C" __global__ void sw_grid_barrier_fixed(int *a, int *b,
+                                                 unsigned *count) {
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  a[g] = 3 * g + 1;
+  sw_grid_barrier(count, true);
+  b[g] = a[(g + 64) % 256];
+}
+
+extern "C" __global__ void sw_grid_barrier_buggy(int *a, int *b,
+                                                 unsigned *count) {
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  a[g] = 3 * g + 1;
+  sw_grid_barrier(count, false); // BUG: no fences around the counter
+  b[g] = a[(g + 64) % 256];
+}
+
+extern "C" __global__ void continue_skip_buggy(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  s[t] = in[t];
+  int acc = 0;
+#pragma unroll 1
+  for (int k = 0; k < 4; ++k) {
+    if (k == 1 && t == 0)
+      continue; // BUG: skips this iteration's barrier
+    acc += s[t] * k;
+    __syncthreads();
+  }
+  out[t] = acc;
+}
+
+extern "C" __global__ void sum_read_buggy(const int *in, int *sum, int *out) {
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(sum, in[g]);
+  __syncthreads();
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = *sum; // BUG: the other CTA may still be adding
+}
+
+extern "C" __global__ void sum_read_atomic_fixed(const int *in, int *sum,
+                                                 int *out) {
+  const int g = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(sum, in[g]);
+  __syncthreads();
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = atomicAdd(sum, 0);
+}
+
+extern "C" __global__ void warp_private_fixed(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  const int base = t & ~31, l = t & 31;
+  s[t] = in[t];
+  __syncwarp();
+  const int v = s[base + (l + 1) % 32];
+  __syncwarp();
+  s[t] = v * 2;
+  __syncwarp();
+  out[t] = s[base + (l + 31) % 32];
+}
+
+extern "C" __global__ void warp_slice_buggy(const int *in, int *out) {
+  __shared__ int s[129];
+  const int t = threadIdx.x;
+  s[t] = in[t];
+  __syncwarp();
+  out[t] = s[t + 1]; // BUG: lane 31 reads the next warp's slice
+}
+
+template <bool SECOND_BARRIER>
+__device__ void matmul(const float *A, const float *B, float *C) {
+  __shared__ float As[16][16], Bs[16][16];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+  float acc = 0.f;
+#pragma unroll 1
+  for (int k0 = 0; k0 < 32; k0 += 16) {
+    As[ty][tx] = A[row * 32 + k0 + tx];
+    Bs[ty][tx] = B[(k0 + ty) * 32 + col];
+    __syncthreads();
+#pragma unroll 1
+    for (int k = 0; k < 16; ++k)
+      acc += As[ty][k] * Bs[k][tx];
+    if (SECOND_BARRIER)
+      __syncthreads();
+  }
+  C[row * 32 + col] = acc;
+}
+
+extern "C" __global__ void matmul_fixed(const float *A, const float *B,
+                                        float *C) {
+  matmul<true>(A, B, C);
+}
+
+extern "C" __global__ void matmul_nobar2_buggy(const float *A, const float *B,
+                                               float *C) {
+  matmul<false>(A, B, C); // BUG: no barrier before the next tile's stores
+}
+
+// exit_writes_buggy: threads 64-127 store their element and exit; the
+//   others pass a __syncthreads() and read those elements. An exited
+//   thread takes no part in the barrier, so its store is not ordered
+//   before the reads (PTX orders accesses among the participants only).
+extern "C" __global__ void exit_writes_buggy(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  s[t] = in[t] * 2;
+  if (t >= 64)
+    return;
+  __syncthreads();
+  out[t] = s[t + 64];
+}
+
+// coalesced_fixed: the even lanes of each warp form a coalesced group
+//   inside a divergent branch, store, g.sync() (bar.warp.sync with their
+//   mask), and read another even lane's element (clean).
+#include <cooperative_groups.h>
+extern "C" __global__ void coalesced_fixed(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  if ((t & 1) == 0) {
+    cooperative_groups::coalesced_group g =
+        cooperative_groups::coalesced_threads();
+    s[t] = in[t] + 5;
+    g.sync();
+    out[t] = s[(t & ~31) + ((t + 2) & 31)];
+  }
+}
+
+// release_seq_fixed: CTA 0 stores data, __threadfence(), atomicExch(flag,
+//   1); CTA 1 turns 1 into 2 with atomicCAS (a relaxed RMW: it continues
+//   CTA 0's release sequence); CTA 2 spins until it reads 2 with
+//   atomicAdd(flag, 0), __threadfence(), reads the data: it synchronizes
+//   with CTA 0's release through the sequence (clean).
+// release_seq_broken_buggy: CTA 1 stores 2 with a volatile store instead
+//   of the RMW: a plain (relaxed) store ends the release sequence, CTA 2's
+//   acquire reads a value nobody released, and the data accesses race.
+// Launch: -g 3 -b 32, data = s32[1], flag = s32[1], out = s32[1].
+template <bool RMW>
+__device__ void release_seq(int *data, int *flag, int *out) {
+  if (threadIdx.x != 0)
+    return;
+  if (blockIdx.x == 0) {
+    data[0] = 7;
+    __threadfence();
+    atomicExch(flag, 1);
+  } else if (blockIdx.x == 1) {
+    if (RMW) {
+#pragma unroll 1
+      while (atomicCAS(flag, 1, 2) != 1) {
+      }
+    } else {
+      volatile int *vf = flag;
+#pragma unroll 1
+      while (*vf != 1) {
+      }
+      *vf = 2;
+    }
+  } else {
+#pragma unroll 1
+    while (atomicAdd(flag, 0) != 2) {
+    }
+    __threadfence();
+    out[0] = data[0];
+  }
+}
+
+extern "C" __global__ void release_seq_fixed(int *data, int *flag, int *out) {
+  release_seq<true>(data, flag, out);
+}
+
+extern "C" __global__ void release_seq_broken_buggy(int *data, int *flag,
+                                                    int *out) {
+  release_seq<false>(data, flag, out);
+}
+
+// syncwarp_branches_fixed: lanes 0-15 and 16-31 call __syncwarp() in the
+//   two branches of an if: one warp-wide synchronization met at two
+//   instructions (sm_70+), ordering each half's store before the other
+//   half's load (clean).
+extern "C" __global__ void syncwarp_branches_fixed(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  int v;
+  if ((t & 31) < 16) {
+    s[t] = in[t] + 1;
+    __syncwarp();
+    v = s[t ^ 16];
+  } else {
+    s[t] = in[t] - 1;
+    __syncwarp();
+    v = s[t ^ 16] * 2;
+  }
+  out[t] = v;
+}
