@@ -280,3 +280,85 @@ extern "C" __global__ void syncwarp_branches_fixed(const int *in, int *out) {
   }
   out[t] = v;
 }
+
+// mixed_size_atomics_buggy: CTA 0 adds to a 64-bit counter, CTA 1 to its
+//   low 32-bit half: strong accesses of different sizes are not morally
+//   strong (a race).
+// mixed_scope_buggy: CTA 0 uses atomicAdd_block, CTA 1 atomicAdd on one
+//   counter: the .cta scope of the first does not include CTA 1.
+// Launch: -g 2 -b 32, counter = u64[1].
+extern "C" __global__ void mixed_size_atomics_buggy(unsigned long long *c) {
+  if (blockIdx.x == 0)
+    atomicAdd(c, 1ull);
+  else
+    atomicAdd(reinterpret_cast<unsigned *>(c), 1u);
+}
+
+extern "C" __global__ void mixed_scope_buggy(unsigned long long *c) {
+  unsigned *w = reinterpret_cast<unsigned *>(c);
+  if (blockIdx.x == 0)
+    atomicAdd_block(w, 1u);
+  else
+    atomicAdd(w, 1u);
+}
+
+// hist_nozero_buggy: shared bins counted with atomicAdd but never zeroed:
+//   the atomics read bytes nothing wrote (an uninitialized read).
+// Launch: -g 1 -b 128, in = s32[128] (iota), hist = s32[32].
+extern "C" __global__ void hist_nozero_buggy(const int *in, int *hist) {
+  __shared__ int bins[32];
+  const int t = threadIdx.x;
+  atomicAdd(&bins[in[t] % 32], 1);
+  __syncthreads();
+  if (t < 32)
+    hist[t] = bins[t];
+}
+
+// local_partial_init_buggy: a per-thread array (local memory: indexed by
+//   a run-time value) filled up to n = 5 of its 8 elements, then summed
+//   whole.
+// Launch: -g 1 -b 32, in = s32[32] (iota), out = s32[32], n = 5.
+extern "C" __global__ void local_partial_init_buggy(const int *in, int *out,
+                                                    int n) {
+  int a[8];
+  const int t = threadIdx.x;
+#pragma unroll 1
+  for (int i = 0; i < n; ++i)
+    a[i] = in[(t + i) % 32];
+  int sum = 0;
+#pragma unroll 1
+  for (int i = 0; i < 8; ++i)
+    sum += a[(i + t) % 8];
+  out[t] = sum;
+}
+
+// pipeline_thread_fixed: each thread copies its element into shared memory
+//   with cuda::memcpy_async through its own cuda::pipeline (thread scope),
+//   waits for it, then __syncthreads() before reading its neighbour's
+//   element (clean).
+// pipeline_thread_buggy: no __syncthreads(): the thread's own wait covers
+//   its own copy only; the neighbour's copy races with the read.
+// Launch: -g 1 -b 128, in = s32[128] (iota), out = s32[128].
+#include <cuda/pipeline>
+template <bool SYNC>
+__device__ void pipeline_thread(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  pipe.producer_acquire();
+  cuda::memcpy_async(&s[t], &in[t], sizeof(int), pipe);
+  pipe.producer_commit();
+  pipe.consumer_wait();
+  if (SYNC)
+    __syncthreads();
+  out[t] = s[t ^ 1] + s[t];
+  pipe.consumer_release();
+}
+
+extern "C" __global__ void pipeline_thread_fixed(const int *in, int *out) {
+  pipeline_thread<true>(in, out);
+}
+
+extern "C" __global__ void pipeline_thread_buggy(const int *in, int *out) {
+  pipeline_thread<false>(in, out); // BUG: no barrier after the waits
+}
