@@ -174,10 +174,10 @@ extern "C" __global__ void some_warps_init_buggy(const int *in, int *out) {
 }
 
 // fields_buggy: warp 0 stores both fields of its record (.x, then .y: one
-// 8-byte granule, two instructions), warp 1 reads the .x field of a record
-// without a barrier: the race is between the .x store and the load (the
-// .y store touches other bytes).
-struct Rec {
+// 8-byte granule, two instructions), warp 1 does some work, then reads the
+// .x field of a record without a barrier: the race is between the .x store
+// and the load (the .y store touches other bytes).
+struct __align__(8) Rec {
   int x, y;
 };
 
@@ -186,8 +186,13 @@ extern "C" __global__ void fields_buggy(const int *in, int *out) {
   const int t = threadIdx.x;
   if (t < 32) {
     r[t].x = in[t];
+    asm volatile("" ::: "memory"); // two stores, not one v2 store
     r[t].y = -in[t];
   } else if (t < 64) {
-    out[t] = r[t - 32].x; // BUG: no barrier
+    int acc = 0;
+#pragma unroll 1
+    for (int i = 0; i < 32; ++i) // some work first: the stores come before
+      acc += in[i];
+    out[t] = acc + r[t - 32].x; // BUG: no barrier
   }
 }
