@@ -362,3 +362,48 @@ extern "C" __global__ void pipeline_thread_fixed(const int *in, int *out) {
 extern "C" __global__ void pipeline_thread_buggy(const int *in, int *out) {
   pipeline_thread<false>(in, out); // BUG: no barrier after the waits
 }
+
+// warp_acquire_fixed: thread 0 of CTA 0 stores 32 values and releases a
+//   flag (st.release.gpu); in CTA 1, lane 0 spins with ld.acquire.gpu,
+//   then __syncwarp() passes what it acquired to the other lanes, which
+//   read the values (clean).
+// warp_acquire_buggy: no __syncwarp(): lanes 1-31 read the values with
+//   nothing ordering the stores before their loads.
+// Launch: -g 2 -b 32, data = s32[32], flag = s32[1], out = s32[32].
+template <bool SYNCWARP>
+__device__ void warp_acquire(int *data, int *flag, int *out) {
+  const int l = threadIdx.x;
+  if (blockIdx.x == 0) {
+    if (l == 0) {
+#pragma unroll 1
+      for (int i = 0; i < 32; ++i)
+        data[i] = 10 * i;
+      asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(1)
+                   : "memory");
+    }
+    return;
+  }
+  if (l == 0) {
+    int f = 0;
+#pragma unroll 1
+    do {
+      asm volatile("ld.acquire.gpu.global.s32 %0, [%1];"
+                   : "=r"(f)
+                   : "l"(flag)
+                   : "memory");
+    } while (f == 0);
+  }
+  if (SYNCWARP)
+    __syncwarp();
+  out[l] = data[(l + 1) % 32];
+}
+
+extern "C" __global__ void warp_acquire_fixed(int *data, int *flag,
+                                              int *out) {
+  warp_acquire<true>(data, flag, out);
+}
+
+extern "C" __global__ void warp_acquire_buggy(int *data, int *flag,
+                                              int *out) {
+  warp_acquire<false>(data, flag, out); // BUG: lanes 1-31 acquire nothing
+}
