@@ -185,3 +185,37 @@ extern "C" __global__ void short_char_fixed(const int *in, int *out) {
   if (t < 32)
     out[t] = w[(t + 7) % 32];
 }
+
+// helper_sync_divergent_buggy: a __noinline__ helper holding the
+//   __syncthreads() is called from both branches of an if on the lane's
+//   parity: one barrier instruction, but reached by each warp's lanes on
+//   two diverged paths (CUDA: a barrier in conditional code needs a
+//   condition uniform over the block).
+// helper_sync_fixed: the helper is called once, after the if (clean).
+// Launch: -g 1 -b 128, in = s32[128] (iota), out = s32[128].
+__device__ __noinline__ void block_sync() { __syncthreads(); }
+
+extern "C" __global__ void helper_sync_divergent_buggy(const int *in,
+                                                       int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  if (t & 1) {
+    s[t] = in[t] * 3;
+    block_sync(); // BUG: called on two diverged paths
+  } else {
+    s[t] = in[t] + 3;
+    block_sync();
+  }
+  out[t] = s[127 - t];
+}
+
+extern "C" __global__ void helper_sync_fixed(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  if (t & 1)
+    s[t] = in[t] * 3;
+  else
+    s[t] = in[t] + 3;
+  block_sync();
+  out[t] = s[127 - t];
+}
