@@ -179,3 +179,22 @@ extern "C" __global__ void grid_loop_buggy(int *a, int *b) {
   }
   b[g] = a[g];
 }
+
+// loop_iter_barrier: each lane calls __syncthreads() once, in the loop
+//   iteration given by its parity (i == t % 2): the even lanes of a warp in
+//   iteration 0, the odd lanes in iteration 1, at one instruction. The
+//   condition is not uniform (CUDA: undefined; PTX: an .aligned barrier
+//   executed by a diverged warp), but the engine's paths reconverge by
+//   instruction and call stack, not by iteration: the warp's lanes meet at
+//   the barrier as if converged, and nothing is reported (a limit).
+// Launch: -g 1 -b 128, in = s32[128] (iota), out = s32[128].
+extern "C" __global__ void loop_iter_barrier(const int *in, int *out) {
+  __shared__ int s[128];
+  const int t = threadIdx.x;
+  s[t] = in[t];
+#pragma unroll 1
+  for (int i = 0; i < 2; ++i)
+    if (i == (t & 1))
+      __syncthreads(); // BUG: the iteration depends on the lane
+  out[t] = s[127 - t];
+}
