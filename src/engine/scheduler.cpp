@@ -86,6 +86,15 @@ void LaunchState::survived_error(Diagnostic d, RunProblem kind) {
   warnings.push_back({std::move(d), kind});
 }
 
+namespace {
+// The CTA whose warp this host thread runs now (LaunchView::call_stack).
+struct Running {
+  const Launch *launch = nullptr;
+  const Cta *cta = nullptr;
+};
+thread_local Running running;
+} // namespace
+
 Worker::Worker(LaunchState &s, unsigned index)
     : S(s), P(s.P), rng(s.cfg.schedule.seed), me(index) {
   x.launch = &S.L;
@@ -560,7 +569,10 @@ void Worker::run() {
       }
       quantum = std::min(quantum, max_steps - done);
     }
+    const Running outer = running; // a device-side launch runs inside
+    running = {&S.L, c};
     uint64_t n = run_warp(*c, *w, quantum);
+    running = outer;
     c->steps += n;
     x.turn_steps = 0;
     max_cta_steps = std::max(max_cta_steps, c->steps);
@@ -758,6 +770,17 @@ public:
   bool device_launches() const override { return L.device_launches != nullptr; }
   std::pair<uint32_t, uint32_t> reserved_shared() const override {
     return {L.reserved_smem_off, L.reserved_smem};
+  }
+  std::vector<uint32_t> call_stack(uint64_t cta, uint32_t warp,
+                                   uint32_t lane) const override {
+    const Cta *c = running.cta;
+    if (!c || running.launch != &L || c->linear != cta ||
+        warp >= c->warps.size())
+      return {};
+    for (const Path &p : c->warps[warp].paths)
+      if ((p.mask >> lane) & 1)
+        return {p.calls.rbegin(), p.calls.rend()};
+    return {};
   }
 
 private:
