@@ -63,13 +63,14 @@ void LaunchState::note_griddep_wait(uint32_t pc) {
 }
 
 void LaunchState::fail(RunStatus st, RunProblem kind, std::vector<Diagnostic> d,
-                       uint64_t allocation) {
+                       uint64_t allocation, std::vector<SourceLoc> call_stack) {
   std::lock_guard<std::mutex> g(mu);
   if (failure.status == RunStatus::Ok) {
     failure.status = st;
     failure.kind = kind;
     failure.allocation = allocation;
     failure.diags = std::move(d);
+    failure.call_stack = std::move(call_stack);
   }
   stop = true;
 }
@@ -843,9 +844,12 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
   RunReport r;
   r.status = S.failure.status;
   r.diagnostics = std::move(S.warnings);
-  for (auto &d : S.failure.diags)
+  for (auto &d : S.failure.diags) {
     r.diagnostics.push_back(
         {std::move(d), S.failure.kind, S.failure.allocation});
+    if (&d == &S.failure.diags.front())
+      r.diagnostics.back().call_stack = std::move(S.failure.call_stack);
+  }
   for (auto &[k, s] : S.printf_by_cta)
     r.printf_output += s;
   if (S.griddep_wait_pc != kNone) {
