@@ -36,3 +36,16 @@ extern "C" __global__ void fault_in_call(int *data, int n) {
   poke(data, threadIdx.x);
   poke(data, threadIdx.x + n); // BUG: past the end
 }
+
+// uninit_in_call: peek() reads s[t], which only warp 0 wrote: warp 1's
+// reads are uninitialized, inside the call.
+__device__ __noinline__ int peek(const int *s, int i) { return s[i]; }
+
+extern "C" __global__ void uninit_in_call(int *out) {
+  __shared__ int s[64];
+  const int t = threadIdx.x;
+  if (t < 32)
+    s[t] = t;
+  __syncthreads();
+  out[t] = peek(s, t); // BUG: s[32..63] is never written
+}
