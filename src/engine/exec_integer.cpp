@@ -13,7 +13,8 @@ namespace {
 
 // ---- generic lane loops ----------------------------------------------------
 template <class T, class F> void op1(Exec &x, const Inst &in, uint32_t m) {
-  auto *d = x.lanes<T>(in.a[0]);
+  using R = decltype(F{}(T{})); // the result: T, or u32 (popc, clz)
+  auto *d = x.lanes<R>(in.a[0]);
   const auto *a = x.lanes<T>(in.a[1]);
   for_lanes(m, [&](uint32_t l) { d[l] = bits(F{}(as<T>(a[l]))); });
 }
