@@ -15,7 +15,9 @@
 // state) and checked against later; a write drops what it is ordered after.
 // Cells keep the bytes a store wrote: unordered writes of the same value are
 // a benign race (a warning), different values an error.
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "report.h"
 
@@ -147,6 +149,40 @@ struct Target {
   uint64_t owner, base;
 };
 
+// The races one access event found, reported at its end in a fixed order
+// (docs/checker.md "Reports"): by the later thread, then the earlier access
+// by its thread's clock, CTA and thread index, then the address. So which
+// earlier access a report names does not depend on where shadow memory
+// happened to keep it.
+struct FoundRace {
+  StateSpace space;
+  uint64_t owner, addr;
+  RaceSide earlier, later;
+  uint32_t clock; // the earlier access's
+  WriteValues values;
+};
+thread_local std::vector<FoundRace> found;
+
+[[gnu::noinline, gnu::cold]] void
+found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
+           const RaceSide &later, uint64_t addr, WriteValues v) {
+  found.push_back({t.space, t.owner, addr, earlier, later, clock, v});
+}
+
+[[gnu::noinline]] void report_found(LaunchSt &L) {
+  auto key = [](const FoundRace &f) {
+    return std::make_tuple(thread_of(f.later.tid), f.later.tid, f.clock,
+                           thread_of(f.earlier.tid), f.earlier.tid,
+                           f.earlier.async_id, f.addr, f.earlier.pc);
+  };
+  std::stable_sort(
+      found.begin(), found.end(),
+      [&](const FoundRace &x, const FoundRace &y) { return key(x) < key(y); });
+  for (const FoundRace &f : found)
+    L.findings->race(L, f.space, f.owner, f.addr, f.earlier, f.later, f.values);
+  found.clear();
+}
+
 // Checks `a` against the earlier access `c`: a conflict is another
 // thread's access to one of these bytes, one of the two a write, not
 // morally strong, not known to happen before.
@@ -169,10 +205,9 @@ struct Target {
       acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
                a.cta, scope_of(a.flags), c.tid, c.clock))
     return;
-  const RaceSide later = side(a);
-  L.findings->race(L, t.space, t.owner,
-                   t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
-                   side(c), later, compare_values(c, a, mask));
+  found_race(t, side(c), c.clock, side(a),
+             t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
+             compare_values(c, a, mask));
 }
 
 // Checks `a` against the granule's spilled history (a read: the writes; a
@@ -596,6 +631,8 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     if (strong && !is_async)
       strong_lanes |= 1u << lane;
   }
+  if (!found.empty()) [[unlikely]]
+    report_found(L);
   if (strong_lanes)
     strong_access(L, e, strong_lanes, gran);
 }
