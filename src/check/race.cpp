@@ -264,27 +264,36 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
                                        const NewAccess &a, const Accessor &who,
                                        const Cell &c) {
   const int k = who.knows_warp(warp_key(c.tid), c.clock);
-  for (uint32_t m = k > 0 ? 0 : entry_lanes(c); m; m &= m - 1) {
-    const uint32_t l = uint32_t(std::countr_zero(m));
-    const uint8_t b = lane_bytes(c, l) & t.mask;
-    const Tid u = entry_tid(c, l);
-    if (!b || u == a.tid || (k < 0 && who.knows(u, c.clock)))
-      continue;
-    if (a.acquire &&
-        acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(t.mask))),
-                 a.cta, scope_of(a.flags), u, c.clock))
-      continue;
-    RaceSide s = side(c);
-    s.tid = u;
-    s.async_id = 0;
-    found_race(t, s, c.clock, side(a),
-               t.base + uint64_t(std::countr_zero(unsigned(b))),
-               WriteValues::Unknown);
+  uint32_t d;
+  if (k > 0) { // ordered after every lane (a barrier since)
+    const uint8_t mask = t.mask;
+    d = (a.flags & kStrong)
+            ? 0
+            : entry_lanes_if(c, [mask](uint8_t m) { return !(m & ~mask); });
+  } else {
+    for (uint32_t m = entry_lanes(c); m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint8_t b = lane_bytes(c, l) & t.mask;
+      const Tid u = entry_tid(c, l);
+      if (!b || u == a.tid || (k < 0 && who.knows(u, c.clock)))
+        continue;
+      if (a.acquire &&
+          acquires(L, t.g,
+                   t.base + uint64_t(std::countr_zero(unsigned(t.mask))), a.cta,
+                   scope_of(a.flags), u, c.clock))
+        continue;
+      RaceSide s = side(c);
+      s.tid = u;
+      s.async_id = 0;
+      found_race(t, s, c.clock, side(a),
+                 t.base + uint64_t(std::countr_zero(unsigned(b))),
+                 WriteValues::Unknown);
+    }
+    // A plain write makes the lanes of an entry in the granule's cells that
+    // it is ordered after and covers redundant, as it would their own
+    // cells: they go now (the entry may stay for its other lanes).
+    d = entry_dropped(a, who, c, t.mask, k);
   }
-  // A plain write makes the lanes of an entry in the granule's cells that
-  // it is ordered after and covers redundant, as it would their own
-  // cells: they go now (the entry may stay for its other lanes).
-  const uint32_t d = entry_dropped(a, who, c, t.mask, k);
   if (d && (&c == &t.g.cell[0] || &c == &t.g.cell[1])) {
     Cell &e = t.g.cell[&c == &t.g.cell[0] ? 0 : 1];
     if (!entry_trim(e, d))
