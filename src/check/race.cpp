@@ -14,7 +14,10 @@
 // granule (LaunchSt::spill: concurrent readers, FastTrack's read-shared
 // state) and checked against later; a write drops what it is ordered after.
 // Cells keep the bytes a store wrote: unordered writes of the same value are
-// a benign race (a warning), different values an error.
+// a benign race (a warning), different values an error. A warp's plain
+// reads of a granule by three lanes or more that know the same are one cell
+// (a read entry: which lanes read which half of the granule), checked once
+// against the granule's writes; a write meets it lane by lane.
 #include <algorithm>
 #include <cstring>
 #include <tuple>
