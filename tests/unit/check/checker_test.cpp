@@ -353,6 +353,21 @@ TEST(Race, ATileRowWriteAfterABarrierOfOtherWarps) {
   EXPECT_EQ(f[0].sites[0].thread.lane, 5u);
 }
 
+// Limit (docs/checker.md "Limits"): lanes of a read entry that read the
+// granule again at another instruction in the same epoch keep the entry's
+// instruction too, so the racing write is reported at both lines (lane
+// cells would name the later one only).
+TEST(Race, AReadEntryKeepsItsInstructionForLanesThatReadAgain) {
+  Launch r("race");
+  r.read_row(0, 0, 10);                                // entry at pc 10
+  r.access(AccessType::Read, 0, 0x10003, 0, 11, true); // lanes 0, 1, 16: s[0]
+  r.write(1, 1, 0);                                    // warp 1 writes s[0]
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].sites[0].pc, 10u);
+  EXPECT_EQ(f[1].sites[0].pc, 11u);
+}
+
 // Lanes of one store to one address: one of the writes is performed last
 // (CUDA), no race among them; a later read by another warp without a
 // barrier still races, and a read-modify-write by lanes does too.
