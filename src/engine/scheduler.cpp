@@ -88,12 +88,18 @@ void LaunchState::survived_error(Diagnostic d, RunProblem kind) {
 }
 
 namespace {
-// The CTA whose warp this host thread runs now (LaunchView::call_stack).
-struct Running {
-  const Launch *launch = nullptr;
-  const Cta *cta = nullptr;
+// The worker this host thread runs now: its Exec names the CTA and warp it
+// runs (LaunchView::call_stack). Set once per Worker::run, restored after
+// (a device-side launch runs inside its parent's turn); the CTAs it names
+// live as long as the worker (retired ones wait in its pool).
+thread_local const Exec *running = nullptr;
+struct RunningScope {
+  const Exec *outer;
+  explicit RunningScope(const Exec *x) : outer(running) { running = x; }
+  ~RunningScope() { running = outer; }
+  RunningScope(const RunningScope &) = delete;
+  RunningScope &operator=(const RunningScope &) = delete;
 };
-thread_local Running running;
 } // namespace
 
 Worker::Worker(LaunchState &s, unsigned index)
@@ -532,6 +538,7 @@ void Worker::retire_unit(Cta *c) {
 }
 
 void Worker::run() {
+  const RunningScope scope(&x);
   using clock = std::chrono::steady_clock;
   const uint64_t max_steps = S.cfg.max_steps;
   const bool timed = S.cfg.time_limit_s > 0;
@@ -572,10 +579,7 @@ void Worker::run() {
       }
       quantum = std::min(quantum, max_steps - done);
     }
-    const Running outer = running; // a device-side launch runs inside
-    running = {&S.L, c};
     uint64_t n = run_warp(*c, *w, quantum);
-    running = outer;
     c->steps += n;
     x.turn_steps = 0;
     max_cta_steps = std::max(max_cta_steps, c->steps);
@@ -776,9 +780,9 @@ public:
   }
   std::vector<uint32_t> call_stack(uint64_t cta, uint32_t warp,
                                    uint32_t lane) const override {
-    const Cta *c = running.cta;
-    if (!c || running.launch != &L || c->linear != cta ||
-        warp >= c->warps.size())
+    const Exec *x = running;
+    const Cta *c = x && x->launch == &L ? x->cta : nullptr;
+    if (!c || c->linear != cta || warp >= c->warps.size())
       return {};
     for (const Path &p : c->warps[warp].paths)
       if ((p.mask >> lane) & 1)
