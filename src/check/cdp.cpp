@@ -1,9 +1,14 @@
 // Dynamic parallelism in the race checker (docs/checker.md "Parent and
 // child grids"): a child grid runs after its parent in the engine, so a
 // conflict between them is found when the child accesses memory that the
-// parent accessed without being ordered before the launch.
+// parent accessed without being ordered before the launch. Sibling child
+// grids run one after the other too: each one's footprint (with its
+// descendants') is kept while a later sibling that may overlap with it on
+// a GPU has yet to run, and that sibling's accesses are checked against it.
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -17,9 +22,122 @@ void cdp_launch_begin(CdpSt &s, const LaunchSt &L) {
   s.logging = L.view && L.view->device_launches();
   s.log.clear();
   s.launches.clear();
+  s.stream_ids.clear();
+  s.stream_clock.clear();
+  s.events.clear();
+  s.waited = false;
+  if (s.depth.empty()) { // a grid the host launched: a new tree
+    s.sites.clear();
+    s.site_of.clear();
+  }
+}
+
+void CdpSt::Footprint::add(uint64_t a, uint64_t b, int kind, Span sp) {
+  // Merged with overlapping or adjacent spans of the same kind (the first
+  // one's site stands for the merged span).
+  auto &m = spans[size_t(kind)];
+  auto it = m.upper_bound(a);
+  if (it != m.begin()) {
+    auto p = std::prev(it);
+    if (p->second.end >= a) {
+      if (p->second.end >= b)
+        return;
+      a = p->first;
+      sp.site = p->second.site;
+      sp.owner = p->second.owner;
+      it = p;
+    }
+  }
+  uint64_t end = b;
+  while (it != m.end() && it->first <= end) {
+    end = std::max(end, it->second.end);
+    it = m.erase(it);
+  }
+  sp.end = end;
+  m[a] = sp;
+}
+
+void CdpSt::Footprint::merge(const Footprint &o, uint32_t owner) {
+  for (int k = 0; k < 4; ++k)
+    for (const auto &[a, sp] : o.spans[size_t(k)]) {
+      Span t = sp;
+      if (owner != UINT32_MAX)
+        t.owner = owner;
+      add(a, sp.end, k, t);
+    }
+}
+
+bool CdpSt::Footprint::empty() const {
+  return std::all_of(spans.begin(), spans.end(),
+                     [](const auto &m) { return m.empty(); });
 }
 
 namespace {
+
+// Launches of one grid: `i` comes before `j` when j's clock covers i's
+// place in i's stream.
+bool covers(const CdpSt::Clock &c, uint32_t stream, uint32_t pos) {
+  auto it = std::lower_bound(
+      c.begin(), c.end(), std::make_pair(stream, uint32_t(0)),
+      [](const auto &x, const auto &y) { return x.first < y.first; });
+  return it != c.end() && it->first == stream && it->second >= pos;
+}
+
+void join(CdpSt::Clock &into, const CdpSt::Clock &from) {
+  CdpSt::Clock out;
+  out.reserve(into.size() + from.size());
+  size_t i = 0, j = 0;
+  while (i < into.size() || j < from.size()) {
+    if (j == from.size() || (i < into.size() && into[i].first < from[j].first))
+      out.push_back(into[i++]);
+    else if (i == into.size() || from[j].first < into[i].first)
+      out.push_back(from[j++]);
+    else {
+      out.emplace_back(into[i].first, std::max(into[i].second, from[j].second));
+      ++i;
+      ++j;
+    }
+  }
+  into = std::move(out);
+}
+
+bool before(const CdpSt::Child &i, const CdpSt::Child &j) {
+  return j.tail || covers(j.clock, i.stream, i.pos);
+}
+
+// The stream a lane's handle names (docs/checker.md "Parent and child
+// grids"): the NULL stream is its block's, cudaStreamPerThread its
+// thread's, a created stream the grid's; -1 for cudaStreamFireAndForget
+// and cudaStreamTailLaunch (no stream another launch can follow).
+int64_t stream_of(CdpSt &s, const LaunchSt &L, const engine::ThreadEvent &e,
+                  uint32_t lane, uint64_t handle, std::string *text) {
+  std::pair<int, uint64_t> key;
+  if (handle == 3 || handle == 4)
+    return -1;
+  if (handle == 0) {
+    key = {0, e.cta};
+    if (text) {
+      const Dim3 c = L.view->cta_id(e.cta);
+      *text = fmt::format("the NULL stream of CTA ({},{},{})", c.x, c.y, c.z);
+    }
+  } else if (handle == 2) {
+    key = {2, L.tid_of(e.cta, e.warp, lane)};
+    if (text)
+      *text = fmt::format(
+          "cudaStreamPerThread of {}",
+          thread_text(thread_ref(L, L.tid_of(e.cta, e.warp, lane))));
+  } else {
+    key = {1, handle};
+    if (text)
+      *text = fmt::format("stream {:#x}", handle);
+  }
+  auto [it, added] = s.stream_ids.try_emplace(key, 0);
+  if (added) {
+    it->second = uint32_t(s.stream_clock.size());
+    s.stream_clock.emplace_back();
+  }
+  return it->second;
+}
 
 std::string access_text(bool write, bool strong, uint32_t size) {
   return fmt::format("{}{} of {} bytes", strong ? "strong " : "",
@@ -78,6 +196,137 @@ void check_child(const CdpSt &s, LaunchSt &L, const AccessEvent &e,
     }
 }
 
+// A weak or strong (relaxed or stronger at .gpu/.sys scope: morally
+// strong with another grid's strong access) read or write.
+bool kind_writes(int k) { return k == 1 || k == 3; }
+bool kind_strong(int k) { return k >= 2; }
+bool conflict(int a, int b) {
+  return (kind_writes(a) || kind_writes(b)) &&
+         !(kind_strong(a) && kind_strong(b));
+}
+
+uint32_t site_of(CdpSt &s, LaunchSt &L, const AccessEvent &e, int k,
+                 uint32_t lane) {
+  auto [it, added] =
+      s.site_of.try_emplace({L.launch_index, e.pc, k}, uint32_t(0));
+  if (!added)
+    return it->second;
+  it->second = uint32_t(s.sites.size());
+  CdpSt::Site site;
+  site.who =
+      fmt::format("{} by {} of kernel '{}' (launch {}) at '{}'",
+                  access_text(kind_writes(k), kind_strong(k), e.size),
+                  thread_text(thread_ref(L, L.tid_of(e.cta, e.warp, lane))),
+                  demangle(L.kernel), L.launch_index, L.view->text(e.pc));
+  site.loc = L.view->ptx_loc(e.pc);
+  s.sites.push_back(std::move(site));
+  return it->second;
+}
+
+// [a, b) of kind k, accessed by `lane`, against the siblings a running
+// grid may overlap with: one report at most.
+void check_sibling(CdpSt &s, LaunchSt &L, const AccessEvent &e,
+                   const CdpSt::Level &lv, uint64_t a, uint64_t b, int k,
+                   uint32_t lane) {
+  for (int ek = 0; ek < 4; ++ek) {
+    if (!conflict(ek, k))
+      continue;
+    const auto &m = lv.concurrent->spans[size_t(ek)];
+    auto nx = m.upper_bound(a);
+    auto hit = m.end();
+    if (nx != m.begin() && std::prev(nx)->second.end > a)
+      hit = std::prev(nx);
+    else if (nx != m.end() && nx->first < b)
+      hit = nx;
+    if (hit == m.end())
+      continue;
+    const uint64_t at = std::max(a, hit->first);
+    const CdpSt::Site &first = s.sites[hit->second.site];
+    const CdpSt::Child &earlier = lv.frame->children[hit->second.owner];
+    const CdpSt::Child &later = lv.frame->children[lv.child];
+    const char *type = kind_writes(ek) && kind_writes(k)
+                           ? "write-after-write (WAW)"
+                       : kind_writes(ek) ? "read-after-write (RAW)"
+                                         : "write-after-read (WAR)";
+    const std::string where = L.view->describe(StateSpace::Global, at);
+    const Tid who = L.tid_of(e.cta, e.warp, lane);
+    std::string msg = fmt::format(
+        "data race between sibling grids: {} on .global {}(address {:#x}): "
+        "{}, then {} by {} of kernel '{}' (launch {}) at '{}'",
+        type, where.empty() ? "" : where + " ", at, first.who,
+        access_text(kind_writes(k), kind_strong(k), e.size),
+        thread_text(thread_ref(L, who)), demangle(L.kernel), L.launch_index,
+        L.view->text(e.pc));
+    std::vector<Diagnostic> notes;
+    notes.push_back({Severity::Note, first.loc, "the first access", {}});
+    notes.push_back(
+        {Severity::Note,
+         {},
+         fmt::format(
+             "missing ordering: the first access's grid is (or descends "
+             "from) the child grid launched by {} into {}, the second's the "
+             "one launched by {} into {}; child grids of one grid may run "
+             "concurrently unless they are launched into one stream (the "
+             "NULL stream is shared by the threads of one block, each "
+             "fire-and-forget launch stands alone), an event orders them "
+             "(cudaEventRecord + cudaStreamWaitEvent), or the later one is a "
+             "tail launch (cudaStreamTailLaunch)",
+             earlier.launcher, earlier.stream_text, later.launcher,
+             later.stream_text),
+         {}});
+    L.findings->at(L, FindingKind::DataRace, Severity::Error, e.pc, who,
+                   std::move(msg), std::move(notes),
+                   fmt::format("sibling {}", hit->second.site));
+    return;
+  }
+}
+
+// A child grid's access: checked against the siblings it and the grids it
+// descends from may overlap with, and added to its footprint.
+void sibling_access(CdpSt &s, LaunchSt &L, const AccessEvent &e) {
+  CdpSt::Level &top = s.levels.back();
+  bool check = false;
+  for (const CdpSt::Level &lv : s.levels)
+    check |= lv.concurrent != nullptr;
+  if ((!check && !top.record) || !e.size)
+    return;
+  const bool w = e.type != engine::AccessType::Read;
+  const bool st = e.order != MemOrder::Weak &&
+                  (e.order == MemOrder::Volatile || e.scope >= MemScope::Gpu);
+  const int k = (st ? 2 : 0) + (w ? 1 : 0);
+  // The lanes' ranges, sorted and merged (a warp's access is usually one
+  // contiguous run).
+  std::array<std::tuple<uint64_t, uint64_t, uint32_t>, 32> r;
+  size_t n = 0;
+  for (uint32_t m = e.lanes; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    r[n++] = {e.addr[l], e.addr[l] + e.size, l};
+  }
+  if (n == 0)
+    return;
+  std::sort(r.begin(), r.begin() + long(n));
+  const uint32_t site = site_of(s, L, e, k, std::get<2>(r[0]));
+  auto range = [&](uint64_t a, uint64_t b, uint32_t lane) {
+    if (check)
+      for (const CdpSt::Level &lv : s.levels)
+        if (lv.concurrent)
+          check_sibling(s, L, e, lv, a, b, k, lane);
+    if (top.record)
+      top.cur.add(a, b, k, {0, site, 0});
+  };
+  uint64_t a = std::get<0>(r[0]), b = std::get<1>(r[0]);
+  uint32_t lane = std::get<2>(r[0]);
+  for (size_t i = 1; i < n; ++i) {
+    if (std::get<0>(r[i]) <= b) {
+      b = std::max(b, std::get<1>(r[i]));
+      continue;
+    }
+    range(a, b, lane);
+    std::tie(a, b, lane) = r[i];
+  }
+  range(a, b, lane);
+}
+
 } // namespace
 
 void cdp_access(CdpSt &s, LaunchSt &L, const AccessEvent &e) {
@@ -99,6 +348,8 @@ void cdp_access(CdpSt &s, LaunchSt &L, const AccessEvent &e) {
     if (!s.active.empty())
       check_child(s, L, e, l, write, strong);
   }
+  if (!s.levels.empty())
+    sibling_access(s, L, e);
 }
 
 void cdp_device_launch(CdpSt &s, LaunchSt &L,
@@ -115,24 +366,78 @@ void cdp_device_launch(CdpSt &s, LaunchSt &L,
   l.at = s.log.size();
   l.known = cta->threads[size_t(e.warp) * 32 + lane];
   l.tail = e.tail;
+  // Its place in its stream (the engine reports launches in the order
+  // they were made, which is the order of each stream).
+  const int64_t st = stream_of(s, L, e, lane, e.stream, &l.stream_text);
+  if (st < 0) {
+    // Fire-and-forget: a stream of its own, after nothing.
+    l.stream = uint32_t(s.stream_clock.size());
+    s.stream_clock.emplace_back();
+    l.pos = 1;
+    l.clock = {{l.stream, 1}};
+    if (!e.tail)
+      l.stream_text = "cudaStreamFireAndForget";
+    else
+      l.stream_text = "cudaStreamTailLaunch";
+    return;
+  }
+  CdpSt::Clock &c = s.stream_clock[size_t(st)];
+  l.stream = uint32_t(st);
+  auto it = std::lower_bound(
+      c.begin(), c.end(), std::make_pair(l.stream, uint32_t(0)),
+      [](const auto &x, const auto &y) { return x.first < y.first; });
+  if (it == c.end() || it->first != l.stream)
+    it = c.insert(it, {l.stream, 0});
+  l.pos = ++it->second;
+  l.clock = c;
+}
+
+void cdp_stream_event(CdpSt &s, LaunchSt &L,
+                      const engine::DeviceStreamEvent &e) {
+  if (!e.lanes)
+    return;
+  const uint32_t lane = uint32_t(std::countr_zero(e.lanes));
+  const int64_t st = stream_of(s, L, e, lane, e.stream, nullptr);
+  if (st < 0)
+    return; // the special streams take no events
+  if (!e.wait) {
+    s.events[e.event] = s.stream_clock[size_t(st)];
+    return;
+  }
+  auto it = s.events.find(e.event);
+  if (it == s.events.end())
+    return; // never recorded: waits for nothing
+  join(s.stream_clock[size_t(st)], it->second);
+  s.waited = true;
 }
 
 void cdp_launch_end(CdpSt &s, LaunchSt &L) {
   const uint32_t depth = s.depth.empty() ? 0 : s.depth.back();
   if (s.frames.size() <= depth)
     s.frames.resize(depth + 1);
-  std::vector<CdpSt::Child> &children = s.frames[depth];
-  children.clear();
+  CdpSt::Frame &frame = s.frames[depth];
+  frame = CdpSt::Frame{};
+  std::vector<CdpSt::Child> &children = frame.children;
   children.resize(s.launches.size());
+  frame.done.resize(s.launches.size());
+  frame.finished.assign(s.launches.size(), 0);
+  frame.in_merged.assign(s.launches.size(), 0);
   for (size_t i = 0; i < s.launches.size(); ++i) {
-    const CdpSt::Launch &l = s.launches[i];
+    CdpSt::Launch &l = s.launches[i];
     CdpSt::Child &c = children[i];
     if (l.tid == kNoTid)
       continue;
-    c.launch_at = fmt::format(
-        "{} of kernel '{}' (launch {}) launched the child grid at '{}'",
-        thread_text(thread_ref(L, l.tid)), demangle(L.kernel), L.launch_index,
-        L.view->text(l.pc));
+    c.launcher = fmt::format("{} of kernel '{}' (launch {})",
+                             thread_text(thread_ref(L, l.tid)),
+                             demangle(L.kernel), L.launch_index);
+    c.launch_at = fmt::format("{} launched the child grid at '{}'", c.launcher,
+                              L.view->text(l.pc));
+    c.launcher += fmt::format(" at '{}'", L.view->text(l.pc));
+    c.tail = l.tail;
+    c.stream = l.stream;
+    c.pos = l.pos;
+    c.clock = std::move(l.clock);
+    c.stream_text = std::move(l.stream_text);
     // A tail launch starts after the whole parent grid completed.
     if (l.tail)
       continue;
@@ -166,6 +471,28 @@ void cdp_launch_end(CdpSt &s, LaunchSt &L) {
         c.by_granule[g].push_back(idx);
     }
   }
+  // Which children a later sibling may overlap with (their footprints are
+  // kept). Without events, a later launch follows an earlier one exactly
+  // when it is in the same stream (or a tail launch).
+  if (!s.waited) {
+    std::map<uint32_t, uint32_t> later; // streams of later non-tail launches
+    for (size_t i = children.size(); i-- > 0;) {
+      CdpSt::Child &c = children[i];
+      if (s.launches[i].tid == kNoTid || c.tail)
+        continue;
+      c.later_concurrent =
+          later.size() > 1 || (later.size() == 1 && !later.count(c.stream));
+      ++later[c.stream];
+    }
+  } else {
+    for (size_t i = 0; i < children.size(); ++i)
+      for (size_t j = i + 1; j < children.size() && !children[i].tail; ++j)
+        if (s.launches[j].tid != kNoTid && !children[j].tail &&
+            !before(children[i], children[j])) {
+          children[i].later_concurrent = true;
+          break;
+        }
+  }
   s.log.clear();
   s.log.shrink_to_fit();
   s.launches.clear();
@@ -175,10 +502,43 @@ void cdp_launch_end(CdpSt &s, LaunchSt &L) {
 void cdp_child_begin(CdpSt &s, const engine::ChildGridEvent &e) {
   s.depth.push_back(e.depth);
   const uint32_t parent = e.depth ? e.depth - 1 : 0;
+  CdpSt::Frame *f = parent < s.frames.size() ? &s.frames[parent] : nullptr;
   const CdpSt::Child *c = nullptr;
-  if (parent < s.frames.size() && e.child < s.frames[parent].size())
-    c = &s.frames[parent][e.child];
+  if (f && e.child < f->children.size())
+    c = &f->children[e.child];
   s.active.push_back(c && !c->sides.empty() ? c : nullptr);
+  CdpSt::Level lv;
+  lv.frame = f;
+  lv.child = e.child;
+  // Its footprint is kept while a later sibling of it, or of a grid it
+  // descends from, may overlap with it.
+  lv.record = (c && c->later_concurrent) ||
+              (!s.levels.empty() && s.levels.back().record);
+  if (c && !c->tail) {
+    // The finished siblings it may overlap with: their union, built on the
+    // previous sibling's where that is a part of it.
+    bool rebuild = false, any = false;
+    std::vector<char> want(f->children.size(), 0);
+    for (size_t i = 0; i < e.child; ++i)
+      if (f->finished[i] && !before(f->children[i], *c)) {
+        want[i] = 1;
+        any = true;
+      } else if (f->in_merged[i]) {
+        rebuild = true;
+      }
+    if (rebuild) {
+      f->merged = CdpSt::Footprint{};
+      std::fill(f->in_merged.begin(), f->in_merged.end(), 0);
+    }
+    for (size_t i = 0; i < e.child; ++i)
+      if (want[i] && !f->in_merged[i]) {
+        f->merged.merge(f->done[i], uint32_t(i));
+        f->in_merged[i] = 1;
+      }
+    if (any && !f->merged.empty())
+      lv.concurrent = &f->merged;
+  }
+  s.levels.push_back(std::move(lv));
 }
 
 void cdp_child_end(CdpSt &s, const engine::ChildGridEvent &e) {
@@ -189,6 +549,23 @@ void cdp_child_end(CdpSt &s, const engine::ChildGridEvent &e) {
   // The child's own children are done.
   if (s.frames.size() > e.depth)
     s.frames.resize(e.depth);
+  if (s.levels.empty())
+    return;
+  CdpSt::Level lv = std::move(s.levels.back());
+  s.levels.pop_back();
+  const uint32_t parent = e.depth ? e.depth - 1 : 0;
+  if (parent < s.frames.size() && e.child < s.frames[parent].children.size()) {
+    CdpSt::Frame &f = s.frames[parent];
+    f.finished[e.child] = 1;
+    if (f.children[e.child].later_concurrent && !lv.cur.empty()) {
+      if (!s.levels.empty() && s.levels.back().record)
+        s.levels.back().cur.merge(lv.cur, UINT32_MAX);
+      f.done[e.child] = std::move(lv.cur);
+      return;
+    }
+  }
+  if (!s.levels.empty() && s.levels.back().record)
+    s.levels.back().cur.merge(lv.cur, UINT32_MAX);
 }
 
 } // namespace bcusim::check::detail

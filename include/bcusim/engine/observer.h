@@ -260,9 +260,22 @@ struct AsyncCompleteEvent : ThreadEvent {
 // A device-side launch (docs/engine.md "Device-side launches"): the lane
 // in `lanes` launched the grid's child `child` (0, 1, ... in launch order
 // within the grid) into cudaStreamTailLaunch (`tail`) or another stream.
+// `stream` is the handle it was launched into: 0 the block's NULL stream,
+// 2 cudaStreamPerThread, 3 cudaStreamTailLaunch, 4
+// cudaStreamFireAndForget, else a stream the grid created.
 struct DeviceLaunchEvent : ThreadEvent {
   uint64_t child = 0;
   bool tail = false;
+  uint64_t stream = 0;
+};
+
+// A successful device-side cudaEventRecord(event, stream) (`wait` false)
+// or cudaStreamWaitEvent(stream, event) (`wait` true) by the lane in
+// `lanes`, in the order of the grid's launches (docs/engine.md "Device
+// runtime calls").
+struct DeviceStreamEvent : ThreadEvent {
+  bool wait = false;
+  uint64_t stream = 0, event = 0;
 };
 
 // A child grid starts (before its launch begins) or ends (after its own
@@ -428,6 +441,7 @@ public:
   // grid's start and end (around its on_launch_begin .. on_launch_end and
   // those of its own children).
   virtual void on_device_launch(const DeviceLaunchEvent &e) { (void)e; }
+  virtual void on_device_stream_event(const DeviceStreamEvent &e) { (void)e; }
   virtual void on_child_grid_begin(const ChildGridEvent &e) { (void)e; }
   virtual void on_child_grid_end(const ChildGridEvent &e) { (void)e; }
 };
