@@ -20,6 +20,8 @@ namespace bcusim::check::detail {
 
 void cdp_launch_begin(CdpSt &s, const LaunchSt &L) {
   s.logging = L.view && L.view->device_launches();
+  s.params = s.logging ? L.view->launch_parameters()
+                       : std::pair<uint64_t, uint64_t>{0, 0};
   s.log.clear();
   s.launches.clear();
   s.stream_ids.clear();
@@ -29,6 +31,7 @@ void cdp_launch_begin(CdpSt &s, const LaunchSt &L) {
   if (s.depth.empty()) { // a grid the host launched: a new tree
     s.sites.clear();
     s.site_of.clear();
+    s.frames.clear();
   }
 }
 
@@ -144,56 +147,77 @@ std::string access_text(bool write, bool strong, uint32_t size) {
                      write ? "write" : "read", size);
 }
 
+// A thread of a parent grid, named as thread_text() names it.
+std::string frame_thread(const CdpSt::Frame &f, Tid t) {
+  ThreadRef r;
+  const uint64_t w = thread_of(t) >> 5;
+  r.cta_linear = w / f.wpc;
+  const uint64_t gx = f.grid.x, gy = f.grid.y;
+  r.cta = Dim3{uint32_t(r.cta_linear % gx), uint32_t(r.cta_linear / gx % gy),
+               uint32_t(r.cta_linear / (gx * gy))};
+  r.warp = uint32_t(w % f.wpc);
+  r.lane = thread_of(t) & 31;
+  const uint32_t i = r.warp * 32 + r.lane;
+  const Dim3 &b = f.block;
+  r.tid = Dim3{i % b.x, i / b.x % b.y, i / (b.x * b.y)};
+  return thread_text(r);
+}
+
 void check_child(const CdpSt &s, LaunchSt &L, const AccessEvent &e,
                  uint32_t lane, bool write, bool strong) {
   const uint64_t addr = e.addr[lane], end = addr + e.size;
-  for (const CdpSt::Child *c : s.active)
-    for (uint64_t g = addr >> 3; g <= (end - 1) >> 3; ++g) {
-      if (!c)
-        break;
-      auto it = c->by_granule.find(g);
-      if (it == c->by_granule.end())
+  for (const CdpSt::Child *c : s.active) {
+    if (!c)
+      continue;
+    const uint64_t from = addr > c->max_size ? addr - c->max_size : 0;
+    auto it = std::lower_bound(
+        c->sides.begin(), c->sides.end(), from,
+        [](const CdpSt::Side &x, uint64_t a) { return x.addr < a; });
+    for (; it != c->sides.end() && it->addr < end; ++it) {
+      const CdpSt::Side &p = *it;
+      if (addr >= p.addr + p.size)
         continue;
-      for (uint32_t i : it->second) {
-        const CdpSt::Side &p = c->sides[i];
-        if (p.addr >= end || addr >= p.addr + p.size)
-          continue;
-        if (!p.write && !write)
-          continue;
-        if (p.strong && strong)
-          continue;
-        const uint64_t at = std::max(addr, p.addr);
-        const char *kind = p.write && write ? "write-after-write (WAW)"
-                           : p.write        ? "read-after-write (RAW)"
-                                            : "write-after-read (WAR)";
-        const std::string where = L.view->describe(StateSpace::Global, at);
-        const Tid who = L.tid_of(e.cta, e.warp, lane);
-        std::string msg = fmt::format(
-            "data race between parent and child grid: {} on .global {}"
-            "(address {:#x}): {}, then {} by {} of kernel '{}' (launch {}) "
-            "at '{}'",
-            kind, where.empty() ? "" : where + " ", at, p.who,
-            access_text(write, strong, e.size), thread_text(thread_ref(L, who)),
-            demangle(L.kernel), L.launch_index, L.view->text(e.pc));
-        std::vector<Diagnostic> notes;
-        notes.push_back(
-            {Severity::Note, p.loc, "the parent grid's access", {}});
-        notes.push_back(
-            {Severity::Note,
-             {},
-             "missing ordering: " + c->launch_at +
-                 "; a parent grid does not wait for its children (CDP2 has "
-                 "no device-side synchronization): only what the launching "
-                 "thread did before the launch, and what was ordered before "
-                 "that, happens before the child grid; read a child's "
-                 "results in a tail launch (cudaStreamTailLaunch)",
-             {}});
-        L.findings->at(L, FindingKind::DataRace, Severity::Error, e.pc, who,
-                       std::move(msg), std::move(notes),
-                       fmt::format("cdp {}", p.pc));
-        return; // one report per lane and access
-      }
+      if (!p.write && !write)
+        continue;
+      if (p.strong && strong)
+        continue;
+      const uint64_t at = std::max(addr, p.addr);
+      const char *kind = p.write && write ? "write-after-write (WAW)"
+                         : p.write        ? "read-after-write (RAW)"
+                                          : "write-after-read (WAR)";
+      const std::string where = L.view->describe(StateSpace::Global, at);
+      const Tid who = L.tid_of(e.cta, e.warp, lane);
+      const CdpSt::Frame &f = *c->frame;
+      const auto &pc = f.pcs.at(p.pc);
+      std::string msg = fmt::format(
+          "data race between parent and child grid: {} on .global {}"
+          "(address {:#x}): {} by {} of kernel '{}' (launch {}) at '{}', "
+          "not ordered before its launch of the child grid, then {} by {} "
+          "of kernel '{}' (launch {}) at '{}'",
+          kind, where.empty() ? "" : where + " ", at,
+          access_text(p.write, p.strong, p.size), frame_thread(f, p.tid),
+          f.kernel, f.launch_index, pc.first,
+          access_text(write, strong, e.size), thread_text(thread_ref(L, who)),
+          demangle(L.kernel), L.launch_index, L.view->text(e.pc));
+      std::vector<Diagnostic> notes;
+      notes.push_back(
+          {Severity::Note, pc.second, "the parent grid's access", {}});
+      notes.push_back(
+          {Severity::Note,
+           {},
+           "missing ordering: " + c->launch_at +
+               "; a parent grid does not wait for its children (CDP2 has "
+               "no device-side synchronization): only what the launching "
+               "thread did before the launch, and what was ordered before "
+               "that, happens before the child grid; read a child's "
+               "results in a tail launch (cudaStreamTailLaunch)",
+           {}});
+      L.findings->at(L, FindingKind::DataRace, Severity::Error, e.pc, who,
+                     std::move(msg), std::move(notes),
+                     fmt::format("cdp {}", p.pc));
+      return; // one report per lane and access
     }
+  }
 }
 
 // A weak or strong (relaxed or stronger at .gpu/.sys scope: morally
@@ -300,7 +324,8 @@ void sibling_access(CdpSt &s, LaunchSt &L, const AccessEvent &e) {
   size_t n = 0;
   for (uint32_t m = e.lanes; m; m &= m - 1) {
     const uint32_t l = uint32_t(std::countr_zero(m));
-    r[n++] = {e.addr[l], e.addr[l] + e.size, l};
+    if (e.addr[l] - s.params.first >= s.params.second) // not the runtime's
+      r[n++] = {e.addr[l], e.addr[l] + e.size, l};
   }
   if (n == 0)
     return;
@@ -342,7 +367,9 @@ void cdp_access(CdpSt &s, LaunchSt &L, const AccessEvent &e) {
       e.type == engine::AccessType::Atomic || e.order != engine::MemOrder::Weak;
   for (uint32_t m = e.lanes; m; m &= m - 1) {
     const uint32_t l = uint32_t(std::countr_zero(m));
-    if (s.logging)
+    // The launches' parameter buffers are the device runtime's: no child
+    // grid reads them (its arguments are copied at the launch).
+    if (s.logging && e.addr[l] - s.params.first >= s.params.second)
       s.log.push_back({e.addr[l], e.size, e.pc, L.tid_of(e.cta, e.warp, l),
                        cta->clock[size_t(e.warp) * 32 + l], write, strong});
     if (!s.active.empty())
@@ -438,39 +465,19 @@ void cdp_launch_end(CdpSt &s, LaunchSt &L) {
     c.pos = l.pos;
     c.clock = std::move(l.clock);
     c.stream_text = std::move(l.stream_text);
-    // A tail launch starts after the whole parent grid completed.
-    if (l.tail)
-      continue;
-    std::set<std::tuple<uint64_t, uint32_t, uint32_t, bool, bool>> seen;
-    Accessor known;
-    known.tid = l.tid;
-    known.ts = &l.known;
-    for (size_t k = 0; k < s.log.size(); ++k) {
-      const CdpSt::Access &a = s.log[k];
-      const bool before =
-          a.tid == l.tid ? k < l.at : known.knows(a.tid, a.clock);
-      if (before ||
-          !seen.insert({a.addr, a.size, a.pc, a.write, a.strong}).second)
-        continue;
-      CdpSt::Side side;
-      side.addr = a.addr;
-      side.size = a.size;
-      side.pc = a.pc;
-      side.write = a.write;
-      side.strong = a.strong;
-      side.loc = L.view->ptx_loc(a.pc);
-      side.who = fmt::format(
-          "{} by {} of kernel '{}' (launch {}) at '{}', not ordered before "
-          "its launch of the child grid",
-          access_text(a.write, a.strong, a.size),
-          thread_text(thread_ref(L, a.tid)), demangle(L.kernel), L.launch_index,
-          L.view->text(a.pc));
-      const uint32_t idx = uint32_t(c.sides.size());
-      c.sides.push_back(std::move(side));
-      for (uint64_t g = a.addr >> 3; g <= (a.addr + a.size - 1) >> 3; ++g)
-        c.by_granule[g].push_back(idx);
-    }
+    c.frame = &frame;
   }
+  // The parent's log and launches stay with its children: each child gets
+  // the accesses it is not ordered with when it starts.
+  frame.grid = L.grid;
+  frame.block = L.block;
+  frame.wpc = L.wpc;
+  frame.kernel = demangle(L.kernel);
+  frame.launch_index = L.launch_index;
+  for (const CdpSt::Access &a : s.log)
+    if (!frame.pcs.count(a.pc))
+      frame.pcs[a.pc] = {std::string(L.view->text(a.pc)),
+                         L.view->ptx_loc(a.pc)};
   // Which children a later sibling may overlap with (their footprints are
   // kept). Without events, a later launch follows an earlier one exactly
   // when it is in the same stream (or a tail launch).
@@ -493,19 +500,64 @@ void cdp_launch_end(CdpSt &s, LaunchSt &L) {
           break;
         }
   }
+  frame.log = std::move(s.log);
+  frame.launches = std::move(s.launches);
   s.log.clear();
-  s.log.shrink_to_fit();
   s.launches.clear();
   s.logging = false;
 }
+
+namespace {
+
+// The parent's accesses child `j` of `f` is not ordered with (once per
+// address, size, instruction and kind), sorted by address.
+void build_sides(CdpSt::Frame &f, size_t j) {
+  CdpSt::Child &c = f.children[j];
+  const CdpSt::Launch &l = f.launches[j];
+  c.sides.clear();
+  c.max_size = 0;
+  // A tail launch starts after the whole parent grid completed.
+  if (l.tid == kNoTid || l.tail)
+    return;
+  Accessor known;
+  known.tid = l.tid;
+  known.ts = &l.known;
+  for (size_t k = 0; k < f.log.size(); ++k) {
+    const CdpSt::Access &a = f.log[k];
+    const bool before = a.tid == l.tid ? k < l.at : known.knows(a.tid, a.clock);
+    if (before)
+      continue;
+    c.sides.push_back({a.addr, a.size, a.pc, a.tid, a.write, a.strong});
+    c.max_size = std::max(c.max_size, a.size);
+  }
+  // Sorted by address; the first of each (address, size, instruction,
+  // kind) kept.
+  auto key = [](const CdpSt::Side &x) {
+    return std::make_tuple(x.addr, x.size, x.pc, x.write, x.strong);
+  };
+  std::stable_sort(c.sides.begin(), c.sides.end(),
+                   [&](const CdpSt::Side &x, const CdpSt::Side &y) {
+                     return key(x) < key(y);
+                   });
+  c.sides.erase(std::unique(c.sides.begin(), c.sides.end(),
+                            [&](const CdpSt::Side &x, const CdpSt::Side &y) {
+                              return key(x) == key(y);
+                            }),
+                c.sides.end());
+  c.sides.shrink_to_fit();
+}
+
+} // namespace
 
 void cdp_child_begin(CdpSt &s, const engine::ChildGridEvent &e) {
   s.depth.push_back(e.depth);
   const uint32_t parent = e.depth ? e.depth - 1 : 0;
   CdpSt::Frame *f = parent < s.frames.size() ? &s.frames[parent] : nullptr;
-  const CdpSt::Child *c = nullptr;
-  if (f && e.child < f->children.size())
+  CdpSt::Child *c = nullptr;
+  if (f && e.child < f->children.size()) {
     c = &f->children[e.child];
+    build_sides(*f, e.child);
+  }
   s.active.push_back(c && !c->sides.empty() ? c : nullptr);
   CdpSt::Level lv;
   lv.frame = f;
@@ -557,6 +609,7 @@ void cdp_child_end(CdpSt &s, const engine::ChildGridEvent &e) {
   if (parent < s.frames.size() && e.child < s.frames[parent].children.size()) {
     CdpSt::Frame &f = s.frames[parent];
     f.finished[e.child] = 1;
+    std::vector<CdpSt::Side>().swap(f.children[e.child].sides); // freed
     if (f.children[e.child].later_concurrent && !lv.cur.empty()) {
       if (!s.levels.empty() && s.levels.back().record)
         s.levels.back().cur.merge(lv.cur, UINT32_MAX);

@@ -489,13 +489,12 @@ struct CdpSt {
     Clock clock;                  // the launches it follows
     std::string stream_text;      // "the NULL stream of CTA (0,0,0)"
   };
-  // A parent's access a child grid is not ordered with (rendered).
+  // A parent's access a child grid is not ordered with.
   struct Side {
     uint64_t addr = 0;
     uint32_t size = 0, pc = 0;
+    Tid tid = kNoTid;
     bool write = false, strong = false;
-    std::string who; // "read of 4 bytes by thread ... of kernel 'k' ..."
-    SourceLoc loc;
   };
   // The global-memory footprint of a child grid with its descendants:
   // byte ranges by kind (weak read, weak write, strong read, strong
@@ -515,9 +514,14 @@ struct CdpSt {
     std::string who; // "write of 4 bytes by thread ... at 'st...'"
     SourceLoc loc;
   };
+  struct Frame;
   struct Child {
+    // While it runs: the parent's accesses it is not ordered with, sorted
+    // by address (built when it starts, dropped when it ends), and the
+    // largest of their sizes.
     std::vector<Side> sides;
-    std::unordered_map<uint64_t, std::vector<uint32_t>> by_granule;
+    uint32_t max_size = 0;
+    const Frame *frame = nullptr;
     std::string launch_at; // where the parent launched it
     std::string launcher;  // "thread ... of kernel 'k' (launch 0) at '...'"
     bool tail = false;
@@ -527,9 +531,18 @@ struct CdpSt {
     // A later sibling may overlap with it: its footprint is kept.
     bool later_concurrent = false;
   };
-  // The children of a grid whose child grids are running.
+  // The children of a grid whose child grids are running, with what is
+  // needed to check them against the grid: its log and launches, and to
+  // name its threads and instructions.
   struct Frame {
     std::vector<Child> children;
+    std::vector<Access> log;
+    std::vector<Launch> launches;
+    Dim3 grid, block;
+    uint32_t wpc = 1;
+    std::string kernel; // demangled
+    uint64_t launch_index = 0;
+    std::unordered_map<uint32_t, std::pair<std::string, SourceLoc>> pcs;
     std::vector<Footprint> done; // by child, once finished (if kept)
     std::vector<char> finished;
     // The union of the finished children the running one may overlap
@@ -548,6 +561,7 @@ struct CdpSt {
     uint64_t child = 0;                    // its index there
   };
   bool logging = false;
+  std::pair<uint64_t, uint64_t> params; // parameter buffers: not logged
   std::vector<Access> log;
   std::vector<Launch> launches;      // of the launch being observed
   std::deque<Frame> frames;          // by launch depth: its children (stable)

@@ -354,8 +354,13 @@ public:
   virtual uint64_t thread_steps() const { return 0; }
   // The CTA's 3-D index from its linear index.
   virtual Dim3 cta_id(uint64_t linear) const = 0;
-  // Whether the kernel can make device-side launches.
+  // Whether the kernel can make device-side launches, and the global
+  // memory of its launches' parameter buffers ([base, base + size); docs/
+  // engine.md "Device-side launches").
   virtual bool device_launches() const { return false; }
+  virtual std::pair<uint64_t, uint64_t> launch_parameters() const {
+    return {0, 0};
+  }
   // The cooperative-groups grid workspace (0: none).
   virtual uint64_t grid_workspace() const = 0;
   // The reserved shared-memory region (%reserved_smem_offset_*) of each
