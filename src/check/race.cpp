@@ -294,9 +294,17 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     c.mask |= mask;
     c.pc = a.pc;
   };
+  // Another instruction on disjoint bytes takes the free cell while there
+  // is one, so that a report names the instruction that accessed the bytes
+  // (s[t] and s[t + 1] swapped by two stores); the two merge when the cell
+  // is needed (below).
+  auto merges = [&](const Cell &c, const Cell &other) {
+    return c.clock == a.clock && ((c.flags ^ a.flags) & 0x7f) == 0 &&
+           ((c.size ^ a.size) & kSizeMax) == 0 &&
+           (c.pc == a.pc || (c.mask & mask) || !other.empty());
+  };
   if (c0.tid == a.tid) {
-    if (c0.clock == a.clock && ((c0.flags ^ a.flags) & 0x7f) == 0 &&
-        ((c0.size ^ a.size) & kSizeMax) == 0) {
+    if (merges(c0, c1)) {
       merge(c0);
       return;
     }
@@ -306,8 +314,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       slot = 0;
   }
   if (c1.tid == a.tid) {
-    if (c1.clock == a.clock && ((c1.flags ^ a.flags) & 0x7f) == 0 &&
-        ((c1.size ^ a.size) & kSizeMax) == 0) {
+    if (merges(c1, c0)) {
       merge(c1);
       return;
     }
@@ -355,9 +362,26 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     // against, unless the new one makes it redundant (droppable) or, being
     // an atomic, subsumes an older atomic on its bytes.
     const Cell &old = g.cell[slot];
-    if (!dropped(slot) &&
-        !((a.flags & kAtomic) && (old.flags & kAtomic) && !(old.mask & ~mask)))
-      spill_cell(L, g, old);
+    Cell &sib = g.cell[1 - slot];
+    if (!dropped(slot) && !((a.flags & kAtomic) && (old.flags & kAtomic) &&
+                            !(old.mask & ~mask))) {
+      // Two cells of one thread's epoch and kind on disjoint bytes (kept
+      // apart above) become one again, as if merged when made: nothing
+      // goes aside.
+      if (sib.tid == old.tid && sib.clock == old.clock &&
+          ((sib.flags ^ old.flags) & 0x7f) == 0 &&
+          ((sib.size ^ old.size) & kSizeMax) == 0) {
+        if ((sib.size & kValued) && (old.size & kValued)) {
+          const uint64_t bm = byte_mask(old.mask);
+          sib.value = (sib.value & ~bm) | (old.value & bm);
+        } else {
+          sib.size &= uint16_t(~kValued);
+        }
+        sib.mask |= old.mask;
+      } else {
+        spill_cell(L, g, old);
+      }
+    }
   }
   // Atomics on a location are totally ordered (coherence): a new atomic
   // subsumes the older atomics on its bytes.

@@ -625,7 +625,22 @@ void Findings::at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc,
 }
 
 void Findings::finish(LaunchSt &L) {
-  for (auto &p : pending_) {
+  // A pair of source lines that races with different values in some
+  // instance is an error; its instances that stored the same value add no
+  // benign-race warning beside it.
+  std::vector<bool> skip(pending_.size());
+  for (const auto &[k, i] : index_) {
+    if (std::get<0>(k) != int(FindingKind::BenignRace))
+      continue;
+    for (FindingKind e : {FindingKind::DataRace, FindingKind::IntraWarpRace})
+      if (index_.count(std::make_tuple(int(e), std::get<1>(k), std::get<2>(k),
+                                       std::get<3>(k))))
+        skip[i] = true;
+  }
+  for (size_t pi = 0; pi < pending_.size(); ++pi) {
+    if (skip[pi])
+      continue;
+    Pending &p = pending_[pi];
     Finding &f = p.f;
     Diagnostic &d = f.diag;
     const Site &last = f.sites.back();

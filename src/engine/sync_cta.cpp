@@ -101,25 +101,38 @@ bool Worker::try_group(Cta &c, Warp &w) {
   for (uint32_t i : group)
     if (path_barrier(w, w.paths[i]) != b0)
       return true; // lanes at different barriers: reported as a deadlock
-  bool one_pc = true;
-  for (uint32_t i : group)
+  // Converged: every path at one instruction, in the same calls. Paths at
+  // one instruction of a function called from different call sites (a
+  // __noinline__ helper holding __syncthreads() called in both branches
+  // of a divergent if) cannot reconverge there.
+  bool one_pc = true, one_stack = true;
+  for (uint32_t i : group) {
     one_pc = one_pc && w.paths[i].pc == w.paths[group[0]].pc;
+    one_stack = one_stack && w.paths[i].calls == w.paths[group[0]].calls;
+  }
   for (uint32_t i : group) {
     const Path &p = w.paths[i];
     const BarrierCode &bc = P.barriers[P.code[p.pc].aux];
-    if (one_pc || !bc.aligned)
+    if ((one_pc && one_stack) || !bc.aligned)
       continue;
     uint32_t pc = p.pc, here = 0;
     for (uint32_t j : group)
-      if (w.paths[j].pc == pc)
+      if (w.paths[j].pc == pc && (!one_pc || w.paths[j].calls == p.calls))
         here |= w.paths[j].mask;
     Diagnostic d = where(
         c, w, uint32_t(std::countr_zero(here)),
-        fmt::format("'{}' is .aligned{}, but warp {} reaches it divergent: "
-                    "lanes {:#010x} execute it, lanes {:#010x} do not",
-                    P.code_text[pc],
-                    bc.aligned_by_target ? " on this .target" : "", w.index,
-                    here, live & ~here),
+        one_pc ? fmt::format("'{}' is .aligned{}, but warp {} reaches it "
+                             "divergent, through different calls: lanes "
+                             "{:#010x} and lanes {:#010x} execute it apart",
+                             P.code_text[pc],
+                             bc.aligned_by_target ? " on this .target" : "",
+                             w.index, here, live & ~here)
+               : fmt::format("'{}' is .aligned{}, but warp {} reaches it "
+                             "divergent: lanes {:#010x} execute it, lanes "
+                             "{:#010x} do not",
+                             P.code_text[pc],
+                             bc.aligned_by_target ? " on this .target" : "",
+                             w.index, here, live & ~here),
         pc);
     for (uint32_t j : group)
       if (w.paths[j].pc != pc) {
@@ -128,6 +141,14 @@ bool Worker::try_group(Cta &c, Warp &w) {
         n.loc = P.locs[w.paths[j].pc];
         n.message = fmt::format("lanes {:#010x} of warp {} are at this "
                                 "barrier instruction instead",
+                                w.paths[j].mask, w.index);
+        d.notes.push_back(std::move(n));
+      } else if (one_pc && !w.paths[j].calls.empty()) {
+        Diagnostic n;
+        n.severity = Severity::Note;
+        n.loc = P.locs[w.paths[j].calls.back()];
+        n.message = fmt::format("lanes {:#010x} of warp {} come from this "
+                                "call",
                                 w.paths[j].mask, w.index);
         d.notes.push_back(std::move(n));
       }

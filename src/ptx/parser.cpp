@@ -2189,9 +2189,27 @@ bool Parser::parse_body_statement(Function &f) {
           break;
         outer = it->second;
       }
-      cur_src_[0] = v[0];
-      cur_src_[1] = v[1];
-      cur_src_[2] = v[2];
+      // A header's code inlined into a function of the file that holds
+      // the outermost call (cuda::memcpy_async in a device function of the
+      // .cu file): the inner position is that function's line, the last
+      // one of that file before the header.
+      std::array<uint32_t, 3> inner{v[0], v[1], v[2]};
+      if (at[1] && v[0] != outer[0]) {
+        std::array<uint32_t, 3> p{at[0], at[1], at[2]};
+        for (int guard = 0; p[1] && p != outer && guard < 64; ++guard) {
+          if (p[0] == outer[0]) {
+            inner = p;
+            break;
+          }
+          auto it = inlined_at_.find(p);
+          if (it == inlined_at_.end())
+            break;
+          p = it->second;
+        }
+      }
+      cur_src_[0] = inner[0];
+      cur_src_[1] = inner[1];
+      cur_src_[2] = inner[2];
       cur_call_ = outer;
       skip_line(start.line);
       return true;

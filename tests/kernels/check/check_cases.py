@@ -51,8 +51,9 @@ Commands:
 "space", "sites": [{"cuda_line", "cuda_inlined_line"}, ...]}, ...]} (the names of
 check::Finding / check::Site). A finding matches an item when kind,
 severity and (for races) space agree and its sites' CUDA lines are the
-item's lines; while reports carry no sites, it matches by kind and severity
-and says so. The exit status must be 1 when an error is expected, else 0.
+item's lines (for the kinds at one line but deadlocks: its first site's, the
+others being its notes' instructions); while reports carry no sites, it
+matches by kind and severity and says so. The exit status must be 1 when an error is expected, else 0.
 
 A CUDA line is the line of the case's .cu file that an instruction's `.loc`
 names, following `inlined_at` out of headers (cuda::memcpy_async,
@@ -472,6 +473,10 @@ def finding_key(f):
     if isinstance(sites, list) and sites and all(
             isinstance(x, dict) and x.get("cuda_line") for x in sites):
         lines = tuple(sorted({site_line(x) for x in sites}))
+        # A finding at one line: its first site (the others are its notes'
+        # instructions, e.g. the calls a divergent barrier is reached from).
+        if f.get("kind") in LINE_KINDS and f.get("kind") != "deadlock":
+            lines = (site_line(sites[0]),)
     return (f.get("kind"), f.get("severity") == "warning", f.get("space"),
             lines)
 

@@ -550,6 +550,66 @@ TEST(Race, WritesOfTheSameValueAreABenignRace) {
   }
 }
 
+// A pair of instructions that stores the same value in one instance and
+// different values in another: error races, no benign-race beside them.
+TEST(Race, ASameValueInstanceOfARacingPairAddsNoWarning) {
+  Launch r("race", {3, 1, 1});
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> values{};
+  addr[0] = 0x100;
+  AccessEvent w;
+  w.lanes = 1;
+  w.space = StateSpace::Global;
+  w.type = AccessType::Write;
+  w.size = 4;
+  w.addr = addr.data();
+  w.values = reinterpret_cast<const uint8_t *>(values.data());
+  const std::array<std::pair<uint32_t, uint32_t>, 3> writes{
+      {{100, 7}, {101, 7}, {100, 8}}}; // (pc, value) of CTAs 0, 1, 2
+  for (uint64_t c = 0; c < 3; ++c) {
+    w.cta = c;
+    w.pc = writes[c].first;
+    values[0] = writes[c].second;
+    r.checker->on_access(w);
+  }
+  auto &f = r.end();
+  bool pair = false;
+  for (const Finding &x : f) {
+    EXPECT_NE(x.kind, FindingKind::BenignRace) << x.text;
+    pair |= x.kind == FindingKind::DataRace && x.sites.size() == 2 &&
+            x.sites[0].pc + x.sites[1].pc == 201;
+  }
+  EXPECT_TRUE(pair);
+}
+
+// One thread stores the two halves of a granule with two instructions;
+// another thread's unordered read of the first half names the first store.
+TEST(Race, AReportNamesTheStoreOfTheBytesNotTheThreadsLatestInTheGranule) {
+  Launch r("race", {2, 1, 1});
+  std::array<uint64_t, 32> addr{};
+  AccessEvent e;
+  e.lanes = 1;
+  e.space = StateSpace::Global;
+  e.type = AccessType::Write;
+  e.size = 4;
+  e.addr = addr.data();
+  addr[0] = 0x100;
+  e.pc = 100;
+  r.checker->on_access(e);
+  addr[0] = 0x104;
+  e.pc = 101;
+  r.checker->on_access(e);
+  addr[0] = 0x100;
+  e.type = AccessType::Read;
+  e.cta = 1;
+  e.pc = 5;
+  r.checker->on_access(e);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  ASSERT_EQ(f[0].sites.size(), 2u);
+  EXPECT_EQ(f[0].sites[0].pc, 100u);
+}
+
 // Lanes of one store to one address: the same value is defined, different
 // values are an error between lanes of one instruction.
 TEST(Race, LanesOfOneStoreWithDifferentValuesRace) {
