@@ -9,7 +9,6 @@
 #include <array>
 #include <bit>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
