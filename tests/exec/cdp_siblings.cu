@@ -9,6 +9,8 @@
 //                 that writes the same buffer (race)
 //     one_block   two threads of one block launch them into the block's
 //                 NULL stream (ordered: one stream)
+//     per_thread  two threads of one block launch them into
+//                 cudaStreamPerThread, each its own stream (race)
 //     tail        the second child is a tail launch (ordered)
 //     faf         one thread launches both fire-and-forget (race)
 //     streams     one thread launches them into two created streams (race)
@@ -40,6 +42,11 @@ __global__ void blocks(int *p) {
 __global__ void one_block(int *p) {
   if (threadIdx.x % 32 == 0)
     fill<<<1, 32>>>(p, int(threadIdx.x) * 100);
+}
+
+__global__ void per_thread(int *p) {
+  if (threadIdx.x % 32 == 0)
+    fill<<<1, 32, 0, cudaStreamPerThread>>>(p, int(threadIdx.x) * 100);
 }
 
 __global__ void tail(int *p, int *out) {
@@ -102,6 +109,8 @@ int main(int argc, char **argv) {
     blocks<<<2, 32>>>(p);
   else if (c == "one_block")
     one_block<<<1, 64>>>(p);
+  else if (c == "per_thread")
+    per_thread<<<1, 64>>>(p);
   else if (c == "tail")
     tail<<<1, 32>>>(p, out);
   else if (c == "faf")
