@@ -14,8 +14,13 @@
 // granule (LaunchSt::spill: concurrent readers, FastTrack's read-shared
 // state) and checked against later; a write drops what it is ordered after.
 // Cells keep the bytes a store wrote: unordered writes of the same value are
-// a benign race (a warning), different values an error.
+// a benign race (a warning), different values an error. A warp's plain
+// reads of a granule by three lanes or more that know the same are one cell
+// (a read entry: which lanes read which half of the granule), checked once
+// against the granule's writes; a write meets it lane by lane.
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "report.h"
 
@@ -71,6 +76,52 @@ template <class Rec> RaceSide side(const Rec &c) {
   return s;
 }
 
+// A read entry (kWarpRead): plain reads of the granule by lanes of one
+// warp at one clock and instruction that knew the same. `tid` is a lane of
+// it, `value` its lanes: bits 0-31 read the bytes `mask & 0x0f`, bits 32-63
+// the bytes `mask & 0xf0`.
+inline bool is_entry(const Cell &c) { return c.size & kWarpRead; }
+inline uint32_t entry_lanes(const Cell &c) {
+  return uint32_t(c.value) | uint32_t(c.value >> 32);
+}
+inline uint8_t lane_bytes(const Cell &c, uint32_t l) {
+  return uint8_t(((c.value >> l) & 1 ? c.mask & 0x0f : 0) |
+                 ((c.value >> (32 + l)) & 1 ? c.mask & 0xf0 : 0));
+}
+// An entry's `tid` has both kind bits set (no thread's or agent's tid is
+// equal to it).
+constexpr Tid kEntryKind = kKindMask;
+inline Tid entry_tid(const Cell &c, uint32_t l) {
+  return (thread_of(c.tid) & ~31u) + l;
+}
+// The lanes of entry `c` whose bytes pass `ok` (a test of a byte mask).
+template <class Ok> inline uint32_t entry_lanes_if(const Cell &c, Ok ok) {
+  const uint32_t cl = uint32_t(c.value), ch = uint32_t(c.value >> 32);
+  uint32_t r = 0;
+  if (cl & ~ch && ok(uint8_t(c.mask & 0x0f)))
+    r |= cl & ~ch;
+  if (ch & ~cl && ok(uint8_t(c.mask & 0xf0)))
+    r |= ch & ~cl;
+  if (cl & ch && ok(c.mask))
+    r |= cl & ch;
+  return r;
+}
+// At least three lanes in `m`.
+inline bool three_or_more(uint32_t m) {
+  m &= m - 1;
+  return m & (m - 1);
+}
+// Removes lanes `d` from entry `c` (false: none left).
+inline bool entry_trim(Cell &c, uint32_t d) {
+  c.value &= ~(uint64_t(d) | uint64_t(d) << 32);
+  const uint32_t lo = uint32_t(c.value), hi = uint32_t(c.value >> 32);
+  c.mask &= uint8_t((lo ? 0x0f : 0) | (hi ? 0xf0 : 0));
+  if (!(lo | hi))
+    return false;
+  c.tid = kEntryKind | entry_tid(c, uint32_t(std::countr_zero(lo | hi)));
+  return true;
+}
+
 bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
   if (!(c.flags & kStrong) || !(a.flags & kStrong) ||
       ((c.size ^ a.size) & kSizeMax))
@@ -118,8 +169,10 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
   // A later access of the thread to the same bytes stands for its earlier
   // one (what is ordered after it is ordered after the earlier one): the
   // latest entries are looked at, which keeps a spill O(1).
+  // (A read entry: one of the same lanes of the warp.)
   for (size_t i = v.size(), n = 0; i-- > 0 && n < 2; ++n)
-    if (v[i].tid == k.tid && !(v[i].mask & ~k.mask)) {
+    if (v[i].tid == k.tid && !(v[i].mask & ~k.mask) &&
+        (!is_entry(k) || v[i].value == k.value)) {
       v[i] = k;
       return;
     }
@@ -147,6 +200,139 @@ struct Target {
   uint64_t owner, base;
 };
 
+// The races one access event found, reported at its end in a fixed order
+// (docs/checker.md "Reports"): by the later thread, then the earlier access
+// by its thread's clock, CTA and thread index, then the address. So which
+// earlier access a report names does not depend on where shadow memory
+// happened to keep it.
+struct FoundRace {
+  StateSpace space;
+  uint64_t owner, addr;
+  RaceSide earlier, later;
+  uint32_t clock; // the earlier access's
+  WriteValues values;
+};
+thread_local std::vector<FoundRace> found;
+
+[[gnu::noinline, gnu::cold]] void
+found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
+           const RaceSide &later, uint64_t addr, WriteValues v) {
+  found.push_back({t.space, t.owner, addr, earlier, later, clock, v});
+}
+
+[[gnu::noinline]] void report_found(LaunchSt &L) {
+  auto key = [](const FoundRace &f) {
+    return std::make_tuple(thread_of(f.later.tid), f.later.tid, f.clock,
+                           thread_of(f.earlier.tid), f.earlier.tid,
+                           f.earlier.async_id, f.addr, f.earlier.pc);
+  };
+  std::stable_sort(
+      found.begin(), found.end(),
+      [&](const FoundRace &x, const FoundRace &y) { return key(x) < key(y); });
+  for (const FoundRace &f : found)
+    L.findings->race(L, f.space, f.owner, f.addr, f.earlier, f.later, f.values);
+  found.clear();
+}
+
+// The lanes of read entry `c` that the access `a` (on bytes `mask`) makes
+// redundant, as it would each lane's own cell: it covers the lane's bytes,
+// is ordered after it, and stands for it (a plain access).
+// (`k`: who.knows_warp of the entry's warp and clock, 2: not known yet.)
+[[gnu::noinline]] uint32_t entry_dropped(const NewAccess &a,
+                                         const Accessor &who, const Cell &c,
+                                         uint8_t mask, int k = 2) {
+  if (a.flags & kStrong)
+    return 0;
+  const uint32_t cov =
+      entry_lanes_if(c, [mask](uint8_t m) { return !(m & ~mask); });
+  if (!cov)
+    return 0;
+  if (k == 2)
+    k = who.knows_warp(warp_key(c.tid), c.clock);
+  if (k > 0)
+    return cov;
+  uint32_t d = 0;
+  for (uint32_t m = cov; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    const Tid u = entry_tid(c, l);
+    if (u == a.tid || (k < 0 && who.knows(u, c.clock)))
+      d |= 1u << l;
+  }
+  return d;
+}
+
+// Checks the write `a` against the lanes of read entry `c`, lane by lane;
+// returns the lanes it makes redundant (entry_dropped).
+[[gnu::noinline]] uint32_t check_entry(LaunchSt &L, const Target &t,
+                                       const NewAccess &a, const Accessor &who,
+                                       const Cell &c) {
+  const int k = who.knows_warp(warp_key(c.tid), c.clock);
+  uint32_t d;
+  if (k > 0) { // ordered after every lane (a barrier since)
+    const uint8_t mask = t.mask;
+    d = (a.flags & kStrong)
+            ? 0
+            : entry_lanes_if(c, [mask](uint8_t m) { return !(m & ~mask); });
+  } else {
+    for (uint32_t m = entry_lanes(c); m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint8_t b = lane_bytes(c, l) & t.mask;
+      const Tid u = entry_tid(c, l);
+      if (!b || u == a.tid || (k < 0 && who.knows(u, c.clock)))
+        continue;
+      if (a.acquire &&
+          acquires(L, t.g,
+                   t.base + uint64_t(std::countr_zero(unsigned(t.mask))), a.cta,
+                   scope_of(a.flags), u, c.clock))
+        continue;
+      RaceSide s = side(c);
+      s.tid = u;
+      s.async_id = 0;
+      found_race(t, s, c.clock, side(a),
+                 t.base + uint64_t(std::countr_zero(unsigned(b))),
+                 WriteValues::Unknown);
+    }
+    // A plain write makes the lanes of an entry in the granule's cells that
+    // it is ordered after and covers redundant, as it would their own
+    // cells: they go now (the entry may stay for its other lanes).
+    d = entry_dropped(a, who, c, t.mask, k);
+  }
+  if (d && (&c == &t.g.cell[0] || &c == &t.g.cell[1])) {
+    Cell &e = t.g.cell[&c == &t.g.cell[0] ? 0 : 1];
+    if (!entry_trim(e, d))
+      e.tid = kNoTid;
+    return 0;
+  }
+  return d;
+}
+
+// Whether every lane of read entry `c` is known to happen before `a`.
+[[gnu::noinline]] bool entry_known(const NewAccess &a, const Accessor &who,
+                                   const Cell &c) {
+  const int k = who.knows_warp(warp_key(c.tid), c.clock);
+  if (k > 0)
+    return true;
+  if (k == 0)
+    return entry_lanes(c) == 1u << (a.tid & 31) &&
+           warp_key(c.tid) == warp_key(a.tid);
+  for (uint32_t m = entry_lanes(c); m; m &= m - 1) {
+    const Tid u = entry_tid(c, uint32_t(std::countr_zero(m)));
+    if (u != a.tid && !who.knows(u, c.clock))
+      return false;
+  }
+  return true;
+}
+
+// Keeps the lanes of read entry `old`, evicted by `a`, that `a` does not
+// make redundant.
+[[gnu::noinline]] void spill_entry(LaunchSt &L, Granule &g, const Cell &old,
+                                   const NewAccess &a, const Accessor &who,
+                                   uint8_t mask) {
+  Cell k = old;
+  if (entry_trim(k, entry_dropped(a, who, old, mask)))
+    spill_cell(L, g, k);
+}
+
 // Checks `a` against the earlier access `c`: a conflict is another
 // thread's access to one of these bytes, one of the two a write, not
 // morally strong, not known to happen before.
@@ -160,6 +346,10 @@ struct Target {
     return;
   if (((c.flags & a.flags) & kStrong) && morally_strong(L, c, a))
     return;
+  if (is_entry(c)) [[unlikely]] {
+    check_entry(L, t, a, who, c);
+    return;
+  }
   if (who.knows(c.tid, c.clock))
     return;
   // An acquire that reads a release ordered after `c` is ordered after it
@@ -169,10 +359,9 @@ struct Target {
       acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
                a.cta, scope_of(a.flags), c.tid, c.clock))
     return;
-  const RaceSide later = side(a);
-  L.findings->race(L, t.space, t.owner,
-                   t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
-                   side(c), later, compare_values(c, a, mask));
+  found_race(t, side(c), c.clock, side(a),
+             t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
+             compare_values(c, a, mask));
 }
 
 // Checks `a` against the granule's spilled history (a read: the writes; a
@@ -210,9 +399,16 @@ struct Target {
     auto &v = spill.reads;
     size_t keep = 0;
     for (size_t i = 0, n = v.size(); i < n; ++i) {
-      const Cell &c = v[i];
+      Cell &c = v[i];
       bool drop;
-      if (c.tid == a.tid)
+      if (is_entry(c)) [[unlikely]] {
+        if (!(c.mask & mask)) {
+          drop = false;
+        } else {
+          const uint32_t d = check_entry(L, t, a, who, c);
+          drop = d && !entry_trim(c, d);
+        }
+      } else if (c.tid == a.tid)
         drop = !(c.mask & ~mask);
       else if (!(c.mask & mask))
         drop = false;
@@ -270,9 +466,14 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // is ordered after the new one (so after `c`) or, racing with `c`, races
   // with the new one too.
   auto droppable = [&](const Cell &c) {
-    return c.tid == kNoTid ||
-           (!(c.mask & ~mask) && (write || !(c.flags & kWrite)) &&
-            stands_for(c) && (c.tid == a.tid || who.knows(c.tid, c.clock)));
+    if (c.tid == kNoTid)
+      return true;
+    if (!(c.mask & ~mask) && (write || !(c.flags & kWrite)) && stands_for(c)) {
+      if (is_entry(c)) [[unlikely]] // every lane
+        return entry_dropped(a, who, c, mask) == entry_lanes(c);
+      return c.tid == a.tid || who.knows(c.tid, c.clock);
+    }
+    return false;
   };
   // droppable() of each cell, computed once (the cells do not change until
   // the new access is stored).
@@ -327,59 +528,68 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       slot = 0;
     else if (c1.tid == kNoTid)
       slot = 1;
-    else if (write) {
-      // A write replaces an access known to happen before it, or (atomics
-      // are totally ordered per location) an older atomic; a strong write
-      // first one it stands for (nothing to keep aside), then any.
-      const int passes = (a.flags & kStrong) ? 2 : 1;
-      for (int pass = 0; pass < passes && slot < 0; ++pass)
-        for (int i = 0; i < 2 && slot < 0; ++i) {
-          const Cell &c = g.cell[i];
-          if (!(c.mask & ~mask) &&
-              (((a.flags & kAtomic) && (c.flags & kAtomic)) ||
-               (who.knows(c.tid, c.clock) && (pass || stands_for(c)))))
-            slot = i;
-        }
-    } else {
-      // A read replaces a read, keeping a write (it still matters for
-      // readers that are not ordered after it): one it may drop if any
-      // (below), else the older one.
-      const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
-      if (r0 && r1) {
-        const bool d0 = dropped(0), d1 = dropped(1);
-        slot = d0 != d1 ? (d0 ? 0 : 1) : (c1.flags & kRecentBit) ? 0 : 1;
-      } else if (r0 || r1) {
-        slot = r0 ? 0 : 1;
-      }
-    }
-    if (slot < 0) {
-      const bool d0 = dropped(0), d1 = dropped(1);
-      slot = d0 != d1                  ? (d0 ? 0 : 1)
-             : (c1.flags & kRecentBit) ? 0
-                                       : 1; // the older one
-    }
-    // The evicted access is history a later access must still be checked
-    // against, unless the new one makes it redundant (droppable) or, being
-    // an atomic, subsumes an older atomic on its bytes.
-    const Cell &old = g.cell[slot];
-    Cell &sib = g.cell[1 - slot];
-    if (!dropped(slot) && !((a.flags & kAtomic) && (old.flags & kAtomic) &&
-                            !(old.mask & ~mask))) {
-      // Two cells of one thread's epoch and kind on disjoint bytes (kept
-      // apart above) become one again, as if merged when made: nothing
-      // goes aside.
-      if (sib.tid == old.tid && sib.clock == old.clock &&
-          ((sib.flags ^ old.flags) & 0x7f) == 0 &&
-          ((sib.size ^ old.size) & kSizeMax) == 0) {
-        if ((sib.size & kValued) && (old.size & kValued)) {
-          const uint64_t bm = byte_mask(old.mask);
-          sib.value = (sib.value & ~bm) | (old.value & bm);
-        } else {
-          sib.size &= uint16_t(~kValued);
-        }
-        sib.mask |= old.mask;
+    else {
+      if (write) {
+        // A write replaces an access known to happen before it, or (atomics
+        // are totally ordered per location) an older atomic; a strong write
+        // first one it stands for (nothing to keep aside), then any.
+        const int passes = (a.flags & kStrong) ? 2 : 1;
+        for (int pass = 0; pass < passes && slot < 0; ++pass)
+          for (int i = 0; i < 2 && slot < 0; ++i) {
+            const Cell &c = g.cell[i];
+            if (!(c.mask & ~mask) &&
+                (((a.flags & kAtomic) && (c.flags & kAtomic)) ||
+                 ((is_entry(c) ? entry_known(a, who, c)
+                               : who.knows(c.tid, c.clock)) &&
+                  (pass || stands_for(c)))))
+              slot = i;
+          }
       } else {
-        spill_cell(L, g, old);
+        // A read replaces a read, keeping a write (it still matters for
+        // readers that are not ordered after it): one it may drop if any
+        // (below), else the older one.
+        const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
+        if (r0 && r1) {
+          const bool d0 = dropped(0), d1 = dropped(1);
+          slot = d0 != d1 ? (d0 ? 0 : 1) : (c1.flags & kRecentBit) ? 0 : 1;
+        } else if (r0 || r1) {
+          slot = r0 ? 0 : 1;
+        }
+      }
+      if (slot < 0) {
+        const bool d0 = dropped(0), d1 = dropped(1);
+        slot = d0 != d1                  ? (d0 ? 0 : 1)
+               : (c1.flags & kRecentBit) ? 0
+                                         : 1; // the older one
+      }
+      // The evicted access is history a later access must still be checked
+      // against, unless the new one makes it redundant (droppable) or, being
+      // an atomic, subsumes an older atomic on its bytes.
+      const Cell &old = g.cell[slot];
+      Cell &sib = g.cell[1 - slot];
+      if (!dropped(slot)) {
+        if (is_entry(old)) [[unlikely]] {
+          // The lanes it does not make redundant.
+          spill_entry(L, g, old, a, who, mask);
+        } else if (!((a.flags & kAtomic) && (old.flags & kAtomic) &&
+                     !(old.mask & ~mask))) {
+          // Two cells of one thread's epoch and kind on disjoint bytes
+          // (kept apart above) become one again, as if merged when made:
+          // nothing goes aside. (An entry's tid is no thread's.)
+          if (sib.tid == old.tid && sib.clock == old.clock &&
+              ((sib.flags ^ old.flags) & 0x7f) == 0 &&
+              ((sib.size ^ old.size) & kSizeMax) == 0) {
+            if ((sib.size & kValued) && (old.size & kValued)) {
+              const uint64_t bm = byte_mask(old.mask);
+              sib.value = (sib.value & ~bm) | (old.value & bm);
+            } else {
+              sib.size &= uint16_t(~kValued);
+            }
+            sib.mask |= old.mask;
+          } else {
+            spill_cell(L, g, old);
+          }
+        }
       }
     }
   }
@@ -403,6 +613,283 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // Which cell is the newer one (kRecentBit of cell 1).
   if (slot == 0)
     c1.flags &= uint8_t(~kRecentBit);
+}
+
+// Plain reads of granule `g` by lanes of one warp that know the same
+// (`who`: the lowest of them), as one read entry `a` (bytes `mask`, lanes in
+// `a.value`). Returns false, changing nothing, when an access in the
+// granule's cells or history may conflict with one of them: the lanes are
+// then checked one by one (and so reported as before).
+[[gnu::always_inline]] inline bool access_group(LaunchSt &L, Granule &g,
+                                                const uint8_t mask,
+                                                const NewAccess &a,
+                                                const Accessor &who) {
+  const uint32_t wk = warp_key(a.tid);
+  // A read conflicts with writes only; the lanes know what the lowest one
+  // knows, except for their own warp's accesses (lane by lane).
+  auto clean = [&](const Cell &c) {
+    if (c.tid == kNoTid || !(c.flags & kWrite) || !(c.mask & mask))
+      return true;
+    // The lane that wrote it reads after it; the others as they know.
+    if (!is_agent(c.tid) && warp_key(c.tid) == wk)
+      return c.clock < who.ts->own_floor || knows(who.ts->vc, c.tid, c.clock);
+    return who.knows(c.tid, c.clock);
+  };
+  Cell &c0 = g.cell[0], &c1 = g.cell[1];
+  if (((c0.flags | c1.flags) & kWrite) && (!clean(c0) || !clean(c1)))
+    return false;
+  if (g.spill && (c0.size & kSpilledWrite)) [[unlikely]]
+    for (const Cell &c : L.spill[g.spill - 1].writes)
+      if (!clean(c))
+        return false;
+  const uint32_t lo = uint32_t(a.value), hi = uint32_t(a.value >> 32);
+  // An entry of the same lanes' reads in the same epoch: merged when each
+  // lane keeps what it read (the same instruction, or the same lanes,
+  // whose latest instruction a cell names) and each half of the granule
+  // is read alike.
+  auto merges = [&](Cell &c) {
+    if (c.tid == kNoTid || !is_entry(c) || (c.tid & ~31u) != (a.tid & ~31u) ||
+        c.clock != a.clock || ((c.flags ^ a.flags) & 0x7f) ||
+        ((c.size ^ a.size) & kSizeMax) ||
+        (c.pc != a.pc && entry_lanes(c) != (lo | hi)))
+      return false;
+    if (uint32_t(c.value) && lo && ((c.mask ^ mask) & 0x0f))
+      return false;
+    if (uint32_t(c.value >> 32) && hi && ((c.mask ^ mask) & 0xf0))
+      return false;
+    c.value |= a.value;
+    c.mask |= mask;
+    c.pc = a.pc;
+    return true;
+  };
+  if (merges(c0) || merges(c1))
+    return true;
+  // Whether a lane of the entry reads all of bytes `m`.
+  auto covers_bytes = [&](uint8_t m) {
+    return (lo && !(m & ~(mask & 0x0f))) || (hi && !(m & ~(mask & 0xf0))) ||
+           ((lo & hi) && !(m & ~mask));
+  };
+  // Whether a lane of the entry ordered after access (u, clock) reads all
+  // of bytes `m`.
+  auto covers = [&](Tid u, uint32_t clock, uint8_t m) {
+    uint32_t cov = 0;
+    if (!(m & ~(mask & 0x0f)))
+      cov |= lo;
+    if (!(m & ~(mask & 0xf0)))
+      cov |= hi;
+    if (!(m & ~mask))
+      cov |= lo & hi;
+    if (!cov)
+      return false;
+    if (!is_agent(u) && warp_key(u) == wk)
+      return (cov >> (u & 31) & 1) || clock < who.ts->own_floor ||
+             knows(who.ts->vc, u, clock);
+    return who.knows(u, clock);
+  };
+  // The lanes of entry `c` it makes redundant.
+  auto entry_drop = [&](const Cell &c) {
+    // Lanes whose bytes a lane of the new entry reads, then those of them
+    // it is ordered after.
+    const uint32_t cov = entry_lanes_if(c, covers_bytes);
+    if (!cov)
+      return 0u;
+    if (warp_key(c.tid) != wk) {
+      const int k = who.knows_warp(warp_key(c.tid), c.clock);
+      if (k > 0)
+        return cov;
+      if (k == 0)
+        return 0u;
+    }
+    uint32_t d = 0;
+    for (uint32_t m = cov; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      if (covers(entry_tid(c, l), c.clock, lane_bytes(c, l)))
+        d |= 1u << l;
+    }
+    return d;
+  };
+  // The lanes of cell `c` the new entry makes redundant (a plain read:
+  // bit 0), computed once per cell.
+  uint32_t dl[2];
+  int8_t dk[2] = {-1, -1};
+  auto drop_lanes = [&](int i) {
+    if (dk[i] < 0) {
+      const Cell &c = g.cell[i];
+      dl[i] = (c.flags & kWrite) ? 0
+              : is_entry(c)      ? entry_drop(c)
+                                 : uint32_t(covers(c.tid, c.clock, c.mask));
+      dk[i] = 1;
+    }
+    return dl[i];
+  };
+  auto droppable = [&](int i) {
+    const Cell &c = g.cell[i];
+    if (c.flags & kWrite)
+      return false;
+    const uint32_t d = drop_lanes(i);
+    return is_entry(c) ? d == entry_lanes(c) : d != 0;
+  };
+  int slot;
+  if (c0.tid == kNoTid) {
+    slot = 0;
+  } else if (c1.tid == kNoTid) {
+    slot = 1;
+  } else {
+    // A read replaces a read, keeping a write: one it may drop if any,
+    // else the older one.
+    const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
+    const bool older0 = c1.flags & kRecentBit;
+    bool d = false;
+    if (r0 && r1) {
+      const bool d0 = droppable(0), d1 = droppable(1);
+      slot = d0 != d1 ? (d0 ? 0 : 1) : older0 ? 0 : 1;
+      d = slot == 0 ? d0 : d1;
+    } else if (r0 || r1) {
+      slot = r0 ? 0 : 1;
+      d = droppable(slot);
+    } else {
+      slot = older0 ? 0 : 1;
+    }
+    const Cell &old = g.cell[slot];
+    if (!d) {
+      if (is_entry(old)) {
+        Cell k = old;
+        if (entry_trim(k, drop_lanes(slot)))
+          spill_cell(L, g, k);
+      } else {
+        spill_cell(L, g, old);
+      }
+    }
+  }
+  Cell &n = g.cell[slot];
+  const uint8_t keep = slot == 0 ? (n.flags & kSyncBit) : kRecentBit;
+  const uint16_t keep_spilled = slot == 0 ? (n.size & kSpilledWrite) : 0;
+  n.tid = a.tid;
+  n.clock = a.clock;
+  n.pc = a.pc;
+  n.mask = mask;
+  n.flags = uint8_t(a.flags | keep);
+  n.size = uint16_t(a.size | keep_spilled);
+  n.value = a.value;
+  if (slot == 0)
+    c1.flags &= uint8_t(~kRecentBit);
+  return true;
+}
+
+// Whether the lanes' first and last address are close enough for some
+// granule to hold three of the lanes or more (a tile row read by every
+// row of a warp, a broadcast), not a coalesced access (at most two lanes
+// in a granule, checked one by one).
+inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
+  const uint64_t a = e.addr[std::countr_zero(lanes)],
+                 b = e.addr[31 - std::countl_zero(lanes)];
+  const uint64_t span = ((a > b ? a - b : b - a) >> 3) + 1;
+  return span * 2 < uint64_t(std::popcount(lanes));
+}
+
+// Plain reads by lanes `lanes` of a warp that all know the same: the
+// lanes reading one granule become one read entry there. Returns the
+// lanes left to check one by one.
+[[gnu::noinline]] uint32_t read_groups(LaunchSt &L, const AccessEvent &e,
+                                       uint32_t lanes, NewAccess &a, Tid tid0,
+                                       const ThreadSt *ts0, uint32_t clock,
+                                       Granule *shadow, uint64_t shadow_n) {
+  struct Group {
+    uint64_t gb;
+    uint32_t lo, hi;
+    uint8_t mlo, mhi;
+    bool exact;
+  };
+  Group gr[32];
+  uint32_t n = 0, rest = 0;
+  // Groups by granule, indexed from 32 granules below the first lane's.
+  uint8_t at[64];
+  std::memset(at, 0xff, sizeof at);
+  const uint64_t base = (e.addr[std::countr_zero(lanes)] & ~7ull) - 256;
+  const uint32_t ones = (1u << e.size) - 1;
+  if (e.size >= 4) {
+    // Words and double words: each half of a granule is read whole.
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint64_t addr = e.addr[l], d = (addr - base) >> 3;
+      const uint32_t off = uint32_t(addr & 7);
+      if (d >= 64 || off + e.size > 8) {
+        rest |= 1u << l;
+        continue;
+      }
+      uint32_t i = at[d];
+      if (i == 0xff) {
+        i = at[d] = uint8_t(n++);
+        gr[i] = {addr & ~7ull, 0, 0, 0x0f, 0xf0, true};
+      }
+      if (e.size == 8) {
+        gr[i].lo |= 1u << l;
+        gr[i].hi |= 1u << l;
+      } else if (off) {
+        gr[i].hi |= 1u << l;
+      } else {
+        gr[i].lo |= 1u << l;
+      }
+    }
+  } else
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint64_t addr = e.addr[l], d = (addr - base) >> 3;
+      const uint32_t off = uint32_t(addr & 7);
+      if (d >= 64 || off + e.size > 8) {
+        rest |= 1u << l;
+        continue;
+      }
+      uint32_t i = at[d];
+      if (i == 0xff) {
+        i = at[d] = uint8_t(n++);
+        gr[i] = {addr & ~7ull, 0, 0, 0, 0, true};
+      }
+      Group &g = gr[i];
+      const uint8_t bm = uint8_t(ones << off);
+      if (bm & 0x0f) {
+        g.exact &= !g.lo || g.mlo == (bm & 0x0f);
+        g.lo |= 1u << l;
+        g.mlo = bm & 0x0f;
+      }
+      if (bm & 0xf0) {
+        g.exact &= !g.hi || g.mhi == (bm & 0xf0);
+        g.hi |= 1u << l;
+        g.mhi = bm & 0xf0;
+      }
+    }
+  a.clock = clock;
+  a.size = uint16_t((a.size & kSizeMax) | kWarpRead);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Group &gp = gr[i];
+    const uint32_t gl = gp.lo | gp.hi;
+    if (!gp.exact || !three_or_more(gl)) {
+      rest |= gl;
+      continue;
+    }
+    Granule *g;
+    if (shadow) {
+      if ((gp.gb >> 3) >= shadow_n)
+        continue; // outside the shadow: not checked, as lane by lane
+      g = shadow + (gp.gb >> 3);
+    } else {
+      g = L.global.granule(gp.gb);
+    }
+    const uint32_t f = uint32_t(std::countr_zero(gl));
+    Accessor who;
+    who.tid = tid0 + f;
+    who.ts = ts0 + f;
+    who.clock = clock;
+    a.tid = kEntryKind | who.tid;
+    a.value = uint64_t(gp.lo) | uint64_t(gp.hi) << 32;
+    if (!access_group(L, *g,
+                      uint8_t((gp.lo ? gp.mlo : 0) | (gp.hi ? gp.mhi : 0)), a,
+                      who))
+      rest |= gl;
+  }
+  a.size &= kSizeMax;
+  a.value = 0;
+  return rest;
 }
 
 } // namespace
@@ -450,15 +937,30 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // them alike, and a lane of the run that writes later still finds the
   // read of one end of the run.
   uint32_t lanes = e.lanes;
-  if (!write && !strong && !is_async && std::popcount(e.lanes) > 2 &&
-      e.addr[std::countr_zero(e.lanes)] ==
-          e.addr[std::countr_zero(e.lanes & (e.lanes - 1))]) {
+  // Plain reads by lanes that know the same (a warp after a barrier): one
+  // read entry per granule (docs/checker.md "Shadow memory").
+  if (!write && !strong && !is_async && single && three_or_more(lanes) &&
+      few_granules(e, lanes)) {
+    const uint32_t f = uint32_t(std::countr_zero(lanes));
+    bool same = true;
+    for (uint32_t m = lanes & (lanes - 1); m && same; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      same = clock0[l] == clock0[f] && ts0[l].vc == ts0[f].vc &&
+             ts0[l].own_floor == ts0[f].own_floor;
+    }
+    if (same)
+      lanes =
+          read_groups(L, e, lanes, a, tid0, ts0, clock0[f], shadow, shadow_n);
+  }
+  if (!write && !strong && !is_async && std::popcount(lanes) > 2 &&
+      e.addr[std::countr_zero(lanes)] ==
+          e.addr[std::countr_zero(lanes & (lanes - 1))]) {
     uint32_t prev = 32, prev2 = 32;
     auto same = [&](uint32_t a, uint32_t b) {
       return e.addr[a] == e.addr[b] && clock0[a] == clock0[b] &&
              ts0[a].vc == ts0[b].vc && ts0[a].own_floor == ts0[b].own_floor;
     };
-    for (uint32_t m = e.lanes; m; m &= m - 1) {
+    for (uint32_t m = lanes; m; m &= m - 1) {
       const uint32_t l = uint32_t(std::countr_zero(m));
       if (prev2 < 32 && same(prev2, prev) && same(prev, l))
         lanes &= ~(1u << prev); // a middle lane of a run
@@ -620,6 +1122,8 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     if (strong && !is_async)
       strong_lanes |= 1u << lane;
   }
+  if (!found.empty()) [[unlikely]]
+    report_found(L);
   if (strong_lanes)
     strong_access(L, e, strong_lanes, gran);
 }

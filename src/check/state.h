@@ -47,7 +47,9 @@ struct Cell {
 };
 // kSpilledWrite (cell 0 only): the granule's evicted history
 // (Granule::spill) holds writes (what a read must be checked against).
-constexpr uint16_t kValued = 0x8000, kSpilledWrite = 0x2000, kSizeMax = 0x1fff;
+// kWarpRead: a read entry of several lanes of one warp (race.cpp).
+constexpr uint16_t kValued = 0x8000, kWarpRead = 0x4000, kSpilledWrite = 0x2000,
+                   kSizeMax = 0x1fff;
 constexpr uint8_t kWrite = 1, kAtomic = 2, kStrong = 4, kScopeShift = 3,
                   kAsync = 64;
 // cell[0].flags: the granule has release-sequence states (Granule::sync),
@@ -223,6 +225,24 @@ struct Accessor {
       return check::detail::knows(ts->vc, u, c);
     }
     return vc && vc->knows(u, c);
+  }
+  // What it knows of the accesses at `clock` of the lanes of warp `wk`
+  // other than itself: 1 all of them, 0 none, -1 it depends on the lane.
+  int knows_warp(uint32_t wk, uint32_t clock) const {
+    const VcData *d = vc;
+    if (ts) {
+      if (!is_agent(tid) && wk == warp_key(tid) && clock < ts->own_floor)
+        return 1;
+      d = ts->vc.get();
+    }
+    if (!d)
+      return 0;
+    const uint32_t b = wk >> 5;
+    const size_t n = d->blocks.size();
+    const size_t i = n && d->blocks[0] == b ? 0 : d->find_block(b);
+    if (i < n && clock < d->floor[i * 32 + (wk & 31)])
+      return 1;
+    return d->threads.empty() ? 0 : -1;
   }
 };
 

@@ -32,6 +32,7 @@ struct Inst {
   uint8_t n = 0;     // vector width / element count
   uint8_t flags = 0; // handler-specific
   uint32_t guard = kNone;
+  // operand slots (Exec::lanes), destination first
   uint32_t a[6] = {kNone, kNone, kNone, kNone, kNone, kNone};
   uint32_t member = kNone; // WarpSync: membermask slot
   uint32_t target = 0;     // branch target pc / callee function
@@ -334,8 +335,10 @@ struct Program {
   std::vector<std::pair<uint32_t, std::string>> cuda_files;
   std::vector<FuncInfo> funcs;
   std::vector<CallSite> calls;
-  uint32_t nslots = 0, npreds = 0;
-  std::vector<std::pair<uint32_t, uint64_t>> const_slots;
+  // The warp's register file: its size in bytes (state.h) and its
+  // predicate registers.
+  uint32_t reg_bytes = 0, npreds = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot, value
   std::vector<std::pair<uint32_t, uint32_t>> const_preds;
   uint32_t frame_bytes = 0;    // per-thread local memory (all frames)
   uint32_t static_shared = 0;  // bytes of declared .shared

@@ -354,11 +354,17 @@ bool Compiler::expect_operands(size_t n) {
   return false;
 }
 
+uint32_t Compiler::new_slot() {
+  uint32_t slot = prog.reg_bytes / kSlotBytes;
+  prog.reg_bytes += kSlotBytes;
+  return slot;
+}
+
 uint32_t Compiler::const_slot(uint64_t value) {
   auto it = const_slot_of.find(value);
   if (it != const_slot_of.end())
     return it->second;
-  uint32_t s = prog.nslots++;
+  uint32_t s = new_slot();
   prog.const_slots.push_back({s, value});
   const_slot_of[value] = s;
   return s;
@@ -375,7 +381,7 @@ uint32_t Compiler::const_pred(bool value) {
 
 uint32_t Compiler::scratch_slot() {
   if (scratch_used == scratch_slots.size())
-    scratch_slots.push_back(prog.nslots++);
+    scratch_slots.push_back(new_slot());
   return scratch_slots[scratch_used++];
 }
 
@@ -745,7 +751,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
     for (size_t r = 0; r < fa.regs.size(); ++r) {
       bool pred = fa.regs[r].ty == ptx::Type::pred;
       fi.reg_is_pred[r] = pred;
-      fi.reg_slot[r] = pred ? prog.npreds++ : prog.nslots++;
+      fi.reg_slot[r] = pred ? prog.npreds++ : c.new_slot();
     }
     auto &syms = func_syms[f];
     auto param_size = [&](const ptx::Param &p) -> uint64_t {

@@ -137,6 +137,8 @@ public:
   uint32_t psrc(const ptx::Operand &o);
   uint32_t pdst(const ptx::Operand &o);
   bool is_pred_operand(const ptx::Operand &o) const;
+  // A new register slot of the warp's file: its index (state.h).
+  uint32_t new_slot();
   uint32_t const_slot(uint64_t value);
   uint32_t const_pred(bool value);
   uint32_t scratch_slot();

@@ -109,7 +109,7 @@ struct Fault {
 // The context a handler runs in: the warp's registers and the memory the
 // instruction may touch.
 struct Exec {
-  uint64_t *r = nullptr;
+  uint8_t *r = nullptr; // the warp's register file (state.h)
   uint32_t *p = nullptr;
   Warp *warp = nullptr;
   Cta *cta = nullptr;
@@ -149,7 +149,11 @@ struct Exec {
   }
   bool has_remarks() const { return !warnings.empty() || !survived.empty(); }
 
-  uint64_t *s(uint32_t slot) const { return r + size_t(slot) * kWarpSize; }
+  // The lanes of register slot `slot` (an operand of Inst), read or
+  // written as type T.
+  template <class T = uint64_t> Lane<T> *lanes(uint32_t slot) const {
+    return lanes_at<T>(r, slot);
+  }
   uint32_t thread_of(uint32_t lane) const {
     return warp->index * kWarpSize + lane;
   }

@@ -133,8 +133,8 @@ bool shared_operand(Exec &x, uint64_t addr, uint8_t width, bool generic,
 // mapa: a[0] = d, a[1] = a, a[2] = rank b; flags bit0 = generic (.u64
 // without .shared::cluster).
 void exec_mapa(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
-  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
+  uint64_t *d = x.lanes(in.a[0]);
   const bool generic = in.flags & 1;
   const uint32_t n = uint32_t(x.launch->cluster.count());
   for_lanes(m, [&](uint32_t l) {
@@ -158,8 +158,8 @@ void exec_mapa(Exec &x, const Inst &in, uint32_t m) {
 
 // getctarank: a[0] = d, a[1] = a; flags bit0 = generic.
 void exec_getctarank(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[1]);
-  uint64_t *d = x.s(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]);
+  uint64_t *d = x.lanes(in.a[0]);
   const bool generic = in.flags & 1;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)

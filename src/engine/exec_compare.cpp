@@ -117,7 +117,7 @@ inline uint32_t combine(uint32_t boolop, uint32_t r, uint32_t c) {
 // aux = cmp | boolop << 8; flags bit 0: ftz.
 // The comparison as a template parameter: one tight loop per (type, op).
 template <class T, uint32_t Op>
-uint32_t compare_lanes(const uint64_t *a, const uint64_t *b, uint32_t m) {
+uint32_t compare_lanes(const Lane<T> *a, const Lane<T> *b, uint32_t m) {
   if (m == kFullMask) {
     // A byte per lane (a loop the compiler vectorizes), then 8 bytes of
     // 0/1 to 8 bits by one multiplication.
@@ -140,7 +140,7 @@ uint32_t compare_lanes(const uint64_t *a, const uint64_t *b, uint32_t m) {
 }
 
 template <class T> void exec_setp(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
+  const auto *a = x.lanes<T>(in.a[2]), *b = x.lanes<T>(in.a[3]);
   uint32_t op = in.aux & 0xff, boolop = in.aux >> 8;
   uint32_t r = 0;
   if (!(in.flags & 1) && op <= GE) {
@@ -188,8 +188,8 @@ template <class T> void exec_setp(Exec &x, const Inst &in, uint32_t m) {
 // set: like setp, into a register: flags bit1: f32 result (1.0f / 0.0f),
 // otherwise all ones / 0.
 template <class T> void exec_set(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
-  uint64_t *d = x.s(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[2]), *b = x.lanes<T>(in.a[3]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
   uint32_t op = in.aux & 0xff, boolop = in.aux >> 8;
   uint32_t cp = in.a[4] != kNone ? x.p[in.a[4]] : 0;
   for_lanes(m, [&](uint32_t l) {
@@ -216,7 +216,7 @@ uint32_t half_compare(const Inst &in, uint64_t a, uint64_t b) {
   return compare<double>(in.aux & 0xff, va, vb) ? 1u : 0u;
 }
 void exec_setp_half(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
+  const auto *a = x.lanes<uint32_t>(in.a[2]), *b = x.lanes<uint32_t>(in.a[3]);
   uint32_t boolop = in.aux >> 8;
   uint32_t lo = 0, hi = 0;
   for_lanes(m, [&](uint32_t l) {
@@ -233,8 +233,8 @@ void exec_setp_half(Exec &x, const Inst &in, uint32_t m) {
   }
 }
 void exec_set_half(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[2]), *b = x.s(in.a[3]);
-  uint64_t *d = x.s(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[2]), *b = x.lanes<uint32_t>(in.a[3]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
   uint32_t boolop = in.aux >> 8;
   uint32_t cp = in.a[4] != kNone ? x.p[in.a[4]] : 0;
   const uint64_t yes = uint64_t(in.imm);
@@ -252,16 +252,17 @@ void exec_set_half(Exec &x, const Inst &in, uint32_t m) {
 }
 
 void exec_selp(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
   uint32_t c = x.p[in.a[3]];
   for_lanes(m, [&](uint32_t l) { d[l] = ((c >> l) & 1) ? a[l] : b[l]; });
 }
 
 // slct: d = c >= 0 ? a : b (c is s32 or f32: flags bit0 = f32).
 void exec_slct(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
+  const auto *c = x.lanes<uint32_t>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
     bool ge = (in.flags & 1) ? as<float>(c[l]) >= 0.0f : as<int32_t>(c[l]) >= 0;
     d[l] = ge ? a[l] : b[l];
@@ -295,7 +296,7 @@ void exec_predlogic(Exec &x, const Inst &in, uint32_t m) {
 
 // A predicate from a value slot (mov.pred p, %is_explicit_cluster).
 void exec_slot_to_pred(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[1]);
+  const uint64_t *a = x.lanes(in.a[1]);
   uint32_t r = 0;
   for_lanes(m, [&](uint32_t l) { r |= uint32_t(a[l] != 0) << l; });
   x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;

@@ -13,8 +13,8 @@
 namespace bcusim::engine::detail {
 
 void exec_mov(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]);
   for_lanes(m, [&](uint32_t l) { d[l] = a[l]; });
 }
 
@@ -315,8 +315,8 @@ uint64_t extend_result(uint64_t r, Ty::Code d) {
 }
 
 void exec_cvt(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]);
   auto s = Ty::Code(in.aux), dt = Ty::Code(in.flags);
   int flags = int(in.imm);
   for_lanes(m, [&](uint32_t l) {
@@ -374,8 +374,8 @@ uint64_t to_narrow(uint32_t kind, double v, int rnd, int flags) {
 }
 
 void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *hi = x.s(in.a[1]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *hi = x.lanes<uint32_t>(in.a[1]);
   const int flags = int(in.imm);
   const uint32_t w = narrow_width(in.aux);
   if (in.flags != 0) { // one packed f16x2 / bf16x2 source
@@ -405,7 +405,7 @@ void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
     });
     return;
   }
-  const uint64_t *lo = x.s(in.a[2]);
+  const auto *lo = x.lanes<uint32_t>(in.a[2]);
   for_lanes(m, [&](uint32_t l) {
     d[l] = to_narrow(in.aux, as<float>(hi[l]), in.n, flags) << w |
            to_narrow(in.aux, as<float>(lo[l]), in.n, flags);
@@ -416,8 +416,8 @@ void exec_cvt_narrow(Exec &x, const Inst &in, uint32_t m) {
 // format; flags = 1 for a bf16x2 destination; imm bit2 = .relu. Every
 // narrow value is exact in the destination.
 void exec_cvt_widen(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]);
   const uint32_t w = narrow_width(in.aux);
   const uint64_t mask = (uint64_t(1) << w) - 1;
   const FloatFormat &sf = narrow_format(in.aux);
@@ -433,8 +433,8 @@ void exec_cvt_widen(Exec &x, const Inst &in, uint32_t m) {
 // Fast paths for the conversions nvcc emits in address arithmetic.
 template <class S, class D>
 void exec_cvt_int(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  auto *d = x.lanes<D>(in.a[0]);
+  const auto *a = x.lanes<S>(in.a[1]);
   for_lanes(m, [&](uint32_t l) { d[l] = bits(static_cast<D>(as<S>(a[l]))); });
 }
 
@@ -456,32 +456,32 @@ ExecFn fast_cvt(Ty d, Ty s) {
 // Vector pack {a, b, ...} -> d and unpack d -> {a, b, ...}: n elements of
 // `imm` bits each.
 void exec_pack(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
+  uint64_t *d = x.lanes(in.a[0]);
   uint32_t w = uint32_t(in.imm);
   uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
   for_lanes(m, [&](uint32_t l) {
     uint64_t v = 0;
     for (uint32_t k = 0; k < in.n; ++k)
-      v |= (x.s(in.a[1 + k])[l] & mask) << (k * w);
+      v |= (x.lanes(in.a[1 + k])[l] & mask) << (k * w);
     d[l] = v;
   });
 }
 void exec_unpack(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *s = x.s(in.a[0]);
+  const uint64_t *s = x.lanes(in.a[0]);
   uint32_t w = uint32_t(in.imm);
   uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
   for_lanes(m, [&](uint32_t l) {
     uint64_t v = s[l];
     for (uint32_t k = 0; k < in.n; ++k)
       if (in.a[1 + k] != kNone)
-        x.s(in.a[1 + k])[l] = (v >> (k * w)) & mask;
+        x.lanes(in.a[1 + k])[l] = (v >> (k * w)) & mask;
   });
 }
 
 // cvta: imm = the window base to add (to generic) or subtract (.to).
 void exec_add_imm(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]);
   uint64_t k = uint64_t(in.imm);
   if (in.flags & 1) // 32-bit destination
     for_lanes(m, [&](uint32_t l) { d[l] = (a[l] + k) & 0xffffffffu; });
@@ -492,7 +492,7 @@ void exec_add_imm(Exec &x, const Inst &in, uint32_t m) {
 // isspacep: aux = window base, imm = window size (global: everything that
 // is not a window).
 void exec_isspacep(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[1]);
+  const uint64_t *a = x.lanes(in.a[1]);
   uint32_t r = 0;
   for_lanes(m, [&](uint32_t l) {
     uint64_t v = a[l];

@@ -79,8 +79,8 @@ template <int R, class T> inline T opaque(T v) {
 template <class T, class F, int R, int FS>
 void f1(Exec &x, const Inst &in, uint32_t m) {
   RoundScope<R> rs;
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  auto *d = x.lanes<T>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]);
   for_lanes(m, [&](uint32_t l) {
     T va = opaque<R>(pre<T, FS>(as<T>(a[l])));
     d[l] = bits(post<T, FS>(opaque<R>(F{}(va))));
@@ -89,8 +89,8 @@ void f1(Exec &x, const Inst &in, uint32_t m) {
 template <class T, class F, int R, int FS>
 void f2(Exec &x, const Inst &in, uint32_t m) {
   RoundScope<R> rs;
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  auto *d = x.lanes<T>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]);
   for_lanes(m, [&](uint32_t l) {
     T va = opaque<R>(pre<T, FS>(as<T>(a[l])));
     T vb = opaque<R>(pre<T, FS>(as<T>(b[l])));
@@ -100,8 +100,9 @@ void f2(Exec &x, const Inst &in, uint32_t m) {
 template <class T, class F, int R, int FS>
 void f3(Exec &x, const Inst &in, uint32_t m) {
   RoundScope<R> rs;
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  auto *d = x.lanes<T>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]),
+             *c = x.lanes<T>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
     T va = opaque<R>(pre<T, FS>(as<T>(a[l])));
     T vb = opaque<R>(pre<T, FS>(as<T>(b[l])));
@@ -165,8 +166,8 @@ struct FDiv {
 // With hardware FMA the fused multiply-add is one instruction instead of a
 // libm call; chosen at compile time when the host supports it.
 template <class T>
-__attribute__((target("fma"))) inline uint64_t fma_one(uint64_t va, uint64_t vb,
-                                                       uint64_t vc) {
+__attribute__((target("fma"))) inline Lane<T> fma_one(Lane<T> va, Lane<T> vb,
+                                                      Lane<T> vc) {
   if constexpr (std::is_same_v<T, float>)
     return bits(
         canonical(__builtin_fmaf(as<float>(va), as<float>(vb), as<float>(vc))));
@@ -177,8 +178,9 @@ __attribute__((target("fma"))) inline uint64_t fma_one(uint64_t va, uint64_t vb,
 template <class T>
 __attribute__((target("fma"))) void fma_hw(Exec &x, const Inst &in,
                                            uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  auto *d = x.lanes<T>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]),
+             *c = x.lanes<T>(in.a[3]);
   if (m == kFullMask) {
     for (uint32_t l = 0; l < kWarpSize; ++l)
       d[l] = fma_one<T>(a[l], b[l], c[l]);
@@ -192,8 +194,9 @@ __attribute__((target("fma"))) void fma_hw(Exec &x, const Inst &in,
 // The same with AVX2 as well: the f32 lanes pack into 256-bit vectors.
 __attribute__((target("avx2,fma"))) void fma_hw_avx2(Exec &x, const Inst &in,
                                                      uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  auto *d = x.lanes<float>(in.a[0]);
+  const auto *a = x.lanes<float>(in.a[1]), *b = x.lanes<float>(in.a[2]),
+             *c = x.lanes<float>(in.a[3]);
   if (m == kFullMask) {
     for (uint32_t l = 0; l < kWarpSize; ++l)
       d[l] = fma_one<float>(a[l], b[l], c[l]);
@@ -224,12 +227,13 @@ struct PMul {
   float operator()(float a, float b) const { return a * b; }
 };
 template <class Op>
-[[gnu::always_inline]] inline void f32_rn_lanes(uint64_t *d, const uint64_t *a,
-                                                const uint64_t *b, uint32_t m) {
-  auto one = [](uint64_t va, uint64_t vb) -> uint64_t {
+[[gnu::always_inline]] inline void
+f32_rn_lanes(Lane<float> *d, const Lane<float> *a, const Lane<float> *b,
+             uint32_t m) {
+  auto one = [](Lane<float> va, Lane<float> vb) -> Lane<float> {
     float r = Op{}(as<float>(va), as<float>(vb));
-    return r != r ? uint64_t(0x7fffffffu)
-                  : uint64_t(std::bit_cast<uint32_t>(r));
+    return r != r ? Lane<float>(0x7fffffffu)
+                  : Lane<float>(std::bit_cast<uint32_t>(r));
   };
   if (m == kFullMask) {
     for (uint32_t l = 0; l < kWarpSize; ++l)
@@ -242,12 +246,14 @@ template <class Op>
   }
 }
 template <class Op> void f32_rn(Exec &x, const Inst &in, uint32_t m) {
-  f32_rn_lanes<Op>(x.s(in.a[0]), x.s(in.a[1]), x.s(in.a[2]), m);
+  f32_rn_lanes<Op>(x.lanes<float>(in.a[0]), x.lanes<float>(in.a[1]),
+                   x.lanes<float>(in.a[2]), m);
 }
 template <class Op>
 __attribute__((target("avx2"))) void f32_rn_avx2(Exec &x, const Inst &in,
                                                  uint32_t m) {
-  f32_rn_lanes<Op>(x.s(in.a[0]), x.s(in.a[1]), x.s(in.a[2]), m);
+  f32_rn_lanes<Op>(x.lanes<float>(in.a[0]), x.lanes<float>(in.a[1]),
+                   x.lanes<float>(in.a[2]), m);
 }
 template <class Op> ExecFn pick_f32_rn() {
   return host_has_avx2() ? &f32_rn_avx2<Op> : &f32_rn<Op>;
@@ -324,8 +330,8 @@ struct FMax {
 // copysign d, a, b: b's magnitude with a's sign (PTX operand order); the
 // bits are moved as they are, NaN payloads included (measured on H100).
 template <class U> void exec_copysign(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  auto *d = x.lanes<U>(in.a[0]);
+  const auto *a = x.lanes<U>(in.a[1]), *b = x.lanes<U>(in.a[2]);
   constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
   for_lanes(m,
             [&](uint32_t l) { d[l] = (U(a[l]) & sign) | (U(b[l]) & ~sign); });
@@ -338,8 +344,8 @@ template <class U> void exec_copysign(Exec &x, const Inst &in, uint32_t m) {
 // included: min.xorsign.abs.f32 of NaN and -2 is the 2 with the signs'
 // xor).
 void exec_minmax_f32(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  auto *d = x.lanes<float>(in.a[0]);
+  const auto *a = x.lanes<float>(in.a[1]), *b = x.lanes<float>(in.a[2]);
   const bool is_max = in.flags & 1, nan_mode = in.flags & 2,
              xorsign = in.flags & 4, ftz = in.flags & 8;
   for_lanes(m, [&](uint32_t l) {
@@ -430,7 +436,7 @@ ExecFn pick(Ty t, int r, int fs) {
 // testp: aux = 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal,
 // 5 subnormal; writes predicate a[0].
 template <class T> void exec_testp(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.s(in.a[1]);
+  const auto *a = x.lanes<T>(in.a[1]);
   uint32_t r = 0;
   for_lanes(m, [&](uint32_t l) {
     T v = as<T>(a[l]);
@@ -476,9 +482,9 @@ enum ApproxOp : uint32_t {
   kDivFull
 };
 void exec_approx(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
-  const uint64_t *b = in.a[2] == kNone ? a : x.s(in.a[2]);
+  auto *d = x.lanes<float>(in.a[0]);
+  const auto *a = x.lanes<float>(in.a[1]);
+  const auto *b = in.a[2] == kNone ? a : x.lanes<float>(in.a[2]);
   const bool ftz = in.flags & 1;
   for_lanes(m, [&](uint32_t l) {
     const float va = as<float>(a[l]), vb = as<float>(b[l]);
@@ -520,8 +526,8 @@ void exec_approx(Exec &x, const Inst &in, uint32_t m) {
 }
 // rcp/rsqrt .approx.ftz.f64 (mufu.h); aux = 0 rcp, 1 rsqrt.
 void exec_approx64(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  auto *d = x.lanes<double>(in.a[0]);
+  const auto *a = x.lanes<double>(in.a[1]);
   for_lanes(m, [&](uint32_t l) {
     const double v = as<double>(a[l]);
     d[l] = bits(in.aux == 0 ? mufu::rcp_approx_ftz64(v)

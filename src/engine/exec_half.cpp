@@ -163,10 +163,11 @@ uint32_t half_op(const Inst &in, uint32_t a, uint32_t b, uint32_t c) {
 }
 
 void exec_half(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
-  const uint64_t *b = in.a[2] == kNone ? a : x.s(in.a[2]);
-  const uint64_t *c = in.a[3] == kNone ? a : x.s(in.a[3]);
+  // f16/bf16 values in 32-bit lanes: one in the low half, or a pair.
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]);
+  const auto *b = in.a[2] == kNone ? a : x.lanes<uint32_t>(in.a[2]);
+  const auto *c = in.a[3] == kNone ? a : x.lanes<uint32_t>(in.a[3]);
   if (in.flags & kPacked) {
     for_lanes(m, [&](uint32_t l) {
       uint32_t lo = half_op(in, uint32_t(a[l] & 0xffff),
@@ -190,8 +191,8 @@ void exec_half(Exec &x, const Inst &in, uint32_t m) {
 // address base, a[2] = b; flags = MemSpace; imm = offset; n = 1 bf16; aux =
 // the AtomicOp offset (0, add).
 template <class I> void exec_atom_half(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *base = x.s(in.a[1]), *b = x.s(in.a[2]);
-  uint64_t *d = in.a[0] != kNone ? x.s(in.a[0]) : nullptr;
+  const uint64_t *base = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
+  uint64_t *d = in.a[0] != kNone ? x.lanes(in.a[0]) : nullptr;
   const MemSpace sp = MemSpace(in.flags);
   Inst add;
   add.aux = kAdd;

@@ -13,30 +13,32 @@ namespace {
 
 // ---- generic lane loops ----------------------------------------------------
 template <class T, class F> void op1(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  using R = decltype(F{}(T{})); // the result: T, or u32 (popc, clz)
+  auto *d = x.lanes<R>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]);
   for_lanes(m, [&](uint32_t l) { d[l] = bits(F{}(as<T>(a[l]))); });
 }
 template <class T, class F> void op2(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
-  const uint64_t *b = x.s(in.a[2]);
+  using R = decltype(F{}(T{}, T{})); // the result: T, or twice as wide
+  auto *d = x.lanes<R>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]);
+  const auto *b = x.lanes<T>(in.a[2]);
   for_lanes(m, [&](uint32_t l) { d[l] = bits(F{}(as<T>(a[l]), as<T>(b[l]))); });
 }
 template <class T, class F> void op3(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
-  const uint64_t *b = x.s(in.a[2]);
-  const uint64_t *c = x.s(in.a[3]);
+  auto *d = x.lanes<T>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]);
+  const auto *b = x.lanes<T>(in.a[2]);
+  const auto *c = x.lanes<T>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
     d[l] = bits(F{}(as<T>(a[l]), as<T>(b[l]), as<T>(c[l])));
   });
 }
 // Shifts: the amount is always a u32 operand.
 template <class T, class F> void opshift(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
-  const uint64_t *b = x.s(in.a[2]);
+  auto *d = x.lanes<T>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]);
+  const auto *b = x.lanes<uint32_t>(in.a[2]);
   for_lanes(m, [&](uint32_t l) {
     d[l] = bits(F{}(as<T>(a[l]), static_cast<uint32_t>(b[l])));
   });
@@ -281,8 +283,8 @@ struct MaxRelu {
 // add/min/max on .u16x2/.s16x2: each half-word on its own. aux: 0 add,
 // 2 min, 3 max; flags bit0 = signed, bit1 = .relu (min/max .s16x2).
 void exec_x2(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]);
   const bool sgn = in.flags & 1, relu = in.flags & 2;
   for_lanes(m, [&](uint32_t l) {
     uint32_t r = 0;
@@ -307,19 +309,20 @@ template <class T> void mul_wide(Exec &x, const Inst &in, uint32_t m) {
   op2<T, MulWide>(x, in, m);
 }
 template <class T> void mad_wide(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  using W = Wide<T>;
+  auto *d = x.lanes<W>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]);
+  const auto *c = x.lanes<W>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
-    auto w = MulWide{}(as<T>(a[l]), as<T>(b[l]));
-    using W = decltype(w);
+    W w = MulWide{}(as<T>(a[l]), as<T>(b[l]));
     d[l] = bits(W(uint64_t(w) + uint64_t(as<W>(c[l]))));
   });
 }
 
 // add.sat.s32 / sub.sat.s32: clamp to the s32 range.
 template <bool IsSub> void sat_s32(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  auto *d = x.lanes<int32_t>(in.a[0]);
+  const auto *a = x.lanes<int32_t>(in.a[1]), *b = x.lanes<int32_t>(in.a[2]);
   for_lanes(m, [&](uint32_t l) {
     int64_t r = IsSub ? int64_t(as<int32_t>(a[l])) - as<int32_t>(b[l])
                       : int64_t(as<int32_t>(a[l])) + as<int32_t>(b[l]);
@@ -332,9 +335,9 @@ template <bool IsSub> void sat_s32(Exec &x, const Inst &in, uint32_t m) {
 // subtraction it holds the borrow (PTX: subc computes a - (b + CC.CF)).
 // flags bit 0: write CC, bit 1: read CC; aux: 0 add, 1 sub, 2 mad.lo, 3 mad.hi
 template <class T> void carry_op(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
-  const uint64_t *c = in.a[3] != kNone ? x.s(in.a[3]) : nullptr;
+  auto *d = x.lanes<T>(in.a[0]);
+  const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]);
+  const auto *c = in.a[3] != kNone ? x.lanes<T>(in.a[3]) : nullptr;
   uint32_t &cc = x.p[in.target];
   uint32_t out = cc;
   using UT = U<T>;
@@ -374,8 +377,9 @@ uint64_t mask64(uint64_t len) { return shl64(1, len) - 1; }
 
 void exec_bfe(Exec &x, const Inst &in, uint32_t m) {
   // flags: bit0 signed, bit1 64-bit
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]),
+                 *c = x.lanes(in.a[3]);
   bool sgn = in.flags & 1;
   if (in.flags & 2) {
     for_lanes(m, [&](uint32_t l) {
@@ -406,9 +410,9 @@ void exec_bfe(Exec &x, const Inst &in, uint32_t m) {
 }
 
 void exec_bfi(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]),
-                 *e = x.s(in.a[4]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]),
+                 *c = x.lanes(in.a[3]), *e = x.lanes(in.a[4]);
   if (in.flags & 2) {
     for_lanes(m, [&](uint32_t l) {
       uint64_t pos = uint32_t(c[l]), mask = mask64(uint32_t(e[l]));
@@ -438,8 +442,9 @@ void exec_prmt(Exec &x, const Inst &in, uint32_t m) {
       {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}}, // ecr
       {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}, // rc16
   };
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]),
+             *c = x.lanes<uint32_t>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
     uint64_t src = (a[l] & 0xffffffffu) | ((b[l] & 0xffffffffu) << 32);
     uint32_t sel = static_cast<uint32_t>(c[l]);
@@ -461,9 +466,9 @@ void exec_prmt(Exec &x, const Inst &in, uint32_t m) {
 }
 
 void exec_lop3(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]),
-                 *lut = x.s(in.a[4]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]),
+             *c = x.lanes<uint32_t>(in.a[3]), *lut = x.lanes<uint32_t>(in.a[4]);
   for_lanes(m, [&](uint32_t l) {
     uint32_t va = uint32_t(a[l]), vb = uint32_t(b[l]), vc = uint32_t(c[l]);
     uint32_t t = uint32_t(lut[l]) & 0xff, r = 0;
@@ -476,8 +481,9 @@ void exec_lop3(Exec &x, const Inst &in, uint32_t m) {
 
 // shf.{l,r}.{wrap,clamp}.b32: flags bit0 = right, bit1 = clamp.
 void exec_shf(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]),
+             *c = x.lanes<uint32_t>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
     uint32_t n = uint32_t(c[l]);
     n = (in.flags & 2) ? std::min(n, 32u) : (n & 31);
@@ -490,8 +496,9 @@ void exec_shf(Exec &x, const Inst &in, uint32_t m) {
 
 // dp4a: flags bit0 = a signed, bit1 = b signed.
 void exec_dp4a(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]),
+             *c = x.lanes<uint32_t>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
     int64_t acc =
         (in.flags & 3) ? int64_t(int32_t(c[l])) : int64_t(uint32_t(c[l]));
@@ -509,8 +516,9 @@ void exec_dp4a(Exec &x, const Inst &in, uint32_t m) {
 // for .lo, 2-3 for .hi) plus c. flags bit0 = a signed, bit1 = b signed,
 // bit2 = .hi.
 void exec_dp2a(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]), *c = x.s(in.a[3]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]),
+             *c = x.lanes<uint32_t>(in.a[3]);
   const uint32_t first = (in.flags & 4) ? 2 : 0;
   for_lanes(m, [&](uint32_t l) {
     int64_t acc =
@@ -530,8 +538,8 @@ void exec_dp2a(Exec &x, const Inst &in, uint32_t m) {
 // zero-extended; n is b mod 32 (.wrap) or min(b, 32) (.clamp); n = 0 gives
 // 0. flags bit0 = signed, bit1 = clamp.
 void exec_szext(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]);
   for_lanes(m, [&](uint32_t l) {
     uint32_t n = uint32_t(b[l]);
     n = (in.flags & 2) ? std::min(n, 32u) : (n & 31);
@@ -550,8 +558,8 @@ void exec_szext(Exec &x, const Inst &in, uint32_t m) {
 // bmsk.{wrap,clamp}.b32 d, a, b: b one bits starting at bit a; both are
 // taken mod 32 (.wrap) or limited to 32 (.clamp). flags bit1 = clamp.
 void exec_bmsk(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]), *b = x.s(in.a[2]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]);
   for_lanes(m, [&](uint32_t l) {
     uint64_t pos = uint32_t(a[l]), len = uint32_t(b[l]);
     if (in.flags & 2) {
@@ -569,8 +577,8 @@ void exec_bmsk(Exec &x, const Inst &in, uint32_t m) {
 // there is none; .shiftamt gives the left shift that brings it to the top.
 // flags bit0 = signed, bit1 = 64-bit, bit2 = shiftamt.
 void exec_bfind(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
-  const uint64_t *a = x.s(in.a[1]);
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *a = x.lanes(in.a[1]);
   uint32_t w = (in.flags & 2) ? 64 : 32;
   for_lanes(m, [&](uint32_t l) {
     uint64_t v = w == 64 ? a[l] : (a[l] & 0xffffffffu);

@@ -155,15 +155,15 @@ std::string text_at(const Exec &x, const Inst &in) {
 }
 
 uint64_t lane_addr(Exec &x, const Inst &in, uint32_t lane) {
-  return (in.a[0] == kNone ? 0 : x.s(in.a[0])[lane]) + uint64_t(in.imm);
+  return (in.a[0] == kNone ? 0 : x.lanes(in.a[0])[lane]) + uint64_t(in.imm);
 }
 
 void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
   const MbarOps &mo = x.prog->payload<MbarOps>(in);
   const auto op = MbarOp(mo.op);
   if (op == MbarOp::PendingCount) {
-    const uint64_t *st = x.s(in.a[2]);
-    uint64_t *d = x.s(in.a[1]);
+    const uint64_t *st = x.lanes(in.a[2]);
+    uint64_t *d = x.lanes(in.a[1]);
     for_lanes(m, [&](uint32_t l) { d[l] = st[l] & mbar::kCountMask; });
     return;
   }
@@ -174,7 +174,7 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
     SharedTarget t;
     if (!mbar_locate(x, lane_addr(x, in, l), mo.space, l, t))
       return;
-    uint64_t arg = in.a[2] == kNone ? 1 : x.s(in.a[2])[l];
+    uint64_t arg = in.a[2] == kNone ? 1 : x.lanes(in.a[2])[l];
     observe_one(x, x.pc, x.cta->linear, x.warp->index, l, AccessType::Atomic, 8,
                 object_of(t), AtomicOp::Mbarrier, order_of(in), scope_of(in));
     switch (op) {
@@ -248,7 +248,7 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
       uint64_t token = 0;
       if (!mbar_arrive(x, t, a, l, what, &token))
         return;
-      x.s(in.a[1])[l] = token;
+      x.lanes(in.a[1])[l] = token;
       return;
     }
     case MbarOp::ExpectTx: {
@@ -444,7 +444,7 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
   const MbarOps &mo = x.prog->payload<MbarOps>(in);
   bool parity = mo.flags & kMbarParity;
   bool try_wait = MbarOp(mo.op) == MbarOp::TryWait;
-  const uint64_t *arg = x.s(in.a[2]);
+  const uint64_t *arg = x.lanes(in.a[2]);
   uint32_t done = 0;
   const uint8_t *word = nullptr;
   bool one_object = true;
@@ -515,7 +515,7 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
   if (!try_wait) {
     bound = kTestWaitBackoff;
   } else if (mo.flags & kMbarHint) {
-    uint64_t h = x.s(in.a[3])[std::countr_zero(m)];
+    uint64_t h = x.lanes(in.a[3])[std::countr_zero(m)];
     bound = std::clamp<uint64_t>(h, 1, kMaxBound);
   } else {
     bound = kTryWaitBound;

@@ -817,7 +817,7 @@ template <MemSpace S, uint32_t B>
 // reporting each lane's access to `batch` (AccessBatch or NoBatch).
 template <MemSpace S, uint32_t B, class Batch>
 inline void ld_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
-  const uint64_t *base = x.s(in.a[0]);
+  const uint64_t *base = x.lanes(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
@@ -839,14 +839,14 @@ inline void ld_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
         v = uint64_t(int64_t(v << sh) >> sh);
       }
       if (in.a[1 + k] != kNone)
-        x.s(in.a[1 + k])[l] = v;
+        x.lanes(in.a[1 + k])[l] = v;
     }
   });
 }
 
 template <MemSpace S, uint32_t B, class Batch>
 inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
-  const uint64_t *base = x.s(in.a[0]);
+  const uint64_t *base = x.lanes(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
@@ -860,7 +860,7 @@ inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
     if (!p)
       return;
     for (uint32_t k = 0; k < n; ++k) {
-      uint64_t v = x.s(in.a[1 + k])[l];
+      uint64_t v = x.lanes(in.a[1 + k])[l];
       std::memcpy(p + k * B, &v, B);
     }
     batch.add(l, S, addr, p);
@@ -885,19 +885,19 @@ template <MemSpace S, uint32_t B, bool Store>
 [[gnu::noinline]] void observe_warp(Exec &x, const Inst &in, uint32_t m) {
   AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
                     B * in.n);
-  const uint64_t *base = x.s(in.a[0]);
+  const uint64_t *base = x.lanes(in.a[0]);
   if constexpr (S == MemSpace::Shared)
     batch.add_own_shared(m, base, in.imm);
   else
     batch.add_global(m, base, in.imm);
   if constexpr (Store) {
     if (in.n == 1) {
-      batch.add_global_values(m, x.s(in.a[1]));
+      batch.add_global_values(m, x.lanes(in.a[1]));
     } else {
       const uint64_t *v[4] = {};
       const uint32_t n = std::min<uint32_t>(in.n, 4);
       for (uint32_t k = 0; k < n; ++k)
-        v[k] = x.s(in.a[1 + k]);
+        v[k] = x.lanes(in.a[1 + k]);
       batch.add_vector_values(m, v, n, B);
     }
   }
@@ -907,7 +907,7 @@ template <MemSpace S, uint32_t B, bool Store>
 template <MemSpace S, uint32_t B, bool Obs>
 [[gnu::always_inline]] inline void exec_ld_impl(Exec &x, const Inst &in,
                                                 uint32_t m) {
-  const uint64_t *base = x.s(in.a[0]);
+  const uint64_t *base = x.lanes(in.a[0]);
   const uint32_t n = in.n;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
@@ -918,7 +918,7 @@ template <MemSpace S, uint32_t B, bool Obs>
     const uint8_t *p = hb + (base[0] + rel);
     if constexpr (S == MemSpace::Global)
       prefetch_stride(x, base[0], p, kWarpSize * B);
-    uint64_t *d = x.s(in.a[1]);
+    uint64_t *d = x.lanes(in.a[1]);
     bool sext = false;
     if constexpr (B < 8)
       sext = in.flags & 1;
@@ -953,7 +953,7 @@ template <MemSpace S, uint32_t B, bool Obs>
     };
     if (m == kFullMask && n == 1) {
       // Not coalesced (coalesced_fast took those).
-      uint64_t *d = x.s(in.a[1]);
+      uint64_t *d = x.lanes(in.a[1]);
       for (uint32_t l = 0; l < kWarpSize; ++l)
         d[l] = load(hb + (base[l] + rel));
     } else {
@@ -962,7 +962,7 @@ template <MemSpace S, uint32_t B, bool Obs>
         for (uint32_t k = 0; k < n; ++k) {
           uint64_t v = load(p + k * B);
           if (in.a[1 + k] != kNone)
-            x.s(in.a[1 + k])[l] = v;
+            x.lanes(in.a[1 + k])[l] = v;
         }
       });
     }
@@ -981,14 +981,14 @@ template <MemSpace S, uint32_t B, bool Obs>
 template <MemSpace S, uint32_t B, bool Obs>
 [[gnu::always_inline]] inline void exec_st_impl(Exec &x, const Inst &in,
                                                 uint32_t m) {
-  const uint64_t *base = x.s(in.a[0]);
+  const uint64_t *base = x.lanes(in.a[0]);
   const uint32_t n = in.n;
   ++x.progress;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
   if (m == kFullMask && n == 1 &&
       coalesced_fast<S, B>(x, base, in.imm, hb, rel)) {
-    const uint64_t *v = x.s(in.a[1]);
+    const uint64_t *v = x.lanes(in.a[1]);
     uint8_t *p = hb + (base[0] + rel);
     if constexpr (S == MemSpace::Global)
       prefetch_stride(x, base[0], p, kWarpSize * B);
@@ -1001,7 +1001,7 @@ template <MemSpace S, uint32_t B, bool Obs>
     return;
   }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
-    const uint64_t *v = x.s(in.a[1]);
+    const uint64_t *v = x.lanes(in.a[1]);
     if (m == kFullMask && n == 1) {
       // Not coalesced (coalesced_fast took those).
       for (uint32_t l = 0; l < kWarpSize; ++l)
@@ -1010,7 +1010,7 @@ template <MemSpace S, uint32_t B, bool Obs>
       for_lanes(m, [&](uint32_t l) {
         uint8_t *p = hb + (base[l] + rel);
         for (uint32_t k = 0; k < n; ++k)
-          std::memcpy(p + k * B, &x.s(in.a[1 + k])[l], B);
+          std::memcpy(p + k * B, &x.lanes(in.a[1 + k])[l], B);
       });
     }
     if constexpr (Obs)
@@ -1120,9 +1120,9 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
   using I = std::conditional_t<
       sizeof(T) == 4, uint32_t,
       std::conditional_t<sizeof(T) == 8, uint64_t, uint16_t>>;
-  const uint64_t *base = x.s(in.a[1]), *b = x.s(in.a[2]);
-  const uint64_t *c = in.a[3] != kNone ? x.s(in.a[3]) : nullptr;
-  uint64_t *d = in.a[0] != kNone ? x.s(in.a[0]) : nullptr;
+  const uint64_t *base = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
+  const uint64_t *c = in.a[3] != kNone ? x.lanes(in.a[3]) : nullptr;
+  uint64_t *d = in.a[0] != kNone ? x.lanes(in.a[0]) : nullptr;
   MemSpace sp = MemSpace(in.flags);
   ++x.progress;
   AccessBatch batch(x, in, AccessType::Atomic, sizeof(T),

@@ -83,7 +83,7 @@ uint64_t timer_of(const Exec &x) {
 }
 
 void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
+  uint64_t *d = x.lanes(in.a[0]);
   const Launch &L = *x.launch;
   const Dim3 &b = L.block;
   const Cta &c = *x.cta;

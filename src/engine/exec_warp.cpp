@@ -22,9 +22,9 @@ using Parts = std::span<const CollectivePart>;
 // Operand `k` of every lane: each lane's value from the register its own
 // instruction names (lanes outside the parts: the first part's register).
 void gather(Exec &x, Parts parts, uint32_t k, uint64_t (&v)[kWarpSize]) {
-  std::memcpy(v, x.s(parts[0].in->a[k]), sizeof(v));
+  std::memcpy(v, x.lanes(parts[0].in->a[k]), sizeof(v));
   for (const auto &pt : parts.subspan(1)) {
-    const uint64_t *a = x.s(pt.in->a[k]);
+    const uint64_t *a = x.lanes(pt.in->a[k]);
     for_lanes(pt.lanes, [&](uint32_t l) { v[l] = a[l]; });
   }
 }
@@ -57,7 +57,9 @@ uint32_t member_mask(Exec &x, Parts parts) {
   uint32_t m = all_lanes(parts);
   for (const auto &pt : parts)
     if (pt.lanes && pt.in->member != kNone)
-      return uint32_t(x.s(pt.in->member)[std::countr_zero(pt.lanes)]) & m;
+      return uint32_t(
+                 x.lanes<uint32_t>(pt.in->member)[std::countr_zero(pt.lanes)]) &
+             m;
   return m;
 }
 
@@ -65,7 +67,8 @@ uint32_t member_mask(Exec &x, Parts parts) {
 uint32_t member_bits(Exec &x, Parts parts) {
   for (const auto &pt : parts)
     if (pt.lanes && pt.in->member != kNone)
-      return uint32_t(x.s(pt.in->member)[std::countr_zero(pt.lanes)]);
+      return uint32_t(
+          x.lanes<uint32_t>(pt.in->member)[std::countr_zero(pt.lanes)]);
   return ~0u;
 }
 
@@ -87,8 +90,8 @@ void shfl(Exec &x, Parts parts) {
   for (const auto &pt : parts) {
     const Inst &in = *pt.in;
     const uint8_t mode = x.prog->payload<WarpOps>(in).mode;
-    const uint64_t *b = x.s(in.a[3]), *c = x.s(in.a[4]);
-    uint64_t *d = x.s(in.a[0]);
+    const uint64_t *b = x.lanes(in.a[3]), *c = x.lanes(in.a[4]);
+    uint64_t *d = x.lanes(in.a[0]);
     for_lanes(pt.lanes, [&](uint32_t lane) {
       uint32_t cv = uint32_t(c[lane]);
       // b[4:0] in every mode (PTX ISA; measured on H100: shfl.sync.up by
@@ -148,7 +151,7 @@ void vote(Exec &x, Parts parts) {
   uint32_t a = gather_pred(x, parts, 1) & part;
   if (mode == 3) {
     for (const auto &pt : parts) {
-      uint64_t *d = x.s(pt.in->a[0]);
+      uint64_t *d = x.lanes(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) { d[l] = a; });
     }
     return;
@@ -167,7 +170,7 @@ void match(Exec &x, Parts parts) {
   uint64_t vmask = ops.wide ? ~0ull : 0xffffffffull;
   if (ops.mode == 0) {
     for (const auto &pt : parts) {
-      uint64_t *d = x.s(pt.in->a[0]);
+      uint64_t *d = x.lanes(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) {
         uint32_t r = 0;
         for_lanes(part, [&](uint32_t k) {
@@ -183,7 +186,7 @@ void match(Exec &x, Parts parts) {
   uint32_t first = part ? uint32_t(std::countr_zero(part)) : 0;
   for_lanes(part, [&](uint32_t k) { all &= ((a[k] ^ a[first]) & vmask) == 0; });
   for (const auto &pt : parts) {
-    uint64_t *d = x.s(pt.in->a[0]);
+    uint64_t *d = x.lanes(pt.in->a[0]);
     for_lanes(pt.lanes, [&](uint32_t l) { d[l] = all ? part : 0; });
   }
   scatter_pred(x, parts, 1, all ? ~0u : 0u);
@@ -230,7 +233,7 @@ void redux(Exec &x, Parts parts) {
     }
   });
   for (const auto &pt : parts) {
-    uint64_t *d = x.s(pt.in->a[0]);
+    uint64_t *d = x.lanes(pt.in->a[0]);
     for_lanes(pt.lanes, [&](uint32_t l) { d[l] = acc; });
   }
 }
@@ -246,7 +249,7 @@ void elect(Exec &x, Parts parts) {
   uint32_t leader = uint32_t(std::countr_zero(part));
   for (const auto &pt : parts)
     if (pt.in->a[0] != kNone) {
-      uint64_t *d = x.s(pt.in->a[0]);
+      uint64_t *d = x.lanes(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) { d[l] = leader; });
     }
   scatter_pred(x, parts, 1, 1u << leader);
@@ -265,7 +268,7 @@ constexpr ExecFn exec_redux = &exec_one<redux>;
 constexpr ExecFn exec_elect = &exec_one<elect>;
 
 void exec_activemask(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.s(in.a[0]);
+  uint64_t *d = x.lanes(in.a[0]);
   uint32_t active = x.warp->paths[x.warp->cur].mask;
   for_lanes(m, [&](uint32_t l) { d[l] = active; });
 }

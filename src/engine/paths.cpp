@@ -25,7 +25,7 @@ waiting_elsewhere(const Program &P, const Warp &w, size_t self, uint32_t pc,
     const Inst &qi = P.code[q.pc];
     if (qi.member == kNone)
       continue;
-    const uint64_t *qm = w.regs.data() + size_t(qi.member) * kWarpSize;
+    const auto *qm = w.lanes<uint32_t>(qi.member);
     uint32_t lanes = 0;
     for_lanes(q.mask & want, [&](uint32_t l) {
       if (uint32_t(qm[l]) == mem)
@@ -58,7 +58,7 @@ bool warp_sync_ready(const Program &P, const Warp &w, const Path &p) {
   const Inst &in = P.code[p.pc];
   if (in.member == kNone)
     return true;
-  const uint64_t *mem = w.regs.data() + size_t(in.member) * kWarpSize;
+  const auto *mem = w.lanes<uint32_t>(in.member);
   SyncGroups g = group_by_mask(mem, p.mask);
   const size_t self = size_t(&p - w.paths.data());
   for (uint32_t i = 0; i < g.n; ++i) {

@@ -141,8 +141,8 @@ Diagnostic Worker::path_note(const Cta &c0, Cta &c, Warp &w, const Path &p) {
   else if (p.state == PathState::WaitWarp &&
            P.code[p.pc].kind == Kind::WarpSyncMember) {
     const Inst &in = P.code[p.pc];
-    uint32_t mem = uint32_t(
-        w.regs[size_t(in.member) * kWarpSize + std::countr_zero(p.mask)]);
+    uint32_t mem =
+        uint32_t(w.lanes<uint32_t>(in.member)[std::countr_zero(p.mask)]);
     uint32_t missing = warp_sync_required(in, mem, w) & ~p.mask;
     // Members waiting at other instructions that execute with this one
     // (sm_70+) are not missing.

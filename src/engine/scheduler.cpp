@@ -119,10 +119,10 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
     uint32_t rem = c.nthreads - i * kWarpSize;
     w.valid = rem >= kWarpSize ? kFullMask : ((1u << rem) - 1);
     w.exited = 0;
-    if (w.regs.size() != size_t(P.nslots) * kWarpSize) {
-      w.regs.assign(size_t(P.nslots) * kWarpSize, 0);
+    if (w.regs.size() * sizeof(uint64_t) != P.reg_bytes) {
+      w.regs.assign(P.reg_bytes / sizeof(uint64_t), 0);
       for (auto [slot, v] : P.const_slots)
-        std::fill_n(w.regs.begin() + size_t(slot) * kWarpSize, kWarpSize, v);
+        std::fill_n(w.lanes(slot), kWarpSize, v);
       w.preds.assign(P.npreds, 0);
       for (auto [p, v] : P.const_preds)
         w.preds[p] = v;
@@ -362,8 +362,10 @@ uint64_t quick_key(const Warp &w) {
   }
   const uint32_t live = w.valid & ~w.exited;
   const size_t lane = live ? size_t(std::countr_zero(live)) : 0;
-  for (size_t i = lane; i < w.regs.size(); i += kWarpSize)
-    mix(w.regs[i]);
+  const uint32_t nslots =
+      uint32_t(w.regs.size() * sizeof(uint64_t) / kSlotBytes);
+  for (uint32_t s = 0; s < nslots; ++s)
+    mix(w.lanes(s)[lane]);
   for (uint32_t v : w.preds)
     mix(v);
   return h;

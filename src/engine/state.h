@@ -3,10 +3,15 @@
 // local memory, mbarriers, the barrier unit), the launch as the handlers
 // see it and the device-side launches of a grid. Internal to src/engine.
 //
-// A warp's registers are a structure-of-arrays file: slot s, lane l at
-// regs[s * 32 + l] (64 bits each); constant slots (immediates, symbol
-// addresses) are filled when the warp is created. Predicates are one 32-bit
-// lane mask per predicate register.
+// A warp's registers are a structure-of-arrays file laid out in bytes
+// (Program::reg_bytes): a register's slot is the array of its 32 lanes, and
+// instructions name an operand's slot by its index in units of its own
+// size (the slot of index i whose lanes are Lane<T> starts at byte
+// i * 32 * sizeof(Lane<T>)), so a handler reaches it as its operation's
+// type T (Exec::lanes<T>) with one multiply-add. Every slot is 32 lanes of
+// 8 bytes (kSlotBytes). Constant slots (immediates, symbol addresses) are
+// filled when the warp is created. Predicates are one 32-bit lane mask per
+// predicate register.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +31,25 @@ namespace bcusim::engine::detail {
 constexpr uint32_t kWarpSize = 32;
 constexpr uint32_t kFullMask = 0xffffffffu;
 constexpr uint32_t kNone = 0xffffffffu;
+
+// ---- the register file ------------------------------------------------------
+// The element type of a lane array that holds values of type T (as<T> and
+// bits convert between the two): 8 bytes for every type.
+template <class T> using Lane = uint64_t;
+// Bytes of one register slot: 32 lanes of 8 bytes.
+constexpr uint32_t kSlotBytes = kWarpSize * sizeof(Lane<uint64_t>);
+// The lanes of the slot of index `slot` of a register file. (Slots as
+// multiples of a fixed size, not byte offsets: the compiler then knows
+// that two slots of a handler are the same or do not overlap, and its
+// vector lane loops need no overlap test.)
+template <class T = uint64_t>
+inline Lane<T> *lanes_at(uint8_t *file, uint32_t slot) {
+  return reinterpret_cast<Lane<T> *>(file) + size_t(slot) * kWarpSize;
+}
+template <class T = uint64_t>
+inline const Lane<T> *lanes_at(const uint8_t *file, uint32_t slot) {
+  return reinterpret_cast<const Lane<T> *>(file) + size_t(slot) * kWarpSize;
+}
 // The modelled H100 SXM for simulated time (docs/engine.md "Simulated
 // time"): 132 SMs at 1.98 GHz.
 constexpr uint64_t kModelSms = 132;
@@ -115,8 +139,20 @@ struct Warp {
   std::vector<Path> paths; // empty = warp finished
   uint32_t cur = 0;        // path being run
   uint32_t path_steps = 0; // steps since the last path switch
+  // The register file (Program::reg_bytes bytes, 8-byte aligned); its
+  // slots through lanes().
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
+  uint8_t *reg_file() { return reinterpret_cast<uint8_t *>(regs.data()); }
+  const uint8_t *reg_file() const {
+    return reinterpret_cast<const uint8_t *>(regs.data());
+  }
+  template <class T = uint64_t> Lane<T> *lanes(uint32_t slot) {
+    return lanes_at<T>(reg_file(), slot);
+  }
+  template <class T = uint64_t> const Lane<T> *lanes(uint32_t slot) const {
+    return lanes_at<T>(reg_file(), slot);
+  }
   uint64_t steps = 0;
   bool bar_blocked = false; // blocked in the barrier unit: no path runs
   // Spin detection (docs/engine.md "Deadlocks"): while nothing in the

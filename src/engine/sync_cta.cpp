@@ -48,8 +48,7 @@ std::optional<uint32_t> Worker::path_barrier(Warp &w, const Path &p) const {
     return bc.imm_id;
   if (p.mask == 0)
     return std::nullopt;
-  return uint32_t(w.regs[size_t(bc.id_slot) * kWarpSize +
-                         uint32_t(std::countr_zero(p.mask))]) &
+  return uint32_t(w.lanes<uint32_t>(bc.id_slot)[std::countr_zero(p.mask)]) &
          0xfu;
 }
 
@@ -193,12 +192,11 @@ bool Worker::bar_arrive(Cta &c, Warp &w, std::span<const uint32_t> group) {
     if (bc.id_slot != kNone || bc.count_slot != kNone)
       for_lanes(q.mask, [&](uint32_t l) {
         uint32_t id = bc.id_slot != kNone
-                          ? uint32_t(w.regs[size_t(bc.id_slot) * kWarpSize + l])
+                          ? uint32_t(w.lanes<uint32_t>(bc.id_slot)[l])
                           : bc.imm_id;
-        uint32_t n =
-            bc.count_slot != kNone
-                ? uint32_t(w.regs[size_t(bc.count_slot) * kWarpSize + l])
-                : 0;
+        uint32_t n = bc.count_slot != kNone
+                         ? uint32_t(w.lanes<uint32_t>(bc.count_slot)[l])
+                         : 0;
         v.id[l] = id;
         v.count[l] = n;
         v.packed[l] = (id & 0xfu) | (n & 0xfffu) << 4;
@@ -325,7 +323,7 @@ void Worker::bar_finish(Cta &c, Warp &w, Path &p) {
     c.bars.raised.clear();
     if (out.rd)
       for_lanes(out.rd->lanes & p.mask, [&](uint32_t l) {
-        w.regs[size_t(bc.dst) * kWarpSize + l] = out.rd->values[l];
+        w.lanes<uint32_t>(bc.dst)[l] = out.rd->values[l];
       });
     if (out.pu) {
       uint32_t lanes = out.pu->lanes & p.mask;

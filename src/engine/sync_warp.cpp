@@ -63,7 +63,7 @@ bool Worker::warp_sync_step(Cta &c, Warp &w, Path *&p, const Inst &in,
     ++p->pc;
     return true;
   }
-  const uint64_t *mv = x.s(in.member);
+  const auto *mv = x.lanes<uint32_t>(in.member);
   // Every executing lane must be in its own membermask.
   uint32_t outside = 0;
   for_lanes(m, [&](uint32_t l) {

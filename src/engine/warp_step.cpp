@@ -33,7 +33,7 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
   uint32_t indirect_pc = kNone;
   if (in.kind == Kind::Call && P.calls[in.aux].indirect) {
     const CallSite &cs = P.calls[in.aux];
-    const uint64_t *t = x.s(cs.target_slot);
+    const uint64_t *t = x.lanes(cs.target_slot);
     const uint32_t first = uint32_t(std::countr_zero(m));
     const uint64_t addr = t[first];
     uint32_t same = 0;
@@ -649,15 +649,15 @@ namespace {
 // nearest caches: a warp's turn would otherwise start with one miss after
 // another, instruction by instruction (docs/performance.md). A hint: no
 // value depends on it.
-void prefetch_registers(const Program &P, const uint64_t *regs, uint32_t pc) {
+void prefetch_registers(const Program &P, const uint8_t *regs, uint32_t pc) {
   constexpr uint32_t kPrefetchInsts = 12;
   const uint32_t start = pc;
   for (uint32_t k = 0; k < kPrefetchInsts && pc + 1 < P.reg_use_at.size();
        ++k) {
     for (uint32_t i = P.reg_use_at[pc]; i < P.reg_use_at[pc + 1]; ++i) {
       const auto q =
-          reinterpret_cast<uintptr_t>(regs + size_t(P.reg_use[i]) * kWarpSize);
-      for (uintptr_t o = 0; o < kWarpSize * sizeof(uint64_t); o += 64)
+          reinterpret_cast<uintptr_t>(regs + size_t(P.reg_use[i]) * kSlotBytes);
+      for (uintptr_t o = 0; o < kSlotBytes; o += 64)
         __builtin_prefetch(reinterpret_cast<const void *>(q + o));
     }
     const Inst &in = P.code[pc];
@@ -677,7 +677,7 @@ void prefetch_registers(const Program &P, const uint64_t *regs, uint32_t pc) {
 uint64_t Worker::run_warp(Cta &c, Warp &w, uint64_t quantum) {
   x.warp = &w;
   x.cta = &c;
-  x.r = w.regs.data();
+  x.r = w.reg_file();
   x.p = w.preds.data();
   if (random && !w.paths.empty())
     prefetch_registers(P, x.r, w.paths[w.cur].pc);

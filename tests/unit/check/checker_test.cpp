@@ -91,6 +91,26 @@ public:
     e.addr = addr.data();
     checker->on_access(e);
   }
+  // Lanes of warp `warp` read 4 bytes each of a 16-element row at `base`:
+  // lanes l and l + 16 read element l % 16 (a tile row read by two rows of
+  // threads).
+  void read_row(uint32_t warp, uint64_t base, uint32_t pc = 10,
+                uint64_t cta = 0) {
+    std::array<uint64_t, 32> addr{};
+    for (uint32_t l = 0; l < 32; ++l)
+      addr[l] = base + 4ull * (l % 16);
+    AccessEvent e;
+    e.pc = pc;
+    e.cta = cta;
+    e.owner = cta;
+    e.warp = warp;
+    e.lanes = ~0u;
+    e.space = StateSpace::Shared;
+    e.type = AccessType::Read;
+    e.size = 4;
+    e.addr = addr.data();
+    checker->on_access(e);
+  }
   void write(uint32_t warp, uint32_t lanes, uint64_t base, uint32_t pc = 100,
              uint64_t cta = 0) {
     access(AccessType::Write, warp, lanes, base, pc, false, cta);
@@ -273,6 +293,79 @@ TEST(Race, BroadcastReadsThenAWriteByAnyLane) {
   other.access(AccessType::Read, 0, ~0u, 0, 10, true);
   other.access(AccessType::Write, 1, 1, 0, 100, true); // warp 1
   EXPECT_EQ(other.end().size(), 1u);
+}
+
+// A warp's reads of a tile row are kept as one entry per granule (lanes l
+// and l + 16 of both halves); a write is still checked against every lane
+// of every warp that read its bytes, and the report names the earliest,
+// lowest thread among them (docs/checker.md "Reports").
+TEST(Race, ATileRowReadByEveryWarpThenAWrite) {
+  Launch r("race");
+  for (uint32_t w = 0; w < 3; ++w)
+    r.read_row(w, 0);
+  r.write(3, 1u << 5, 0); // warp 3 lane 5 writes element 5, no barrier
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+  EXPECT_EQ(f[0].instances, 6u); // lanes 5 and 21 of warps 0, 1 and 2
+  EXPECT_EQ(f[0].sites[0].thread.warp, 0u);
+  EXPECT_EQ(f[0].sites[0].thread.lane, 5u);
+  EXPECT_EQ(f[0].sites[1].thread.warp, 3u);
+  EXPECT_NE(f[0].diag.message.find("write-after-read"), std::string::npos);
+}
+
+TEST(Race, ATileRowReadThenWrittenAfterABarrier) {
+  Launch r("race");
+  for (uint32_t w = 0; w < 4; ++w)
+    r.read_row(w, 0);
+  r.barrier(0b1111);
+  r.write(3, 0xffff, 0); // the next tile: s[0..15]
+  r.barrier(0b1111);
+  for (uint32_t w = 0; w < 4; ++w)
+    r.read_row(w, 0, 11);
+  EXPECT_TRUE(r.end().empty());
+}
+
+TEST(Race, ATileRowReadThenWrittenByALaneOfTheReadingWarp) {
+  Launch r("race");
+  r.read_row(0, 0);
+  r.write(0, 1u << 3, 8); // lane 3 writes element 5 (address 8 + 4 * 3)
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::IntraWarpRace);
+  EXPECT_EQ(f[0].instances, 2u); // lanes 5 and 21
+  EXPECT_EQ(f[0].sites[0].thread.lane, 5u);
+}
+
+// A barrier of some warps orders their reads only: the write still meets
+// the reads of the warp that did not take part, whatever was read between.
+TEST(Race, ATileRowWriteAfterABarrierOfOtherWarps) {
+  Launch r("race");
+  r.read_row(0, 0);
+  for (uint32_t w = 1; w < 4; ++w)
+    r.read_row(w, 0);
+  r.barrier(0b1110);
+  r.write(3, 1u << 5, 0);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].instances, 2u); // lanes 5 and 21 of warp 0
+  EXPECT_EQ(f[0].sites[0].thread.warp, 0u);
+  EXPECT_EQ(f[0].sites[0].thread.lane, 5u);
+}
+
+// Limit (docs/checker.md "Limits"): lanes of a read entry that read the
+// granule again at another instruction in the same epoch keep the entry's
+// instruction too, so the racing write is reported at both lines (lane
+// cells would name the later one only).
+TEST(Race, AReadEntryKeepsItsInstructionForLanesThatReadAgain) {
+  Launch r("race");
+  r.read_row(0, 0, 10);                                // entry at pc 10
+  r.access(AccessType::Read, 0, 0x10003, 0, 11, true); // lanes 0, 1, 16: s[0]
+  r.write(1, 1, 0);                                    // warp 1 writes s[0]
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].sites[0].pc, 10u);
+  EXPECT_EQ(f[1].sites[0].pc, 11u);
 }
 
 // Lanes of one store to one address: one of the writes is performed last
