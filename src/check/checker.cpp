@@ -475,6 +475,12 @@ void Checker::on_device_launch(const engine::DeviceLaunchEvent &e) {
     detail::cdp_device_launch(impl_->cdp, impl_->L, e);
 }
 
+void Checker::on_device_stream_event(const engine::DeviceStreamEvent &e) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  if (checks_.race && impl_->L.race_on)
+    detail::cdp_stream_event(impl_->cdp, impl_->L, e);
+}
+
 void Checker::on_child_grid_begin(const engine::ChildGridEvent &e) {
   std::lock_guard<std::mutex> g(impl_->mu);
   detail::cdp_child_begin(impl_->cdp, e);

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -484,7 +485,9 @@ namespace bcusim::check::detail {
 // Dynamic parallelism (cdp.cpp; docs/checker.md "Parent and child
 // grids"): the global accesses of a grid that can make device-side
 // launches, its launches, and for each child grid running, the parent's
-// accesses that are not ordered before it.
+// accesses that are not ordered before it; the streams and events of the
+// grid's launches, and the footprints of finished child grids that later
+// sibling grids may overlap with.
 struct CdpSt {
   struct Access {
     uint64_t addr = 0;
@@ -493,38 +496,115 @@ struct CdpSt {
     uint32_t clock = 0;
     bool write = false, strong = false;
   };
+  // A vector clock over the streams of one grid's launches: (stream,
+  // launches into it known to come before), sorted by stream.
+  using Clock = std::vector<std::pair<uint32_t, uint32_t>>;
   struct Launch {
     Tid tid = kNoTid;
     uint32_t pc = 0;
     size_t at = 0;  // log entries before it
     ThreadSt known; // what the launching thread knew
     bool tail = false;
+    uint32_t stream = 0, pos = 0; // its stream and place in it
+    Clock clock;                  // the launches it follows
+    std::string stream_text;      // "the NULL stream of CTA (0,0,0)"
   };
-  // A parent's access a child grid is not ordered with (rendered).
+  // A parent's access a child grid is not ordered with.
   struct Side {
     uint64_t addr = 0;
     uint32_t size = 0, pc = 0;
+    Tid tid = kNoTid;
     bool write = false, strong = false;
-    std::string who; // "read of 4 bytes by thread ... of kernel 'k' ..."
+  };
+  // The global-memory footprint of a child grid with its descendants:
+  // byte ranges by kind (weak read, weak write, strong read, strong
+  // write), each with the site of one access and the child it came from.
+  struct Footprint {
+    struct Span {
+      uint64_t end = 0;
+      uint32_t site = 0, owner = 0;
+    };
+    std::array<std::map<uint64_t, Span>, 4> spans;
+    void add(uint64_t a, uint64_t b, int kind, Span s);
+    void merge(const Footprint &o, uint32_t owner);
+    bool empty() const;
+  };
+  // An access of a footprint, rendered once per (grid, instruction, kind).
+  struct Site {
+    std::string who; // "write of 4 bytes by thread ... at 'st...'"
     SourceLoc loc;
   };
+  struct Frame;
   struct Child {
+    // While it runs: the parent's accesses it is not ordered with, sorted
+    // by address (built when it starts, dropped when it ends), and the
+    // largest of their sizes.
     std::vector<Side> sides;
-    std::unordered_map<uint64_t, std::vector<uint32_t>> by_granule;
+    uint32_t max_size = 0;
+    const Frame *frame = nullptr;
     std::string launch_at; // where the parent launched it
+    std::string launcher;  // "thread ... of kernel 'k' (launch 0) at '...'"
+    bool tail = false;
+    uint32_t stream = 0, pos = 0;
+    Clock clock;
+    std::string stream_text;
+    // A later sibling may overlap with it: its footprint is kept.
+    bool later_concurrent = false;
+  };
+  // The children of a grid whose child grids are running, with what is
+  // needed to check them against the grid: its log and launches, and to
+  // name its threads and instructions.
+  struct Frame {
+    std::vector<Child> children;
+    std::vector<Access> log;
+    std::vector<Launch> launches;
+    Dim3 grid, block;
+    uint32_t wpc = 1;
+    std::string kernel; // demangled
+    uint64_t launch_index = 0;
+    std::unordered_map<uint32_t, std::pair<std::string, SourceLoc>> pcs;
+    std::vector<Footprint> done; // by child, once finished (if kept)
+    std::vector<char> finished;
+    // The union of the finished children the running one may overlap
+    // with, and which children it holds.
+    Footprint merged;
+    std::vector<char> in_merged;
+  };
+  // A child grid running (with its descendants): what it and its
+  // descendants accessed so far, kept while some grid may overlap with it,
+  // and the footprint of the siblings it may overlap with.
+  struct Level {
+    Footprint cur;
+    bool record = false;
+    const Footprint *concurrent = nullptr; // in a Frame of `frames`
+    const Frame *frame = nullptr;          // its parent's children
+    uint64_t child = 0;                    // its index there
   };
   bool logging = false;
+  std::pair<uint64_t, uint64_t> params; // parameter buffers: not logged
   std::vector<Access> log;
-  std::vector<Launch> launches;           // of the launch being observed
-  std::vector<std::vector<Child>> frames; // by launch depth: its children
-  std::vector<uint32_t> depth;            // child grids running
-  std::vector<const Child *> active;      // their contexts
+  std::vector<Launch> launches;      // of the launch being observed
+  std::deque<Frame> frames;          // by launch depth: its children (stable)
+  std::vector<uint32_t> depth;       // child grids running
+  std::vector<const Child *> active; // their contexts
+  std::vector<Level> levels;         // and their footprints
+  // Streams of the launch being observed: ids by (kind, handle or CTA or
+  // thread), each stream's clock, the clocks recorded in events, and
+  // whether any stream waited for an event.
+  std::map<std::pair<int, uint64_t>, uint32_t> stream_ids;
+  std::vector<Clock> stream_clock;
+  std::map<uint64_t, Clock> events;
+  bool waited = false;
+  std::vector<Site> sites;
+  std::map<std::tuple<uint64_t, uint32_t, int>, uint32_t> site_of;
 };
 
 void cdp_launch_begin(CdpSt &s, const LaunchSt &L);
 void cdp_access(CdpSt &s, LaunchSt &L, const AccessEvent &e);
 void cdp_device_launch(CdpSt &s, LaunchSt &L,
                        const engine::DeviceLaunchEvent &e);
+void cdp_stream_event(CdpSt &s, LaunchSt &L,
+                      const engine::DeviceStreamEvent &e);
 void cdp_launch_end(CdpSt &s, LaunchSt &L);
 void cdp_child_begin(CdpSt &s, const engine::ChildGridEvent &e);
 void cdp_child_end(CdpSt &s, const engine::ChildGridEvent &e);

@@ -59,6 +59,15 @@ bool GlobalMemory::free(uint64_t base) {
   return false;
 }
 
+bool GlobalMemory::set_retired(uint64_t base, std::string why) {
+  for (auto &a : allocs_)
+    if (a->base == base && a->owned) {
+      a->retired = std::move(why);
+      return true;
+    }
+  return false;
+}
+
 bool GlobalMemory::map_host(uint8_t *host, uint64_t bytes, std::string name) {
   const uint64_t base = reinterpret_cast<uint64_t>(host);
   const uint64_t size = std::max<uint64_t>(bytes, 1);
@@ -445,6 +454,17 @@ uint8_t *Exec::global_slow(uint64_t addr, uint32_t size, bool write,
     fault.size = size;
     fault.write = write;
     return nullptr;
+  }
+  if (a && !a->retired.empty() && size <= a->size - (addr - a->base)) {
+    // Mapped memory outside its lifetime (graph memory): an error the
+    // launch survives, the access is made (a GPU keeps the memory mapped).
+    // Never cached: every access is checked.
+    survive(lane, fmt::format("invalid .global {} of {} byte{} at address "
+                              "{:#x}: {}; the access is made (the memory "
+                              "stays mapped, as in a GPU's memory pool)",
+                              write ? "store" : "load", size,
+                              size == 1 ? "" : "s", addr, a->retired));
+    return a->data + (addr - a->base);
   }
   if (!a || size > a->size - (addr - a->base)) {
     if (uint8_t *p = host_page_access(addr, size, write, lane))

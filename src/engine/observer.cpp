@@ -198,6 +198,9 @@ public:
   void on_device_launch(const DeviceLaunchEvent &e) override {
     each(&Observer::on_device_launch, e);
   }
+  void on_device_stream_event(const DeviceStreamEvent &e) override {
+    each(&Observer::on_device_stream_event, e);
+  }
   void on_child_grid_begin(const ChildGridEvent &e) override {
     each(&Observer::on_child_grid_begin, e);
   }

@@ -775,6 +775,11 @@ public:
   }
   uint64_t grid_workspace() const override { return L.grid_workspace; }
   bool device_launches() const override { return L.device_launches != nullptr; }
+  std::pair<uint64_t, uint64_t> launch_parameters() const override {
+    if (!L.device_launches)
+      return {0, 0};
+    return {L.device_launches->pool, L.device_launches->pool_size};
+  }
   std::pair<uint32_t, uint32_t> reserved_shared() const override {
     return {L.reserved_smem_off, L.reserved_smem};
   }

@@ -518,12 +518,16 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
           ? 4
           : 8;
   AccessBatch out(x, in, AccessType::Write, out_size);
-  // Successful cudaLaunchDevice calls: (lane, child, tail), for the
-  // observer once the launch lock is released.
+  // Successful cudaLaunchDevice calls (lane, child, tail, stream) and
+  // cudaEventRecord / cudaStreamWaitEvent calls (stream_op: lane, stream,
+  // event), for the observer once the launch lock is released.
   struct Launched {
     uint32_t lane;
     uint64_t child;
     bool tail;
+    uint64_t stream;
+    bool stream_op = false, wait = false;
+    uint64_t event = 0;
   };
   std::vector<Launched> launched;
   for_lanes(m, [&](uint32_t l) {
@@ -584,7 +588,8 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
             b.launched = true;
             // cudaStreamTailLaunch is the handle 3.
             dl->pending.push_back({i, stream == 3});
-            launched.push_back({l, dl->pending.size() - 1, stream == 3});
+            launched.push_back(
+                {l, dl->pending.size() - 1, stream == 3, stream});
             result = 0;
           }
           break;
@@ -596,6 +601,16 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
       result = device_memcpy(c, w, l, in, arg);
     } else {
       result = device_runtime_call(c, w, l, cs, arg, out);
+      const bool record = cs.device_fn == DeviceFn::EventRecord ||
+                          cs.device_fn == DeviceFn::EventRecordWithFlags;
+      if (result == 0 &&
+          (record || cs.device_fn == DeviceFn::StreamWaitEvent)) {
+        uint64_t a0 = 0, a1 = 0;
+        arg(0, &a0, 8);
+        arg(1, &a1, 8);
+        launched.push_back(
+            {l, 0, false, record ? a1 : a0, true, !record, record ? a0 : a1});
+      }
     }
     if (cs.device_ret != kNone)
       std::memcpy(f + cs.device_ret, &result,
@@ -607,9 +622,18 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
                         std::min<uint32_t>(cs.device_ret_size, 8));
   if (x.sync_obs)
     for (const Launched &ld : launched) {
+      if (ld.stream_op) {
+        auto e = thread_event<DeviceStreamEvent>(x, 1u << ld.lane);
+        e.wait = ld.wait;
+        e.stream = ld.stream;
+        e.event = ld.event;
+        x.sync_obs->on_device_stream_event(e);
+        continue;
+      }
       auto e = thread_event<DeviceLaunchEvent>(x, 1u << ld.lane);
       e.child = ld.child;
       e.tail = ld.tail;
+      e.stream = ld.stream;
       x.sync_obs->on_device_launch(e);
     }
   ++p->pc;

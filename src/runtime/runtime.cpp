@@ -729,11 +729,13 @@ void Runtime::wait_stream(StreamOrder::Stream s) {
 void Runtime::host_sync(StreamOrder::Stream s) {
   wait_stream(s);
   streams().host_sync(s);
+  release_pool();
 }
 
 void Runtime::host_sync_all() {
   wait_for({}, true);
   streams().host_sync_all();
+  release_pool();
 }
 
 bool Runtime::query(const StreamOrder::Clock &c) {
@@ -878,10 +880,37 @@ Error Runtime::free(void *p) {
     return Error::Success;
   if (is_host_mapped(p))
     return free_host(p);
+  if (std::find(pool_freed_.begin(), pool_freed_.end(), p) != pool_freed_.end())
+    return record(Error::InvalidValue); // freed by cudaFreeAsync already
   if (!dev_->free(reinterpret_cast<uint64_t>(p)))
     return record(Error::InvalidValue);
   alloc_stacks_.erase(reinterpret_cast<uint64_t>(p));
   return Error::Success;
+}
+
+Error Runtime::free_async(void *p) {
+  if (!p)
+    return Error::Success;
+  if (is_host_mapped(p) ||
+      std::find(pool_freed_.begin(), pool_freed_.end(), p) != pool_freed_.end())
+    return free(p);
+  const auto a = dev_->allocation(reinterpret_cast<uint64_t>(p));
+  if (!a || a->base != reinterpret_cast<uint64_t>(p))
+    return record(Error::InvalidValue);
+  dev_->set_retired(a->base,
+                    fmt::format("use after free: the {}-byte allocation at "
+                                "{:#x} was freed by cudaFreeAsync",
+                                a->size, a->base));
+  pool_freed_.push_back(p);
+  return Error::Success;
+}
+
+void Runtime::release_pool() {
+  for (void *p : pool_freed_) {
+    dev_->free(reinterpret_cast<uint64_t>(p));
+    alloc_stacks_.erase(reinterpret_cast<uint64_t>(p));
+  }
+  pool_freed_.clear();
 }
 
 Error Runtime::malloc_host(void **p, uint64_t bytes, const char *what) {
@@ -1315,6 +1344,7 @@ void Runtime::sync_event(const Event &e) {
   if (!running_.empty())
     wait_for(e.clock);
   streams().host_wait(e.clock);
+  release_pool();
 }
 
 Error Runtime::elapsed_ms(const Event &start, const Event &end,
@@ -1349,6 +1379,7 @@ void Runtime::reset() {
     munmap(reinterpret_cast<void *>(base), size);
   }
   host_blocks_.clear();
+  pool_freed_.clear();
   dev_ = std::make_unique<engine::Device>();
   for (size_t i = 0; i < modules_.size(); ++i)
     if (modules_[i].module) {

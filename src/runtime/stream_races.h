@@ -136,6 +136,9 @@ public:
   void on_device_launch(const engine::DeviceLaunchEvent &e) override {
     static_cast<engine::Observer &>(checker_).on_device_launch(e);
   }
+  void on_device_stream_event(const engine::DeviceStreamEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_device_stream_event(e);
+  }
   void on_child_grid_begin(const engine::ChildGridEvent &e) override {
     static_cast<engine::Observer &>(checker_).on_child_grid_begin(e);
   }

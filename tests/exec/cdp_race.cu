@@ -1,7 +1,9 @@
 // Parent and child grids in the race checker (CDP2): a parent grid that
 // reads, after a device-side launch, what its child writes races with it
-// (a CDP2 grid cannot wait for its children); with the parent writing only
-// before the launch and the result read in a tail launch, it is race-free.
+// (a CDP2 grid cannot wait for its children); so does a block of the
+// parent that writes what a child another block launched reads (no
+// barrier orders two blocks); with the parent writing only before the
+// launch and the result read in a tail launch, it is race-free.
 #include "common.h"
 
 #include <cstring>
@@ -30,13 +32,29 @@ __global__ void parent_tail(int *p, int *out) {
   }
 }
 
+// Block 1 writes what the child block 0 launched reads.
+__global__ void other_block(int *p, int *out) {
+  if (blockIdx.x == 1)
+    p[threadIdx.x] = 5;
+  else if (threadIdx.x == 0)
+    consume<<<1, 32>>>(p, out);
+}
+
 int main(int argc, char **argv) {
   const bool ordered = argc > 1 && std::strcmp(argv[1], "ordered") == 0;
+  const bool other = argc > 1 && std::strcmp(argv[1], "other_block") == 0;
   int *p, *out;
   CHECK(cudaMalloc(&p, 32 * sizeof(int)));
   CHECK(cudaMalloc(&out, 32 * sizeof(int)));
   CHECK(cudaMemset(p, 0, 32 * sizeof(int)));
   CHECK(cudaMemset(out, 0, 32 * sizeof(int)));
+  if (other) {
+    other_block<<<2, 32>>>(p, out);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaFree(p));
+    CHECK(cudaFree(out));
+    return finish("cdp_race");
+  }
   if (ordered)
     parent_tail<<<1, 32>>>(p, out);
   else

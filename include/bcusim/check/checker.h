@@ -217,6 +217,7 @@ public:
   void on_launch_begin(const engine::LaunchView &launch) override;
   void on_launch_end(const engine::LaunchView &launch) override;
   void on_device_launch(const engine::DeviceLaunchEvent &e) override;
+  void on_device_stream_event(const engine::DeviceStreamEvent &e) override;
   void on_child_grid_begin(const engine::ChildGridEvent &e) override;
   void on_child_grid_end(const engine::ChildGridEvent &e) override;
   void on_cta_begin(const engine::CtaEvent &e) override;

@@ -319,6 +319,12 @@ public:
   // the allocation in diagnostics, e.g. "argument 2 (s32[512])".
   DevicePtr alloc(uint64_t bytes, std::string name = {});
   bool free(DevicePtr p);
+  // Marks an allocation as outside its lifetime (`why` non-empty: "use
+  // after free: the 64-byte graph allocation at 0x... was freed by ...") or
+  // inside it again (empty): kernels' accesses to it are then errors the launch
+  // survives, made on its bytes (docs/exec.md "Graph memory"). False when
+  // `p` is not an allocation's base.
+  bool set_retired(DevicePtr p, std::string why);
   // The allocation (or module .global variable) holding `addr`.
   struct AllocationInfo {
     DevicePtr base = 0;

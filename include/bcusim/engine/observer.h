@@ -260,9 +260,22 @@ struct AsyncCompleteEvent : ThreadEvent {
 // A device-side launch (docs/engine.md "Device-side launches"): the lane
 // in `lanes` launched the grid's child `child` (0, 1, ... in launch order
 // within the grid) into cudaStreamTailLaunch (`tail`) or another stream.
+// `stream` is the handle it was launched into: 0 the block's NULL stream,
+// 2 cudaStreamPerThread, 3 cudaStreamTailLaunch, 4
+// cudaStreamFireAndForget, else a stream the grid created.
 struct DeviceLaunchEvent : ThreadEvent {
   uint64_t child = 0;
   bool tail = false;
+  uint64_t stream = 0;
+};
+
+// A successful device-side cudaEventRecord(event, stream) (`wait` false)
+// or cudaStreamWaitEvent(stream, event) (`wait` true) by the lane in
+// `lanes`, in the order of the grid's launches (docs/engine.md "Device
+// runtime calls").
+struct DeviceStreamEvent : ThreadEvent {
+  bool wait = false;
+  uint64_t stream = 0, event = 0;
 };
 
 // A child grid starts (before its launch begins) or ends (after its own
@@ -341,8 +354,13 @@ public:
   virtual uint64_t thread_steps() const { return 0; }
   // The CTA's 3-D index from its linear index.
   virtual Dim3 cta_id(uint64_t linear) const = 0;
-  // Whether the kernel can make device-side launches.
+  // Whether the kernel can make device-side launches, and the global
+  // memory of its launches' parameter buffers ([base, base + size); docs/
+  // engine.md "Device-side launches").
   virtual bool device_launches() const { return false; }
+  virtual std::pair<uint64_t, uint64_t> launch_parameters() const {
+    return {0, 0};
+  }
   // The cooperative-groups grid workspace (0: none).
   virtual uint64_t grid_workspace() const = 0;
   // The reserved shared-memory region (%reserved_smem_offset_*) of each
@@ -440,6 +458,7 @@ public:
   // grid's start and end (around its on_launch_begin .. on_launch_end and
   // those of its own children).
   virtual void on_device_launch(const DeviceLaunchEvent &e) { (void)e; }
+  virtual void on_device_stream_event(const DeviceStreamEvent &e) { (void)e; }
   virtual void on_child_grid_begin(const ChildGridEvent &e) { (void)e; }
   virtual void on_child_grid_end(const ChildGridEvent &e) { (void)e; }
 };

@@ -165,6 +165,11 @@ public:
   // ---- memory -----------------------------------------------------------
   Error malloc(void **p, uint64_t bytes);
   Error free(void *p);
+  // cudaFreeAsync's work item (docs/exec.md "cudaMallocAsync /
+  // cudaFreeAsync"): the allocation's lifetime ends, its memory stays
+  // mapped (kernels' accesses are reported as a use after free) until the
+  // next host synchronization releases it, as a memory pool does.
+  Error free_async(void *p);
   // Host memory every kernel can reach at the same address (cudaMallocHost,
   // cudaHostAlloc, cudaMallocManaged: one pointer valid on both sides).
   Error malloc_host(void **p, uint64_t bytes, const char *what);
@@ -406,6 +411,9 @@ private:
   // Host stacks of allocations (by base) and of the current launch, kept
   // while findings are checked (docs/exec.md "Host stacks").
   std::map<uint64_t, std::vector<uintptr_t>> alloc_stacks_;
+  // Freed by cudaFreeAsync, released at the next host synchronization.
+  std::vector<void *> pool_freed_;
+  void release_pool();
   std::vector<uintptr_t> launch_stack_;
   std::unique_ptr<HostSymbolizer> symbolizer_;
   engine::Schedule schedule_;

@@ -334,6 +334,11 @@ cudaError_t bcusim::cudart::read_condition(unsigned *value, const void *handle,
   });
 }
 
+void bcusim::cudart::set_retired(void *p, std::string why) {
+  std::lock_guard lock(g_mutex);
+  rt().device().set_retired(reinterpret_cast<uint64_t>(p), std::move(why));
+}
+
 cudaError_t bcusim::cudart::record_error(cudaError_t e) {
   std::lock_guard lock(g_mutex);
   return rec(Error(int(e)));
@@ -676,7 +681,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
 }
 
 cudaError_t cudaFree(void *devPtr) {
-  if (bcusim::cudart::free_graph_alloc(devPtr))
+  if (bcusim::cudart::free_graph_alloc(devPtr, "cudaFree"))
     return cudaSuccess; // graph memory: its lifetime ends, its address stays
   std::lock_guard lock(g_mutex);
   if (rt().sticky() != Error::Success)
@@ -700,7 +705,8 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
   if (!devPtr)
     return rec(Error::InvalidValue);
   std::shared_ptr<bcusim::cudart::GraphAlloc> a;
-  if (cudaError_t e = bcusim::cudart::new_graph_alloc(size, a))
+  if (cudaError_t e = bcusim::cudart::new_graph_alloc(
+          size, a, "cudaMallocAsync in a capture"))
     return rec(Error(int(e)));
   std::lock_guard lock(g_mutex);
   Stream *st = stream_of(stream);
@@ -734,13 +740,13 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
       captured_memory()[g][g->work.size() - 1] = std::move(c);
       return cudaSuccess;
     }
-  } else if (bcusim::cudart::free_graph_alloc(devPtr)) {
+  } else if (bcusim::cudart::free_graph_alloc(devPtr, "cudaFreeAsync")) {
     return cudaSuccess;
   }
   std::lock_guard lock(g_mutex);
   if (!Runtime::is_device_address(devPtr))
     return rec(Error::InvalidValue);
-  return submit(stream, [devPtr](StreamId) { return rt().free(devPtr); });
+  return submit(stream, [devPtr](StreamId) { return rt().free_async(devPtr); });
 }
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,

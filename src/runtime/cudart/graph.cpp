@@ -8,6 +8,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace bcusim::cudart {
 
@@ -20,6 +23,9 @@ struct GraphAlloc {
   void *ptr = nullptr;
   size_t bytes = 0;
   bool live = false;
+  // How it was made ("cudaGraphAddMemAllocNode", "cudaMallocAsync in a
+  // capture"), for reports of accesses outside its lifetime.
+  std::string made_by = "an allocation node";
   // A free node of the graph that allocates it frees it.
   bool freed_in_graph = false;
 };
@@ -125,7 +131,10 @@ std::shared_ptr<GraphAlloc> find_alloc(const void *p) {
   return it == m.end() ? nullptr : it->second;
 }
 
-void set_live(GraphAlloc &a, bool live) {
+// The allocation's lifetime starts (live) or ends (freed `by`: "a free
+// node", "cudaFreeAsync", ...). Kernels' accesses outside it are reported
+// (docs/exec.md "Graph memory").
+void set_live(GraphAlloc &a, bool live, const char *by = "") {
   GraphMemory &m = graph_memory();
   if (a.live == live)
     return;
@@ -134,8 +143,13 @@ void set_live(GraphAlloc &a, bool live) {
     m.in_use += a.bytes;
     m.pool = std::max(m.pool, m.in_use);
     m.high = std::max(m.high, m.pool);
+    set_retired(a.ptr, {});
   } else {
     m.in_use -= a.bytes;
+    set_retired(a.ptr, fmt::format("use after free: the {}-byte graph "
+                                   "allocation at {} (made by {}) was freed "
+                                   "by {}",
+                                   a.bytes, a.ptr, a.made_by, by));
   }
 }
 
@@ -511,7 +525,7 @@ cudaError_t run_node(const NodeObj &n, cudaStream_t s) {
   case cudaGraphNodeTypeMemAlloc:
   case cudaGraphNodeTypeMemFree: {
     std::lock_guard lock(g_graph_mutex);
-    set_live(*n.alloc, n.type == cudaGraphNodeTypeMemAlloc);
+    set_live(*n.alloc, n.type == cudaGraphNodeTypeMemAlloc, "a free node");
     return cudaSuccess;
   }
   default:
@@ -640,7 +654,8 @@ cudaGraphNode_t add_captured(cudaGraph_t graph, Captured c,
   return h;
 }
 
-cudaError_t new_graph_alloc(size_t bytes, std::shared_ptr<GraphAlloc> &out) {
+cudaError_t new_graph_alloc(size_t bytes, std::shared_ptr<GraphAlloc> &out,
+                            const char *made_by) {
   if (!bytes)
     return cudaErrorInvalidValue;
   void *p = nullptr;
@@ -650,6 +665,12 @@ cudaError_t new_graph_alloc(size_t bytes, std::shared_ptr<GraphAlloc> &out) {
   auto a = std::make_shared<GraphAlloc>();
   a->ptr = p;
   a->bytes = bytes;
+  a->made_by = made_by;
+  // Mapped from now on; its lifetime starts when its allocation node runs.
+  set_retired(p, fmt::format("use before allocation: the {}-byte graph "
+                             "allocation at {} is not allocated: its "
+                             "allocation node has not run",
+                             bytes, p));
   graph_memory().allocs[reinterpret_cast<uintptr_t>(p)] = a;
   out = std::move(a);
   return cudaSuccess;
@@ -662,12 +683,12 @@ std::shared_ptr<GraphAlloc> graph_alloc(const void *p) {
 
 void *graph_alloc_ptr(const GraphAlloc &a) { return a.ptr; }
 
-bool free_graph_alloc(void *p) {
+bool free_graph_alloc(void *p, const char *api) {
   std::lock_guard lock(g_graph_mutex);
   std::shared_ptr<GraphAlloc> a = find_alloc(p);
   if (!a)
     return false;
-  set_live(*a, false);
+  set_live(*a, false, api);
   a.reset();
   collect();
   return true;
@@ -887,7 +908,8 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode,
       nodeParams->poolProps.location.id != 0)
     return cudaErrorInvalidValue;
   std::shared_ptr<GraphAlloc> a;
-  if (cudaError_t e = new_graph_alloc(nodeParams->bytesize, a))
+  if (cudaError_t e =
+          new_graph_alloc(nodeParams->bytesize, a, "cudaGraphAddMemAllocNode"))
     return e;
   std::lock_guard lock(g_graph_mutex);
   cudaError_t e = add_node(pGraphNode, graph, pDependencies, numDependencies,
@@ -1418,7 +1440,9 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
         s.node->alloc->live) {
       if (!(x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
         return record_error(cudaErrorInvalidValue);
-      set_live(*s.node->alloc, false);
+      set_live(*s.node->alloc, false,
+               "the graph's next launch "
+               "(cudaGraphInstantiateFlagAutoFreeOnLaunch)");
     }
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capturing) == cudaSuccess &&

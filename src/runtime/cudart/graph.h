@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace bcusim::cudart {
@@ -46,15 +47,20 @@ cudaGraphNode_t add_captured(cudaGraph_t graph, Captured c,
                              const std::vector<cudaGraphNode_t> &deps);
 
 // Graph memory (docs/exec.md "Graph memory"): a new allocation of `bytes`
-// (its address is fixed now; cudaMallocAsync in a capture); the graph
-// allocation at `p`, or null; its address.
-cudaError_t new_graph_alloc(size_t bytes, std::shared_ptr<GraphAlloc> &out);
+// (its address is fixed now; cudaMallocAsync in a capture), `made_by` the
+// API that made it; the graph allocation at `p`, or null; its address.
+cudaError_t new_graph_alloc(size_t bytes, std::shared_ptr<GraphAlloc> &out,
+                            const char *made_by);
 std::shared_ptr<GraphAlloc> graph_alloc(const void *p);
 void *graph_alloc_ptr(const GraphAlloc &a);
-// cudaFree / cudaFreeAsync of graph memory outside a graph: ends the
-// allocation's lifetime (its address stays the graph's); false when `p`
-// is not graph memory.
-bool free_graph_alloc(void *p);
+// cudaFree / cudaFreeAsync (`api`) of graph memory outside a graph: ends
+// the allocation's lifetime (its address stays the graph's); false when
+// `p` is not graph memory.
+bool free_graph_alloc(void *p, const char *api);
+// Marks the device memory at `p` as outside its lifetime (`why`) or inside
+// it (empty): kernels' accesses to it are reported (engine
+// Device::set_retired).
+void set_retired(void *p, std::string why);
 
 // Copies a conditional node's condition at `handle` (device memory) to
 // `value` in `stream`'s order; race reports name the node.
