@@ -158,6 +158,11 @@ nlohmann::json site_json(const Site &s) {
     j["thread"]["async_copy"] = t.async_id;
   if (!s.access.empty())
     j["access"] = s.access;
+  if (!s.call_stack.empty()) {
+    j["call_stack"] = nlohmann::json::array();
+    for (const Site &c : s.call_stack)
+      j["call_stack"].push_back(site_json(c));
+  }
   return j;
 }
 

@@ -182,6 +182,26 @@ Diagnostic source_first(const Diagnostic &d, const engine::Module &module,
   return out;
 }
 
+std::vector<Diagnostic> call_stack_notes(const Site &s) {
+  std::vector<Diagnostic> out;
+  for (const Site &c : s.call_stack) {
+    std::string ptx = c.ptx.valid()
+                          ? fmt::format("the PTX '{}' at {}:{}", c.text,
+                                        c.ptx_file, c.ptx.line)
+                          : fmt::format("the PTX '{}'", c.text);
+    if (!c.cuda_line) {
+      out.push_back(note_at({}, "called from " + ptx));
+      continue;
+    }
+    std::string cuda = fmt::format("{}:{}", c.cuda_file, c.cuda_line);
+    if (c.cuda_inlined_line)
+      cuda += fmt::format(", inlined from {}:{}", c.cuda_inlined_file,
+                          c.cuda_inlined_line);
+    out.push_back(note_at({}, fmt::format("called from {} ({})", cuda, ptx)));
+  }
+  return out;
+}
+
 } // namespace bcusim::check
 
 namespace bcusim::check::detail {
@@ -388,6 +408,19 @@ Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
   return s;
 }
 
+std::vector<Site> call_stack_of(const LaunchSt &L, Tid t) {
+  std::vector<Site> out;
+  if (!L.view || t == kNoTid)
+    return out;
+  for (uint32_t pc :
+       L.view->call_stack(L.cta_of(t), L.warp_of(t), thread_of(t) & 31)) {
+    Site c = site_of(L, pc, kNoTid, "");
+    c.no_thread = true;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
                     uint64_t addr, const RaceSide &earlier,
                     const RaceSide &later, WriteValues values) {
@@ -440,6 +473,10 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
                             earlier.async_id));
   f.sites.push_back(
       site_of(L, later.pc, later.tid, access_text(later), later.async_id));
+  // The later access is the event being observed: its thread's stack is
+  // known now (the earlier one's is not kept: docs/checker.md "Limits").
+  if (!later.async_id)
+    f.sites[1].call_stack = call_stack_of(L, later.tid);
   f.missing = missing_order(L, earlier, later);
   const char *type = earlier.write && later.write ? "write-after-write (WAW)"
                      : earlier.write              ? "read-after-write (RAW)"
@@ -528,6 +565,9 @@ void Findings::lanes_race(LaunchSt &L, StateSpace space, uint64_t owner,
   f.where = L.view ? L.view->describe(space, addr) : "";
   f.sites.push_back(site_of(L, first.pc, first.tid, access_text(first)));
   f.sites.push_back(site_of(L, second.pc, second.tid, access_text(second)));
+  // Lanes of one instruction: one path, one stack.
+  f.sites[1].call_stack = call_stack_of(L, second.tid);
+  f.sites[0].call_stack = f.sites[1].call_stack;
   f.missing = "nothing orders the lanes of one instruction: store from one "
               "lane, or give each lane its own address";
   const Site &s0 = f.sites[0], &s1 = f.sites[1];
@@ -577,6 +617,7 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
   f.sites.push_back(
       site_of(L, pc, reader,
               fmt::format("read of {} byte{}", size, size == 1 ? "" : "s")));
+  f.sites[0].call_stack = call_stack_of(L, reader);
   const Site &s = f.sites[0];
   f.diag.severity = Severity::Error;
   f.diag.loc = s.ptx;
@@ -591,7 +632,7 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
 
 void Findings::at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc,
                   Tid who, std::string message, std::vector<Diagnostic> notes,
-                  std::string key) {
+                  std::string key, bool current) {
   if (L.checks.suppressed(kind))
     return;
   auto k = std::make_tuple(int(kind), pc, pc, key);
@@ -617,6 +658,8 @@ void Findings::at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc,
   f.kernel = L.kernel;
   f.launch = L.launch_index;
   f.sites.push_back(site_of(L, pc, who, ""));
+  if (current)
+    f.sites[0].call_stack = call_stack_of(L, who);
   f.diag.severity = sev;
   f.diag.loc = f.sites[0].ptx;
   f.diag.message = std::move(message);
@@ -651,6 +694,8 @@ void Findings::finish(LaunchSt &L) {
       d.notes.push_back(
           note(last.ptx, fmt::format("the PTX instruction '{}'", last.text)));
     }
+    for (auto &n : call_stack_notes(last))
+      d.notes.push_back(std::move(n));
     std::string where = fmt::format("in kernel '{}'", demangle(L.kernel));
     if (last.thread.async_id == 0 && !f.sites.empty())
       where += ", " + thread_text(last.thread);

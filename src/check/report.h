@@ -46,9 +46,11 @@ public:
   void uninit(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
               uint32_t size, Tid reader, uint32_t pc);
   // Any other finding at one instruction of one thread.
+  // `current`: `who` executes the instruction at `pc` now (the event being
+  // observed is its), so the report carries its call stack.
   void at(LaunchSt &L, FindingKind kind, Severity sev, uint32_t pc, Tid who,
           std::string message, std::vector<Diagnostic> notes = {},
-          std::string key = {});
+          std::string key = {}, bool current = false);
   // Renders the findings of this launch into `out` (in report order).
   void finish(LaunchSt &L);
   void set_host(HostContext h) { host_ = std::move(h); }
@@ -76,5 +78,9 @@ std::string thread_text(const ThreadRef &t);
 std::optional<AllocationOrigin> allocation_of(const LaunchSt &L, uint64_t addr);
 Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,
              uint64_t async_id = 0);
+// The call stack of thread `t`, which executes an instruction now (the
+// event being observed is its): sites of its `call` instructions,
+// innermost first; empty in the kernel's body.
+std::vector<Site> call_stack_of(const LaunchSt &L, Tid t);
 
 } // namespace bcusim::check::detail

@@ -276,7 +276,7 @@ void rules_mbar_arrive(LaunchSt &L, const engine::MbarEvent &e) {
           L.view ? std::string(L.view->text(e.pc)) : "", e.object_offset,
           obj.empty() ? "" : " (" + obj + ")", e.phase, e.phase - 1,
           e.phase - 1),
-      {}, "mbarrier-phase");
+      {}, "mbarrier-phase", true);
   // Once per object: later arrivals of the same pattern add nothing.
   m.observed = int64_t(e.phase) - 1;
 }

@@ -117,7 +117,15 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
                     size);
     d.notes.push_back(std::move(n));
   }
-  S.fail(st, kind, {std::move(d)}, allocation);
+  // The faulting lane's calls (a fault inside a __noinline__ function).
+  std::vector<SourceLoc> calls;
+  for (const Path &p : w.paths)
+    if ((p.mask >> f.lane) & 1) {
+      for (auto it = p.calls.rbegin(); it != p.calls.rend(); ++it)
+        calls.push_back(P.locs[*it]);
+      break;
+    }
+  S.fail(st, kind, {std::move(d)}, allocation, std::move(calls));
 }
 
 // A note on one blocked path of warp `w` of CTA `c` (CTAs other than `c0`

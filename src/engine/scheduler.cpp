@@ -63,13 +63,14 @@ void LaunchState::note_griddep_wait(uint32_t pc) {
 }
 
 void LaunchState::fail(RunStatus st, RunProblem kind, std::vector<Diagnostic> d,
-                       uint64_t allocation) {
+                       uint64_t allocation, std::vector<SourceLoc> call_stack) {
   std::lock_guard<std::mutex> g(mu);
   if (failure.status == RunStatus::Ok) {
     failure.status = st;
     failure.kind = kind;
     failure.allocation = allocation;
     failure.diags = std::move(d);
+    failure.call_stack = std::move(call_stack);
   }
   stop = true;
 }
@@ -85,6 +86,21 @@ void LaunchState::survived_error(Diagnostic d, RunProblem kind) {
   d.severity = Severity::Error;
   warnings.push_back({std::move(d), kind});
 }
+
+namespace {
+// The worker this host thread runs now: its Exec names the CTA and warp it
+// runs (LaunchView::call_stack). Set once per Worker::run, restored after
+// (a device-side launch runs inside its parent's turn); the CTAs it names
+// live as long as the worker (retired ones wait in its pool).
+thread_local const Exec *running = nullptr;
+struct RunningScope {
+  const Exec *outer;
+  explicit RunningScope(const Exec *x) : outer(running) { running = x; }
+  ~RunningScope() { running = outer; }
+  RunningScope(const RunningScope &) = delete;
+  RunningScope &operator=(const RunningScope &) = delete;
+};
+} // namespace
 
 Worker::Worker(LaunchState &s, unsigned index)
     : S(s), P(s.P), rng(s.cfg.schedule.seed), me(index) {
@@ -522,6 +538,7 @@ void Worker::retire_unit(Cta *c) {
 }
 
 void Worker::run() {
+  const RunningScope scope(&x);
   using clock = std::chrono::steady_clock;
   const uint64_t max_steps = S.cfg.max_steps;
   const bool timed = S.cfg.time_limit_s > 0;
@@ -766,6 +783,17 @@ public:
   std::pair<uint32_t, uint32_t> reserved_shared() const override {
     return {L.reserved_smem_off, L.reserved_smem};
   }
+  std::vector<uint32_t> call_stack(uint64_t cta, uint32_t warp,
+                                   uint32_t lane) const override {
+    const Exec *x = running;
+    const Cta *c = x && x->launch == &L ? x->cta : nullptr;
+    if (!c || c->linear != cta || warp >= c->warps.size())
+      return {};
+    for (const Path &p : c->warps[warp].paths)
+      if ((p.mask >> lane) & 1)
+        return {p.calls.rbegin(), p.calls.rend()};
+    return {};
+  }
 
 private:
   const Launch &L;
@@ -827,9 +855,12 @@ RunReport run_launch(GlobalMemory &mem, const Launch &launch,
   RunReport r;
   r.status = S.failure.status;
   r.diagnostics = std::move(S.warnings);
-  for (auto &d : S.failure.diags)
+  for (auto &d : S.failure.diags) {
     r.diagnostics.push_back(
         {std::move(d), S.failure.kind, S.failure.allocation});
+    if (&d == &S.failure.diags.front())
+      r.diagnostics.back().call_stack = std::move(S.failure.call_stack);
+  }
   for (auto &[k, s] : S.printf_by_cta)
     r.printf_output += s;
   if (S.griddep_wait_pc != kNone) {

@@ -53,6 +53,7 @@ struct Failure {
   RunProblem kind = RunProblem::Fault;
   uint64_t allocation = 0; // RunDiagnostic::allocation
   std::vector<Diagnostic> diags;
+  std::vector<SourceLoc> call_stack; // RunDiagnostic::call_stack
 };
 
 // What the workers of one launch share.
@@ -96,7 +97,7 @@ struct LaunchState {
   // The first failure of the launch stops it (`allocation`:
   // RunDiagnostic::allocation).
   void fail(RunStatus st, RunProblem kind, std::vector<Diagnostic> d,
-            uint64_t allocation = 0);
+            uint64_t allocation = 0, std::vector<SourceLoc> call_stack = {});
   void warn(Diagnostic d, RunProblem kind);
   // An error the launch survives (Exec::survive): reported, not stopping.
   void survived_error(Diagnostic d, RunProblem kind);

@@ -160,6 +160,16 @@ check::Finding finding_of_run(const engine::RunDiagnostic &d,
   // fit its kernel is not about a line of it: no -lineinfo note).
   f.diag = check::source_first(
       d, module, d.kind == engine::RunProblem::BadLaunch ? nullptr : hinted);
+  // A fault inside a called function: its call stack, after the PTX
+  // instruction's note as in the checker's findings.
+  if (!d.call_stack.empty() && !f.sites.empty() && d.loc.valid()) {
+    check::Site &s = f.sites.front();
+    for (const SourceLoc &loc : d.call_stack)
+      s.call_stack.push_back(check::site_at(loc, module));
+    auto notes = check::call_stack_notes(s);
+    auto at = f.diag.notes.begin() + (s.cuda_line ? 1 : 0);
+    f.diag.notes.insert(at, notes.begin(), notes.end());
+  }
   f.text = render(f.diag);
   return f;
 }

@@ -113,7 +113,18 @@ struct Site {
   ThreadRef thread;
   bool no_thread = false; // an engine diagnostic's site: the text names it
   std::string access;     // "write of 4 bytes", "read", "atomic add", ...
+  // Inside a function that stays a call (__noinline__, recursion, function
+  // pointers): the `call` instructions the thread was inside when the
+  // finding was made, innermost first, each a site without thread or
+  // access. Empty in the kernel's own body and where the stack is not known
+  // (a race's earlier access; docs/checker.md "Reports").
+  std::vector<Site> call_stack;
 };
+
+// The notes that show a site's call stack, innermost first: "called from
+// k.cu:42 (the PTX 'call.uni' at k.ptx:120)", or without line information
+// "called from the PTX 'call.uni' at k.ptx:120".
+std::vector<Diagnostic> call_stack_notes(const Site &s);
 
 // The location a report shows for a site: its CUDA source line when the
 // PTX has line information (the file's text when it can be read, else its

@@ -196,6 +196,9 @@ struct RunDiagnostic : Diagnostic {
   // in or is nearest to (0: none), so that reports can name where it was
   // allocated.
   uint64_t allocation = 0;
+  // A fault inside a function that stays a call: the PTX locations of the
+  // `call` instructions the faulting thread is inside, innermost first.
+  std::vector<SourceLoc> call_stack = {};
 };
 
 struct RunReport {

@@ -369,6 +369,18 @@ public:
   virtual std::pair<uint32_t, uint32_t> reserved_shared() const {
     return {0, 0};
   }
+  // The call stack of thread `lane` of warp `warp` of CTA `cta` (linear)
+  // while one of that CTA's warps runs, that is during an event of the CTA
+  // on the host thread that runs it: the pcs of the `call` instructions the
+  // thread is inside, innermost first. Empty in the kernel's own body, and
+  // when the CTA is not running on the calling host thread (events of
+  // asynchronous copies, launch and CTA ends). Asked when a report is made,
+  // never per access.
+  virtual std::vector<uint32_t> call_stack(uint64_t cta, uint32_t warp,
+                                           uint32_t lane) const {
+    (void)cta, (void)warp, (void)lane;
+    return {};
+  }
 };
 
 // Every function is a no-op by default: an observer overrides only what
