@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "bcusim/check/footprint.h"
 #include "report.h"
 
 namespace bcusim::check::detail {
@@ -32,46 +33,6 @@ void cdp_launch_begin(CdpSt &s, const LaunchSt &L) {
     s.site_of.clear();
     s.frames.clear();
   }
-}
-
-void CdpSt::Footprint::add(uint64_t a, uint64_t b, int kind, Span sp) {
-  // Merged with overlapping or adjacent spans of the same kind (the first
-  // one's site stands for the merged span).
-  auto &m = spans[size_t(kind)];
-  auto it = m.upper_bound(a);
-  if (it != m.begin()) {
-    auto p = std::prev(it);
-    if (p->second.end >= a) {
-      if (p->second.end >= b)
-        return;
-      a = p->first;
-      sp.site = p->second.site;
-      sp.owner = p->second.owner;
-      it = p;
-    }
-  }
-  uint64_t end = b;
-  while (it != m.end() && it->first <= end) {
-    end = std::max(end, it->second.end);
-    it = m.erase(it);
-  }
-  sp.end = end;
-  m[a] = sp;
-}
-
-void CdpSt::Footprint::merge(const Footprint &o, uint32_t owner) {
-  for (int k = 0; k < 4; ++k)
-    for (const auto &[a, sp] : o.spans[size_t(k)]) {
-      Span t = sp;
-      if (owner != UINT32_MAX)
-        t.owner = owner;
-      add(a, sp.end, k, t);
-    }
-}
-
-bool CdpSt::Footprint::empty() const {
-  return std::all_of(spans.begin(), spans.end(),
-                     [](const auto &m) { return m.empty(); });
 }
 
 namespace {
@@ -181,9 +142,7 @@ void check_child(const CdpSt &s, LaunchSt &L, const AccessEvent &e,
       if (p.strong && strong)
         continue;
       const uint64_t at = std::max(addr, p.addr);
-      const char *kind = p.write && write ? "write-after-write (WAW)"
-                         : p.write        ? "read-after-write (RAW)"
-                                          : "write-after-read (WAR)";
+      const char *kind = race_type(p.write, write);
       const std::string where = L.view->describe(StateSpace::Global, at);
       const Tid who = L.tid_of(e.cta, e.warp, lane);
       const CdpSt::Frame &f = *c->frame;
@@ -219,26 +178,17 @@ void check_child(const CdpSt &s, LaunchSt &L, const AccessEvent &e,
   }
 }
 
-// A weak or strong (relaxed or stronger at .gpu/.sys scope: morally
-// strong with another grid's strong access) read or write.
-bool kind_writes(int k) { return k == 1 || k == 3; }
-bool kind_strong(int k) { return k >= 2; }
-bool conflict(int a, int b) {
-  return (kind_writes(a) || kind_writes(b)) &&
-         !(kind_strong(a) && kind_strong(b));
-}
-
-uint32_t site_of(CdpSt &s, LaunchSt &L, const AccessEvent &e, int k,
+uint32_t site_of(CdpSt &s, LaunchSt &L, const AccessEvent &e, GridAccess k,
                  uint32_t lane) {
   auto [it, added] =
-      s.site_of.try_emplace({L.launch_index, e.pc, k}, uint32_t(0));
+      s.site_of.try_emplace({L.launch_index, e.pc, int(k)}, uint32_t(0));
   if (!added)
     return it->second;
   it->second = uint32_t(s.sites.size());
   CdpSt::Site site;
   site.who =
       fmt::format("{} by {} of kernel '{}' (launch {}) at '{}'",
-                  access_text(kind_writes(k), kind_strong(k), e.size),
+                  access_text(writes(k), strong(k), e.size),
                   thread_text(thread_ref(L, L.tid_of(e.cta, e.warp, lane))),
                   demangle(L.kernel), L.launch_index, L.view->text(e.pc));
   site.loc = L.view->ptx_loc(e.pc);
@@ -249,35 +199,27 @@ uint32_t site_of(CdpSt &s, LaunchSt &L, const AccessEvent &e, int k,
 // [a, b) of kind k, accessed by `lane`, against the siblings a running
 // grid may overlap with: one report at most.
 void check_sibling(CdpSt &s, LaunchSt &L, const AccessEvent &e,
-                   const CdpSt::Level &lv, uint64_t a, uint64_t b, int k,
+                   const CdpSt::Level &lv, uint64_t a, uint64_t b, GridAccess k,
                    uint32_t lane) {
-  for (int ek = 0; ek < 4; ++ek) {
+  for (int i = 0; i < 4; ++i) {
+    const auto ek = GridAccess(i);
     if (!conflict(ek, k))
       continue;
-    const auto &m = lv.concurrent->spans[size_t(ek)];
-    auto nx = m.upper_bound(a);
-    auto hit = m.end();
-    if (nx != m.begin() && std::prev(nx)->second.end > a)
-      hit = std::prev(nx);
-    else if (nx != m.end() && nx->first < b)
-      hit = nx;
-    if (hit == m.end())
+    const auto *hit = lv.concurrent->overlap(ek, a, b);
+    if (!hit)
       continue;
     const uint64_t at = std::max(a, hit->first);
     const CdpSt::Site &first = s.sites[hit->second.site];
     const CdpSt::Child &earlier = lv.frame->children[hit->second.owner];
     const CdpSt::Child &later = lv.frame->children[lv.child];
-    const char *type = kind_writes(ek) && kind_writes(k)
-                           ? "write-after-write (WAW)"
-                       : kind_writes(ek) ? "read-after-write (RAW)"
-                                         : "write-after-read (WAR)";
+    const char *type = race_type(writes(ek), writes(k));
     const std::string where = L.view->describe(StateSpace::Global, at);
     const Tid who = L.tid_of(e.cta, e.warp, lane);
     std::string msg = fmt::format(
         "data race between sibling grids: {} on .global {}(address {:#x}): "
         "{}, then {} by {} of kernel '{}' (launch {}) at '{}'",
         type, where.empty() ? "" : where + " ", at, first.who,
-        access_text(kind_writes(k), kind_strong(k), e.size),
+        access_text(writes(k), strong(k), e.size),
         thread_text(thread_ref(L, who)), demangle(L.kernel), L.launch_index,
         L.view->text(e.pc));
     std::vector<Diagnostic> notes;
@@ -313,42 +255,23 @@ void sibling_access(CdpSt &s, LaunchSt &L, const AccessEvent &e) {
     check |= lv.concurrent != nullptr;
   if ((!check && !top.record) || !e.size)
     return;
-  const bool w = e.type != engine::AccessType::Read;
-  const bool st = e.order != MemOrder::Weak &&
-                  (e.order == MemOrder::Volatile || e.scope >= MemScope::Gpu);
-  const int k = (st ? 2 : 0) + (w ? 1 : 0);
-  // The lanes' ranges, sorted and merged (a warp's access is usually one
-  // contiguous run).
-  std::array<std::tuple<uint64_t, uint64_t, uint32_t>, 32> r;
-  size_t n = 0;
-  for (uint32_t m = e.lanes; m; m &= m - 1) {
-    const uint32_t l = uint32_t(std::countr_zero(m));
-    if (e.addr[l] - s.params.first >= s.params.second) // not the runtime's
-      r[n++] = {e.addr[l], e.addr[l] + e.size, l};
-  }
-  if (n == 0)
-    return;
-  std::sort(r.begin(), r.begin() + long(n));
-  const uint32_t site = site_of(s, L, e, k, std::get<2>(r[0]));
-  auto range = [&](uint64_t a, uint64_t b, uint32_t lane) {
-    if (check)
-      for (const CdpSt::Level &lv : s.levels)
-        if (lv.concurrent)
-          check_sibling(s, L, e, lv, a, b, k, lane);
-    if (top.record)
-      top.cur.add(a, b, k, {0, site, 0});
-  };
-  uint64_t a = std::get<0>(r[0]), b = std::get<1>(r[0]);
-  uint32_t lane = std::get<2>(r[0]);
-  for (size_t i = 1; i < n; ++i) {
-    if (std::get<0>(r[i]) <= b) {
-      b = std::max(b, std::get<1>(r[i]));
-      continue;
-    }
-    range(a, b, lane);
-    std::tie(a, b, lane) = r[i];
-  }
-  range(a, b, lane);
+  const GridAccess k = grid_access(e);
+  uint32_t site = UINT32_MAX;
+  for_each_range(
+      e,
+      [&](uint64_t addr) { // not the runtime's parameter buffers
+        return addr - s.params.first >= s.params.second;
+      },
+      [&](uint64_t a, uint64_t b, uint32_t lane) {
+        if (site == UINT32_MAX)
+          site = site_of(s, L, e, k, lane);
+        if (check)
+          for (const CdpSt::Level &lv : s.levels)
+            if (lv.concurrent)
+              check_sibling(s, L, e, lv, a, b, k, lane);
+        if (top.record)
+          top.cur.add(a, b, k, {0, site, 0});
+      });
 }
 
 } // namespace
@@ -611,13 +534,13 @@ void cdp_child_end(CdpSt &s, const engine::ChildGridEvent &e) {
     std::vector<CdpSt::Side>().swap(f.children[e.child].sides); // freed
     if (f.children[e.child].later_concurrent && !lv.cur.empty()) {
       if (!s.levels.empty() && s.levels.back().record)
-        s.levels.back().cur.merge(lv.cur, UINT32_MAX);
+        s.levels.back().cur.merge(lv.cur);
       f.done[e.child] = std::move(lv.cur);
       return;
     }
   }
   if (!s.levels.empty() && s.levels.back().record)
-    s.levels.back().cur.merge(lv.cur, UINT32_MAX);
+    s.levels.back().cur.merge(lv.cur);
 }
 
 } // namespace bcusim::check::detail

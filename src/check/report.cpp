@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bcusim/check/footprint.h"
 #include "bcusim/engine/engine.h"
 
 namespace bcusim::check {
@@ -478,9 +479,7 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   if (!later.async_id)
     f.sites[1].call_stack = call_stack_of(L, later.tid);
   f.missing = missing_order(L, earlier, later);
-  const char *type = earlier.write && later.write ? "write-after-write (WAW)"
-                     : earlier.write              ? "read-after-write (RAW)"
-                                                  : "write-after-read (WAR)";
+  const char *type = race_type(earlier.write, later.write);
   std::string place =
       space == StateSpace::Shared
           ? fmt::format(

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bcusim/check/checker.h"
+#include "bcusim/check/footprint.h"
 #include "bcusim/engine/observer.h"
 #include "vc.h"
 
@@ -516,19 +517,9 @@ struct CdpSt {
     Tid tid = kNoTid;
     bool write = false, strong = false;
   };
-  // The global-memory footprint of a child grid with its descendants:
-  // byte ranges by kind (weak read, weak write, strong read, strong
-  // write), each with the site of one access and the child it came from.
-  struct Footprint {
-    struct Span {
-      uint64_t end = 0;
-      uint32_t site = 0, owner = 0;
-    };
-    std::array<std::map<uint64_t, Span>, 4> spans;
-    void add(uint64_t a, uint64_t b, int kind, Span s);
-    void merge(const Footprint &o, uint32_t owner);
-    bool empty() const;
-  };
+  // The global-memory footprint of a child grid with its descendants
+  // (owner: the child each span came from).
+  using Footprint = check::Footprint;
   // An access of a footprint, rendered once per (grid, instruction, kind).
   struct Site {
     std::string who; // "write of 4 bytes by thread ... at 'st...'"

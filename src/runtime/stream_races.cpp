@@ -10,15 +10,9 @@
 
 namespace bcusim::runtime::detail {
 
-namespace {
+using check::GridAccess;
 
-bool writes(int k) { return k == 1 || k == 3; }
-bool strong(int k) { return k >= 2; }
-// Two accesses of different work items conflict unless both read or both
-// are morally strong (strong, at .gpu/.sys scope: every thread in scope).
-bool conflict(int a, int b) {
-  return (writes(a) || writes(b)) && !(strong(a) && strong(b));
-}
+namespace {
 
 std::string dim(engine::Dim3 d) {
   return fmt::format("({},{},{})", d.x, d.y, d.z);
@@ -130,80 +124,35 @@ uint32_t StreamRaces::site(uint32_t pc, Kind k, const engine::AccessEvent *e) {
 // current item's footprint.
 void StreamRaces::access(uint64_t a, uint64_t b, Kind k, uint32_t s) {
   for (const Item *it : concurrent_)
-    for (int ek = 0; ek < 4; ++ek) {
+    for (int i = 0; i < 4; ++i) {
+      const auto ek = GridAccess(i);
       if (!conflict(ek, k))
         continue;
-      const Spans &m = it->spans[size_t(ek)];
-      auto nx = m.upper_bound(a);
-      if (nx != m.begin()) {
-        auto p = std::prev(nx);
-        if (p->second.end > a) {
-          report(*it, p->second, Kind(ek), a, s, k);
-          continue;
-        }
-      }
-      if (nx != m.end() && nx->first < b)
-        report(*it, nx->second, Kind(ek), nx->first, s, k);
+      if (const auto *hit = it->spans.overlap(ek, a, b))
+        report(*it, hit->second, ek, std::max(a, hit->first), s, k);
     }
-  // Merge with overlapping or adjacent spans of the same kind.
-  Spans &m = cur_->spans[size_t(k)];
-  auto it = m.upper_bound(a);
-  if (it != m.begin()) {
-    auto p = std::prev(it);
-    if (p->second.end >= a) {
-      if (p->second.end >= b)
-        return;
-      a = p->first;
-      s = p->second.site;
-      it = p;
-    }
-  }
-  uint64_t end = b;
-  while (it != m.end() && it->first <= end) {
-    end = std::max(end, it->second.end);
-    it = m.erase(it);
-  }
-  m[a] = Span{end, s};
+  cur_->spans.add(a, b, k, {0, s, 0});
 }
 
 void StreamRaces::on_access(const engine::AccessEvent &e) {
   checker_.on_access(e);
   if (!cur_ || e.space != engine::StateSpace::Global || !e.addr || !e.size)
     return;
-  const bool w = e.type != engine::AccessType::Read;
-  const bool st = e.order != engine::MemOrder::Weak &&
-                  (e.order == engine::MemOrder::Volatile ||
-                   e.scope >= engine::MemScope::Gpu);
-  const Kind k = Kind((st ? 2 : 0) + (w ? 1 : 0));
-  // The lanes' ranges, sorted and merged (a warp's access is usually one
-  // contiguous run).
-  std::array<std::pair<uint64_t, uint64_t>, 32> r;
-  size_t n = 0;
-  for (uint32_t lanes = e.lanes; lanes; lanes &= lanes - 1) {
-    const int l = std::countr_zero(lanes);
-    r[n++] = {e.addr[l], e.addr[l] + e.size};
-  }
-  if (n == 0)
-    return;
-  std::sort(r.begin(), r.begin() + long(n));
-  const uint32_t s = site(e.pc, k, &e);
-  uint64_t a = r[0].first, b = r[0].second;
-  for (size_t i = 1; i < n; ++i) {
-    if (r[i].first <= b) {
-      b = std::max(b, r[i].second);
-      continue;
-    }
-    access(a, b, k, s);
-    a = r[i].first;
-    b = r[i].second;
-  }
-  access(a, b, k, s);
+  const Kind k = check::grid_access(e);
+  uint32_t s = UINT32_MAX;
+  check::for_each_range(
+      e, [](uint64_t) { return true; },
+      [&](uint64_t a, uint64_t b, uint32_t) {
+        if (s == UINT32_MAX)
+          s = site(e.pc, k, &e);
+        access(a, b, k, s);
+      });
 }
 
 void StreamRaces::host_access(uint64_t addr, uint64_t bytes, bool write) {
   if (!cur_ || bytes == 0)
     return;
-  const Kind k = write ? WeakWrite : WeakRead;
+  const Kind k = check::grid_access(write, false);
   const uint32_t s = site(0, k, nullptr);
   cur_->sites[s].access =
       fmt::format("{} of {} bytes", write ? "write" : "read", bytes);
@@ -244,9 +193,7 @@ void StreamRaces::report(const Item &earlier, const Span &es, Kind ek,
                           "event (cudaEventRecord + cudaStreamWaitEvent) or "
                           "host synchronization between them",
                           earlier.stream_name, cur_->stream_name);
-  const char *type = writes(ek) && writes(lk) ? "write-after-write (WAW)"
-                     : writes(ek)             ? "read-after-write (RAW)"
-                                              : "write-after-read (WAR)";
+  const char *type = check::race_type(writes(ek), writes(lk));
   auto at = [](const Item &it, const check::Site &s) {
     if (!it.api.empty())
       return std::string();
@@ -312,9 +259,7 @@ std::unique_ptr<StreamRaces::Item> StreamRaces::finish(const StreamOrder &) {
   if (!cur_)
     return nullptr;
   flush_pending();
-  bool any = false;
-  for (const auto &m : cur_->spans)
-    any |= !m.empty();
+  const bool any = !cur_->spans.empty();
   std::unique_ptr<Item> item = std::move(cur_);
   cur_.reset();
   return any ? std::move(item) : nullptr;
@@ -338,9 +283,9 @@ void StreamRaces::adopt(std::unique_ptr<Item> item, const StreamOrder &order) {
         !StreamOrder::before(cur_->work, it->work) && it->launch > cur_->launch)
       concurrent_.push_back(it.get());
   view_ = nullptr;
-  for (size_t k = 0; k < 4; ++k)
-    for (const auto &[a, span] : item->spans[k])
-      access(a, span.end, Kind(k), span.site);
+  for (size_t k = 0; k < item->spans.spans.size(); ++k)
+    for (const auto &[a, span] : item->spans.spans[k])
+      access(a, span.end, GridAccess(k), span.site);
   flush_pending();
   cur_ = std::move(saved);
   items_.push_back(std::move(item));

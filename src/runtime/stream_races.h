@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bcusim/check/checker.h"
+#include "bcusim/check/footprint.h"
 #include "bcusim/engine/engine.h"
 #include "bcusim/engine/observer.h"
 #include "bcusim/runtime/streams.h"
@@ -163,21 +164,15 @@ public:
   void adopt(std::unique_ptr<Item> item, const StreamOrder &order);
 
 private:
-  struct Span {
-    uint64_t end = 0;
-    uint32_t site = 0;
-  };
-  using Spans = std::map<uint64_t, Span>;
-  // Weak or strong (relaxed or stronger at .gpu/.sys scope: morally strong
-  // with another work item's strong access), read or write.
-  enum Kind : uint8_t { WeakRead, WeakWrite, StrongRead, StrongWrite };
+  using Kind = check::GridAccess;
+  using Span = check::Footprint::Span;
 
 public:
   struct Item {
     StreamOrder::Work work;
     std::string stream_name, kernel, api;
     uint64_t launch = 0;
-    std::array<Spans, 4> spans;
+    check::Footprint spans; // sites index `sites`
     std::vector<check::Site> sites;
     std::map<std::pair<uint32_t, int>, uint32_t> site_of; // (pc, kind)
   };
