@@ -390,41 +390,44 @@ uint64_t quick_key(const Warp &w) {
 
 // Brent's cycle detection over the warp's states at every
 // kSpinSampleEvery-th backward branch: the sampled sequence repeats iff the
-// warp's state does, as long as the epoch stands still.
+// warp's state does, as long as the epoch stands still. The saved state is
+// kept as its quick key; the whole fingerprint is taken only when a state's
+// quick key equals the saved one (a state whose quick key differs cannot be
+// the saved one), and then stands for the saved state: a loop whose state
+// never repeats (a computation without stores) takes none, a cycle is found
+// at its second repetition at the latest.
 void Worker::spin_sample(Warp &w, uint32_t pc, uint32_t lanes) {
   if (++w.spin_tick % kSpinSampleEvery)
     return;
   uint64_t e = epoch();
   if (w.spinning && w.spin_epoch == e)
     return;
-  // The whole fingerprint is computed only where it is needed: for the
-  // state Brent's algorithm saves, and when the quick key equals the saved
-  // state's (a state whose quick key differs cannot be the saved one).
   const uint64_t q = quick_key(w);
   if (w.spin_epoch != e) {
     w.spin_epoch = e;
     w.spinning = false;
-    w.spin_saved = fingerprint(w);
     w.spin_quick = q;
+    w.spin_have_saved = false;
     w.spin_power = 1;
     w.spin_lam = 0;
     return;
   }
-  uint64_t h = 0;
-  bool have = false;
+  bool took = false;
   if (q == w.spin_quick) {
-    h = fingerprint(w);
-    have = true;
-    if (h == w.spin_saved) {
+    const uint64_t h = fingerprint(w);
+    if (w.spin_have_saved && h == w.spin_saved) {
       w.spinning = true;
       w.spin_pc = pc;
       w.spin_lanes = lanes;
       return;
     }
+    w.spin_saved = h;
+    w.spin_have_saved = took = true;
   }
   if (++w.spin_lam == w.spin_power) {
-    w.spin_saved = have ? h : fingerprint(w);
+    // This state becomes the saved one (its fingerprint, if just taken).
     w.spin_quick = q;
+    w.spin_have_saved = took;
     w.spin_power *= 2;
     w.spin_lam = 0;
   }
@@ -595,9 +598,11 @@ void Worker::run() {
     }
     since_admit += n;
     // Spinning (see the top of this file).
-    if (S.nworkers > 1)
-      S.published[me].progress.store(x.progress, std::memory_order_release);
     if (x.progress != last_progress) {
+      // Published only when it moved: the other workers read it at every
+      // spin sample, and an unchanged line stays in their caches.
+      if (S.nworkers > 1)
+        S.published[me].progress.store(x.progress, std::memory_order_release);
       last_progress = x.progress;
       quiet_from = now;
       watch = false;

@@ -162,8 +162,9 @@ struct Warp {
   // thread changes something.
   bool spinning = false; // a cycle was seen at epoch spin_epoch
   uint64_t spin_epoch = ~0ull;
-  uint64_t spin_saved = 0; // the fingerprint compared against
+  uint64_t spin_saved = 0; // the fingerprint compared against (if taken)
   uint64_t spin_quick = 0; // and its quick key (scheduler.cpp)
+  bool spin_have_saved = false;
   uint32_t spin_power = 1, spin_lam = 0, spin_tick = 0;
   uint32_t spin_pc = 0;    // the backward branch where the cycle closed
   uint32_t spin_lanes = 0; // the lanes that took it
