@@ -431,6 +431,25 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
     t.g.cell[0].size &= uint16_t(~kSpilledWrite);
 }
 
+// Records `a` (bytes `mask`) in cell `slot` of `g`: cell 0 keeps its
+// release-sequence and spilled-write bits, and kRecentBit of cell 1 says
+// which cell is the newer one.
+[[gnu::always_inline]] inline void put_cell(Granule &g, int slot,
+                                            const NewAccess &a, uint8_t mask) {
+  Cell &n = g.cell[slot];
+  const uint8_t keep = slot == 0 ? (n.flags & kSyncBit) : kRecentBit;
+  const uint16_t keep_spilled = slot == 0 ? (n.size & kSpilledWrite) : 0;
+  n.tid = a.tid;
+  n.clock = a.clock;
+  n.pc = a.pc;
+  n.mask = mask;
+  n.flags = uint8_t(a.flags | keep);
+  n.size = uint16_t(a.size | keep_spilled);
+  n.value = a.value;
+  if (slot == 0)
+    g.cell[1].flags &= uint8_t(~kRecentBit);
+}
+
 // Checks and records `a` on bytes `mask` of granule `g` (byte 0 of the
 // granule at `base`).
 [[gnu::always_inline]] inline void
@@ -600,19 +619,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     if (o.tid != kNoTid && (o.flags & kAtomic) && !(o.mask & ~mask))
       o.tid = kNoTid;
   }
-  Cell &n = g.cell[slot];
-  const uint8_t keep = slot == 0 ? (n.flags & kSyncBit) : kRecentBit;
-  const uint16_t keep_spilled = slot == 0 ? (n.size & kSpilledWrite) : 0;
-  n.tid = a.tid;
-  n.clock = a.clock;
-  n.pc = a.pc;
-  n.mask = mask;
-  n.flags = uint8_t(a.flags | keep);
-  n.size = uint16_t(a.size | keep_spilled);
-  n.value = a.value;
-  // Which cell is the newer one (kRecentBit of cell 1).
-  if (slot == 0)
-    c1.flags &= uint8_t(~kRecentBit);
+  put_cell(g, slot, a, mask);
 }
 
 // Plain reads of granule `g` by lanes of one warp that know the same
@@ -761,18 +768,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       }
     }
   }
-  Cell &n = g.cell[slot];
-  const uint8_t keep = slot == 0 ? (n.flags & kSyncBit) : kRecentBit;
-  const uint16_t keep_spilled = slot == 0 ? (n.size & kSpilledWrite) : 0;
-  n.tid = a.tid;
-  n.clock = a.clock;
-  n.pc = a.pc;
-  n.mask = mask;
-  n.flags = uint8_t(a.flags | keep);
-  n.size = uint16_t(a.size | keep_spilled);
-  n.value = a.value;
-  if (slot == 0)
-    c1.flags &= uint8_t(~kRecentBit);
+  put_cell(g, slot, a, mask);
   return true;
 }
 
