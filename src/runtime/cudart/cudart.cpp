@@ -1605,15 +1605,25 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
 }
 
 // ---- graphs (stream capture and replay) ---------------------------------
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
-  std::lock_guard lock(g_mutex);
+namespace {
+// Starts capturing `stream` (g_mutex held): its fresh capture state, or
+// nullptr with the error in `err`.
+CaptureState *start_capture(cudaStream_t stream, cudaError_t &err) {
   Stream *st = stream_of(stream);
-  if (cudaError_t e = ret(rt().begin_capture(st)))
-    return e;
+  if ((err = ret(rt().begin_capture(st))) != cudaSuccess)
+    return nullptr;
   CaptureState &cs = capture_states()[Runtime::capturing(st)];
   cs = CaptureState{};
   cs.id = next_capture_id();
-  return cudaSuccess;
+  return &cs;
+}
+} // namespace
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
+  std::lock_guard lock(g_mutex);
+  cudaError_t e = cudaSuccess;
+  start_capture(stream, e);
+  return e;
 }
 
 cudaError_t cudaStreamBeginCaptureToGraph(
@@ -1622,15 +1632,13 @@ cudaError_t cudaStreamBeginCaptureToGraph(
   if (!graph || (numDependencies && !dependencies))
     return rec(Error::InvalidValue);
   std::lock_guard lock(g_mutex);
-  Stream *st = stream_of(stream);
-  if (cudaError_t e = ret(rt().begin_capture(st)))
+  cudaError_t e = cudaSuccess;
+  CaptureState *cs = start_capture(stream, e);
+  if (!cs)
     return e;
-  CaptureState &cs = capture_states()[Runtime::capturing(st)];
-  cs = CaptureState{};
-  cs.id = next_capture_id();
-  cs.graph = graph;
-  cs.to_graph = true;
-  cs.roots.assign(dependencies, dependencies + numDependencies);
+  cs->graph = graph;
+  cs->to_graph = true;
+  cs->roots.assign(dependencies, dependencies + numDependencies);
   return cudaSuccess;
 }
 
