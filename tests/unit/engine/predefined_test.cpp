@@ -7,11 +7,14 @@ namespace bcusim::engine::test {
 namespace {
 
 // Thread 0 stores the u32 values of `regs` (each `mov.u32 %v, REG`) to out.
+// `uses` is PTX run first (naming the shared variables the kernel reaches).
 std::vector<uint32_t> read_u32(const std::vector<std::string> &regs,
                                uint32_t dyn_shared = 0,
-                               const std::string &globals = "") {
+                               const std::string &globals = "",
+                               const std::string &uses = "") {
   std::string body = ".reg .b32 %v;\n.reg .b64 %out;\n"
-                     "ld.param.u64 %out, [k_param_0];\n";
+                     "ld.param.u64 %out, [k_param_0];\n" +
+                     uses;
   for (size_t i = 0; i < regs.size(); ++i)
     body += "mov.u32 %v, " + regs[i] + ";\nst.global.u32 [%out+" +
             std::to_string(4 * i) + "], %v;\n";
@@ -42,15 +45,26 @@ TEST(Predefined, ReservedSharedMemoryFollowsTheCtasSharedMemory) {
                      "%total_smem_size", "%aggr_smem_size"},
                     40,
                     ".shared .align 4 .b8 s[100];\n"
-                    ".extern .shared .align 16 .b8 dyn[];\n");
+                    ".extern .shared .align 16 .b8 dyn[];\n",
+                    "mov.u32 %v, s;\nmov.u32 %v, dyn;\n");
   EXPECT_EQ(v,
             (std::vector<uint32_t>{160, 1184, 1024, 160, 672, 40, 152, 1184}));
 }
 
 TEST(Predefined, NoReservedRegionUnlessItIsRead) {
   auto v = read_u32({"%total_smem_size", "%aggr_smem_size"}, 0,
-                    ".shared .align 4 .b8 s[100];\n");
+                    ".shared .align 4 .b8 s[100];\n", "mov.u32 %v, s;\n");
   EXPECT_EQ(v, (std::vector<uint32_t>{100, 100}));
+}
+
+// A kernel's shared memory is what it reaches (docs/engine.md "Shared
+// memory"): a module variable it never names takes none of it, and the
+// dynamic region starts at 0.
+TEST(Predefined, SharedVariablesTheKernelDoesNotNameTakeNoSpace) {
+  auto v = read_u32({"%total_smem_size", "%dynamic_smem_size", "dyn"}, 40,
+                    ".shared .align 4 .b8 s[100];\n"
+                    ".extern .shared .align 16 .b8 dyn[];\n");
+  EXPECT_EQ(v, (std::vector<uint32_t>{40, 40, 0}));
 }
 
 TEST(Predefined, PerformanceCountersReadZero) {
