@@ -4,8 +4,13 @@
 // kernels with their own tiles; a kernel with 1 KiB of static memory takes
 // 200 KiB of opt-in dynamic memory beside them; a device function's array,
 // reached by two kernels, stays clear of both kernels' own arrays; extern
-// shared memory starts after the launched kernel's static memory.
+// shared memory starts after the launched kernel's static memory; a cluster
+// kernel reads its peer's arrays (its own and a device function's) at the
+// same offsets.
 #include "common.h"
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
 
 constexpr int kTile = 11 * 1024; // ints: 44 KiB
 
@@ -63,6 +68,28 @@ __global__ void opt_in(int *out, int words) {
   }
 }
 
+__device__ __noinline__ int *peer_slot() {
+  __shared__ int slot[64];
+  return slot;
+}
+
+__global__ void __cluster_dims__(2, 1, 1) peers(int *out) {
+  __shared__ int mine[128];
+  auto cl = cg::this_cluster();
+  int *slot = peer_slot();
+  const int rank = int(cl.block_rank());
+  mine[threadIdx.x] = rank * 1000 + int(threadIdx.x);
+  if (threadIdx.x < 64)
+    slot[threadIdx.x] = rank * 100 + int(threadIdx.x);
+  cl.sync();
+  const unsigned peer = cl.block_rank() ^ 1;
+  int v = cl.map_shared_rank(mine, peer)[127 - threadIdx.x];
+  if (threadIdx.x < 64)
+    v += cl.map_shared_rank(slot, peer)[threadIdx.x];
+  cl.sync();
+  out[blockIdx.x * 128 + threadIdx.x] = v;
+}
+
 int main() {
   int *out;
   CHECK(cudaMallocManaged(&out, 8 * 1024 * sizeof(int)));
@@ -115,6 +142,16 @@ int main() {
   EXPECT(out[256] == dyn_bytes);
   EXPECT(out[257] == 1024 + dyn_bytes);
   EXPECT(out[258] == 1024);
+
+  peers<<<4, 128>>>(out);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  for (int b = 0; b < 4; ++b)
+    for (int t = 0; t < 128; ++t) {
+      const int peer = (b % 2) ^ 1;
+      EXPECT(out[b * 128 + t] ==
+             peer * 1000 + 127 - t + (t < 64 ? peer * 100 + t : 0));
+    }
   CHECK(cudaFree(out));
   return finish("shared_layout");
 }
