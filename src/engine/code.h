@@ -11,6 +11,7 @@
 // site the copies of its parameters.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -298,7 +299,20 @@ struct FuncInfo {
   std::vector<uint32_t> param_off, param_size, ret_off, ret_size;
   // .entry parameters: offsets in the kernel parameter buffer.
   uint32_t kparam_bytes = 0;
+  // .entry: the end of the static .shared variables the kernel reaches, and
+  // where its extern (dynamic) .shared memory starts (docs/engine.md
+  // "Shared memory").
+  uint32_t static_shared = 0;
+  uint32_t dyn_shared_off = 0;
 };
+
+// What one kernel reaches: the functions it calls (transitively; every
+// function when one of them calls through a pointer) and the module-scope
+// variables their instructions name (indexes of ptx::Module::globals).
+struct KernelReach {
+  std::vector<bool> funcs, globals;
+};
+KernelReach kernel_reach(const ptx::Module &m, size_t kernel);
 
 struct GlobalVar {
   std::string name;
@@ -340,9 +354,7 @@ struct Program {
   uint32_t reg_bytes = 0, npreds = 0;
   std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot, value
   std::vector<std::pair<uint32_t, uint32_t>> const_preds;
-  uint32_t frame_bytes = 0;    // per-thread local memory (all frames)
-  uint32_t static_shared = 0;  // bytes of declared .shared
-  uint32_t dyn_shared_off = 0; // where extern .shared starts
+  uint32_t frame_bytes = 0; // per-thread local memory (all frames)
   // Some instruction reads %reserved_smem_offset_*: launches give each CTA
   // the reserved shared-memory region (docs/engine.md "Special registers").
   bool uses_reserved_smem = false;
@@ -358,12 +370,24 @@ struct Program {
 
   uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
   // Declared (non-extern) .shared variables, for naming addresses in
-  // diagnostics: name, offset, size.
+  // diagnostics: name, offset, size and the kernels (indexes of funcs) that
+  // reach it; variables no kernel reaches together may share offsets.
   struct SharedVar {
     std::string name;
     uint64_t off = 0, size = 0;
+    std::vector<uint32_t> kernels;
   };
   std::vector<SharedVar> shared_vars;
+  // The variable of `kernel` (nullptr: of any kernel) at shared offset off.
+  const SharedVar *shared_var_at(const FuncInfo *kernel, uint64_t off) const {
+    const uint32_t k = kernel ? uint32_t(kernel - funcs.data()) : ~uint32_t(0);
+    for (const auto &v : shared_vars)
+      if (off >= v.off && off - v.off < std::max<uint64_t>(v.size, 1) &&
+          (!kernel ||
+           std::find(v.kernels.begin(), v.kernels.end(), k) != v.kernels.end()))
+        return &v;
+    return nullptr;
+  }
   std::vector<BarrierCode> barriers; // CTA barriers (Kind::CtaBarrier aux)
   // .target sm_6x or below: the members of a warp-synchronous instruction's
   // mask must execute the same instruction; sm_70 and later let them meet
