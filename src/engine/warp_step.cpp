@@ -24,13 +24,93 @@ void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc) {
   cluster_threads_exited(c, w, lanes, S.obs);
 }
 
+// A lane's register values in the activation stack: raw 8-byte lanes
+// (state.h), predicates packed 64 to a word.
+namespace {
+void save_registers(Warp &w, const FuncInfo &f, uint32_t l,
+                    std::vector<uint64_t> &out) {
+  for (uint32_t slot : f.save_slots)
+    out.push_back(w.lanes(slot)[l]);
+  for (size_t i = 0; i < f.save_preds.size(); i += 64) {
+    uint64_t word = 0;
+    for (size_t j = i; j < std::min(i + 64, f.save_preds.size()); ++j)
+      word |= uint64_t((w.preds[f.save_preds[j]] >> l) & 1) << (j - i);
+    out.push_back(word);
+  }
+}
+void restore_registers(Warp &w, const FuncInfo &f, uint32_t l,
+                       std::vector<uint64_t> &in) {
+  const size_t words = (f.save_preds.size() + 63) / 64;
+  const size_t at = in.size() - f.save_slots.size() - words;
+  for (size_t k = 0; k < f.save_slots.size(); ++k)
+    w.lanes(f.save_slots[k])[l] = in[at + k];
+  for (size_t i = 0; i < f.save_preds.size(); ++i) {
+    const uint64_t word = in[at + f.save_slots.size() + i / 64];
+    uint32_t &p = w.preds[f.save_preds[i]];
+    p = (p & ~(1u << l)) | uint32_t((word >> (i % 64)) & 1) << l;
+  }
+  in.resize(at);
+}
+} // namespace
+
+// A call of recursive function `f` by lanes `m`: each lane gets a new frame
+// on its stack (its base in `base`) and saves f's registers, which the
+// return restores (docs/engine.md "Recursion"). False (a fault) when a
+// lane's stack has no room for the frame.
+bool Worker::push_activation(Warp &w, const FuncInfo &f, uint32_t m,
+                             std::array<uint64_t, kWarpSize> &base) {
+  if (w.stacks.empty())
+    w.stacks.resize(kWarpSize);
+  const uint32_t limit = S.L.stack_bytes;
+  bool over = false;
+  for_lanes(m, [&](uint32_t l) {
+    const Warp::LaneStack &st = w.stacks[l];
+    if (over || st.used + f.frame_size <= limit)
+      return;
+    over = true;
+    x.set_error(FaultKind::StackOverflow, l,
+                fmt::format("stack overflow: the call of '{}' is {} deep "
+                            "in recursive calls, whose frames need {} "
+                            "bytes of stack, beyond the limit of {} bytes "
+                            "per thread (cudaLimitStackSize)",
+                            demangle(f.name), st.depth + 1,
+                            st.used + f.frame_size, limit));
+  });
+  if (over)
+    return false;
+  for_lanes(m, [&](uint32_t l) {
+    Warp::LaneStack &st = w.stacks[l];
+    base[l] = uint64_t(P.frame_bytes) + st.used;
+    save_registers(w, f, l, st.saved);
+    st.used += f.frame_size;
+    ++st.depth;
+  });
+  return true;
+}
+
+// The return of recursive function `f` by lanes `m`: `base` gets the
+// frame being left; the registers of the activation it returns to are
+// restored.
+void Worker::pop_activation(Warp &w, const FuncInfo &f, uint32_t m,
+                            std::array<uint64_t, kWarpSize> &base) {
+  for_lanes(m, [&](uint32_t l) {
+    Warp::LaneStack &st = w.stacks[l];
+    base[l] = w.lanes(f.frame_slot)[l];
+    restore_registers(w, f, l, st.saved);
+    st.used -= f.frame_size;
+    --st.depth;
+  });
+}
+
 // call / ret of a .func: copies the parameters between the frames (they
-// are the caller's and callee's .param areas, docs/engine.md "Calls").
+// are the caller's and callee's .param areas, docs/engine.md "Calls"); a
+// recursive function's frame is on the lane's stack ("Recursion").
 bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
   // An indirect call: the lanes calling the first lane's function go now,
   // the others stay at the call and go later.
   std::vector<CallSite::Copy> indirect_args;
   uint32_t indirect_pc = kNone;
+  const FuncInfo *callee = nullptr;
   if (in.kind == Kind::Call && P.calls[in.aux].indirect) {
     const CallSite &cs = P.calls[in.aux];
     const uint64_t *t = x.lanes(cs.target_slot);
@@ -85,14 +165,18 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
           {cs.arg_vars[k].first, f->param_off[k],
            std::min(cs.arg_vars[k].second, f->param_size[k])});
     indirect_pc = f->entry_pc;
+    callee = f;
   }
   if (m != p->mask)
     p = split_guarded(w, m);
+  // Per lane, the frame bases the copies read from and write to (0: a
+  // static frame).
+  std::array<uint64_t, kWarpSize> from{}, to{};
   auto copy = [&](const std::vector<CallSite::Copy> &copies) {
     for_lanes(m, [&](uint32_t l) {
       uint8_t *f = frame(c, w, l);
       for (auto &cp : copies)
-        std::memmove(f + cp.to, f + cp.from, cp.size);
+        std::memmove(f + to[l] + cp.to, f + from[l] + cp.from, cp.size);
     });
     if (!x.obs)
       return;
@@ -109,33 +193,47 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
       e.origin = AccessOrigin::CallCopy;
       e.size = cp.size;
       e.addr = addr.data();
-      addr.fill(cp.from);
+      for_lanes(m, [&](uint32_t l) { addr[l] = from[l] + cp.from; });
       e.type = AccessType::Read;
       x.obs->on_access(e);
-      addr.fill(cp.to);
+      for_lanes(m, [&](uint32_t l) { addr[l] = to[l] + cp.to; });
       e.type = AccessType::Write;
       x.obs->on_access(e);
     }
   };
   if (in.kind == Kind::Call) {
     const CallSite &cs = P.calls[in.aux];
+    if (!callee)
+      callee = &P.funcs[cs.callee];
     if (p->calls.size() >= kMaxCallDepth) {
       x.set_error(FaultKind::Unsupported, uint32_t(std::countr_zero(m)),
                   "call depth limit exceeded");
       report_fault(c, w, p->pc, m);
       return false;
     }
+    if (cs.caller_frame != kNone)
+      for_lanes(m, [&](uint32_t l) { from[l] = w.lanes(cs.caller_frame)[l]; });
+    if (callee->recursive && !push_activation(w, *callee, m, to)) {
+      report_fault(c, w, p->pc, m);
+      return false;
+    }
     copy(cs.indirect ? indirect_args : cs.args);
+    if (callee->recursive)
+      for_lanes(m, [&](uint32_t l) { w.lanes(callee->frame_slot)[l] = to[l]; });
     p->calls.push_back(p->pc);
     p->pc = cs.indirect ? indirect_pc : in.target;
     return true;
   }
+  // The function being left (the one holding this ret).
+  const FuncInfo &f = P.funcs[P.code_func[p->pc]];
   uint32_t call_pc = p->calls.back();
   p->calls.pop_back();
   const CallSite &cs = P.calls[P.code[call_pc].aux];
+  if (f.recursive)
+    pop_activation(w, f, m, from);
+  if (cs.caller_frame != kNone)
+    for_lanes(m, [&](uint32_t l) { to[l] = w.lanes(cs.caller_frame)[l]; });
   if (cs.indirect) {
-    // Results of the function being left (the one holding this ret).
-    const FuncInfo &f = P.funcs[P.code_func[p->pc]];
     std::vector<CallSite::Copy> rets;
     for (size_t k = 0; k < cs.ret_vars.size(); ++k)
       rets.push_back({f.ret_off[k], cs.ret_vars[k].first,
@@ -143,6 +241,22 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
     copy(rets);
   } else {
     copy(cs.rets);
+  }
+  if (f.recursive && x.obs) {
+    // The frame left holds nothing any more (the checker's uninitialized
+    // reads: a later activation there starts fresh).
+    AccessEvent e;
+    e.pc = p->pc;
+    e.cta = c.linear;
+    e.owner = c.linear;
+    e.warp = w.index;
+    e.lanes = m;
+    e.space = StateSpace::Local;
+    e.origin = AccessOrigin::CallCopy;
+    e.type = AccessType::Write;
+    e.size = f.frame_size;
+    e.addr = from.data();
+    x.obs->on_frame_end(e);
   }
   p->pc = call_pc + 1;
   return true;
@@ -218,9 +332,12 @@ namespace {
 // A call's result written into the caller's frame (offset `off` of each
 // lane's local frame), reported as one local write by lanes `m`.
 void observe_frame_write(Exec &x, const Cta &c, const Warp &w, uint32_t pc,
-                         uint32_t m, uint32_t off, uint32_t size) {
+                         uint32_t m, uint32_t off, uint32_t size,
+                         uint32_t base_slot) {
   std::array<uint64_t, kWarpSize> addr{};
   addr.fill(off);
+  if (base_slot != kNone) // a recursive caller's frame
+    for_lanes(m, [&](uint32_t l) { addr[l] += w.lanes(base_slot)[l]; });
   AccessEvent e = access_event(pc, c.linear, w.index, AccessType::Write, size,
                                AtomicOp::None, MemOrder::Weak, MemScope::None,
                                AccessOrigin::Instruction, 0);
@@ -239,7 +356,7 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     if (bad)
       return;
-    uint8_t *f = frame(c, w, l);
+    uint8_t *f = caller_frame(c, w, l, cs.caller_frame);
     uint64_t fmt_addr, args_addr;
     std::memcpy(&fmt_addr, f + cs.printf_fmt, 8);
     std::memcpy(&args_addr, f + cs.printf_args, 8);
@@ -258,7 +375,7 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
     return false;
   }
   if (x.obs && cs.printf_ret != kNone) // vprintf's return value
-    observe_frame_write(x, c, w, p->pc, m, cs.printf_ret, 4);
+    observe_frame_write(x, c, w, p->pc, m, cs.printf_ret, 4, cs.caller_frame);
   ++p->pc;
   return true;
 }
@@ -531,7 +648,7 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
   };
   std::vector<Launched> launched;
   for_lanes(m, [&](uint32_t l) {
-    uint8_t *f = frame(c, w, l);
+    uint8_t *f = caller_frame(c, w, l, cs.caller_frame);
     auto arg = [&](size_t k, void *dst, size_t n) {
       std::memset(dst, 0, n);
       if (k < cs.device_args.size())
@@ -619,7 +736,8 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
   out.emit();
   if (x.obs && cs.device_ret != kNone)
     observe_frame_write(x, c, w, p->pc, m, cs.device_ret,
-                        std::min<uint32_t>(cs.device_ret_size, 8));
+                        std::min<uint32_t>(cs.device_ret_size, 8),
+                        cs.caller_frame);
   if (x.sync_obs)
     for (const Launched &ld : launched) {
       if (ld.stream_op) {
