@@ -50,6 +50,13 @@ template <class T = uint64_t>
 inline const Lane<T> *lanes_at(const uint8_t *file, uint32_t slot) {
   return reinterpret_cast<const Lane<T> *>(file) + size_t(slot) * kWarpSize;
 }
+// The raw bytes of one lane of a slot (kLaneBytes of them), whatever the
+// register's type: for code that moves register values without computing
+// with them (the activation stacks of recursive calls, warp_step.cpp).
+constexpr uint32_t kLaneBytes = sizeof(Lane<uint64_t>);
+inline uint8_t *lane_bytes(uint8_t *file, uint32_t slot, uint32_t lane) {
+  return file + size_t(slot) * kSlotBytes + size_t(lane) * kLaneBytes;
+}
 // The modelled H100 SXM for simulated time (docs/engine.md "Simulated
 // time"): 132 SMs at 1.98 GHz.
 constexpr uint64_t kModelSms = 132;

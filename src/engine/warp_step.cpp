@@ -24,13 +24,17 @@ void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc) {
   cluster_threads_exited(c, w, lanes, S.obs);
 }
 
-// A lane's register values in the activation stack: raw 8-byte lanes
-// (state.h), predicates packed 64 to a word.
+// A lane's register values in the activation stack: each slot's raw lane
+// bytes (state.h lane_bytes) in a word, predicates packed 64 to a word.
 namespace {
+static_assert(kLaneBytes <= sizeof(uint64_t));
 void save_registers(Warp &w, const FuncInfo &f, uint32_t l,
                     std::vector<uint64_t> &out) {
-  for (uint32_t slot : f.save_slots)
-    out.push_back(w.lanes(slot)[l]);
+  for (uint32_t slot : f.save_slots) {
+    uint64_t v = 0;
+    std::memcpy(&v, lane_bytes(w.reg_file(), slot, l), kLaneBytes);
+    out.push_back(v);
+  }
   for (size_t i = 0; i < f.save_preds.size(); i += 64) {
     uint64_t word = 0;
     for (size_t j = i; j < std::min(i + 64, f.save_preds.size()); ++j)
@@ -43,7 +47,8 @@ void restore_registers(Warp &w, const FuncInfo &f, uint32_t l,
   const size_t words = (f.save_preds.size() + 63) / 64;
   const size_t at = in.size() - f.save_slots.size() - words;
   for (size_t k = 0; k < f.save_slots.size(); ++k)
-    w.lanes(f.save_slots[k])[l] = in[at + k];
+    std::memcpy(lane_bytes(w.reg_file(), f.save_slots[k], l), &in[at + k],
+                kLaneBytes);
   for (size_t i = 0; i < f.save_preds.size(); ++i) {
     const uint64_t word = in[at + f.save_slots.size() + i / 64];
     uint32_t &p = w.preds[f.save_preds[i]];
