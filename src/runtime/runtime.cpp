@@ -1390,6 +1390,8 @@ void Runtime::reset() {
     }
   sticky_ = Error::Success;
   last_ = Error::Success;
+  // A new context: the stack limit is the default again.
+  stack_limit = opts_.stack_size;
   // The device is idle and its memory gone: no earlier work races with
   // later work.
   session_->end_all_work();

@@ -71,5 +71,9 @@ int main(int argc, char **argv) {
   CHECK(cudaFree(w));
   CHECK(cudaFree(depth));
   CHECK(cudaFree(out));
+  // A reset makes a new context, with the default limit.
+  CHECK(cudaDeviceReset());
+  CHECK(cudaDeviceGetLimit(&limit, cudaLimitStackSize));
+  EXPECT(limit == 1024);
   return finish("recursion");
 }
