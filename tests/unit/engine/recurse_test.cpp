@@ -147,6 +147,30 @@ TEST(Recursion, LocalArrayInEveryActivation) {
   }
 }
 
+// The lanes of a warp interleave at different depths under other
+// schedules too (random preemption at memory instructions, reversed warp
+// order): the same results.
+TEST(Recursion, SameResultsUnderOtherSchedules) {
+  auto m = load_file("recurse.ptx");
+  ASSERT_TRUE(m);
+  const int n = 64;
+  std::vector<int32_t> in(n);
+  for (int t = 0; t < n; ++t)
+    in[t] = (t * 5) % 6;
+  for (const char *sched : {"reverse", "random:1", "random:2", "delay:1"}) {
+    Device d;
+    DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n, -1));
+    LaunchConfig cfg = config({1, 1, 1}, {64, 1, 1});
+    cfg.schedule = *Schedule::parse(sched);
+    auto r = d.launch(*m, "_Z6localsPKiPi", cfg,
+                      {KernelArg::ptr(pin), KernelArg::ptr(po)});
+    ASSERT_TRUE(r.ok()) << sched << ": " << r.diagnostics_text();
+    auto out = download<int32_t>(d, po, n);
+    for (int t = 0; t < n; ++t)
+      EXPECT_EQ(out[t], depot(in[t], nullptr, t & 3)) << sched << " " << t;
+  }
+}
+
 TEST(Recursion, SharedMemoryWorkAtEveryDepth) {
   auto m = load_file("recurse.ptx");
   ASSERT_TRUE(m);
