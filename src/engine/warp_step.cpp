@@ -107,6 +107,18 @@ void Worker::pop_activation(Warp &w, const FuncInfo &f, uint32_t m,
   });
 }
 
+// Whether function `f` has an activation on path `p`'s call stack: the
+// function it is in, or one of its callers.
+bool Worker::active_on(const Path &p, const FuncInfo &f) const {
+  const uint32_t idx = uint32_t(&f - P.funcs.data());
+  if (P.code_func[p.pc] == idx)
+    return true;
+  for (uint32_t c : p.calls)
+    if (P.code_func[c] == idx)
+      return true;
+  return false;
+}
+
 // call / ret of a .func: copies the parameters between the frames (they
 // are the caller's and callee's .param areas, docs/engine.md "Calls"); a
 // recursive function's frame is on the lane's stack ("Recursion").
@@ -141,6 +153,14 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
       why = fmt::format("indirect call to kernel '{}'", f->name);
     else if (!f->blocked_by.empty())
       why = fmt::format("indirect call: {}", f->blocked_by[0].message);
+    else if (!f->recursive && active_on(*p, *f))
+      // Only a function the module names can be called through a
+      // pointer into a cycle (its frames are then per activation); one
+      // reached by address arithmetic has one static frame.
+      why = fmt::format("indirect call re-enters function '{}', which is "
+                        "active and whose address the module never takes "
+                        "(its frame is not per activation)",
+                        f->name);
     else if (f->param_off.size() != cs.arg_vars.size() ||
              f->ret_off.size() != cs.ret_vars.size())
       why = fmt::format("indirect call with {} argument(s) and {} result(s) "

@@ -228,6 +228,7 @@ private:
   uint64_t run_warp(Cta &c, Warp &w, uint64_t quantum);
   void threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc);
   bool call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
+  bool active_on(const Path &p, const FuncInfo &f) const;
   bool push_activation(Warp &w, const FuncInfo &f, uint32_t m,
                        std::array<uint64_t, kWarpSize> &base);
   void pop_activation(Warp &w, const FuncInfo &f, uint32_t m,

@@ -248,3 +248,75 @@ TEST(Recursion, LargerStackLimitIsHonoured) {
 
 } // namespace
 } // namespace bcusim::engine::test
+
+namespace bcusim::engine::test {
+namespace {
+
+// A function reached through a pointer the module never names (address
+// arithmetic from another function's address) is not known to recurse:
+// re-entering it faults instead of overwriting its one static frame.
+TEST(Recursion, ReenteringAnUnnamedFunctionThroughAPointerFaults) {
+  const std::string ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 anchor_r) anchor(.param .b32 anchor_n)
+{
+  .reg .b32 %r<2>;
+  ld.param.b32 %r1, [anchor_n];
+  st.param.b32 [anchor_r], %r1;
+  ret;
+}
+.func (.param .b32 hidden_r) hidden(.param .b32 hidden_n)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  .reg .pred %p<2>;
+  ld.param.b32 %r1, [hidden_n];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  sub.s32 %r2, %r1, 1;
+  mov.u64 %rd1, anchor;
+  add.u64 %rd2, %rd1, 16;
+  {
+  .param .b32 a;
+  .param .b32 b;
+  st.param.b32 [a], %r2;
+  proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+  call (b), %rd2, (a), proto;
+  ld.param.b32 %r3, [b];
+  }
+DONE:
+  st.param.b32 [hidden_r], %r1;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  {
+  .param .b32 a;
+  .param .b32 b;
+  st.param.b32 [a], 2;
+  call (b), hidden, (a);
+  ld.param.b32 %r1, [b];
+  }
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+  auto m = load_text(ptx);
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr out = upload(d, std::vector<int32_t>(1));
+  auto r =
+      d.launch(*m, "k", config({1, 1, 1}, {1, 1, 1}), {KernelArg::ptr(out)});
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  EXPECT_NE(r.diagnostics_text().find(
+                "indirect call re-enters function 'hidden', which is active"),
+            std::string::npos)
+      << r.diagnostics_text();
+}
+
+} // namespace
+} // namespace bcusim::engine::test
