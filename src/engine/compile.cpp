@@ -770,6 +770,99 @@ bool reads_reserved_smem(const ptx::Operand &o) {
   return std::any_of(o.elems.begin(), o.elems.end(), reads_reserved_smem);
 }
 
+// Shared-memory layout (docs/engine.md "Shared memory"). Each kernel's
+// static .shared memory holds the variables it reaches; variables that no
+// kernel reaches together may share offsets. Variables reached by several
+// kernels are placed first, then the others in declaration order, each after
+// every variable already placed for one of its kernels: a kernel whose
+// variables are its own gets ptxas's layout. Extern (dynamic) .shared memory
+// starts after the launched kernel's static memory; extern variables that one
+// kernel reaches together share one start, after the static memory of every
+// kernel that reaches one of them.
+constexpr size_t kNoVar = ~size_t(0);
+
+template <class Pending, class SymOf>
+void layout_shared(const ptx::Module &mod, Program &prog,
+                   const std::vector<Pending> &pending, uint32_t dyn_align,
+                   SymOf sym_of) {
+  std::vector<uint32_t> kernels;
+  for (size_t f = 0; f < mod.functions.size(); ++f)
+    if (mod.functions[f].is_entry && !mod.functions[f].is_extern)
+      kernels.push_back(uint32_t(f));
+  // A shared variable an initializer names (its address in a .global or
+  // .const variable) is reached by every kernel.
+  std::set<std::string> in_inits;
+  for (const auto &g : mod.globals)
+    for (const auto &i : g.init)
+      if (!i.symbol.empty())
+        in_inits.insert(i.symbol);
+  std::vector<std::vector<uint32_t>> reach(pending.size());
+  for (uint32_t k : kernels) {
+    const KernelReach r = kernel_reach(mod, k);
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const auto &p = pending[i];
+      if (p.local ? r.funcs[p.owner]
+                  : r.globals[p.owner] || in_inits.count(p.v->name))
+        reach[i].push_back(k);
+    }
+  }
+  std::vector<uint64_t> top(mod.functions.size(), 0);
+  auto place = [&](size_t i) {
+    const auto &p = pending[i];
+    uint64_t off = 0;
+    for (uint32_t k : reach[i])
+      off = std::max(off, top[k]);
+    off = align_up(off, p.align);
+    for (uint32_t k : reach[i])
+      top[k] = off + p.size;
+    sym_of(p).addr = off;
+    prog.shared_vars.push_back({p.v->name, off, p.size, reach[i]});
+  };
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (!pending[i].v->is_extern && reach[i].size() > 1)
+      place(i);
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (!pending[i].v->is_extern && reach[i].size() <= 1)
+      place(i);
+  // Extern variables: those one kernel reaches join one group (union-find).
+  std::vector<size_t> group(pending.size());
+  for (size_t i = 0; i < pending.size(); ++i)
+    group[i] = i;
+  auto find = [&](size_t i) {
+    while (group[i] != i)
+      i = group[i] = group[group[i]];
+    return i;
+  };
+  std::vector<size_t> first(mod.functions.size(), kNoVar);
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (pending[i].v->is_extern)
+      for (uint32_t k : reach[i]) {
+        if (first[k] == kNoVar)
+          first[k] = i;
+        else
+          group[find(i)] = find(first[k]);
+      }
+  std::vector<uint64_t> start(pending.size(), 0);
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (pending[i].v->is_extern)
+      for (uint32_t k : reach[i])
+        start[find(i)] = std::max(start[find(i)], top[k]);
+  for (uint32_t k : kernels) {
+    FuncInfo &fi = prog.funcs[k];
+    fi.static_shared = uint32_t(top[k]);
+    fi.dyn_shared_off = uint32_t(align_up(
+        first[k] == kNoVar ? top[k] : start[find(first[k])], dyn_align));
+  }
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (pending[i].v->is_extern) {
+      const uint64_t off = align_up(start[find(i)], dyn_align);
+      sym_of(pending[i]).addr = off;
+      // extern shared extends to the end of the CTA's shared memory
+      prog.shared_vars.push_back(
+          {pending[i].v->name, off, ~0ull - off, reach[i]});
+    }
+}
+
 bool build_program(const ptx::Module &mod, Program &prog,
                    DiagnosticSink &sink) {
   prog.source = mod.source;
@@ -790,21 +883,23 @@ bool build_program(const ptx::Module &mod, Program &prog,
           ((kUserGlobalBase - kModuleGlobalBase) / kModuleSegmentBytes) *
           kModuleSegmentBytes;
 
-  // Module-scope variables.
-  uint64_t shared_top = 0;
+  // Module-scope variables. .shared variables get their offsets once every
+  // function is known (which kernels reach which variables).
   uint32_t dyn_align = 16;
   std::vector<std::pair<const ptx::VarDecl *, uint64_t>> inits;
-  auto place_shared = [&](const ptx::VarDecl &v, uint64_t size,
-                          uint64_t align) -> uint64_t {
-    if (v.is_extern) {
+  struct PendingShared {
+    const ptx::VarDecl *v;
+    uint64_t size, align;
+    size_t owner; // index of mod.globals, or of mod.functions for locals
+    bool local;
+  };
+  std::vector<PendingShared> pending_shared;
+  auto place_shared = [&](const ptx::VarDecl &v, uint64_t size, uint64_t align,
+                          size_t owner, bool local) -> uint64_t {
+    if (v.is_extern)
       dyn_align = std::max<uint32_t>(dyn_align, static_cast<uint32_t>(align));
-      return kNone; // patched once the static size is known
-    }
-    shared_top = align_up(shared_top, align);
-    uint64_t off = shared_top;
-    shared_top += size;
-    prog.shared_vars.push_back({v.name, off, size});
-    return off;
+    pending_shared.push_back({&v, size, align, owner, local});
+    return kNone; // placed once the kernels' variables are known
   };
   std::vector<Sym *> extern_shared;
   std::vector<std::map<std::string, Sym>> func_syms(mod.functions.size());
@@ -837,7 +932,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     }
     case ptx::Space::Shared:
       s.where = Sym::Where::Shared;
-      s.addr = place_shared(v, size, align);
+      s.addr =
+          place_shared(v, size, align, size_t(&v - mod.globals.data()), false);
       break;
     case ptx::Space::Local:
       frame_top = align_up(frame_top, align);
@@ -953,8 +1049,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
         frame_top += size;
         break;
       case ptx::Space::Shared:
-        syms[v.name] =
-            Sym{Sym::Where::Shared, place_shared(v, size, align), size, 0};
+        syms[v.name] = Sym{Sym::Where::Shared,
+                           place_shared(v, size, align, f, true), size, 0};
         break;
       default:
         c.error(v.loc, "unsupported function-scope variable state space");
@@ -971,20 +1067,11 @@ bool build_program(const ptx::Module &mod, Program &prog,
     if (!c.gsyms.count(fa.name) || fa.is_extern == false)
       c.gsyms[fa.name] = fs;
   }
-  // Extern (dynamic) shared memory starts after all static shared memory.
-  prog.static_shared = static_cast<uint32_t>(shared_top);
-  prog.dyn_shared_off = static_cast<uint32_t>(align_up(shared_top, dyn_align));
-  auto patch_extern = [&](std::map<std::string, Sym> &m) {
-    for (auto &[n, s] : m)
-      if (s.where == Sym::Where::Shared && s.addr == kNone) {
-        s.addr = prog.dyn_shared_off;
-        // extern shared extends to the end of the CTA's shared memory
-        prog.shared_vars.push_back({n, s.addr, ~0ull - s.addr});
-      }
-  };
-  patch_extern(c.gsyms);
-  for (auto &m : func_syms)
-    patch_extern(m);
+  layout_shared(mod, prog, pending_shared, dyn_align,
+                [&](const PendingShared &p) -> Sym & {
+                  return p.local ? func_syms[p.owner][p.v->name]
+                                 : c.gsyms[p.v->name];
+                });
   prog.frame_bytes = static_cast<uint32_t>(align_up(frame_top, 16));
 
   // Initializers (may refer to other symbols' addresses).
@@ -1121,6 +1208,55 @@ bool build_program(const ptx::Module &mod, Program &prog,
 }
 
 } // namespace
+
+KernelReach kernel_reach(const ptx::Module &m, size_t kernel) {
+  KernelReach r;
+  r.funcs.assign(m.functions.size(), false);
+  r.globals.assign(m.globals.size(), false);
+  std::vector<size_t> work{kernel};
+  r.funcs[kernel] = true;
+  bool indirect = false;
+  auto reach = [&](size_t f) {
+    if (f < r.funcs.size() && !r.funcs[f]) {
+      r.funcs[f] = true;
+      work.push_back(f);
+    }
+  };
+  auto visit = [&](auto &self, const ptx::Operand &o) -> void {
+    if (o.sym_kind == ptx::Operand::SymbolKind::Function)
+      reach(o.sym_index);
+    else if (o.sym_kind == ptx::Operand::SymbolKind::Global &&
+             o.sym_index < r.globals.size())
+      r.globals[o.sym_index] = true;
+    for (const auto &e : o.elems)
+      self(self, e);
+  };
+  while (!work.empty()) {
+    const ptx::Function &f = m.functions[work.back()];
+    work.pop_back();
+    for (const auto &in : f.body) {
+      if (in.op == ptx::Op::call) {
+        // call (ret), target, (args): an indirect call names a register.
+        for (const auto &o : in.operands)
+          if (o.kind == ptx::Operand::Kind::Reg) {
+            indirect = true;
+            break;
+          } else if (o.kind == ptx::Operand::Kind::Symbol) {
+            break;
+          }
+      }
+      for (const auto &o : in.operands)
+        visit(visit, o);
+    }
+    // Through a pointer, every function may be called (and reaches what it
+    // names).
+    if (indirect && work.empty())
+      for (size_t g = 0; g < m.functions.size(); ++g)
+        if (!m.functions[g].is_entry)
+          reach(g);
+  }
+  return r;
+}
 
 } // namespace bcusim::engine::detail
 

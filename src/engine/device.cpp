@@ -405,14 +405,17 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
                     g.x, g.y, g.z, cl.x, cl.y, cl.z));
   L.cluster = cl;
   L.dyn_shared = config.shared_bytes;
-  uint64_t shared = uint64_t(config.shared_bytes) +
-                    (config.shared_bytes ? P.dyn_shared_off : P.static_shared);
+  // The launched kernel's own static shared memory, then its dynamic memory
+  // (docs/engine.md "Shared memory").
+  uint64_t shared =
+      uint64_t(config.shared_bytes) +
+      (config.shared_bytes ? k->dyn_shared_off : k->static_shared);
   if (shared > 227 * 1024)
     return fail(
         {},
         fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
                     "dynamic); at most 232448 are available",
-                    shared, P.static_shared, config.shared_bytes));
+                    shared, k->static_shared, config.shared_bytes));
   L.total_smem = uint32_t(shared);
   if (P.uses_reserved_smem) {
     // The reserved region follows the CTA's static and dynamic shared

@@ -171,7 +171,7 @@ Diagnostic Worker::path_note(const Cta &c0, Cta &c, Warp &w, const Path &p) {
   } else if (p.state == PathState::WaitWarp)
     why = "waits for the other lanes of its member mask to converge";
   else if (p.state == PathState::BlockedMbar) {
-    why = describe_mbar_wait(P, c, p);
+    why = describe_mbar_wait(P, S.L.kernel, c, p);
     n.loc = P.locs[p.wait_pc];
   } else if (p.state == PathState::BlockedCluster && c.cluster)
     why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "

@@ -731,12 +731,11 @@ public:
   }
   std::string describe(StateSpace space, uint64_t addr) const override {
     if (space == StateSpace::Shared) {
-      for (const auto &v : P.shared_vars)
-        if (addr >= v.off && addr - v.off < std::max<uint64_t>(v.size, 1)) {
-          std::string n = demangle(v.name);
-          return addr == v.off ? fmt::format("'{}'", n)
-                               : fmt::format("'{}'+{}", n, addr - v.off);
-        }
+      if (const auto *v = P.shared_var_at(L.kernel, addr)) {
+        std::string n = demangle(v->name);
+        return addr == v->off ? fmt::format("'{}'", n)
+                              : fmt::format("'{}'+{}", n, addr - v->off);
+      }
       return "";
     }
     if (space != StateSpace::Global)

@@ -281,8 +281,9 @@ public:
   // What a host runtime reports about a kernel (cudaFuncGetAttributes).
   struct KernelInfo {
     // Bytes of the .shared variables the kernel and the functions it calls
-    // name (as ptxas counts them per kernel; the engine lays out every
-    // .shared variable of the module for each CTA).
+    // name (as ptxas counts them per kernel; the engine's layout for the
+    // kernel, docs/engine.md "Shared memory", ends there unless a variable
+    // is shared with another kernel).
     uint32_t static_shared = 0;
     uint32_t local_bytes = 0; // per-thread local memory
     uint32_t param_bytes = 0;
