@@ -272,6 +272,9 @@ struct CallSite {
   // (offset, size); the copies are made for the callee found at run time.
   bool indirect = false;
   uint32_t target_slot = kNone;
+  // The caller is recursive: the slot of its frame base (its .param
+  // variables' offsets are relative to it); kNone: a static frame.
+  uint32_t caller_frame = kNone;
   std::vector<std::pair<uint32_t, uint32_t>> arg_vars, ret_vars;
 };
 
@@ -304,6 +307,16 @@ struct FuncInfo {
   // "Shared memory").
   uint32_t static_shared = 0;
   uint32_t dyn_shared_off = 0;
+  // Part of a call cycle (direct, or through function pointers): each
+  // activation has its own frame on the thread's stack and its own
+  // registers (docs/engine.md "Recursion"). Its frame's offsets (params,
+  // returns, .param and .local variables) are relative to the frame base,
+  // which register slot frame_slot holds per lane; frame_size bytes (a
+  // multiple of 16, at least 16). save_slots / save_preds: the registers
+  // saved at a call and restored at its return (frame_slot included).
+  bool recursive = false;
+  uint32_t frame_slot = kNone, frame_size = 0;
+  std::vector<uint32_t> save_slots, save_preds;
 };
 
 // What one kernel reaches: the functions it calls (transitively; every
@@ -354,7 +367,10 @@ struct Program {
   uint32_t reg_bytes = 0, npreds = 0;
   std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot, value
   std::vector<std::pair<uint32_t, uint32_t>> const_preds;
-  uint32_t frame_bytes = 0; // per-thread local memory (all frames)
+  uint32_t frame_bytes = 0; // per-thread local memory (static frames)
+  // Some function is recursive: each thread's local memory also holds a
+  // stack (Launch::stack_bytes) after the static frames.
+  bool has_recursion = false;
   // Some instruction reads %reserved_smem_offset_*: launches give each CTA
   // the reserved shared-memory region (docs/engine.md "Special registers").
   bool uses_reserved_smem = false;

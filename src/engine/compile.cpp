@@ -391,6 +391,27 @@ uint32_t Compiler::scratch_pred() {
   return scratch_preds[scratch_pred_used++];
 }
 
+namespace {
+// The address of a recursive function's frame variable: the lane's frame
+// base (slot a[1]) plus imm.
+void exec_frame_addr(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *b = x.lanes(in.a[1]);
+  for_lanes(m, [&](uint32_t l) { d[l] = b[l] + uint64_t(in.imm); });
+}
+} // namespace
+
+uint32_t Compiler::frame_address(const Sym &s, int64_t off, bool generic) {
+  uint32_t d = scratch_slot();
+  Inst &i = emit(&exec_frame_addr);
+  i.guard = kNone; // computed for every lane of the path
+  i.visible = 0;
+  i.a[0] = d;
+  i.a[1] = s.frame;
+  i.imm = int64_t(s.addr) + off + (generic ? int64_t(kLocalWindow) : 0);
+  return d;
+}
+
 bool Compiler::is_pred_operand(const ptx::Operand &o) const {
   return o.kind == ptx::Operand::Kind::Reg &&
          prog.funcs[fidx].reg_is_pred[o.reg];
@@ -474,6 +495,8 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
       error(o.loc, fmt::format("unknown symbol '{}'", o.name));
       return const_slot(0);
     }
+    if (sym->frame != kNone)
+      return frame_address(*sym, 0, false);
     return const_slot(symbol_value(*sym, false));
   }
   default:
@@ -556,6 +579,23 @@ bool Compiler::address(const ptx::Operand &o, MemSpace space, Addr &out) {
       error(b.loc, fmt::format("unknown symbol '{}'", b.name));
       return false;
     }
+    if (s->frame != kNone) {
+      // A recursive function's frame variable: its lanes' frame base plus
+      // the variable's offset (docs/engine.md "Recursion").
+      if (space == MemSpace::Generic) {
+        out.base = frame_address(*s, 0, true);
+        return true;
+      }
+      if (space != MemSpace::Local && space != MemSpace::KParam) {
+        error(b.loc, fmt::format("symbol '{}' is not in the .{} state space",
+                                 b.name, name_of(space)));
+        return false;
+      }
+      out.space = MemSpace::Local;
+      out.base = s->frame;
+      out.off += static_cast<int64_t>(s->addr);
+      return true;
+    }
     if (space == MemSpace::Generic) {
       out.off += static_cast<int64_t>(symbol_value(*s, true));
       return true;
@@ -617,6 +657,90 @@ std::string_view name_of(MemSpace s) {
 
 // ---- module layout and compilation ----------------------------------------
 namespace {
+
+// The functions that are part of a call cycle (docs/engine.md "Recursion"),
+// from the PTX: direct calls, and indirect calls (through a register) to
+// every function whose address the module takes (an operand or a .global
+// initializer naming it). Each index is the function a name resolves to
+// (its definition where there is one).
+std::vector<bool> recursive_functions(const ptx::Module &mod) {
+  const size_t n = mod.functions.size();
+  std::map<std::string, uint32_t> index;
+  for (uint32_t f = 0; f < n; ++f)
+    if (!index.count(mod.functions[f].name) || !mod.functions[f].is_extern)
+      index[mod.functions[f].name] = f;
+  std::vector<std::set<uint32_t>> callees(n);
+  std::vector<bool> indirect(n, false);
+  std::set<uint32_t> taken;
+  std::function<void(const ptx::Operand &)> note_taken =
+      [&](const ptx::Operand &o) {
+        if (o.kind == ptx::Operand::Kind::Symbol) {
+          auto it = index.find(o.name);
+          if (it != index.end())
+            taken.insert(it->second);
+        }
+        for (const auto &e : o.elems)
+          note_taken(e);
+      };
+  for (const auto &v : mod.globals)
+    for (const auto &init : v.init)
+      if (init.kind == ptx::VarDecl::Init::Kind::Symbol) {
+        auto it = index.find(init.symbol);
+        if (it != index.end())
+          taken.insert(it->second);
+      }
+  for (uint32_t f = 0; f < n; ++f)
+    for (const auto &in : mod.functions[f].body) {
+      if (in.op != ptx::Op::call) {
+        for (const auto &o : in.operands)
+          note_taken(o);
+        continue;
+      }
+      // The callee: the first register or symbol operand (call_step's
+      // reading, exec_control.cpp).
+      for (const auto &o : in.operands) {
+        if (o.kind == ptx::Operand::Kind::Reg) {
+          indirect[f] = true;
+          break;
+        }
+        if (o.kind == ptx::Operand::Kind::Symbol) {
+          auto it = index.find(o.name);
+          if (it != index.end())
+            callees[f].insert(it->second);
+          break;
+        }
+      }
+    }
+  std::vector<bool> rec(n, false);
+  for (uint32_t f = 0; f < n; ++f) {
+    if (mod.functions[f].is_extern || mod.functions[f].is_entry)
+      continue;
+    // Whether f reaches itself.
+    std::vector<bool> seen(n, false);
+    std::vector<uint32_t> work;
+    auto push_succ = [&](uint32_t g) {
+      for (auto h : callees[g])
+        if (!seen[h]) {
+          seen[h] = true;
+          work.push_back(h);
+        }
+      if (indirect[g])
+        for (auto h : taken)
+          if (!seen[h]) {
+            seen[h] = true;
+            work.push_back(h);
+          }
+    };
+    push_succ(f);
+    while (!work.empty() && !seen[f]) {
+      const uint32_t g = work.back();
+      work.pop_back();
+      push_succ(g);
+    }
+    rec[f] = seen[f];
+  }
+  return rec;
+}
 
 // Names of the module's .extern variables outside .shared (extern .shared is
 // dynamic shared memory): no module defines them here.
@@ -831,13 +955,20 @@ bool build_program(const ptx::Module &mod, Program &prog,
     return false;
   }
 
-  // Functions: registers, frames, parameters.
+  // Functions: registers, frames, parameters. A recursive function's
+  // frame is laid out from 0, relative to its frame base (docs/engine.md
+  // "Recursion"); the others' frames have static offsets.
+  const std::vector<bool> recursive = recursive_functions(mod);
+  uint64_t *const static_top = &frame_top;
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];
     FuncInfo fi;
     fi.name = fa.name;
     fi.ast = &fa;
     fi.is_entry = fa.is_entry;
+    fi.recursive = recursive[f];
+    uint64_t frame_rel = 0;
+    uint64_t &frame_top = fi.recursive ? frame_rel : *static_top;
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
     if (fa.is_extern) {
       fi.device_fn = device_fn_named(fa.name);
@@ -848,7 +979,15 @@ bool build_program(const ptx::Module &mod, Program &prog,
       bool pred = fa.regs[r].ty == ptx::Type::pred;
       fi.reg_is_pred[r] = pred;
       fi.reg_slot[r] = pred ? prog.npreds++ : c.new_slot();
+      if (fi.recursive)
+        (pred ? fi.save_preds : fi.save_slots).push_back(fi.reg_slot[r]);
     }
+    if (fi.recursive) {
+      fi.frame_slot = c.new_slot();
+      fi.save_slots.push_back(fi.frame_slot);
+      prog.has_recursion = true;
+    }
+    const uint32_t frame_slot = fi.frame_slot;
     auto &syms = func_syms[f];
     auto param_size = [&](const ptx::Param &p) -> uint64_t {
       uint64_t esz = type_bytes(p.type);
@@ -873,7 +1012,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
         uint64_t align =
             std::max<uint64_t>(p.align ? p.align : type_bytes(p.type), 8);
         frame_top = align_up(frame_top, align);
-        syms[p.name] = Sym{Sym::Where::Local, frame_top, size, 0};
+        syms[p.name] = Sym{Sym::Where::Local, frame_top, size, 0, frame_slot};
         offs.push_back(static_cast<uint32_t>(frame_top));
         sizes.push_back(static_cast<uint32_t>(size));
         frame_top += size;
@@ -894,7 +1033,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
       }
     for (auto &[name, size] : param_vars) {
       frame_top = align_up(frame_top, 16);
-      syms[name] = Sym{Sym::Where::Local, frame_top, size, 0};
+      syms[name] = Sym{Sym::Where::Local, frame_top, size, 0, frame_slot};
       frame_top += size;
     }
     for (const auto &v : fa.locals) {
@@ -906,7 +1045,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
         break;
       case ptx::Space::Local:
         frame_top = align_up(frame_top, align);
-        syms[v.name] = Sym{Sym::Where::Local, frame_top, size, 0};
+        syms[v.name] = Sym{Sym::Where::Local, frame_top, size, 0, frame_slot};
         frame_top += size;
         break;
       case ptx::Space::Shared:
@@ -917,6 +1056,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
         c.error(v.loc, "unsupported function-scope variable state space");
       }
     }
+    if (fi.recursive)
+      fi.frame_size =
+          static_cast<uint32_t>(align_up(std::max<uint64_t>(frame_rel, 1), 16));
     move_errors_to(fi);
     prog.funcs.push_back(std::move(fi));
     Sym fs;
@@ -1018,7 +1160,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.compiled = true;
     move_errors_to(fi);
   }
-  // Call targets, and no recursion (frames are static, docs/engine.md).
+  // Call targets (recursion is allowed: recursive_functions above, and
+  // docs/engine.md "Recursion").
   std::vector<std::set<uint32_t>> callees(mod.functions.size());
   for (auto pc : c.call_fixups) {
     auto &site = prog.calls[prog.code[pc].aux];
@@ -1036,32 +1179,6 @@ bool build_program(const ptx::Module &mod, Program &prog,
     prog.code[pc].target = callee.entry_pc;
     callees[prog.code_func[pc]].insert(site.callee);
   }
-  std::vector<int> color(mod.functions.size(), 0);
-  std::vector<uint32_t> stack;
-  std::function<void(uint32_t)> visit = [&](uint32_t f) {
-    color[f] = 1;
-    stack.push_back(f);
-    for (auto g : callees[f]) {
-      if (color[g] == 1) {
-        // Every function of the cycle g -> ... -> f -> g recurses.
-        auto from = std::find(stack.begin(), stack.end(), g);
-        for (auto it = from; it != stack.end(); ++it) {
-          Diagnostic d;
-          d.loc = mod.functions[*it].loc;
-          d.message = fmt::format("unsupported recursion through function '{}'",
-                                  mod.functions[*it].name);
-          prog.funcs[*it].errors.push_back(std::move(d));
-        }
-      } else if (color[g] == 0) {
-        visit(g);
-      }
-    }
-    stack.pop_back();
-    color[f] = 2;
-  };
-  for (uint32_t f = 0; f < mod.functions.size(); ++f)
-    if (color[f] == 0)
-      visit(f);
   // A kernel (or a function called indirectly) cannot run when it or a
   // function it calls cannot.
   for (uint32_t k = 0; k < prog.funcs.size(); ++k) {

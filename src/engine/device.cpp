@@ -464,6 +464,13 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   L.timer_base_ns = memory_->sim_ns;
   L.has_prerequisite = config.has_prerequisite;
   L.warn_only = config.warn_only;
+  // The per-thread stack of recursive activations (docs/engine.md
+  // "Recursion"), after the static frames.
+  L.stack_bytes =
+      P.has_recursion
+          ? (std::min(config.stack_size, kMaxStackSize) + 15u) / 16u * 16u
+          : 0;
+  L.local_bytes = P.frame_bytes + L.stack_bytes;
   // Cooperative groups (grid.sync) read their grid workspace through
   // %envreg1:%envreg2 (docs/clusters.md "grid.sync"): a module that reads
   // them gets one for this launch, { wsSize = 8, barrier = 0 }.

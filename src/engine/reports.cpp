@@ -59,7 +59,8 @@ std::string fault_message(const Fault &f) {
       f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
       f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster ||
       f.kind == FaultKind::Mbarrier || f.kind == FaultKind::Texture ||
-      f.kind == FaultKind::Heap || f.kind == FaultKind::IllegalInstruction;
+      f.kind == FaultKind::Heap || f.kind == FaultKind::IllegalInstruction ||
+      f.kind == FaultKind::StackOverflow;
   if (!detail_is_message && !f.detail.empty())
     msg += ": " + f.detail;
   return msg;
@@ -106,7 +107,7 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
     Diagnostic n;
     n.severity = Severity::Note;
     uint64_t size = f.space == MemSpace::Shared  ? c.shared.size()
-                    : f.space == MemSpace::Local ? P.frame_bytes
+                    : f.space == MemSpace::Local ? S.L.local_bytes
                     : f.space == MemSpace::Const ? P.const_image.size()
                                                  : S.L.kparams.size();
     n.message =

@@ -109,6 +109,10 @@ struct Schedule {
   bool operator==(const Schedule &) const = default;
 };
 
+// The largest per-thread stack for recursive device functions
+// (LaunchConfig::stack_size) bcusim gives a thread: 256 KiB.
+constexpr uint32_t kMaxStackSize = 256u << 10;
+
 struct LaunchConfig {
   Dim3 grid;
   Dim3 block;
@@ -145,6 +149,11 @@ struct LaunchConfig {
   // depth 128 cannot launch).
   uint32_t pending_launch_limit = 2048;
   uint32_t launch_depth = 0;
+  // The per-thread stack for the frames of recursive device functions
+  // (cudaLimitStackSize, 1024 bytes on NVIDIA GPUs; docs/engine.md
+  // "Recursion"): a call that needs more faults as a stack overflow. At
+  // most kMaxStackSize.
+  uint32_t stack_size = 1024;
   // Device-side cudaDeviceGetAttribute(&value, attr, device): sets `value`
   // and returns the cudaError_t; unset, every attribute reads 0.
   std::function<int(int attr, int device, int &value)> device_attribute;
