@@ -121,18 +121,35 @@ __attribute__((visibility("default"))) int cuGetErrorString(int e,
 }
 
 // cuGetProcAddress (CUDA 12's signature; cuda.h maps the name to _v2):
-// the functions above; every other name is not found and named once.
-__attribute__((visibility("default"))) int
-cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags,
-                    int *status);
+// the functions above; every other name is not found and named once
+// (unless `caller` is in a precompiled library).
+int proc_address(const char *symbol, void **pfn, int version, int *status,
+                 const void *caller);
 
 __attribute__((visibility("default"))) int
-cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags) {
-  return cuGetProcAddress_v2(symbol, pfn, version, flags, nullptr);
+cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t,
+                    int *status) {
+  return proc_address(symbol, pfn, version, status,
+                      __builtin_return_address(0));
 }
 
-int cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
-                        uint64_t flags, int *status) {
+// The name under nvcc --default-stream per-thread.
+__attribute__((visibility("default"))) int
+cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int version, uint64_t,
+                         int *status) {
+  return proc_address(symbol, pfn, version, status,
+                      __builtin_return_address(0));
+}
+
+// CUDA 11's signature, without the status.
+__attribute__((visibility("default"))) int
+cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t) {
+  return proc_address(symbol, pfn, version, nullptr,
+                      __builtin_return_address(0));
+}
+
+int proc_address(const char *symbol, void **pfn, int version, int *status,
+                 const void *caller) {
   constexpr int kNotFound = 500, kFound = 0, kSymbolNotFound = 1,
                 kVersionNotSufficient = 2;
   if (!symbol || !pfn)
@@ -158,12 +175,11 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
   int r = kFound;
   if (!f) {
     r = kSymbolNotFound;
-    missing_function(symbol, __builtin_return_address(0));
+    missing_function(symbol, caller);
   } else if (version < int(introduced)) {
     r = kVersionNotSufficient;
     f = nullptr;
   }
-  (void)flags;
   *pfn = f;
   if (status)
     *status = r;
