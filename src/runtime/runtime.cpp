@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "bcusim/check/checker.h"
@@ -1435,6 +1436,12 @@ std::string Runtime::summary() const {
     s +=
         fmt::format("; {} errors, {} warnings", stats_.errors, stats_.warnings);
   }
+  if (!precompiled_libraries.empty())
+    s += fmt::format("; not run (precompiled GPU code): {}",
+                     fmt::join(precompiled_libraries, ", "));
+  if (!missing_driver_functions.empty())
+    s += fmt::format("; driver functions not provided: {}",
+                     fmt::join(missing_driver_functions, ", "));
   return s;
 }
 
@@ -1467,6 +1474,10 @@ bool Runtime::write_report() const {
       stats_.warnings, summary(), checked ? session_->findings() : none);
   j["failed_launches"] = stats_.failed_launches;
   j["thread_instructions"] = stats_.thread_steps;
+  if (!precompiled_libraries.empty())
+    j["precompiled_libraries"] = precompiled_libraries;
+  if (!missing_driver_functions.empty())
+    j["missing_driver_functions"] = missing_driver_functions;
   return runtime::write_report(opts_.report, j);
 }
 

@@ -26,6 +26,11 @@ ap.add_argument("--extra-source", action="append", default=[],
                 help="another translation unit of the program")
 ap.add_argument("--nvcc-flag", action="append", default=[])
 ap.add_argument("--expect-no-stderr", action="append", default=[])
+ap.add_argument("--expect-stderr-once", action="append", default=[],
+                help="a text stderr holds exactly once")
+ap.add_argument("--expect-report-item", action="append", default=[],
+                nargs=3, metavar=("FILE", "KEY", "ITEM"),
+                help="the --report JSON FILE's list KEY holds ITEM")
 ap.add_argument("--expect-exit", type=int, default=0)
 ap.add_argument("--arg", action="append", default=[],
                 help="an argument for the program (default: --program-arg)")
@@ -84,8 +89,9 @@ if (not os.path.exists(exe) or
         print(r.stdout, r.stderr)
         sys.exit(1)
 
-if a.expect_report and os.path.exists(a.expect_report):
-    os.remove(a.expect_report)
+for stale in [a.expect_report] + [i[0] for i in a.expect_report_item]:
+    if stale and os.path.exists(stale):
+        os.remove(stale)
 r = subprocess.run([a.bcusim, "exec", *a.option, exe,
                     *(a.arg or ["--program-arg"])],
                    capture_output=True, text=True, timeout=600)
@@ -231,6 +237,21 @@ if a.expect_stdout_file:
         if diff:
             print(f"stdout differs from {a.expect_stdout_file}: {diff}")
             ok = False
+for s in a.expect_stderr_once:
+    if r.stderr.count(s) != 1:
+        print(f"expected once on stderr ({r.stderr.count(s)} times): {s}")
+        ok = False
+for path, key, item in a.expect_report_item:
+    import json
+    try:
+        with open(path) as f:
+            items = json.load(f).get(key, [])
+    except (OSError, ValueError) as e:
+        items = []
+        print(f"report {path}: {e}")
+    if item not in items:
+        print(f"report {path}: {key} {items} lacks {item}")
+        ok = False
 for s in a.expect_no_stderr:
     if s in r.stderr:
         print(f"not expected on stderr: {s}")

@@ -344,6 +344,12 @@ public:
     uint64_t errors = 0, warnings = 0;
   };
   const Stats &stats() const { return stats_; }
+  // The program's precompiled GPU libraries ("libcublasLt.so.13 (NVIDIA
+  // cuBLASLt)") and the driver functions it asked for that bcusim lacks,
+  // each already warned about once (docs/exec.md "Precompiled GPU
+  // libraries"): named in the summary and in --report when there are any.
+  // Warnings of the run, not findings: --error-exitcode ignores them.
+  std::vector<std::string> precompiled_libraries, missing_driver_functions;
   // "bcusim: 3 launches, 1.2M thread-instructions, 0.12 s simulated; no
   // findings" (and the checker's summary line when checks ran).
   std::string summary() const;

@@ -22,6 +22,7 @@
 #include "bcusim/runtime/options.h"
 #include "bcusim/runtime/runtime.h"
 #include "graph.h"
+#include "libraries.h"
 
 using bcusim::runtime::Error;
 using bcusim::runtime::Runtime;
@@ -74,6 +75,11 @@ void at_exit() {
   g_rt->host_sync_all();
   std::fflush(stdout);
   g_rt->check_heap_leaks();
+  // Libraries the program loaded after its first CUDA call.
+  bcusim_cudart_scan_libraries();
+  g_rt->precompiled_libraries = bcusim::cudart::precompiled_libraries_seen();
+  g_rt->missing_driver_functions =
+      bcusim::cudart::missing_driver_functions_seen();
   std::fputs((g_rt->summary() + "\n").c_str(), stderr);
   if (!g_rt->write_report())
     std::fputs(fmt::format("bcusim: error: --report: cannot write '{}'\n",
@@ -117,6 +123,9 @@ Runtime &rt() {
       return std::string(cudaGetErrorString(cudaError_t(error)));
     };
     std::atexit(at_exit);
+    // The precompiled GPU libraries the program was linked with or has
+    // loaded so far (docs/exec.md "Precompiled GPU libraries").
+    bcusim_cudart_scan_libraries();
   }
   return *g_rt;
 }

@@ -4,12 +4,67 @@
 // queries programs make around them. It lives in <build>/lib beside the
 // libcudart.so.13 stand-in. `bcusim run --on-gpu` refuses it (it exports
 // bcusim_standin_libcuda) and needs NVIDIA's driver.
-#include <cstdint>
-#include <cstring>
+//
+// NVIDIA's precompiled libraries (cuBLAS, cuFFT, ...) load this library to
+// run their machine code; when it is loaded, and when cuGetProcAddress is
+// asked for a function it lacks, the libcudart.so.13 stand-in warns once
+// (docs/exec.md "Precompiled GPU libraries"); without that stand-in this
+// library warns itself.
+#include <dlfcn.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "../precompiled.h"
 #include "../tensormap_api.h"
 
 namespace rt = bcusim::runtime;
+
+namespace {
+
+using ScanFn = void (*)();
+using MissingFn = void (*)(const char *, const char *, const char *,
+                           const void *);
+
+template <class F> F cudart_entry(const char *name) {
+  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+}
+
+// What this library warned about itself (no libcudart.so.13 stand-in).
+std::mutex g_mutex;
+std::set<std::string> &warned() {
+  static auto *s = new std::set<std::string>;
+  return *s;
+}
+
+void scan_libraries() {
+  if (auto f = cudart_entry<ScanFn>("bcusim_cudart_scan_libraries"))
+    return f();
+  std::lock_guard lock(g_mutex);
+  for (const auto &l : rt::loaded_precompiled_libraries())
+    if (warned().insert(l.file).second)
+      std::fputs(rt::precompiled_library_warning(l).c_str(), stderr);
+}
+
+void missing_function(const char *name, const void *caller) {
+  const char *via = "cuGetProcAddress", *result = "CUDA_ERROR_NOT_FOUND";
+  if (auto f = cudart_entry<MissingFn>("bcusim_cudart_missing_driver_function"))
+    return f(via, name, result, caller);
+  if (!rt::precompiled_library_at(caller).file.empty())
+    return scan_libraries();
+  std::lock_guard lock(g_mutex);
+  if (warned().insert(std::string("function ") + name).second)
+    std::fputs(rt::missing_driver_function_warning(via, name, result).c_str(),
+               stderr);
+}
+
+__attribute__((constructor)) void on_load() { scan_libraries(); }
+
+} // namespace
 
 extern "C" {
 
@@ -63,6 +118,72 @@ __attribute__((visibility("default"))) int cuGetErrorString(int e,
     return 1;
   *s = e == 0 ? "no error" : e == 1 ? "invalid argument" : nullptr;
   return *s ? 0 : 1;
+}
+
+// cuGetProcAddress (CUDA 12's signature; cuda.h maps the name to _v2):
+// the functions above; every other name is not found and named once
+// (unless `caller` is in a precompiled library).
+int proc_address(const char *symbol, void **pfn, int version, int *status,
+                 const void *caller);
+
+__attribute__((visibility("default"))) int
+cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t,
+                    int *status) {
+  return proc_address(symbol, pfn, version, status,
+                      __builtin_return_address(0));
+}
+
+// The name under nvcc --default-stream per-thread.
+__attribute__((visibility("default"))) int
+cuGetProcAddress_v2_ptsz(const char *symbol, void **pfn, int version, uint64_t,
+                         int *status) {
+  return proc_address(symbol, pfn, version, status,
+                      __builtin_return_address(0));
+}
+
+// CUDA 11's signature, without the status.
+__attribute__((visibility("default"))) int
+cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t) {
+  return proc_address(symbol, pfn, version, nullptr,
+                      __builtin_return_address(0));
+}
+
+int proc_address(const char *symbol, void **pfn, int version, int *status,
+                 const void *caller) {
+  constexpr int kNotFound = 500, kFound = 0, kSymbolNotFound = 1,
+                kVersionNotSufficient = 2;
+  if (!symbol || !pfn)
+    return 1;
+  struct Entry {
+    const char *name;
+    void *fn;
+  };
+  const Entry entries[] = {
+      {"cuInit", reinterpret_cast<void *>(&cuInit)},
+      {"cuDriverGetVersion", reinterpret_cast<void *>(&cuDriverGetVersion)},
+      {"cuGetErrorName", reinterpret_cast<void *>(&cuGetErrorName)},
+      {"cuGetErrorString", reinterpret_cast<void *>(&cuGetErrorString)},
+      {"cuGetProcAddress", reinterpret_cast<void *>(&cuGetProcAddress_v2)},
+  };
+  void *f = nullptr;
+  unsigned introduced = 0;
+  for (const auto &e : entries)
+    if (std::strcmp(e.name, symbol) == 0)
+      f = e.fn;
+  if (!f)
+    f = rt::tensor_map_entry_point(symbol, introduced);
+  int r = kFound;
+  if (!f) {
+    r = kSymbolNotFound;
+    missing_function(symbol, caller);
+  } else if (version < int(introduced)) {
+    r = kVersionNotSufficient;
+    f = nullptr;
+  }
+  *pfn = f;
+  if (status)
+    *status = r;
+  return r == kFound ? 0 : kNotFound;
 }
 
 } // extern "C"
