@@ -317,6 +317,7 @@ void Checker::on_cta_end(const engine::CtaEvent &e) {
   if (it != L.ctas.end()) {
     L.pool.push_back(std::move(it->second));
     L.ctas.erase(it);
+    L.ctas_changed();
   }
 }
 

@@ -1059,10 +1059,35 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         a.size &= kSizeMax;
         return;
       }
-      uint64_t v = 0;
-      std::memcpy(reinterpret_cast<uint8_t *>(&v) + (lo - gb),
-                  mine + (lo - addr), hi - lo);
-      a.value = v;
+      // Loads of the access's own size (not a memcpy of a variable length,
+      // whose byte stores a 64-bit load of `v` would then wait for).
+      const uint8_t *src = mine + (lo - addr);
+      uint64_t v;
+      switch (hi - lo) {
+      case 1:
+        v = *src;
+        break;
+      case 2: {
+        uint16_t x;
+        std::memcpy(&x, src, 2);
+        v = x;
+        break;
+      }
+      case 4: {
+        uint32_t x;
+        std::memcpy(&x, src, 4);
+        v = x;
+        break;
+      }
+      case 8:
+        std::memcpy(&v, src, 8);
+        break;
+      default:
+        v = 0;
+        for (uint64_t i = 0; i < hi - lo; ++i)
+          v |= uint64_t(src[i]) << (8 * i);
+      }
+      a.value = v << (8 * (lo - gb));
       a.size |= kValued;
     };
     const uint64_t end = addr + e.size;
