@@ -888,6 +888,83 @@ inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
   return rest;
 }
 
+// The bytes `n` (1 to 8) at `src` as the low bytes of a 64-bit value:
+// loads of their own size (a memcpy of variable length would make the
+// 64-bit load after it wait for its byte stores).
+inline uint64_t load_bytes(const uint8_t *src, uint64_t n) {
+  switch (n) {
+  case 1:
+    return *src;
+  case 2: {
+    uint16_t x;
+    std::memcpy(&x, src, 2);
+    return x;
+  }
+  case 4: {
+    uint32_t x;
+    std::memcpy(&x, src, 4);
+    return x;
+  }
+  case 8: {
+    uint64_t x;
+    std::memcpy(&x, src, 8);
+    return x;
+  }
+  default: {
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < n; ++i)
+      v |= uint64_t(src[i]) << (8 * i);
+    return v;
+  }
+  }
+}
+
+// Plain accesses by lanes `lanes` (in lane order, each within one granule)
+// to granules with a free second cell and no history or release sequences,
+// whose first cell is free or another thread's access to other bytes (a
+// fresh granule; the second lane of a coalesced access in one): nothing to
+// check, and the access takes the first free cell, as access_granule
+// decides after its tests. Records the first lanes for which this holds
+// and returns the others, from the first that does not on (checked one by
+// one, in order).
+[[gnu::noinline]] uint32_t fresh_lanes(LaunchSt &L, const AccessEvent &e,
+                                       uint32_t lanes, NewAccess &a, Tid tid0,
+                                       const uint32_t *clock0,
+                                       const uint8_t *values, Granule *shadow,
+                                       uint64_t shadow_n) {
+  for (; lanes; lanes &= lanes - 1) {
+    const uint32_t lane = uint32_t(std::countr_zero(lanes));
+    const uint64_t addr = e.addr[lane], gb = addr & ~7ull;
+    if (addr + e.size > gb + 8)
+      break;
+    Granule *g;
+    if (shadow) {
+      if ((gb >> 3) >= shadow_n)
+        break;
+      g = shadow + (gb >> 3);
+    } else {
+      g = L.global.granule(gb);
+    }
+    const Tid tid = tid0 + lane;
+    const uint8_t mask = uint8_t(((1u << e.size) - 1) << (addr - gb));
+    const Cell &c0 = g->cell[0];
+    if (g->spill || g->sync || g->cell[1].tid != kNoTid ||
+        (c0.tid != kNoTid && (c0.tid == tid || (c0.mask & mask))))
+      break;
+    a.tid = tid;
+    a.clock = clock0[lane];
+    if (values) {
+      a.value = load_bytes(values + size_t(lane) * e.size, e.size)
+                << (8 * (addr - gb));
+      a.size |= kValued;
+    } else {
+      a.size &= kSizeMax;
+    }
+    put_cell(*g, c0.tid == kNoTid ? 0 : 1, a, mask);
+  }
+  return lanes;
+}
+
 } // namespace
 
 void check_access(LaunchSt &L, const AccessEvent &e) {
@@ -1027,6 +1104,13 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         quiet |= 1u << prev; // neither the first two nor the last
       prev = l;
     }
+  }
+  // Plain accesses to fresh granules first (the lanes before the first
+  // that is not: the order of the lanes is kept).
+  if (!strong && !is_async && single && lanes) [[unlikely]] {
+    lanes = fresh_lanes(L, e, lanes, a, tid0, clock0, values, shadow, shadow_n);
+    if (!lanes)
+      return; // nothing found, nothing strong
   }
   uint32_t strong_lanes = 0; // their release/acquire patterns, together
   Granule *gran[32];         // of strong lanes: the granule of the address
