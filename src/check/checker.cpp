@@ -288,6 +288,7 @@ void Checker::Impl::sync(const E &e, Hb &&hb, Rules &&rules) {
   detail::CtaSt *c = L.cta(e.cta);
   if (!c)
     return;
+  ++L.sync_gen; // threads' knowledge and clocks may change
   if (L.checks.race && L.race_on)
     hb(*c);
   rules(*c);

@@ -188,6 +188,8 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
   c->fences.assign(L.wpc, WarpFence{});
   c->lane_fences.assign(size_t(L.wpc) * 32, LaneFence{});
   c->pending_lanes.assign(L.wpc, 0);
+  c->same_gen.assign(L.wpc, 0);
+  c->same_lanes.assign(L.wpc, 0);
   c->exit_pc.assign(size_t(L.wpc) * 32, ~0u);
   for (uint32_t w = 0; w < L.wpc; ++w) {
     uint32_t rem = L.tpc - w * 32;
@@ -579,6 +581,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
   CtaSt *c = L.cta(e.cta);
   if (!c || !lanes)
     return;
+  ++L.sync_gen; // its acquires and releases change knowledge and clocks
   const uint64_t cta = e.cta, cluster = c->cluster;
   const bool reads = e.type != engine::AccessType::Write;
   const bool writes = e.type != engine::AccessType::Read;

@@ -1015,11 +1015,22 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   if (!write && !strong && !is_async && single && three_or_more(lanes) &&
       few_granules(e, lanes)) {
     const uint32_t f = uint32_t(std::countr_zero(lanes));
-    bool same = true;
-    for (uint32_t m = lanes & (lanes - 1); m && same; m &= m - 1) {
-      const uint32_t l = uint32_t(std::countr_zero(m));
-      same = clock0[l] == clock0[f] && ts0[l].vc == ts0[f].vc &&
-             ts0[l].own_floor == ts0[f].own_floor;
+    // Known from an earlier instruction of the warp since which nothing
+    // changed any thread's knowledge or clock (the loads of a tile between
+    // two barriers), else compared lane by lane.
+    bool same = cta->same_gen[e.warp] == L.sync_gen &&
+                !(lanes & ~cta->same_lanes[e.warp]);
+    if (!same) {
+      same = true;
+      for (uint32_t m = lanes & (lanes - 1); m && same; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        same = clock0[l] == clock0[f] && ts0[l].vc == ts0[f].vc &&
+               ts0[l].own_floor == ts0[f].own_floor;
+      }
+      if (same) {
+        cta->same_gen[e.warp] = L.sync_gen;
+        cta->same_lanes[e.warp] = lanes;
+      }
     }
     if (same)
       lanes =

@@ -129,6 +129,10 @@ struct CtaSt {
   std::vector<WarpFence> fences;       // per warp
   std::vector<LaneFence> lane_fences;  // per thread, unless in `fences`
   std::vector<uint32_t> pending_lanes; // per warp: ThreadSt::pending set
+  // Per warp: lanes found to have one clock and one knowledge (read
+  // entries) at LaunchSt::sync_gen `same_gen`.
+  std::vector<uint64_t> same_gen;
+  std::vector<uint32_t> same_lanes;
   // Lane `l` of warp `w`: what its latest release fence published and the
   // fence's scope.
   const Released &fence_of(uint32_t w, uint32_t l, MemScope &scope) const {
@@ -381,6 +385,10 @@ struct LaunchSt {
   uint32_t shared_bytes = 0, local_bytes = 0;
   std::pair<uint32_t, uint32_t> reserved{0, 0}; // LaunchView::reserved_shared
   bool race_on = true; // off when the launch is too large
+  // Counts the events that may change a thread's knowledge or clock (every
+  // synchronization event, every strong access): what is known of a warp's
+  // lanes between two such events stays true (CtaSt::same_gen).
+  uint64_t sync_gen = 1;
   std::unordered_map<uint64_t, std::unique_ptr<CtaSt>> ctas;
   std::vector<std::unique_ptr<CtaSt>> pool; // retired, for reuse
   std::unordered_map<uint64_t, ClusterSt> clusters;
