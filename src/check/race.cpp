@@ -919,7 +919,8 @@ inline uint64_t load_bytes(const uint8_t *src, uint64_t n) {
   }
 }
 
-// Plain accesses by lanes `lanes` (in lane order, each within one granule)
+// Accesses by lanes `lanes` (in lane order, each within one granule; plain
+// or strong, not by the async proxy)
 // to granules with a free second cell and no history or release sequences,
 // whose first cell is free or another thread's access to other bytes (a
 // fresh granule; the second lane of a coalesced access in one): nothing to
@@ -927,11 +928,12 @@ inline uint64_t load_bytes(const uint8_t *src, uint64_t n) {
 // decides after its tests. Records the first lanes for which this holds
 // and returns the others, from the first that does not on (checked one by
 // one, in order).
-[[gnu::noinline]] uint32_t fresh_lanes(LaunchSt &L, const AccessEvent &e,
-                                       uint32_t lanes, NewAccess &a, Tid tid0,
-                                       const uint32_t *clock0,
-                                       const uint8_t *values, Granule *shadow,
-                                       uint64_t shadow_n) {
+template <bool Strong>
+[[gnu::noinline]] uint32_t
+fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
+            Tid tid0, const uint32_t *clock0, uint32_t &strong_lanes,
+            Granule **gran, const uint8_t *values, Granule *shadow,
+            uint64_t shadow_n) {
   for (; lanes; lanes &= lanes - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(lanes));
     const uint64_t addr = e.addr[lane], gb = addr & ~7ull;
@@ -961,6 +963,10 @@ inline uint64_t load_bytes(const uint8_t *src, uint64_t n) {
       a.size &= kSizeMax;
     }
     put_cell(*g, c0.tid == kNoTid ? 0 : 1, a, mask);
+    if constexpr (Strong) { // its release/acquire patterns (strong_access)
+      strong_lanes |= 1u << lane;
+      gran[lane] = g;
+    }
   }
   return lanes;
 }
@@ -1116,15 +1122,19 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       prev = l;
     }
   }
-  // Plain accesses to fresh granules first (the lanes before the first
-  // that is not: the order of the lanes is kept).
-  if (!strong && !is_async && single && lanes) [[unlikely]] {
-    lanes = fresh_lanes(L, e, lanes, a, tid0, clock0, values, shadow, shadow_n);
-    if (!lanes)
-      return; // nothing found, nothing strong
-  }
   uint32_t strong_lanes = 0; // their release/acquire patterns, together
   Granule *gran[32];         // of strong lanes: the granule of the address
+  // Accesses to fresh granules first (the lanes before the first that is
+  // not: the order of the lanes is kept).
+  if (!is_async && single && lanes) [[unlikely]] {
+    lanes = strong
+                ? fresh_lanes<true>(L, e, lanes, a, tid0, clock0, strong_lanes,
+                                    gran, values, shadow, shadow_n)
+                : fresh_lanes<false>(L, e, lanes, a, tid0, clock0, strong_lanes,
+                                     gran, values, shadow, shadow_n);
+    if (!lanes && !strong_lanes)
+      return; // nothing found, nothing strong
+  }
   for (uint32_t m = lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     Accessor who;
