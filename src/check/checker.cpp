@@ -280,6 +280,12 @@ void Checker::on_access(const engine::AccessEvent &e) {
     detail::init_access(L, e);
 }
 
+// A recursive activation's frame ends: its bytes are uninitialized again.
+void Checker::on_frame_end(const engine::AccessEvent &e) {
+  if (checks_.init)
+    detail::init_frame_end(impl_->L, e);
+}
+
 // Synchronization events: under the lock (concurrent() observers), for a
 // CTA the checker knows; `hb` (happens-before) only when races are checked.
 template <class E, class Hb, class Rules>

@@ -155,4 +155,18 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
   }
 }
 
+void init_frame_end(LaunchSt &L, const AccessEvent &e) {
+  CtaSt *c = L.cta(e.cta);
+  if (!c)
+    return;
+  auto &bits = c->local_init;
+  for (uint32_t m = e.lanes; m; m &= m - 1) {
+    const uint32_t lane = uint32_t(std::countr_zero(m));
+    const uint64_t first =
+        uint64_t(e.warp * 32 + lane) * L.local_bytes + e.addr[lane];
+    for (uint64_t b = first; b < first + e.size && b / 8 < bits.size(); ++b)
+      bits[b / 8] = uint8_t(bits[b / 8] & ~(1u << (b % 8)));
+  }
+}
+
 } // namespace bcusim::check::detail

@@ -185,7 +185,18 @@ Diagnostic source_first(const Diagnostic &d, const engine::Module &module,
 
 std::vector<Diagnostic> call_stack_notes(const Site &s) {
   std::vector<Diagnostic> out;
-  for (const Site &c : s.call_stack) {
+  // A deep (recursive) stack: its innermost and outermost calls, and how
+  // many are left out between them.
+  constexpr size_t kInner = 8, kOuter = 4;
+  const size_t n = s.call_stack.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (n > kInner + kOuter + 1 && i == kInner) {
+      const size_t skip = n - kInner - kOuter;
+      out.push_back(note_at({}, fmt::format("... {} more calls ...", skip)));
+      i += skip - 1;
+      continue;
+    }
+    const Site &c = s.call_stack[i];
     std::string ptx = c.ptx.valid()
                           ? fmt::format("the PTX '{}' at {}:{}", c.text,
                                         c.ptx_file, c.ptx.line)

@@ -546,6 +546,9 @@ void check_access(LaunchSt &L, const AccessEvent &e);
 
 // ---- init.cpp --------------------------------------------------------------
 void init_access(LaunchSt &L, const AccessEvent &e);
+// A recursive activation's frame ends: its local bytes become
+// uninitialized (a later activation there starts fresh).
+void init_frame_end(LaunchSt &L, const AccessEvent &e);
 
 // ---- async_proxy.cpp -------------------------------------------------------
 // Generic writes to shared memory and proxy fences (race checks), the

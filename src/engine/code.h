@@ -11,6 +11,7 @@
 // site the copies of its parameters.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -271,6 +272,9 @@ struct CallSite {
   // (offset, size); the copies are made for the callee found at run time.
   bool indirect = false;
   uint32_t target_slot = kNone;
+  // The caller is recursive: the slot of its frame base (its .param
+  // variables' offsets are relative to it); kNone: a static frame.
+  uint32_t caller_frame = kNone;
   std::vector<std::pair<uint32_t, uint32_t>> arg_vars, ret_vars;
 };
 
@@ -298,7 +302,30 @@ struct FuncInfo {
   std::vector<uint32_t> param_off, param_size, ret_off, ret_size;
   // .entry parameters: offsets in the kernel parameter buffer.
   uint32_t kparam_bytes = 0;
+  // .entry: the end of the static .shared variables the kernel reaches, and
+  // where its extern (dynamic) .shared memory starts (docs/engine.md
+  // "Shared memory").
+  uint32_t static_shared = 0;
+  uint32_t dyn_shared_off = 0;
+  // Part of a call cycle (direct, or through function pointers): each
+  // activation has its own frame on the thread's stack and its own
+  // registers (docs/engine.md "Recursion"). Its frame's offsets (params,
+  // returns, .param and .local variables) are relative to the frame base,
+  // which register slot frame_slot holds per lane; frame_size bytes (a
+  // multiple of 16, at least 16). save_slots / save_preds: the registers
+  // saved at a call and restored at its return (frame_slot included).
+  bool recursive = false;
+  uint32_t frame_slot = kNone, frame_size = 0;
+  std::vector<uint32_t> save_slots, save_preds;
 };
+
+// What one kernel reaches: the functions it calls (transitively; every
+// function when one of them calls through a pointer) and the module-scope
+// variables their instructions name (indexes of ptx::Module::globals).
+struct KernelReach {
+  std::vector<bool> funcs, globals;
+};
+KernelReach kernel_reach(const ptx::Module &m, size_t kernel);
 
 struct GlobalVar {
   std::string name;
@@ -340,9 +367,10 @@ struct Program {
   uint32_t reg_bytes = 0, npreds = 0;
   std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot, value
   std::vector<std::pair<uint32_t, uint32_t>> const_preds;
-  uint32_t frame_bytes = 0;    // per-thread local memory (all frames)
-  uint32_t static_shared = 0;  // bytes of declared .shared
-  uint32_t dyn_shared_off = 0; // where extern .shared starts
+  uint32_t frame_bytes = 0; // per-thread local memory (static frames)
+  // Some function is recursive: each thread's local memory also holds a
+  // stack (Launch::stack_bytes) after the static frames.
+  bool has_recursion = false;
   // Some instruction reads %reserved_smem_offset_*: launches give each CTA
   // the reserved shared-memory region (docs/engine.md "Special registers").
   bool uses_reserved_smem = false;
@@ -358,12 +386,24 @@ struct Program {
 
   uint32_t cc_pred = kNone; // carry flag (add.cc/addc) lives here
   // Declared (non-extern) .shared variables, for naming addresses in
-  // diagnostics: name, offset, size.
+  // diagnostics: name, offset, size and the kernels (indexes of funcs) that
+  // reach it; variables no kernel reaches together may share offsets.
   struct SharedVar {
     std::string name;
     uint64_t off = 0, size = 0;
+    std::vector<uint32_t> kernels;
   };
   std::vector<SharedVar> shared_vars;
+  // The variable of `kernel` (nullptr: of any kernel) at shared offset off.
+  const SharedVar *shared_var_at(const FuncInfo *kernel, uint64_t off) const {
+    const uint32_t k = kernel ? uint32_t(kernel - funcs.data()) : ~uint32_t(0);
+    for (const auto &v : shared_vars)
+      if (off >= v.off && off - v.off < std::max<uint64_t>(v.size, 1) &&
+          (!kernel ||
+           std::find(v.kernels.begin(), v.kernels.end(), k) != v.kernels.end()))
+        return &v;
+    return nullptr;
+  }
   std::vector<BarrierCode> barriers; // CTA barriers (Kind::CtaBarrier aux)
   // .target sm_6x or below: the members of a warp-synchronous instruction's
   // mask must execute the same instruction; sm_70 and later let them meet

@@ -391,6 +391,27 @@ uint32_t Compiler::scratch_pred() {
   return scratch_preds[scratch_pred_used++];
 }
 
+namespace {
+// The address of a recursive function's frame variable: the lane's frame
+// base (slot a[1]) plus imm.
+void exec_frame_addr(Exec &x, const Inst &in, uint32_t m) {
+  uint64_t *d = x.lanes(in.a[0]);
+  const uint64_t *b = x.lanes(in.a[1]);
+  for_lanes(m, [&](uint32_t l) { d[l] = b[l] + uint64_t(in.imm); });
+}
+} // namespace
+
+uint32_t Compiler::frame_address(const Sym &s, int64_t off, bool generic) {
+  uint32_t d = scratch_slot();
+  Inst &i = emit(&exec_frame_addr);
+  i.guard = kNone; // computed for every lane of the path
+  i.visible = 0;
+  i.a[0] = d;
+  i.a[1] = s.frame;
+  i.imm = int64_t(s.addr) + off + (generic ? int64_t(kLocalWindow) : 0);
+  return d;
+}
+
 bool Compiler::is_pred_operand(const ptx::Operand &o) const {
   return o.kind == ptx::Operand::Kind::Reg &&
          prog.funcs[fidx].reg_is_pred[o.reg];
@@ -474,6 +495,8 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
       error(o.loc, fmt::format("unknown symbol '{}'", o.name));
       return const_slot(0);
     }
+    if (sym->frame != kNone)
+      return frame_address(*sym, 0, false);
     return const_slot(symbol_value(*sym, false));
   }
   default:
@@ -556,6 +579,23 @@ bool Compiler::address(const ptx::Operand &o, MemSpace space, Addr &out) {
       error(b.loc, fmt::format("unknown symbol '{}'", b.name));
       return false;
     }
+    if (s->frame != kNone) {
+      // A recursive function's frame variable: its lanes' frame base plus
+      // the variable's offset (docs/engine.md "Recursion").
+      if (space == MemSpace::Generic) {
+        out.base = frame_address(*s, 0, true);
+        return true;
+      }
+      if (space != MemSpace::Local && space != MemSpace::KParam) {
+        error(b.loc, fmt::format("symbol '{}' is not in the .{} state space",
+                                 b.name, name_of(space)));
+        return false;
+      }
+      out.space = MemSpace::Local;
+      out.base = s->frame;
+      out.off += static_cast<int64_t>(s->addr);
+      return true;
+    }
     if (space == MemSpace::Generic) {
       out.off += static_cast<int64_t>(symbol_value(*s, true));
       return true;
@@ -618,6 +658,90 @@ std::string_view name_of(MemSpace s) {
 // ---- module layout and compilation ----------------------------------------
 namespace {
 
+// The functions that are part of a call cycle (docs/engine.md "Recursion"),
+// from the PTX: direct calls, and indirect calls (through a register) to
+// every function whose address the module takes (an operand or a .global
+// initializer naming it). Each index is the function a name resolves to
+// (its definition where there is one).
+std::vector<bool> recursive_functions(const ptx::Module &mod) {
+  const size_t n = mod.functions.size();
+  std::map<std::string, uint32_t> index;
+  for (uint32_t f = 0; f < n; ++f)
+    if (!index.count(mod.functions[f].name) || !mod.functions[f].is_extern)
+      index[mod.functions[f].name] = f;
+  std::vector<std::set<uint32_t>> callees(n);
+  std::vector<bool> indirect(n, false);
+  std::set<uint32_t> taken;
+  std::function<void(const ptx::Operand &)> note_taken =
+      [&](const ptx::Operand &o) {
+        if (o.kind == ptx::Operand::Kind::Symbol) {
+          auto it = index.find(o.name);
+          if (it != index.end())
+            taken.insert(it->second);
+        }
+        for (const auto &e : o.elems)
+          note_taken(e);
+      };
+  for (const auto &v : mod.globals)
+    for (const auto &init : v.init)
+      if (init.kind == ptx::VarDecl::Init::Kind::Symbol) {
+        auto it = index.find(init.symbol);
+        if (it != index.end())
+          taken.insert(it->second);
+      }
+  for (uint32_t f = 0; f < n; ++f)
+    for (const auto &in : mod.functions[f].body) {
+      if (in.op != ptx::Op::call) {
+        for (const auto &o : in.operands)
+          note_taken(o);
+        continue;
+      }
+      // The callee: the first register or symbol operand (call_step's
+      // reading, exec_control.cpp).
+      for (const auto &o : in.operands) {
+        if (o.kind == ptx::Operand::Kind::Reg) {
+          indirect[f] = true;
+          break;
+        }
+        if (o.kind == ptx::Operand::Kind::Symbol) {
+          auto it = index.find(o.name);
+          if (it != index.end())
+            callees[f].insert(it->second);
+          break;
+        }
+      }
+    }
+  std::vector<bool> rec(n, false);
+  for (uint32_t f = 0; f < n; ++f) {
+    if (mod.functions[f].is_extern || mod.functions[f].is_entry)
+      continue;
+    // Whether f reaches itself.
+    std::vector<bool> seen(n, false);
+    std::vector<uint32_t> work;
+    auto push_succ = [&](uint32_t g) {
+      for (auto h : callees[g])
+        if (!seen[h]) {
+          seen[h] = true;
+          work.push_back(h);
+        }
+      if (indirect[g])
+        for (auto h : taken)
+          if (!seen[h]) {
+            seen[h] = true;
+            work.push_back(h);
+          }
+    };
+    push_succ(f);
+    while (!work.empty() && !seen[f]) {
+      const uint32_t g = work.back();
+      work.pop_back();
+      push_succ(g);
+    }
+    rec[f] = seen[f];
+  }
+  return rec;
+}
+
 // Names of the module's .extern variables outside .shared (extern .shared is
 // dynamic shared memory): no module defines them here.
 std::set<std::string> undefined_variables(const ptx::Module &mod) {
@@ -646,6 +770,99 @@ bool reads_reserved_smem(const ptx::Operand &o) {
   return std::any_of(o.elems.begin(), o.elems.end(), reads_reserved_smem);
 }
 
+// Shared-memory layout (docs/engine.md "Shared memory"). Each kernel's
+// static .shared memory holds the variables it reaches; variables that no
+// kernel reaches together may share offsets. Variables reached by several
+// kernels are placed first, then the others in declaration order, each after
+// every variable already placed for one of its kernels: a kernel whose
+// variables are its own gets ptxas's layout. Extern (dynamic) .shared memory
+// starts after the launched kernel's static memory; extern variables that one
+// kernel reaches together share one start, after the static memory of every
+// kernel that reaches one of them.
+constexpr size_t kNoVar = ~size_t(0);
+
+template <class Pending, class SymOf>
+void layout_shared(const ptx::Module &mod, Program &prog,
+                   const std::vector<Pending> &pending, uint32_t dyn_align,
+                   SymOf sym_of) {
+  std::vector<uint32_t> kernels;
+  for (size_t f = 0; f < mod.functions.size(); ++f)
+    if (mod.functions[f].is_entry && !mod.functions[f].is_extern)
+      kernels.push_back(uint32_t(f));
+  // A shared variable an initializer names (its address in a .global or
+  // .const variable) is reached by every kernel.
+  std::set<std::string> in_inits;
+  for (const auto &g : mod.globals)
+    for (const auto &i : g.init)
+      if (!i.symbol.empty())
+        in_inits.insert(i.symbol);
+  std::vector<std::vector<uint32_t>> reach(pending.size());
+  for (uint32_t k : kernels) {
+    const KernelReach r = kernel_reach(mod, k);
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const auto &p = pending[i];
+      if (p.local ? r.funcs[p.owner]
+                  : r.globals[p.owner] || in_inits.count(p.v->name))
+        reach[i].push_back(k);
+    }
+  }
+  std::vector<uint64_t> top(mod.functions.size(), 0);
+  auto place = [&](size_t i) {
+    const auto &p = pending[i];
+    uint64_t off = 0;
+    for (uint32_t k : reach[i])
+      off = std::max(off, top[k]);
+    off = align_up(off, p.align);
+    for (uint32_t k : reach[i])
+      top[k] = off + p.size;
+    sym_of(p).addr = off;
+    prog.shared_vars.push_back({p.v->name, off, p.size, reach[i]});
+  };
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (!pending[i].v->is_extern && reach[i].size() > 1)
+      place(i);
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (!pending[i].v->is_extern && reach[i].size() <= 1)
+      place(i);
+  // Extern variables: those one kernel reaches join one group (union-find).
+  std::vector<size_t> group(pending.size());
+  for (size_t i = 0; i < pending.size(); ++i)
+    group[i] = i;
+  auto find = [&](size_t i) {
+    while (group[i] != i)
+      i = group[i] = group[group[i]];
+    return i;
+  };
+  std::vector<size_t> first(mod.functions.size(), kNoVar);
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (pending[i].v->is_extern)
+      for (uint32_t k : reach[i]) {
+        if (first[k] == kNoVar)
+          first[k] = i;
+        else
+          group[find(i)] = find(first[k]);
+      }
+  std::vector<uint64_t> start(pending.size(), 0);
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (pending[i].v->is_extern)
+      for (uint32_t k : reach[i])
+        start[find(i)] = std::max(start[find(i)], top[k]);
+  for (uint32_t k : kernels) {
+    FuncInfo &fi = prog.funcs[k];
+    fi.static_shared = uint32_t(top[k]);
+    fi.dyn_shared_off = uint32_t(align_up(
+        first[k] == kNoVar ? top[k] : start[find(first[k])], dyn_align));
+  }
+  for (size_t i = 0; i < pending.size(); ++i)
+    if (pending[i].v->is_extern) {
+      const uint64_t off = align_up(start[find(i)], dyn_align);
+      sym_of(pending[i]).addr = off;
+      // extern shared extends to the end of the CTA's shared memory
+      prog.shared_vars.push_back(
+          {pending[i].v->name, off, ~0ull - off, reach[i]});
+    }
+}
+
 bool build_program(const ptx::Module &mod, Program &prog,
                    DiagnosticSink &sink) {
   prog.source = mod.source;
@@ -666,21 +883,23 @@ bool build_program(const ptx::Module &mod, Program &prog,
           ((kUserGlobalBase - kModuleGlobalBase) / kModuleSegmentBytes) *
           kModuleSegmentBytes;
 
-  // Module-scope variables.
-  uint64_t shared_top = 0;
+  // Module-scope variables. .shared variables get their offsets once every
+  // function is known (which kernels reach which variables).
   uint32_t dyn_align = 16;
   std::vector<std::pair<const ptx::VarDecl *, uint64_t>> inits;
-  auto place_shared = [&](const ptx::VarDecl &v, uint64_t size,
-                          uint64_t align) -> uint64_t {
-    if (v.is_extern) {
+  struct PendingShared {
+    const ptx::VarDecl *v;
+    uint64_t size, align;
+    size_t owner; // index of mod.globals, or of mod.functions for locals
+    bool local;
+  };
+  std::vector<PendingShared> pending_shared;
+  auto place_shared = [&](const ptx::VarDecl &v, uint64_t size, uint64_t align,
+                          size_t owner, bool local) -> uint64_t {
+    if (v.is_extern)
       dyn_align = std::max<uint32_t>(dyn_align, static_cast<uint32_t>(align));
-      return kNone; // patched once the static size is known
-    }
-    shared_top = align_up(shared_top, align);
-    uint64_t off = shared_top;
-    shared_top += size;
-    prog.shared_vars.push_back({v.name, off, size});
-    return off;
+    pending_shared.push_back({&v, size, align, owner, local});
+    return kNone; // placed once the kernels' variables are known
   };
   std::vector<Sym *> extern_shared;
   std::vector<std::map<std::string, Sym>> func_syms(mod.functions.size());
@@ -713,7 +932,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     }
     case ptx::Space::Shared:
       s.where = Sym::Where::Shared;
-      s.addr = place_shared(v, size, align);
+      s.addr =
+          place_shared(v, size, align, size_t(&v - mod.globals.data()), false);
       break;
     case ptx::Space::Local:
       frame_top = align_up(frame_top, align);
@@ -735,13 +955,20 @@ bool build_program(const ptx::Module &mod, Program &prog,
     return false;
   }
 
-  // Functions: registers, frames, parameters.
+  // Functions: registers, frames, parameters. A recursive function's
+  // frame is laid out from 0, relative to its frame base (docs/engine.md
+  // "Recursion"); the others' frames have static offsets.
+  const std::vector<bool> recursive = recursive_functions(mod);
+  uint64_t *const static_top = &frame_top;
   for (size_t f = 0; f < mod.functions.size(); ++f) {
     const auto &fa = mod.functions[f];
     FuncInfo fi;
     fi.name = fa.name;
     fi.ast = &fa;
     fi.is_entry = fa.is_entry;
+    fi.recursive = recursive[f];
+    uint64_t frame_rel = 0;
+    uint64_t &frame_top = fi.recursive ? frame_rel : *static_top;
     fi.is_vprintf = fa.is_extern && fa.name == "vprintf";
     if (fa.is_extern) {
       fi.device_fn = device_fn_named(fa.name);
@@ -752,7 +979,15 @@ bool build_program(const ptx::Module &mod, Program &prog,
       bool pred = fa.regs[r].ty == ptx::Type::pred;
       fi.reg_is_pred[r] = pred;
       fi.reg_slot[r] = pred ? prog.npreds++ : c.new_slot();
+      if (fi.recursive)
+        (pred ? fi.save_preds : fi.save_slots).push_back(fi.reg_slot[r]);
     }
+    if (fi.recursive) {
+      fi.frame_slot = c.new_slot();
+      fi.save_slots.push_back(fi.frame_slot);
+      prog.has_recursion = true;
+    }
+    const uint32_t frame_slot = fi.frame_slot;
     auto &syms = func_syms[f];
     auto param_size = [&](const ptx::Param &p) -> uint64_t {
       uint64_t esz = type_bytes(p.type);
@@ -777,7 +1012,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
         uint64_t align =
             std::max<uint64_t>(p.align ? p.align : type_bytes(p.type), 8);
         frame_top = align_up(frame_top, align);
-        syms[p.name] = Sym{Sym::Where::Local, frame_top, size, 0};
+        syms[p.name] = Sym{Sym::Where::Local, frame_top, size, 0, frame_slot};
         offs.push_back(static_cast<uint32_t>(frame_top));
         sizes.push_back(static_cast<uint32_t>(size));
         frame_top += size;
@@ -798,7 +1033,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
       }
     for (auto &[name, size] : param_vars) {
       frame_top = align_up(frame_top, 16);
-      syms[name] = Sym{Sym::Where::Local, frame_top, size, 0};
+      syms[name] = Sym{Sym::Where::Local, frame_top, size, 0, frame_slot};
       frame_top += size;
     }
     for (const auto &v : fa.locals) {
@@ -810,17 +1045,20 @@ bool build_program(const ptx::Module &mod, Program &prog,
         break;
       case ptx::Space::Local:
         frame_top = align_up(frame_top, align);
-        syms[v.name] = Sym{Sym::Where::Local, frame_top, size, 0};
+        syms[v.name] = Sym{Sym::Where::Local, frame_top, size, 0, frame_slot};
         frame_top += size;
         break;
       case ptx::Space::Shared:
-        syms[v.name] =
-            Sym{Sym::Where::Shared, place_shared(v, size, align), size, 0};
+        syms[v.name] = Sym{Sym::Where::Shared,
+                           place_shared(v, size, align, f, true), size, 0};
         break;
       default:
         c.error(v.loc, "unsupported function-scope variable state space");
       }
     }
+    if (fi.recursive)
+      fi.frame_size =
+          static_cast<uint32_t>(align_up(std::max<uint64_t>(frame_rel, 1), 16));
     move_errors_to(fi);
     prog.funcs.push_back(std::move(fi));
     Sym fs;
@@ -829,20 +1067,11 @@ bool build_program(const ptx::Module &mod, Program &prog,
     if (!c.gsyms.count(fa.name) || fa.is_extern == false)
       c.gsyms[fa.name] = fs;
   }
-  // Extern (dynamic) shared memory starts after all static shared memory.
-  prog.static_shared = static_cast<uint32_t>(shared_top);
-  prog.dyn_shared_off = static_cast<uint32_t>(align_up(shared_top, dyn_align));
-  auto patch_extern = [&](std::map<std::string, Sym> &m) {
-    for (auto &[n, s] : m)
-      if (s.where == Sym::Where::Shared && s.addr == kNone) {
-        s.addr = prog.dyn_shared_off;
-        // extern shared extends to the end of the CTA's shared memory
-        prog.shared_vars.push_back({n, s.addr, ~0ull - s.addr});
-      }
-  };
-  patch_extern(c.gsyms);
-  for (auto &m : func_syms)
-    patch_extern(m);
+  layout_shared(mod, prog, pending_shared, dyn_align,
+                [&](const PendingShared &p) -> Sym & {
+                  return p.local ? func_syms[p.owner][p.v->name]
+                                 : c.gsyms[p.v->name];
+                });
   prog.frame_bytes = static_cast<uint32_t>(align_up(frame_top, 16));
 
   // Initializers (may refer to other symbols' addresses).
@@ -931,7 +1160,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.compiled = true;
     move_errors_to(fi);
   }
-  // Call targets, and no recursion (frames are static, docs/engine.md).
+  // Call targets (recursion is allowed: recursive_functions above, and
+  // docs/engine.md "Recursion").
   std::vector<std::set<uint32_t>> callees(mod.functions.size());
   for (auto pc : c.call_fixups) {
     auto &site = prog.calls[prog.code[pc].aux];
@@ -949,32 +1179,6 @@ bool build_program(const ptx::Module &mod, Program &prog,
     prog.code[pc].target = callee.entry_pc;
     callees[prog.code_func[pc]].insert(site.callee);
   }
-  std::vector<int> color(mod.functions.size(), 0);
-  std::vector<uint32_t> stack;
-  std::function<void(uint32_t)> visit = [&](uint32_t f) {
-    color[f] = 1;
-    stack.push_back(f);
-    for (auto g : callees[f]) {
-      if (color[g] == 1) {
-        // Every function of the cycle g -> ... -> f -> g recurses.
-        auto from = std::find(stack.begin(), stack.end(), g);
-        for (auto it = from; it != stack.end(); ++it) {
-          Diagnostic d;
-          d.loc = mod.functions[*it].loc;
-          d.message = fmt::format("unsupported recursion through function '{}'",
-                                  mod.functions[*it].name);
-          prog.funcs[*it].errors.push_back(std::move(d));
-        }
-      } else if (color[g] == 0) {
-        visit(g);
-      }
-    }
-    stack.pop_back();
-    color[f] = 2;
-  };
-  for (uint32_t f = 0; f < mod.functions.size(); ++f)
-    if (color[f] == 0)
-      visit(f);
   // A kernel (or a function called indirectly) cannot run when it or a
   // function it calls cannot.
   for (uint32_t k = 0; k < prog.funcs.size(); ++k) {
@@ -1004,6 +1208,55 @@ bool build_program(const ptx::Module &mod, Program &prog,
 }
 
 } // namespace
+
+KernelReach kernel_reach(const ptx::Module &m, size_t kernel) {
+  KernelReach r;
+  r.funcs.assign(m.functions.size(), false);
+  r.globals.assign(m.globals.size(), false);
+  std::vector<size_t> work{kernel};
+  r.funcs[kernel] = true;
+  bool indirect = false;
+  auto reach = [&](size_t f) {
+    if (f < r.funcs.size() && !r.funcs[f]) {
+      r.funcs[f] = true;
+      work.push_back(f);
+    }
+  };
+  auto visit = [&](auto &self, const ptx::Operand &o) -> void {
+    if (o.sym_kind == ptx::Operand::SymbolKind::Function)
+      reach(o.sym_index);
+    else if (o.sym_kind == ptx::Operand::SymbolKind::Global &&
+             o.sym_index < r.globals.size())
+      r.globals[o.sym_index] = true;
+    for (const auto &e : o.elems)
+      self(self, e);
+  };
+  while (!work.empty()) {
+    const ptx::Function &f = m.functions[work.back()];
+    work.pop_back();
+    for (const auto &in : f.body) {
+      if (in.op == ptx::Op::call) {
+        // call (ret), target, (args): an indirect call names a register.
+        for (const auto &o : in.operands)
+          if (o.kind == ptx::Operand::Kind::Reg) {
+            indirect = true;
+            break;
+          } else if (o.kind == ptx::Operand::Kind::Symbol) {
+            break;
+          }
+      }
+      for (const auto &o : in.operands)
+        visit(visit, o);
+    }
+    // Through a pointer, every function may be called (and reaches what it
+    // names).
+    if (indirect && work.empty())
+      for (size_t g = 0; g < m.functions.size(); ++g)
+        if (!m.functions[g].is_entry)
+          reach(g);
+  }
+  return r;
+}
 
 } // namespace bcusim::engine::detail
 

@@ -95,6 +95,9 @@ struct Sym {
   uint64_t addr = 0; // address in its own space
   uint64_t size = 0;
   uint32_t func = 0;
+  // A recursive function's frame variable (.local, .param): addr is
+  // relative to the frame base in this register slot (kNone: static).
+  uint32_t frame = kNone;
 };
 
 class Compiler {
@@ -147,6 +150,9 @@ public:
   const Sym *lookup(const std::string &name) const;
   // Address of a symbol in its own state space, or as a generic address.
   uint64_t symbol_value(const Sym &s, bool generic) const;
+  // A scratch slot holding, per lane, the address of recursive-function
+  // frame variable `s` plus `off` (local, or generic when `generic`).
+  uint32_t frame_address(const Sym &s, int64_t off, bool generic);
   std::string text_of(const ptx::Instruction &in) const;
 
   // per-function tables (compile.cpp)

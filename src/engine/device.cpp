@@ -405,14 +405,17 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
                     g.x, g.y, g.z, cl.x, cl.y, cl.z));
   L.cluster = cl;
   L.dyn_shared = config.shared_bytes;
-  uint64_t shared = uint64_t(config.shared_bytes) +
-                    (config.shared_bytes ? P.dyn_shared_off : P.static_shared);
+  // The launched kernel's own static shared memory, then its dynamic memory
+  // (docs/engine.md "Shared memory").
+  uint64_t shared =
+      uint64_t(config.shared_bytes) +
+      (config.shared_bytes ? k->dyn_shared_off : k->static_shared);
   if (shared > 227 * 1024)
     return fail(
         {},
         fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
                     "dynamic); at most 232448 are available",
-                    shared, P.static_shared, config.shared_bytes));
+                    shared, k->static_shared, config.shared_bytes));
   L.total_smem = uint32_t(shared);
   if (P.uses_reserved_smem) {
     // The reserved region follows the CTA's static and dynamic shared
@@ -461,6 +464,13 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   L.timer_base_ns = memory_->sim_ns;
   L.has_prerequisite = config.has_prerequisite;
   L.warn_only = config.warn_only;
+  // The per-thread stack of recursive activations (docs/engine.md
+  // "Recursion"), after the static frames.
+  L.stack_bytes =
+      P.has_recursion
+          ? (std::min(config.stack_size, kMaxStackSize) + 15u) / 16u * 16u
+          : 0;
+  L.local_bytes = P.frame_bytes + L.stack_bytes;
   // Cooperative groups (grid.sync) read their grid workspace through
   // %envreg1:%envreg2 (docs/clusters.md "grid.sync"): a module that reads
   // them gets one for this launch, { wsSize = 8, barrier = 0 }.

@@ -94,6 +94,7 @@ enum class FaultKind : uint8_t {
   Texture,  // tex / tld4 with an invalid texture object (detail)
   Heap,     // device heap: use after free, block overrun, bad free (detail)
   IllegalInstruction, // an operand the hardware refuses (detail)
+  StackOverflow,      // a recursive call beyond the stack limit (detail)
 };
 
 struct Fault {

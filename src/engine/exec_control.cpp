@@ -45,6 +45,7 @@ bool compile_indirect_call(Compiler &c, const ptx::Instruction &in,
   }
   CallSite site;
   site.indirect = true;
+  site.caller_frame = c.fn().frame_slot;
   auto var_of = [&](const ptx::Operand &e,
                     std::vector<std::pair<uint32_t, uint32_t>> &out) {
     const Sym *s = e.kind == K::Symbol ? c.lookup(e.name) : nullptr;
@@ -158,6 +159,7 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
     const FuncInfo &target = c.prog.funcs[fs->func];
     CallSite site;
     site.callee = fs->func;
+    site.caller_frame = c.fn().frame_slot;
     auto var_of = [&](const ptx::Operand &e, uint32_t &off, uint64_t &size) {
       if (e.kind != K::Symbol) {
         c.unsupported("call argument (only .param variables)");
@@ -232,6 +234,7 @@ bool compile_control(Compiler &c, const ptx::Instruction &in) {
       Inst &i = c.emit(&exec_heap, Kind::Plain);
       i.a[0] = arg_off;
       i.a[1] = ret_off;
+      i.a[2] = c.fn().frame_slot; // a recursive caller's frame base
       i.flags = is_free ? 1 : 0;
       i.visible = 1;
       c.prog.uses_heap = true;

@@ -71,13 +71,13 @@ uint8_t &init_slot(Cta &c, uint64_t off) {
   return v[off / 8];
 }
 
-std::string object_name(const Program &prog, uint64_t off) {
-  for (const auto &v : prog.shared_vars)
-    if (off >= v.off && off < v.off + std::max<uint64_t>(v.size, 1)) {
-      if (off == v.off)
-        return fmt::format(" ('{}')", demangle(v.name));
-      return fmt::format(" ('{}'+{})", demangle(v.name), off - v.off);
-    }
+std::string object_name(const Program &prog, const FuncInfo *kernel,
+                        uint64_t off) {
+  if (const auto *v = prog.shared_var_at(kernel, off)) {
+    if (off == v->off)
+      return fmt::format(" ('{}')", demangle(v->name));
+    return fmt::format(" ('{}'+{})", demangle(v->name), off - v->off);
+  }
   return "";
 }
 
@@ -94,9 +94,10 @@ std::string object_text(const Exec &x, const SharedTarget &t) {
   if (t.cta != x.cta)
     who = fmt::format(" of CTA ({},{},{})", t.cta->id.x, t.cta->id.y,
                       t.cta->id.z);
-  return fmt::format("the mbarrier at shared address {:#x}{}{} [{}]", t.off,
-                     object_name(*x.prog, t.off), who,
-                     state_text(load_word(t)));
+  return fmt::format(
+      "the mbarrier at shared address {:#x}{}{} [{}]", t.off,
+      object_name(*x.prog, x.launch ? x.launch->kernel : nullptr, t.off), who,
+      state_text(load_word(t)));
 }
 
 bool misuse(Exec &x, const SharedTarget &t, uint32_t lane,
@@ -523,8 +524,8 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
   return true;
 }
 
-std::string describe_mbar_wait(const Program &prog, const Cta &c,
-                               const Path &p) {
+std::string describe_mbar_wait(const Program &prog, const FuncInfo *kernel,
+                               const Cta &c, const Path &p) {
   uint64_t off = uint64_t(p.wait_word - c.shared.data());
   uint64_t s = 0;
   if (off + 8 <= c.shared.size())
@@ -533,7 +534,8 @@ std::string describe_mbar_wait(const Program &prog, const Cta &c,
                      "completion of phase {} (mod 8); {}",
                      p.wait_retry ? "is suspended in mbarrier.try_wait"
                                   : "spins with mbarrier.test_wait",
-                     off, object_name(prog, off), p.wait_phase, state_text(s));
+                     off, object_name(prog, kernel, off), p.wait_phase,
+                     state_text(s));
 }
 
 // ---- compilation -------------------------------------------------------

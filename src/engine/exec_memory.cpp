@@ -341,11 +341,14 @@ HeapBlock heap_block_at(const Exec &x, uint32_t pc) {
 // in.a[1] frame offsets).
 void exec_heap(Exec &x, const Inst &in, uint32_t m) {
   GlobalMemory &g = *x.gmem;
-  const uint32_t fb = x.prog->frame_bytes;
+  const uint32_t fb = x.launch->local_bytes;
+  // A recursive caller's .param variables are relative to its frame base.
+  const uint64_t *base = in.a[2] != kNone ? x.lanes(in.a[2]) : nullptr;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint8_t *f = x.cta->local.data() + uint64_t(x.thread_of(l)) * fb;
+    uint8_t *f = x.cta->local.data() + uint64_t(x.thread_of(l)) * fb +
+                 (base ? base[l] : 0);
     uint64_t arg = 0;
     std::memcpy(&arg, f + in.a[0], 8);
     if (!(in.flags & 1)) {
@@ -379,6 +382,8 @@ void exec_heap(Exec &x, const Inst &in, uint32_t m) {
     // malloc's result lands in the caller's frame.
     std::array<uint64_t, kWarpSize> addr{};
     addr.fill(in.a[1]);
+    if (base)
+      for_lanes(m, [&](uint32_t l) { addr[l] += base[l]; });
     AccessEvent e;
     e.pc = x.pc;
     e.cta = x.cta->linear;
@@ -563,7 +568,7 @@ uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
     return cta->shared.data() + addr;
   }
   case MemSpace::Local: {
-    uint64_t n = prog->frame_bytes;
+    uint64_t n = launch->local_bytes;
     if (addr >= n || size > n - addr) {
       set_fault(FaultKind::OutOfBounds, sp, addr, size, lane, write);
       return nullptr;

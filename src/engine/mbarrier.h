@@ -68,8 +68,8 @@ bool mbar_add_pending(Exec &x, const SharedTarget &t, uint32_t lane,
 bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound);
 
 // "waits on the mbarrier at shared address 0x8 ('bar') for phase 1: ..."
-std::string describe_mbar_wait(const Program &prog, const Cta &c,
-                               const Path &p);
+std::string describe_mbar_wait(const Program &prog, const FuncInfo *kernel,
+                               const Cta &c, const Path &p);
 
 // Performs the asynchronous operations of CTA `c` that are still in flight
 // (docs/mbarrier.md "Asynchronous copies"). Returns false with a fault set

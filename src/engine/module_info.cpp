@@ -40,55 +40,13 @@ bool Module::read_const(uint64_t offset, void *dst, uint64_t bytes) const {
 namespace {
 
 // The static shared memory one kernel uses, as ptxas reports it per kernel
-// (cudaFuncGetAttributes' sharedSizeBytes, the occupancy and launch limits):
-// the sized .shared variables that its body and the functions it calls
-// (transitively; every function when one of them calls through a pointer)
-// name, laid out in declaration order. The engine lays out every static
-// .shared variable of the module for every kernel (Program::static_shared),
-// which a module of several kernels with shared arrays of their own would
-// otherwise report for each of them.
+// (cudaFuncGetAttributes' sharedSizeBytes, the occupancy limits): the sized
+// .shared variables that its body and the functions it calls name, laid out
+// in declaration order. It equals the engine's layout for the kernel
+// (FuncInfo::static_shared) unless a variable is reached by several kernels
+// (docs/engine.md "Shared memory").
 uint64_t kernel_static_shared(const ptx::Module &m, size_t kernel) {
-  std::vector<bool> reached(m.functions.size()), named(m.globals.size());
-  std::vector<size_t> work{kernel};
-  reached[kernel] = true;
-  bool indirect = false;
-  auto reach = [&](size_t f) {
-    if (f < reached.size() && !reached[f]) {
-      reached[f] = true;
-      work.push_back(f);
-    }
-  };
-  auto visit = [&](auto &self, const ptx::Operand &o) -> void {
-    if (o.sym_kind == ptx::Operand::SymbolKind::Function)
-      reach(o.sym_index);
-    else if (o.sym_kind == ptx::Operand::SymbolKind::Global &&
-             o.sym_index < named.size())
-      named[o.sym_index] = true;
-    for (const auto &e : o.elems)
-      self(self, e);
-  };
-  while (!work.empty()) {
-    const ptx::Function &f = m.functions[work.back()];
-    work.pop_back();
-    for (const auto &in : f.body) {
-      if (in.op == ptx::Op::call) {
-        // call (ret), target, (args): an indirect call names a register.
-        for (const auto &o : in.operands)
-          if (o.kind == ptx::Operand::Kind::Reg) {
-            indirect = true;
-            break;
-          } else if (o.kind == ptx::Operand::Kind::Symbol) {
-            break;
-          }
-      }
-      for (const auto &o : in.operands)
-        visit(visit, o);
-    }
-  }
-  if (indirect)
-    for (size_t f = 0; f < m.functions.size(); ++f)
-      if (!m.functions[f].is_entry)
-        reached[f] = true;
+  const KernelReach r = kernel_reach(m, kernel);
   uint64_t top = 0;
   auto place = [&](const ptx::VarDecl &v) {
     if (v.space != ptx::Space::Shared || v.is_extern)
@@ -98,10 +56,10 @@ uint64_t kernel_static_shared(const ptx::Module &m, size_t kernel) {
     top = (top + align - 1) / align * align + esz * v.element_count();
   };
   for (size_t g = 0; g < m.globals.size(); ++g)
-    if (named[g])
+    if (r.globals[g])
       place(m.globals[g]);
   for (size_t f = 0; f < m.functions.size(); ++f)
-    if (reached[f])
+    if (r.funcs[f])
       for (const auto &v : m.functions[f].locals)
         place(v);
   return top;
@@ -115,11 +73,11 @@ Module::kernel_info(const std::string &kernel) const {
     if (!f.is_entry || f.name != kernel)
       continue;
     KernelInfo k;
-    k.static_shared = program_->static_shared;
+    k.static_shared = f.static_shared;
     for (size_t i = 0; i < ast_->functions.size(); ++i)
       if (&ast_->functions[i] == f.ast)
         k.static_shared = uint32_t(std::min<uint64_t>(
-            kernel_static_shared(*ast_, i), program_->static_shared));
+            kernel_static_shared(*ast_, i), f.static_shared));
     k.local_bytes = program_->frame_bytes;
     k.param_bytes = f.kparam_bytes;
     const auto &a = *f.ast;

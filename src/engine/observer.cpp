@@ -116,6 +116,10 @@ public:
     for (Observer *o : accesses_)
       o->on_access(e);
   }
+  void on_frame_end(const AccessEvent &e) override {
+    for (Observer *o : accesses_)
+      o->on_frame_end(e);
+  }
   void on_fence(const FenceEvent &e) override { each(&Observer::on_fence, e); }
   void on_barrier_arrive(const BarrierArriveEvent &e) override {
     each(&Observer::on_barrier_arrive, e);

@@ -59,7 +59,8 @@ std::string fault_message(const Fault &f) {
       f.kind == FaultKind::Trap || f.kind == FaultKind::Unsupported ||
       f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster ||
       f.kind == FaultKind::Mbarrier || f.kind == FaultKind::Texture ||
-      f.kind == FaultKind::Heap || f.kind == FaultKind::IllegalInstruction;
+      f.kind == FaultKind::Heap || f.kind == FaultKind::IllegalInstruction ||
+      f.kind == FaultKind::StackOverflow;
   if (!detail_is_message && !f.detail.empty())
     msg += ": " + f.detail;
   return msg;
@@ -106,7 +107,7 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
     Diagnostic n;
     n.severity = Severity::Note;
     uint64_t size = f.space == MemSpace::Shared  ? c.shared.size()
-                    : f.space == MemSpace::Local ? P.frame_bytes
+                    : f.space == MemSpace::Local ? S.L.local_bytes
                     : f.space == MemSpace::Const ? P.const_image.size()
                                                  : S.L.kparams.size();
     n.message =
@@ -170,7 +171,7 @@ Diagnostic Worker::path_note(const Cta &c0, Cta &c, Warp &w, const Path &p) {
   } else if (p.state == PathState::WaitWarp)
     why = "waits for the other lanes of its member mask to converge";
   else if (p.state == PathState::BlockedMbar) {
-    why = describe_mbar_wait(P, c, p);
+    why = describe_mbar_wait(P, S.L.kernel, c, p);
     n.loc = P.locs[p.wait_pc];
   } else if (p.state == PathState::BlockedCluster && c.cluster)
     why = fmt::format("waits at the cluster barrier (phase {}: {} of {} "

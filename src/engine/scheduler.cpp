@@ -144,6 +144,7 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
         w.preds[p] = v;
     }
     w.paths.clear();
+    w.stacks.clear();
     Path p;
     p.pc = L.kernel->entry_pc;
     p.mask = w.valid;
@@ -153,7 +154,7 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
     w.steps = 0;
   }
   c.shared.assign(L.shared_bytes, 0);
-  c.local.assign(size_t(P.frame_bytes) * c.nthreads, 0);
+  c.local.assign(size_t(L.local_bytes) * c.nthreads, 0);
   c.live_threads = c.nthreads;
   c.live_warps = nwarps;
   // A fresh barrier unit per CTA; only its exceptions are observed (the
@@ -695,7 +696,7 @@ public:
   Dim3 block() const override { return L.block; }
   Dim3 cluster() const override { return L.cluster; }
   uint32_t shared_bytes() const override { return L.shared_bytes; }
-  uint32_t local_bytes() const override { return P.frame_bytes; }
+  uint32_t local_bytes() const override { return L.local_bytes; }
   SourceLoc ptx_loc(uint32_t pc) const override {
     return pc < P.locs.size() ? P.locs[pc] : SourceLoc{};
   }
@@ -730,12 +731,11 @@ public:
   }
   std::string describe(StateSpace space, uint64_t addr) const override {
     if (space == StateSpace::Shared) {
-      for (const auto &v : P.shared_vars)
-        if (addr >= v.off && addr - v.off < std::max<uint64_t>(v.size, 1)) {
-          std::string n = demangle(v.name);
-          return addr == v.off ? fmt::format("'{}'", n)
-                               : fmt::format("'{}'+{}", n, addr - v.off);
-        }
+      if (const auto *v = P.shared_var_at(L.kernel, addr)) {
+        std::string n = demangle(v->name);
+        return addr == v->off ? fmt::format("'{}'", n)
+                              : fmt::format("'{}'+{}", n, addr - v->off);
+      }
       return "";
     }
     if (space != StateSpace::Global)

@@ -50,6 +50,13 @@ template <class T = uint64_t>
 inline const Lane<T> *lanes_at(const uint8_t *file, uint32_t slot) {
   return reinterpret_cast<const Lane<T> *>(file) + size_t(slot) * kWarpSize;
 }
+// The raw bytes of one lane of a slot (kLaneBytes of them), whatever the
+// register's type: for code that moves register values without computing
+// with them (the activation stacks of recursive calls, warp_step.cpp).
+constexpr uint32_t kLaneBytes = sizeof(Lane<uint64_t>);
+inline uint8_t *lane_bytes(uint8_t *file, uint32_t slot, uint32_t lane) {
+  return file + size_t(slot) * kSlotBytes + size_t(lane) * kLaneBytes;
+}
 // The modelled H100 SXM for simulated time (docs/engine.md "Simulated
 // time"): 132 SMs at 1.98 GHz.
 constexpr uint64_t kModelSms = 132;
@@ -199,6 +206,15 @@ struct Warp {
   // bit of a stream_pc entry marks a pc where a step was already seen.
   uint32_t stream_pc[4] = {kNone, kNone, kNone, kNone};
   uint64_t stream_addr[4] = {};
+  // The stacks of recursive activations, one per lane (empty until a lane
+  // calls a recursive function; docs/engine.md "Recursion"): the bytes of
+  // stack in use and the registers each activation saved, innermost last.
+  struct LaneStack {
+    uint32_t used = 0;
+    uint32_t depth = 0;
+    std::vector<uint64_t> saved;
+  };
+  std::vector<LaneStack> stacks;
 };
 
 // One kernel launch as the handlers see it.
@@ -227,6 +243,11 @@ struct Launch {
   uint64_t timer_base_ns = 0;
   // Device-side launches, when the program makes any; else nullptr.
   DeviceLaunches *device_launches = nullptr;
+  // Each thread's local memory: the static frames (Program::frame_bytes)
+  // and, when the program recurses, a stack of stack_bytes for the frames
+  // of recursive activations (docs/engine.md "Recursion").
+  uint32_t stack_bytes = 0;
+  uint32_t local_bytes = 0;
 };
 
 struct Cta {
@@ -237,7 +258,7 @@ struct Cta {
   uint32_t nthreads = 0;
   std::vector<Warp> warps;
   std::vector<uint8_t> shared;
-  std::vector<uint8_t> local; // frame_bytes per thread
+  std::vector<uint8_t> local; // Launch::local_bytes per thread
   uint32_t live_threads = 0;
   uint32_t live_warps = 0;
   uint32_t next_warp = 0;

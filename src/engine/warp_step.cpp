@@ -24,13 +24,110 @@ void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc) {
   cluster_threads_exited(c, w, lanes, S.obs);
 }
 
+// A lane's register values in the activation stack: each slot's raw lane
+// bytes (state.h lane_bytes) in a word, predicates packed 64 to a word.
+namespace {
+static_assert(kLaneBytes <= sizeof(uint64_t));
+void save_registers(Warp &w, const FuncInfo &f, uint32_t l,
+                    std::vector<uint64_t> &out) {
+  for (uint32_t slot : f.save_slots) {
+    uint64_t v = 0;
+    std::memcpy(&v, lane_bytes(w.reg_file(), slot, l), kLaneBytes);
+    out.push_back(v);
+  }
+  for (size_t i = 0; i < f.save_preds.size(); i += 64) {
+    uint64_t word = 0;
+    for (size_t j = i; j < std::min(i + 64, f.save_preds.size()); ++j)
+      word |= uint64_t((w.preds[f.save_preds[j]] >> l) & 1) << (j - i);
+    out.push_back(word);
+  }
+}
+void restore_registers(Warp &w, const FuncInfo &f, uint32_t l,
+                       std::vector<uint64_t> &in) {
+  const size_t words = (f.save_preds.size() + 63) / 64;
+  const size_t at = in.size() - f.save_slots.size() - words;
+  for (size_t k = 0; k < f.save_slots.size(); ++k)
+    std::memcpy(lane_bytes(w.reg_file(), f.save_slots[k], l), &in[at + k],
+                kLaneBytes);
+  for (size_t i = 0; i < f.save_preds.size(); ++i) {
+    const uint64_t word = in[at + f.save_slots.size() + i / 64];
+    uint32_t &p = w.preds[f.save_preds[i]];
+    p = (p & ~(1u << l)) | uint32_t((word >> (i % 64)) & 1) << l;
+  }
+  in.resize(at);
+}
+} // namespace
+
+// A call of recursive function `f` by lanes `m`: each lane gets a new frame
+// on its stack (its base in `base`) and saves f's registers, which the
+// return restores (docs/engine.md "Recursion"). False (a fault) when a
+// lane's stack has no room for the frame.
+bool Worker::push_activation(Warp &w, const FuncInfo &f, uint32_t m,
+                             std::array<uint64_t, kWarpSize> &base) {
+  if (w.stacks.empty())
+    w.stacks.resize(kWarpSize);
+  const uint32_t limit = S.L.stack_bytes;
+  bool over = false;
+  for_lanes(m, [&](uint32_t l) {
+    const Warp::LaneStack &st = w.stacks[l];
+    if (over || st.used + f.frame_size <= limit)
+      return;
+    over = true;
+    x.set_error(FaultKind::StackOverflow, l,
+                fmt::format("stack overflow: the call of '{}' is {} deep "
+                            "in recursive calls, whose frames need {} "
+                            "bytes of stack, beyond the limit of {} bytes "
+                            "per thread (cudaLimitStackSize)",
+                            demangle(f.name), st.depth + 1,
+                            st.used + f.frame_size, limit));
+  });
+  if (over)
+    return false;
+  for_lanes(m, [&](uint32_t l) {
+    Warp::LaneStack &st = w.stacks[l];
+    base[l] = uint64_t(P.frame_bytes) + st.used;
+    save_registers(w, f, l, st.saved);
+    st.used += f.frame_size;
+    ++st.depth;
+  });
+  return true;
+}
+
+// The return of recursive function `f` by lanes `m`: `base` gets the
+// frame being left; the registers of the activation it returns to are
+// restored.
+void Worker::pop_activation(Warp &w, const FuncInfo &f, uint32_t m,
+                            std::array<uint64_t, kWarpSize> &base) {
+  for_lanes(m, [&](uint32_t l) {
+    Warp::LaneStack &st = w.stacks[l];
+    base[l] = w.lanes(f.frame_slot)[l];
+    restore_registers(w, f, l, st.saved);
+    st.used -= f.frame_size;
+    --st.depth;
+  });
+}
+
+// Whether function `f` has an activation on path `p`'s call stack: the
+// function it is in, or one of its callers.
+bool Worker::active_on(const Path &p, const FuncInfo &f) const {
+  const uint32_t idx = uint32_t(&f - P.funcs.data());
+  if (P.code_func[p.pc] == idx)
+    return true;
+  for (uint32_t c : p.calls)
+    if (P.code_func[c] == idx)
+      return true;
+  return false;
+}
+
 // call / ret of a .func: copies the parameters between the frames (they
-// are the caller's and callee's .param areas, docs/engine.md "Calls").
+// are the caller's and callee's .param areas, docs/engine.md "Calls"); a
+// recursive function's frame is on the lane's stack ("Recursion").
 bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
   // An indirect call: the lanes calling the first lane's function go now,
   // the others stay at the call and go later.
   std::vector<CallSite::Copy> indirect_args;
   uint32_t indirect_pc = kNone;
+  const FuncInfo *callee = nullptr;
   if (in.kind == Kind::Call && P.calls[in.aux].indirect) {
     const CallSite &cs = P.calls[in.aux];
     const uint64_t *t = x.lanes(cs.target_slot);
@@ -56,6 +153,14 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
       why = fmt::format("indirect call to kernel '{}'", f->name);
     else if (!f->blocked_by.empty())
       why = fmt::format("indirect call: {}", f->blocked_by[0].message);
+    else if (!f->recursive && active_on(*p, *f))
+      // Only a function the module names can be called through a
+      // pointer into a cycle (its frames are then per activation); one
+      // reached by address arithmetic has one static frame.
+      why = fmt::format("indirect call re-enters function '{}', which is "
+                        "active and whose address the module never takes "
+                        "(its frame is not per activation)",
+                        f->name);
     else if (f->param_off.size() != cs.arg_vars.size() ||
              f->ret_off.size() != cs.ret_vars.size())
       why = fmt::format("indirect call with {} argument(s) and {} result(s) "
@@ -85,14 +190,18 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
           {cs.arg_vars[k].first, f->param_off[k],
            std::min(cs.arg_vars[k].second, f->param_size[k])});
     indirect_pc = f->entry_pc;
+    callee = f;
   }
   if (m != p->mask)
     p = split_guarded(w, m);
+  // Per lane, the frame bases the copies read from and write to (0: a
+  // static frame).
+  std::array<uint64_t, kWarpSize> from{}, to{};
   auto copy = [&](const std::vector<CallSite::Copy> &copies) {
     for_lanes(m, [&](uint32_t l) {
       uint8_t *f = frame(c, w, l);
       for (auto &cp : copies)
-        std::memmove(f + cp.to, f + cp.from, cp.size);
+        std::memmove(f + to[l] + cp.to, f + from[l] + cp.from, cp.size);
     });
     if (!x.obs)
       return;
@@ -109,33 +218,47 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
       e.origin = AccessOrigin::CallCopy;
       e.size = cp.size;
       e.addr = addr.data();
-      addr.fill(cp.from);
+      for_lanes(m, [&](uint32_t l) { addr[l] = from[l] + cp.from; });
       e.type = AccessType::Read;
       x.obs->on_access(e);
-      addr.fill(cp.to);
+      for_lanes(m, [&](uint32_t l) { addr[l] = to[l] + cp.to; });
       e.type = AccessType::Write;
       x.obs->on_access(e);
     }
   };
   if (in.kind == Kind::Call) {
     const CallSite &cs = P.calls[in.aux];
+    if (!callee)
+      callee = &P.funcs[cs.callee];
     if (p->calls.size() >= kMaxCallDepth) {
       x.set_error(FaultKind::Unsupported, uint32_t(std::countr_zero(m)),
                   "call depth limit exceeded");
       report_fault(c, w, p->pc, m);
       return false;
     }
+    if (cs.caller_frame != kNone)
+      for_lanes(m, [&](uint32_t l) { from[l] = w.lanes(cs.caller_frame)[l]; });
+    if (callee->recursive && !push_activation(w, *callee, m, to)) {
+      report_fault(c, w, p->pc, m);
+      return false;
+    }
     copy(cs.indirect ? indirect_args : cs.args);
+    if (callee->recursive)
+      for_lanes(m, [&](uint32_t l) { w.lanes(callee->frame_slot)[l] = to[l]; });
     p->calls.push_back(p->pc);
     p->pc = cs.indirect ? indirect_pc : in.target;
     return true;
   }
+  // The function being left (the one holding this ret).
+  const FuncInfo &f = P.funcs[P.code_func[p->pc]];
   uint32_t call_pc = p->calls.back();
   p->calls.pop_back();
   const CallSite &cs = P.calls[P.code[call_pc].aux];
+  if (f.recursive)
+    pop_activation(w, f, m, from);
+  if (cs.caller_frame != kNone)
+    for_lanes(m, [&](uint32_t l) { to[l] = w.lanes(cs.caller_frame)[l]; });
   if (cs.indirect) {
-    // Results of the function being left (the one holding this ret).
-    const FuncInfo &f = P.funcs[P.code_func[p->pc]];
     std::vector<CallSite::Copy> rets;
     for (size_t k = 0; k < cs.ret_vars.size(); ++k)
       rets.push_back({f.ret_off[k], cs.ret_vars[k].first,
@@ -143,6 +266,22 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
     copy(rets);
   } else {
     copy(cs.rets);
+  }
+  if (f.recursive && x.obs) {
+    // The frame left holds nothing any more (the checker's uninitialized
+    // reads: a later activation there starts fresh).
+    AccessEvent e;
+    e.pc = p->pc;
+    e.cta = c.linear;
+    e.owner = c.linear;
+    e.warp = w.index;
+    e.lanes = m;
+    e.space = StateSpace::Local;
+    e.origin = AccessOrigin::CallCopy;
+    e.type = AccessType::Write;
+    e.size = f.frame_size;
+    e.addr = from.data();
+    x.obs->on_frame_end(e);
   }
   p->pc = call_pc + 1;
   return true;
@@ -218,9 +357,12 @@ namespace {
 // A call's result written into the caller's frame (offset `off` of each
 // lane's local frame), reported as one local write by lanes `m`.
 void observe_frame_write(Exec &x, const Cta &c, const Warp &w, uint32_t pc,
-                         uint32_t m, uint32_t off, uint32_t size) {
+                         uint32_t m, uint32_t off, uint32_t size,
+                         uint32_t base_slot) {
   std::array<uint64_t, kWarpSize> addr{};
   addr.fill(off);
+  if (base_slot != kNone) // a recursive caller's frame
+    for_lanes(m, [&](uint32_t l) { addr[l] += w.lanes(base_slot)[l]; });
   AccessEvent e = access_event(pc, c.linear, w.index, AccessType::Write, size,
                                AtomicOp::None, MemOrder::Weak, MemScope::None,
                                AccessOrigin::Instruction, 0);
@@ -239,7 +381,7 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     if (bad)
       return;
-    uint8_t *f = frame(c, w, l);
+    uint8_t *f = caller_frame(c, w, l, cs.caller_frame);
     uint64_t fmt_addr, args_addr;
     std::memcpy(&fmt_addr, f + cs.printf_fmt, 8);
     std::memcpy(&args_addr, f + cs.printf_args, 8);
@@ -258,7 +400,7 @@ bool Worker::printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m) {
     return false;
   }
   if (x.obs && cs.printf_ret != kNone) // vprintf's return value
-    observe_frame_write(x, c, w, p->pc, m, cs.printf_ret, 4);
+    observe_frame_write(x, c, w, p->pc, m, cs.printf_ret, 4, cs.caller_frame);
   ++p->pc;
   return true;
 }
@@ -531,7 +673,7 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
   };
   std::vector<Launched> launched;
   for_lanes(m, [&](uint32_t l) {
-    uint8_t *f = frame(c, w, l);
+    uint8_t *f = caller_frame(c, w, l, cs.caller_frame);
     auto arg = [&](size_t k, void *dst, size_t n) {
       std::memset(dst, 0, n);
       if (k < cs.device_args.size())
@@ -619,7 +761,8 @@ void Worker::device_call_step(Cta &c, Warp &w, Path *p, const Inst &in,
   out.emit();
   if (x.obs && cs.device_ret != kNone)
     observe_frame_write(x, c, w, p->pc, m, cs.device_ret,
-                        std::min<uint32_t>(cs.device_ret_size, 8));
+                        std::min<uint32_t>(cs.device_ret_size, 8),
+                        cs.caller_frame);
   if (x.sync_obs)
     for (const Launched &ld : launched) {
       if (ld.stream_op) {

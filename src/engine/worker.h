@@ -34,7 +34,10 @@ class AccessBatch; // observe.h
 constexpr uint32_t kWarpQuantum = 64;
 constexpr uint32_t kPathQuantum = 256;
 constexpr uint64_t kAdmitSteps = 1u << 16;
-constexpr size_t kMaxCallDepth = 64;
+// Calls nested in one thread: a backstop only (a recursive activation
+// takes at least 16 bytes of the stack, kMaxStackSize at most, and a
+// function outside call cycles is on a thread's call stack at most once).
+constexpr size_t kMaxCallDepth = size_t(1) << 20;
 // Warp-instructions without any progress (stores, atomics, sync, exits)
 // after which backward branches are fingerprinted, and the sampling
 // interval in backward branches (docs/engine.md "Deadlocks").
@@ -225,6 +228,11 @@ private:
   uint64_t run_warp(Cta &c, Warp &w, uint64_t quantum);
   void threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc);
   bool call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m);
+  bool active_on(const Path &p, const FuncInfo &f) const;
+  bool push_activation(Warp &w, const FuncInfo &f, uint32_t m,
+                       std::array<uint64_t, kWarpSize> &base);
+  void pop_activation(Warp &w, const FuncInfo &f, uint32_t m,
+                      std::array<uint64_t, kWarpSize> &base);
   bool printf_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
   void device_call_step(Cta &c, Warp &w, Path *p, const Inst &in, uint32_t m);
   uint64_t
@@ -286,7 +294,13 @@ private:
 
   uint8_t *frame(Cta &c, Warp &w, uint32_t lane) {
     return c.local.data() +
-           uint64_t(w.index * kWarpSize + lane) * P.frame_bytes;
+           uint64_t(w.index * kWarpSize + lane) * S.L.local_bytes;
+  }
+  // The frame of a call site's caller: the thread's local memory, from the
+  // caller's frame base when it is recursive (base_slot; kNone: static).
+  uint8_t *caller_frame(Cta &c, Warp &w, uint32_t lane, uint32_t base_slot) {
+    return frame(c, w, lane) +
+           (base_slot != kNone ? w.lanes(base_slot)[lane] : 0);
   }
 };
 

@@ -10,6 +10,10 @@ namespace bcusim::runtime {
 void add_run_options(CLI::App &app, RunOptions &o) {
   app.add_option("--max-steps", o.max_steps,
                  "stop after N warp-instructions per launch (0: no limit)");
+  app.add_option("--stack-size", o.stack_size,
+                 "per-thread stack for recursive device functions in bytes "
+                 "(default 1024, cudaLimitStackSize; at most 262144)")
+      ->check(CLI::Range(0u, 262144u));
   app.add_option("--schedule", o.schedule,
                  "rr (default), reverse, delay:W (warp W last) or "
                  "random:SEED (docs/engine.md \"Schedule\")");
@@ -58,6 +62,8 @@ std::vector<std::string> to_args(const RunOptions &o) {
   };
   if (o.max_steps != d.max_steps)
     opt("--max-steps", std::to_string(o.max_steps));
+  if (o.stack_size != d.stack_size)
+    opt("--stack-size", std::to_string(o.stack_size));
   if (o.schedule != d.schedule)
     opt("--schedule", o.schedule);
   if (o.time_limit != d.time_limit)

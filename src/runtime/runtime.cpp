@@ -161,6 +161,7 @@ uint32_t DeviceModel::blocks_per_sm(uint32_t threads, uint64_t shared) const {
 
 Runtime::Runtime(RunOptions options)
     : opts_(std::move(options)), dev_(std::make_unique<engine::Device>()) {
+  stack_limit = opts_.stack_size;
   std::string err;
   check::Checks checks;
   if (!opts_.check.empty()) {
@@ -548,6 +549,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   // limit (measured on H100, driver 580.159.04: 3000 launches of one grid
   // with the limit at 32 all ran); a grid gets room for at least 8192.
   cfg.pending_launch_limit = std::max<uint32_t>(pending_launch_limit, 8192);
+  cfg.stack_size = stack_limit;
   cfg.device_attribute = device_attribute;
   cfg.error_string = device_error_string;
   // The checks, a timeline (--timeline) and a progress line (terminal)
@@ -1388,6 +1390,8 @@ void Runtime::reset() {
     }
   sticky_ = Error::Success;
   last_ = Error::Success;
+  // A new context: the stack limit is the default again.
+  stack_limit = opts_.stack_size;
   // The device is idle and its memory gone: no earlier work races with
   // later work.
   session_->end_all_work();

@@ -53,6 +53,9 @@ public:
   void on_thread_exit(const engine::ThreadEvent &e) override {
     static_cast<engine::Observer &>(checker_).on_thread_exit(e);
   }
+  void on_frame_end(const engine::AccessEvent &e) override {
+    static_cast<engine::Observer &>(checker_).on_frame_end(e);
+  }
   void on_fence(const engine::FenceEvent &e) override {
     static_cast<engine::Observer &>(checker_).on_fence(e);
   }

@@ -6,7 +6,8 @@
 //              [--cluster X[,Y[,Z]]] [--shared-bytes N] [-a ARG]... [--pdl]
 //              [--then [FILE2.ptx] [-k NAME] -g ... -b ... [-a ARG|@I]...]...
 //              [--dump I[=FILE]]... [--max-steps N] [--schedule S]
-//              [--time-limit SECONDS] [--threads N] [--verbose]
+//              [--time-limit SECONDS] [--threads N] [--stack-size BYTES]
+//              [--verbose]
 //              [--on-gpu | --compare-gpu]
 //
 // Exit status: 0 success; 1 the PTX does not compile, the launch does not
@@ -543,6 +544,7 @@ int run_command(const RunOptions &o) {
     lp.cfg.block = *block;
     lp.cfg.cluster = cluster;
     lp.cfg.shared_bytes = uint32_t(shared);
+    lp.cfg.stack_size = o.stack_size;
     // --pdl with the first launch's options: every later launch is a
     // programmatic dependent of the one before; after --then: that launch.
     lp.cfg.has_prerequisite = li > 0 && (L.pdl || o.launches[0].pdl);

@@ -123,7 +123,9 @@ struct Site {
 
 // The notes that show a site's call stack, innermost first: "called from
 // k.cu:42 (the PTX 'call.uni' at k.ptx:120)", or without line information
-// "called from the PTX 'call.uni' at k.ptx:120".
+// "called from the PTX 'call.uni' at k.ptx:120". A stack deeper than 13
+// calls (recursion) shows its 8 innermost and 4 outermost calls and a note
+// "... N more calls ..." between them.
 std::vector<Diagnostic> call_stack_notes(const Site &s);
 
 // The location a report shows for a site: its CUDA source line when the
@@ -224,6 +226,7 @@ public:
   void on_cta_end(const engine::CtaEvent &e) override;
   void on_thread_exit(const engine::ThreadEvent &e) override;
   void on_access(const engine::AccessEvent &e) override;
+  void on_frame_end(const engine::AccessEvent &e) override;
   void on_fence(const engine::FenceEvent &e) override;
   void on_barrier_arrive(const engine::BarrierArriveEvent &e) override;
   void on_barrier_complete(const engine::BarrierCompleteEvent &e) override;

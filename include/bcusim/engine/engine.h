@@ -109,6 +109,10 @@ struct Schedule {
   bool operator==(const Schedule &) const = default;
 };
 
+// The largest per-thread stack for recursive device functions
+// (LaunchConfig::stack_size) bcusim gives a thread: 256 KiB.
+constexpr uint32_t kMaxStackSize = 256u << 10;
+
 struct LaunchConfig {
   Dim3 grid;
   Dim3 block;
@@ -145,6 +149,11 @@ struct LaunchConfig {
   // depth 128 cannot launch).
   uint32_t pending_launch_limit = 2048;
   uint32_t launch_depth = 0;
+  // The per-thread stack for the frames of recursive device functions
+  // (cudaLimitStackSize, 1024 bytes on NVIDIA GPUs; docs/engine.md
+  // "Recursion"): a call that needs more faults as a stack overflow. At
+  // most kMaxStackSize.
+  uint32_t stack_size = 1024;
   // Device-side cudaDeviceGetAttribute(&value, attr, device): sets `value`
   // and returns the cudaError_t; unset, every attribute reads 0.
   std::function<int(int attr, int device, int &value)> device_attribute;
@@ -272,8 +281,9 @@ public:
   // What a host runtime reports about a kernel (cudaFuncGetAttributes).
   struct KernelInfo {
     // Bytes of the .shared variables the kernel and the functions it calls
-    // name (as ptxas counts them per kernel; the engine lays out every
-    // .shared variable of the module for each CTA).
+    // name (as ptxas counts them per kernel; the engine's layout for the
+    // kernel, docs/engine.md "Shared memory", ends there unless a variable
+    // is shared with another kernel).
     uint32_t static_shared = 0;
     uint32_t local_bytes = 0; // per-thread local memory
     uint32_t param_bytes = 0;

@@ -405,6 +405,12 @@ public:
 
   // Memory.
   virtual void on_access(const AccessEvent &e) { (void)e; }
+  // The frame of a recursive function's activation ends at its return
+  // (docs/engine.md "Recursion"): for each lane of e.lanes, bytes
+  // [e.addr[l], e.addr[l] + e.size) of its .local memory hold nothing any
+  // more (a later activation's frame there starts uninitialized). Given to
+  // the observers that want accesses.
+  virtual void on_frame_end(const AccessEvent &e) { (void)e; }
   virtual void on_fence(const FenceEvent &e) { (void)e; }
 
   // CTA barriers.

@@ -19,6 +19,10 @@ namespace bcusim::runtime {
 
 struct RunOptions {
   uint64_t max_steps = 0;
+  // The per-thread stack for recursive device functions
+  // (cudaLimitStackSize; under exec the program's cudaDeviceSetLimit
+  // changes it; docs/engine.md "Recursion").
+  uint32_t stack_size = 1024;
   std::string schedule = "rr";
   double time_limit = 60;
   unsigned threads = 1;

@@ -328,6 +328,9 @@ public:
   // cudaLimitDevRuntimePendingLaunchCount: how many device-side launches a
   // grid may have pending (docs/engine.md "Device-side launches").
   uint32_t pending_launch_limit = 2048;
+  // cudaLimitStackSize: the per-thread stack of recursive device functions
+  // (docs/exec.md "Stack size"); starts at RunOptions::stack_size.
+  uint32_t stack_limit = 1024;
   // Device-side cudaDeviceGetAttribute (engine::LaunchConfig): the
   // stand-in library sets it to its own cudaDeviceGetAttribute's values.
   std::function<int(int attr, int device, int &value)> device_attribute;

@@ -1321,9 +1321,11 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, cudaLimit limit) {
   if (!pValue)
     return rec(Error::InvalidValue);
   switch (limit) {
-  case cudaLimitStackSize:
-    *pValue = 1024;
+  case cudaLimitStackSize: {
+    std::lock_guard lock(g_mutex);
+    *pValue = rt().stack_limit;
     break;
+  }
   case cudaLimitPrintfFifoSize:
     *pValue = 8 << 20;
     break;
@@ -1350,13 +1352,22 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   // As measured on H100, driver 580.159.04 (docs/exec.md "Device heap",
   // "Device-side launches"): the device heap is at least 4 MiB and its size
   // is fixed once a kernel has called malloc or free (until
-  // cudaDeviceReset); the pending-launch limit is at least 32. The other
-  // limits are accepted and change nothing.
+  // cudaDeviceReset); the pending-launch limit is at least 32. The stack
+  // size bounds recursion. The other limits are accepted and change
+  // nothing.
   if (limit == cudaLimitMallocHeapSize) {
     std::lock_guard lock(g_mutex);
     if (rt().device().heap_used() ||
         !rt().device().set_heap_size(std::max<size_t>(value, 4u << 20)))
       return rec(Error::InvalidValue);
+  } else if (limit == cudaLimitStackSize) {
+    // The stack of recursive device functions (docs/exec.md "Stack
+    // size"): kept as set, rounded up to 16 bytes; beyond bcusim's largest
+    // stack, cudaErrorInvalidValue.
+    std::lock_guard lock(g_mutex);
+    if (value > bcusim::engine::kMaxStackSize)
+      return rec(Error::InvalidValue);
+    rt().stack_limit = uint32_t((value + 15) / 16 * 16);
   } else if (limit == cudaLimitDevRuntimePendingLaunchCount) {
     std::lock_guard lock(g_mutex);
     if (value > (1u << 20))

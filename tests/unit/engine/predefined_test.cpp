@@ -7,11 +7,14 @@ namespace bcusim::engine::test {
 namespace {
 
 // Thread 0 stores the u32 values of `regs` (each `mov.u32 %v, REG`) to out.
+// `uses` is PTX run first (naming the shared variables the kernel reaches).
 std::vector<uint32_t> read_u32(const std::vector<std::string> &regs,
                                uint32_t dyn_shared = 0,
-                               const std::string &globals = "") {
+                               const std::string &globals = "",
+                               const std::string &uses = "") {
   std::string body = ".reg .b32 %v;\n.reg .b64 %out;\n"
-                     "ld.param.u64 %out, [k_param_0];\n";
+                     "ld.param.u64 %out, [k_param_0];\n" +
+                     uses;
   for (size_t i = 0; i < regs.size(); ++i)
     body += "mov.u32 %v, " + regs[i] + ";\nst.global.u32 [%out+" +
             std::to_string(4 * i) + "], %v;\n";
@@ -42,15 +45,132 @@ TEST(Predefined, ReservedSharedMemoryFollowsTheCtasSharedMemory) {
                      "%total_smem_size", "%aggr_smem_size"},
                     40,
                     ".shared .align 4 .b8 s[100];\n"
-                    ".extern .shared .align 16 .b8 dyn[];\n");
+                    ".extern .shared .align 16 .b8 dyn[];\n",
+                    "mov.u32 %v, s;\nmov.u32 %v, dyn;\n");
   EXPECT_EQ(v,
             (std::vector<uint32_t>{160, 1184, 1024, 160, 672, 40, 152, 1184}));
 }
 
 TEST(Predefined, NoReservedRegionUnlessItIsRead) {
   auto v = read_u32({"%total_smem_size", "%aggr_smem_size"}, 0,
-                    ".shared .align 4 .b8 s[100];\n");
+                    ".shared .align 4 .b8 s[100];\n", "mov.u32 %v, s;\n");
   EXPECT_EQ(v, (std::vector<uint32_t>{100, 100}));
+}
+
+// A kernel's shared memory is what it reaches (docs/engine.md "Shared
+// memory"): a module variable it never names takes none of it, and the
+// dynamic region starts at 0.
+TEST(Predefined, SharedVariablesTheKernelDoesNotNameTakeNoSpace) {
+  auto v = read_u32({"%total_smem_size", "%dynamic_smem_size", "dyn"}, 40,
+                    ".shared .align 4 .b8 s[100];\n"
+                    ".extern .shared .align 16 .b8 dyn[];\n");
+  EXPECT_EQ(v, (std::vector<uint32_t>{40, 40, 0}));
+}
+
+// Several kernels in one module (docs/engine.md "Shared memory"): each
+// stores the addresses of the variables it names, its %total_smem_size and
+// where its dynamic region starts. `a` and `b` call `f`, whose array is
+// placed first; the own arrays of `a` and `c` both follow at 16; `b` and `d`
+// share the extern array with `a`, so it starts after a's static end (at
+// 128) for all three, while `c`, which names no extern array, would start
+// its dynamic memory at its own end.
+TEST(Predefined, SharedVariablesAreLaidOutPerKernel) {
+  const std::string text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.shared .align 4 .b8 own_a[100];
+.shared .align 4 .b8 own_c[48];
+.extern .shared .align 16 .b8 dyn[];
+.func (.param .b32 r) f()
+{
+  .shared .align 4 .b8 ring[16];
+  .reg .b32 %v;
+  mov.u32 %v, ring;
+  st.param.b32 [r], %v;
+  ret;
+}
+.visible .entry a(.param .u64 out)
+{
+  .reg .b32 %v;
+  .reg .b64 %o;
+  ld.param.u64 %o, [out];
+  {
+  .param .b32 rv;
+  call (rv), f, ();
+  ld.param.b32 %v, [rv];
+  }
+  st.global.u32 [%o], %v;
+  mov.u32 %v, own_a;
+  st.global.u32 [%o+4], %v;
+  mov.u32 %v, dyn;
+  st.global.u32 [%o+8], %v;
+  mov.u32 %v, %total_smem_size;
+  st.global.u32 [%o+12], %v;
+  ret;
+}
+.visible .entry b(.param .u64 out)
+{
+  .reg .b32 %v;
+  .reg .b64 %o;
+  ld.param.u64 %o, [out];
+  {
+  .param .b32 rv;
+  call (rv), f, ();
+  ld.param.b32 %v, [rv];
+  }
+  st.global.u32 [%o], %v;
+  mov.u32 %v, dyn;
+  st.global.u32 [%o+8], %v;
+  mov.u32 %v, %total_smem_size;
+  st.global.u32 [%o+12], %v;
+  ret;
+}
+.visible .entry c(.param .u64 out)
+{
+  .reg .b32 %v;
+  .reg .b64 %o;
+  ld.param.u64 %o, [out];
+  mov.u32 %v, own_c;
+  st.global.u32 [%o+4], %v;
+  mov.u32 %v, %total_smem_size;
+  st.global.u32 [%o+12], %v;
+  ret;
+}
+.visible .entry d(.param .u64 out)
+{
+  .reg .b32 %v;
+  .reg .b64 %o;
+  ld.param.u64 %o, [out];
+  mov.u32 %v, dyn;
+  st.global.u32 [%o+8], %v;
+  mov.u32 %v, %total_smem_size;
+  st.global.u32 [%o+12], %v;
+  ret;
+}
+)";
+  auto m = load_text(text);
+  ASSERT_TRUE(m);
+  auto run = [&](const char *k, uint32_t dyn) {
+    Device d;
+    DevicePtr p = d.alloc(16);
+    d.write(p, std::vector<uint32_t>(4, 7).data(), 16);
+    LaunchConfig c = config({1, 1, 1}, {1, 1, 1});
+    c.shared_bytes = dyn;
+    auto r = d.launch(*m, k, c, {KernelArg::ptr(p)});
+    EXPECT_TRUE(r.ok()) << r.diagnostics_text();
+    return download<uint32_t>(d, p, 4);
+  };
+  // ring at 0, own_a at 16 (ends at 116), dyn at 128.
+  EXPECT_EQ(run("a", 8), (std::vector<uint32_t>{0, 16, 128, 136}));
+  EXPECT_EQ(run("a", 0), (std::vector<uint32_t>{0, 16, 128, 116}));
+  EXPECT_EQ(run("b", 8), (std::vector<uint32_t>{0, 7, 128, 136}));
+  EXPECT_EQ(run("c", 0), (std::vector<uint32_t>{7, 0, 7, 48}));
+  EXPECT_EQ(run("c", 8), (std::vector<uint32_t>{7, 0, 7, 56}));
+  EXPECT_EQ(run("d", 8), (std::vector<uint32_t>{7, 7, 128, 136}));
+  EXPECT_EQ(m->kernel_info("a")->static_shared, 116u);
+  EXPECT_EQ(m->kernel_info("b")->static_shared, 16u);
+  EXPECT_EQ(m->kernel_info("c")->static_shared, 48u);
+  EXPECT_EQ(m->kernel_info("d")->static_shared, 0u);
 }
 
 TEST(Predefined, PerformanceCountersReadZero) {

@@ -27,7 +27,8 @@ std::string read(const std::string &name) {
 char reduce_fn, scan_fn, add_fn, staged_fn, sample2d_fn, fetch1d_fn,
     asserting_fn, spin_fn, axpb_fn, fill2d_fn, overrun_fn, trapper_fn, ok_fn,
     block_sum_fn, grid_total_fn, scale_var, counter_var, racy_step_fn,
-    produce_fn, consume_fn, per_thread_fn, exhaust_fn, clock_spin_fn;
+    produce_fn, consume_fn, per_thread_fn, exhaust_fn, clock_spin_fn, tile0_fn,
+    tile3_fn, mixed_fn, opt_in_fn;
 
 Runtime::LaunchParams dims(uint32_t g, uint32_t b, uint64_t shared = 0) {
   Runtime::LaunchParams p;
@@ -394,10 +395,11 @@ TEST(Runtime, TextureObjectsFilterAndAddress) {
 }
 
 TEST(Runtime, EveryTestProgramsPtxCompiles) {
-  for (const char *f : {"memory.ptx", "launch.ptx", "fault.ptx",
-                        "reduce_scan.ptx", "sync_samples.ptx", "texture.ptx",
-                        "pipeline_tiles.ptx", "race_loop.ptx", "streams.ptx",
-                        "heap.ptx", "clock.ptx", "concurrent.ptx"}) {
+  for (const char *f :
+       {"memory.ptx", "launch.ptx", "fault.ptx", "reduce_scan.ptx",
+        "sync_samples.ptx", "texture.ptx", "pipeline_tiles.ptx",
+        "race_loop.ptx", "streams.ptx", "heap.ptx", "clock.ptx",
+        "concurrent.ptx", "shared_layout.ptx"}) {
     Runtime rt;
     int m = rt.add_ptx(f, read(f));
     EXPECT_TRUE(rt.init_module(m)) << f;
@@ -469,6 +471,60 @@ TEST(Runtime, PipelineStagedCopies) {
       want += h[k * 128 + t];
     EXPECT_EQ(r[t], want) << t;
   }
+  EXPECT_EQ(rt.stats().errors, 0u);
+}
+
+// Each kernel's static shared memory is what it reaches (docs/engine.md
+// "Shared memory"): the module's six 44 KiB tiles together exceed what a CTA
+// may have, yet each kernel launches; the array of a device function two
+// kernels call overlaps neither kernel's own; 200 KiB of dynamic memory
+// start after the 1 KiB of the kernel that takes them.
+TEST(Runtime, SharedMemoryIsLaidOutPerKernel) {
+  runtime::RunOptions o;
+  o.check = "all";
+  Runtime rt(o);
+  int m = rt.add_ptx("shared_layout.ptx", read("shared_layout.ptx"));
+  rt.register_function(m, &tile0_fn, "_Z4tileILi0EEvPi");
+  rt.register_function(m, &tile3_fn, "_Z4tileILi3EEvPi");
+  rt.register_function(m, &mixed_fn, "_Z5mixedPi");
+  rt.register_function(m, &opt_in_fn, "_Z6opt_inPii");
+  Error err = Error::Success;
+  auto f = rt.function(&tile0_fn, err);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->info.static_shared, 45u * 1024);
+  f = rt.function(&opt_in_fn, err);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->info.static_shared, 1024u);
+  void *out = nullptr;
+  ASSERT_EQ(rt.malloc(&out, 1024 * 4), Error::Success);
+  void *args[] = {&out};
+  const int kTile = 11 * 1024;
+  for (void *fn :
+       {static_cast<void *>(&tile0_fn), static_cast<void *>(&tile3_fn)}) {
+    const int k = fn == &tile0_fn ? 0 : 3;
+    ASSERT_EQ(rt.launch(fn, dims(1, 256), args), Error::Success);
+    std::vector<int> r(256);
+    rt.memcpy(r.data(), static_cast<int *>(out) + k * 256, 256 * 4);
+    for (int t = 0; t < 256; t += 51) {
+      int s = k == 0 ? (t + 1) % 256 : 0;
+      for (int i = t; i < kTile; i += 256)
+        s += (kTile - 1 - i) * (k + 1);
+      EXPECT_EQ(r[t], s) << k << " " << t;
+    }
+  }
+  ASSERT_EQ(rt.launch(&mixed_fn, dims(1, 256), args), Error::Success);
+  std::vector<int> r(259);
+  rt.memcpy(r.data(), out, 256 * 4);
+  for (int t = 0; t < 256; t += 51)
+    EXPECT_EQ(r[t], 3 * (255 - t) + 1000 + (t + 1) % 256) << t;
+  const int dyn = 200 * 1024, words = dyn / 4;
+  ASSERT_EQ(rt.set_max_dynamic_shared(&opt_in_fn, dyn), Error::Success);
+  void *oargs[] = {&out, const_cast<int *>(&words)};
+  ASSERT_EQ(rt.launch(&opt_in_fn, dims(1, 256, dyn), oargs), Error::Success);
+  rt.memcpy(r.data(), out, 259 * 4);
+  EXPECT_EQ(r[256], dyn);        // %dynamic_smem_size
+  EXPECT_EQ(r[257], 1024 + dyn); // %total_smem_size
+  EXPECT_EQ(r[258], 1024);       // where the dynamic array starts
   EXPECT_EQ(rt.stats().errors, 0u);
 }
 
