@@ -41,6 +41,10 @@ const Module &check_module() {
   static const Module &m = load(BCUSIM_CHECK_PTX);
   return m;
 }
+const Module &gridsync_module() {
+  static const Module &m = load(BCUSIM_GRIDSYNC_PTX);
+  return m;
+}
 const Module &seqcst_module() {
   static const Module &m = load(BCUSIM_SEQCST_PTX);
   return m;
@@ -217,7 +221,7 @@ void BM_SeqCstGrowth(benchmark::State &state) {
   seqcst(state, uint32_t(state.range(1)));
 }
 
-// Grid-wide synchronization: `gridsync_scale` (check_kernels.cu), 4 rounds
+// Grid-wide synchronization: `gridsync_scale` (gridsync_kernels.cu), 4 rounds
 // of three grid.sync() over 33 to 264 CTAs of 256 threads, plain (mode 0)
 // and checked (mode 2): the checked time per CTA stays flat when the cost
 // of a grid sync is linear in the CTAs (docs/performance.md "Checker").
@@ -227,7 +231,7 @@ void BM_GridSync(benchmark::State &state) {
   DevicePtr a = dev.alloc(n * 4);
   std::vector<int> zero(n, 0);
   dev.write(a, zero.data(), n * 4);
-  Workload w{&check_module(), "gridsync_scale", {}, {}, 0};
+  Workload w{&gridsync_module(), "gridsync_scale", {}, {}, 0};
   w.cfg.grid = {blocks};
   w.cfg.block = {256};
   w.args = {KernelArg::ptr(a), KernelArg::s32(4)};

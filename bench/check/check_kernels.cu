@@ -7,11 +7,6 @@
 // mma_matmul: the same C = A * B (n x n) on tensor cores: f16 A and B
 // (row-major), f32 C, 16x16 tiles per CTA as in matmul, two warps each
 // computing 16x8 with ldmatrix + mma.sync.m16n8k16 per 16-wide k step.
-// gridsync_scale: a cooperative kernel, `iters` rounds of three
-// cooperative-groups grid.sync() around a neighbour exchange: the checker's
-// cost per grid sync grows with the number of CTAs (linear is the target).
-#include <cooperative_groups.h>
-
 #define TILE 16
 
 extern "C" __global__ void matmul(const float *A, const float *B, float *C,
@@ -51,8 +46,9 @@ extern "C" __global__ void reduce(const int *in, int *out) {
   }
 }
 
-extern "C" __global__ void
-mma_matmul(const unsigned short *A, const unsigned short *B, float *C, int n) {
+extern "C" __global__ void mma_matmul(const unsigned short *A,
+                                      const unsigned short *B, float *C,
+                                      int n) {
   __shared__ __align__(16) unsigned short As[TILE][TILE];
   __shared__ __align__(16) unsigned short Bs[TILE][TILE];
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -75,10 +71,9 @@ mma_matmul(const unsigned short *A, const unsigned short *B, float *C, int n) {
         : "r"(pa));
     unsigned pb = static_cast<unsigned>(
         __cvta_generic_to_shared(&Bs[lane % 16][warp * 8]));
-    asm volatile(
-        "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-        : "=r"(b[0]), "=r"(b[1])
-        : "r"(pb));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(b[0]), "=r"(b[1])
+                 : "r"(pb));
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
                  "{%0, %1, %2, %3};"
@@ -90,17 +85,4 @@ mma_matmul(const unsigned short *A, const unsigned short *B, float *C, int n) {
   const int g = lane / 4, q = lane % 4;
   for (int i = 0; i < 4; ++i)
     C[(m0 + g + 8 * (i / 2)) * n + n0 + warp * 8 + 2 * q + (i % 2)] = c[i];
-}
-
-extern "C" __global__ void gridsync_scale(int *a, int iters) {
-  cooperative_groups::grid_group g = cooperative_groups::this_grid();
-  const unsigned t = g.thread_rank(), n = g.size();
-  for (int it = 0; it < iters; ++it) {
-    a[t] += 1;
-    g.sync();
-    const int v = a[(t + 1) % n];
-    g.sync();
-    a[t] = v;
-    g.sync();
-  }
 }
