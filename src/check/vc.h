@@ -61,14 +61,21 @@ struct VcData {
   // at a time, a thread spinning on a location no one changed since).
   // Copied with the object: a copy, or the object changed in place, knows
   // at least as much.
-  mutable const VcData *absorbed = nullptr;
-  mutable uint64_t absorbed_stamp = 0;
+  // Two, the latest first: a thread that acquires from a location both
+  // what its CTA and what the whole GPU released there.
+  mutable const VcData *absorbed[2] = {nullptr, nullptr};
+  mutable uint64_t absorbed_stamp[2] = {0, 0};
   bool has_absorbed(const VcData *b) const {
-    return absorbed == b && absorbed_stamp == b->stamp.v;
+    return (absorbed[0] == b && absorbed_stamp[0] == b->stamp.v) ||
+           (absorbed[1] == b && absorbed_stamp[1] == b->stamp.v);
   }
   void absorb(const VcData *b) const {
-    absorbed = b;
-    absorbed_stamp = b->stamp.v;
+    if (absorbed[0] != b) {
+      absorbed[1] = absorbed[0];
+      absorbed_stamp[1] = absorbed_stamp[0];
+    }
+    absorbed[0] = b;
+    absorbed_stamp[0] = b->stamp.v;
   }
 
   // Warp floors in blocks of 32 consecutive global warps (a CTA's warps
