@@ -908,6 +908,21 @@ Error Runtime::free_async(void *p) {
   return Error::Success;
 }
 
+bool Runtime::pool_pending(const void *p) const {
+  return std::find(pool_freed_.begin(), pool_freed_.end(), p) !=
+         pool_freed_.end();
+}
+
+bool Runtime::release_freed(void *p) {
+  auto it = std::find(pool_freed_.begin(), pool_freed_.end(), p);
+  if (it == pool_freed_.end() || !running_.empty() || !queue_.empty())
+    return false;
+  dev_->free(reinterpret_cast<uint64_t>(p));
+  alloc_stacks_.erase(reinterpret_cast<uint64_t>(p));
+  pool_freed_.erase(it);
+  return true;
+}
+
 void Runtime::release_pool() {
   for (void *p : pool_freed_) {
     dev_->free(reinterpret_cast<uint64_t>(p));

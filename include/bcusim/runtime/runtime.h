@@ -170,6 +170,11 @@ public:
   // mapped (kernels' accesses are reported as a use after free) until the
   // next host synchronization releases it, as a memory pool does.
   Error free_async(void *p);
+  // Memory cudaFreeAsync freed that is still mapped (not yet released).
+  bool pool_pending(const void *p) const;
+  // Releases such memory now (cudaMemPoolTrimTo) when no launch is
+  // pending and no work is queued; false when it cannot.
+  bool release_freed(void *p);
   // Host memory every kernel can reach at the same address (cudaMallocHost,
   // cudaHostAlloc, cudaMallocManaged: one pointer valid on both sides).
   Error malloc_host(void **p, uint64_t bytes, const char *what);

@@ -681,6 +681,119 @@ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
   return cudaSuccess;
 }
 
+} // extern "C"
+
+// ---- memory pools (docs/exec.md "Memory pools") ---------------------------
+// A pool is the bookkeeping of the stream-ordered allocations made from it:
+// the memory is the runtime's (cudaMalloc's), freed in stream order and
+// released at the next host synchronization (Runtime::free_async), so the
+// counters are those of bcusim's allocations. The handle is the address of
+// the MemPool; destroyed pools are kept (their allocations may still live)
+// and refused as handles.
+namespace {
+struct MemPool {
+  cudaMemPoolProps props{};
+  uint64_t threshold = 0;
+  int reuse[3] = {1, 1, 1};         // cudaMemPoolReuse* (attributes 1..3)
+  std::map<void *, uint64_t> live;  // allocated, not yet freed
+  std::map<void *, uint64_t> freed; // freed in stream order, maybe mapped
+  uint64_t used_high = 0, reserved_high = 0;
+  bool destroyed = false;
+
+  uint64_t used() const {
+    uint64_t n = 0;
+    for (const auto &[p, b] : live)
+      n += b;
+    return n;
+  }
+  // Used memory and freed memory the runtime has not released yet.
+  uint64_t reserved() {
+    uint64_t n = used();
+    for (auto it = freed.begin(); it != freed.end();) {
+      if (rt().pool_pending(it->first)) {
+        n += it->second;
+        ++it;
+      } else {
+        it = freed.erase(it);
+      }
+    }
+    return n;
+  }
+};
+
+std::vector<std::unique_ptr<MemPool>> &pools() {
+  static std::vector<std::unique_ptr<MemPool>> v;
+  return v;
+}
+
+MemPool *default_pool() {
+  static MemPool *p = [] {
+    auto d = std::make_unique<MemPool>();
+    d->props.allocType = cudaMemAllocationTypePinned;
+    d->props.location.type = cudaMemLocationTypeDevice;
+    d->props.location.id = 0;
+    pools().push_back(std::move(d));
+    return pools().back().get();
+  }();
+  return p;
+}
+
+MemPool *&current_pool() {
+  static MemPool *p = nullptr;
+  if (!p)
+    p = default_pool();
+  return p;
+}
+
+MemPool *pool_of(cudaMemPool_t h) {
+  for (auto &p : pools())
+    if (reinterpret_cast<cudaMemPool_t>(p.get()) == h && !p->destroyed)
+      return p.get();
+  return nullptr;
+}
+
+cudaMemPool_t handle_of(MemPool *p) {
+  return reinterpret_cast<cudaMemPool_t>(p);
+}
+
+// The pool a live allocation came from.
+MemPool *owner_of(void *ptr) {
+  for (auto &p : pools())
+    if (p->live.count(ptr))
+      return p.get();
+  return nullptr;
+}
+
+cudaError_t pool_malloc(void **devPtr, size_t size, MemPool *pool) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  if (!devPtr)
+    return rec(Error::InvalidValue);
+  if (pool->props.maxSize && pool->reserved() + size > pool->props.maxSize)
+    return rec(Error::MemoryAllocation);
+  if (cudaError_t e = ret(rt().malloc(devPtr, size)))
+    return e;
+  if (!*devPtr)
+    return cudaSuccess;
+  pool->live[*devPtr] = size;
+  pool->used_high = std::max(pool->used_high, pool->used());
+  pool->reserved_high = std::max(pool->reserved_high, pool->reserved());
+  return cudaSuccess;
+}
+
+// A pool allocation's lifetime ended (stream-ordered or cudaFree).
+void pool_forget(void *ptr, bool async) {
+  if (MemPool *p = owner_of(ptr)) {
+    if (async)
+      p->freed[ptr] = p->live[ptr];
+    p->live.erase(ptr);
+  }
+}
+} // namespace
+
+extern "C" {
+
 // ---- memory -------------------------------------------------------------
 cudaError_t cudaMalloc(void **devPtr, size_t size) {
   std::lock_guard lock(g_mutex);
@@ -696,7 +809,10 @@ cudaError_t cudaFree(void *devPtr) {
   if (rt().sticky() != Error::Success)
     return sticky();
   rt().host_sync_all(); // cudaFree waits for the device
-  return ret(rt().free(devPtr));
+  Error e = rt().free(devPtr);
+  if (e == Error::Success)
+    pool_forget(devPtr, false);
+  return ret(e);
 }
 
 // Stream-ordered allocation: memory is allocated at the call (its address
@@ -709,8 +825,14 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
     std::lock_guard lock(g_mutex);
     g = Runtime::capturing(stream_of(stream));
   }
-  if (!g)
-    return cudaMalloc(devPtr, size);
+  if (!g) {
+    MemPool *pool = nullptr;
+    {
+      std::lock_guard lock(g_mutex);
+      pool = current_pool();
+    }
+    return pool_malloc(devPtr, size, pool);
+  }
   if (!devPtr)
     return rec(Error::InvalidValue);
   std::shared_ptr<bcusim::cudart::GraphAlloc> a;
@@ -755,7 +877,235 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
   if (!Runtime::is_device_address(devPtr))
     return rec(Error::InvalidValue);
-  return submit(stream, [devPtr](StreamId) { return rt().free_async(devPtr); });
+  return submit(stream, [devPtr](StreamId) {
+    Error e = rt().free_async(devPtr);
+    if (e == Error::Success)
+      pool_forget(devPtr, true);
+    return e;
+  });
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
+  std::lock_guard lock(g_mutex);
+  if (!memPool)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  *memPool = handle_of(default_pool());
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device) {
+  std::lock_guard lock(g_mutex);
+  if (!memPool)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  *memPool = handle_of(current_pool());
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  std::lock_guard lock(g_mutex);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  MemPool *p = pool_of(memPool);
+  if (!p)
+    return rec(Error::InvalidValue);
+  current_pool() = p;
+  return cudaSuccess;
+}
+
+// The one device's pinned memory is the only location a pool can have.
+static cudaError_t device_location(const cudaMemLocation *location,
+                                   cudaMemAllocationType type) {
+  if (!location || type != cudaMemAllocationTypePinned)
+    return rec(Error::InvalidValue);
+  if (location->type != cudaMemLocationTypeDevice)
+    return rec(Error::NotSupported);
+  if (location->id != 0)
+    return rec(Error::InvalidDevice);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool,
+                                     cudaMemLocation *location,
+                                     cudaMemAllocationType type) {
+  if (cudaError_t e = device_location(location, type))
+    return e;
+  return cudaDeviceGetDefaultMemPool(memPool, 0);
+}
+
+cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, cudaMemLocation *location,
+                              cudaMemAllocationType type) {
+  if (cudaError_t e = device_location(location, type))
+    return e;
+  return cudaDeviceGetMemPool(memPool, 0);
+}
+
+cudaError_t cudaMemSetMemPool(cudaMemLocation *location,
+                              cudaMemAllocationType type,
+                              cudaMemPool_t memPool) {
+  if (cudaError_t e = device_location(location, type))
+    return e;
+  return cudaDeviceSetMemPool(0, memPool);
+}
+
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
+                              const cudaMemPoolProps *poolProps) {
+  std::lock_guard lock(g_mutex);
+  if (!memPool || !poolProps)
+    return rec(Error::InvalidValue);
+  if (cudaError_t e =
+          device_location(&poolProps->location, poolProps->allocType))
+    return e;
+  auto p = std::make_unique<MemPool>();
+  p->props = *poolProps;
+  *memPool = handle_of(p.get());
+  pools().push_back(std::move(p));
+  return cudaSuccess;
+}
+
+// Allocations still live keep their memory; the handle ends at once.
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p || p == default_pool())
+    return rec(Error::InvalidValue);
+  if (current_pool() == p)
+    current_pool() = default_pool();
+  p->destroyed = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr,
+                                    void *value) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p || !value)
+    return rec(Error::InvalidValue);
+  switch (attr) {
+  case cudaMemPoolReuseFollowEventDependencies:
+  case cudaMemPoolReuseAllowOpportunistic:
+  case cudaMemPoolReuseAllowInternalDependencies:
+    p->reuse[int(attr) - 1] = *static_cast<int *>(value) != 0;
+    return cudaSuccess;
+  case cudaMemPoolAttrReleaseThreshold:
+    p->threshold = *static_cast<uint64_t *>(value);
+    return cudaSuccess;
+  case cudaMemPoolAttrReservedMemHigh: // only a reset (to the current value)
+    if (*static_cast<uint64_t *>(value) != 0)
+      return rec(Error::InvalidValue);
+    p->reserved_high = p->reserved();
+    return cudaSuccess;
+  case cudaMemPoolAttrUsedMemHigh:
+    if (*static_cast<uint64_t *>(value) != 0)
+      return rec(Error::InvalidValue);
+    p->used_high = p->used();
+    return cudaSuccess;
+  default: // the current values are read-only
+    return rec(Error::InvalidValue);
+  }
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr,
+                                    void *value) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p || !value)
+    return rec(Error::InvalidValue);
+  auto u64 = [value](uint64_t v) {
+    *static_cast<uint64_t *>(value) = v;
+    return cudaSuccess;
+  };
+  switch (attr) {
+  case cudaMemPoolReuseFollowEventDependencies:
+  case cudaMemPoolReuseAllowOpportunistic:
+  case cudaMemPoolReuseAllowInternalDependencies:
+    *static_cast<int *>(value) = p->reuse[int(attr) - 1];
+    return cudaSuccess;
+  case cudaMemPoolAttrReleaseThreshold:
+    return u64(p->threshold);
+  case cudaMemPoolAttrReservedMemCurrent:
+    return u64(p->reserved());
+  case cudaMemPoolAttrReservedMemHigh:
+    return u64(std::max(p->reserved_high, p->reserved()));
+  case cudaMemPoolAttrUsedMemCurrent:
+    return u64(p->used());
+  case cudaMemPoolAttrUsedMemHigh:
+    return u64(p->used_high);
+  default:
+    return rec(Error::InvalidValue);
+  }
+}
+
+// Releases freed memory the pool still holds until at most minBytesToKeep
+// of it is left; memory that pending work may still reach stays until the
+// next synchronization.
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p)
+    return rec(Error::InvalidValue);
+  uint64_t unused = p->reserved() - p->used();
+  for (auto it = p->freed.begin();
+       it != p->freed.end() && unused > minBytesToKeep;) {
+    if (!rt().release_freed(it->first))
+      break;
+    unused -= it->second;
+    it = p->freed.erase(it);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool,
+                                 const cudaMemAccessDesc *descList,
+                                 size_t count) {
+  std::lock_guard lock(g_mutex);
+  if (!pool_of(memPool) || (count && !descList))
+    return rec(Error::InvalidValue);
+  for (size_t i = 0; i < count; ++i) {
+    const cudaMemAccessDesc &d = descList[i];
+    if (d.location.type != cudaMemLocationTypeDevice)
+      return rec(Error::InvalidValue);
+    if (d.location.id != 0)
+      return rec(Error::InvalidDevice);
+    // The pool's own device always reads and writes its memory.
+    if (d.flags != cudaMemAccessFlagsProtReadWrite)
+      return rec(Error::InvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags *flags,
+                                 cudaMemPool_t memPool,
+                                 cudaMemLocation *location) {
+  std::lock_guard lock(g_mutex);
+  if (!flags || !location || !pool_of(memPool))
+    return rec(Error::InvalidValue);
+  if (location->type != cudaMemLocationTypeDevice)
+    return rec(Error::InvalidValue);
+  if (location->id != 0)
+    return rec(Error::InvalidDevice);
+  *flags = cudaMemAccessFlagsProtReadWrite;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
+                                    cudaMemPool_t memPool,
+                                    cudaStream_t stream) {
+  MemPool *p = nullptr;
+  bool capturing = false;
+  {
+    std::lock_guard lock(g_mutex);
+    p = pool_of(memPool);
+    capturing = Runtime::capturing(stream_of(stream)) != nullptr;
+  }
+  if (!p)
+    return rec(Error::InvalidValue);
+  if (capturing) // graph memory, as cudaMallocAsync in a capture
+    return cudaMallocAsync(ptr, size, stream);
+  return pool_malloc(ptr, size, p);
 }
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
@@ -908,6 +1258,15 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 
 cudaError_t cudaMemcpyPeer(void *dst, int, const void *src, int, size_t count) {
   return cudaMemcpy(dst, src, count, cudaMemcpyDefault);
+}
+
+// One device: a copy between two devices' memory is a copy in its memory.
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+                                int srcDevice, size_t count,
+                                cudaStream_t stream) {
+  if (dstDevice != 0 || srcDevice != 0)
+    return rec(Error::InvalidDevice);
+  return cudaMemcpyAsync(dst, src, count, cudaMemcpyDefault, stream);
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
@@ -1437,7 +1796,12 @@ cudaError_t cudaDeviceReset(void) {
   rt().reset();
   if (broken)
     rt().make_unavailable();
-  g_registered.clear(); // a reset ends every registration
+  g_registered.clear();     // a reset ends every registration
+  for (auto &p : pools()) { // and frees every pool's memory
+    p->live.clear();
+    p->freed.clear();
+  }
+  current_pool() = default_pool();
   return cudaSuccess;
 }
 
@@ -1545,6 +1909,24 @@ cudaError_t cudaStreamGetPriority(cudaStream_t, int *priority) {
   if (!priority)
     return rec(Error::InvalidValue);
   *priority = 0;
+  return cudaSuccess;
+}
+
+// The runtime's stream number: unique in the process (the legacy default
+// stream is 0, a per-thread default stream has its own).
+cudaError_t cudaStreamGetId(cudaStream_t hStream,
+                            unsigned long long *streamId) {
+  std::lock_guard lock(g_mutex);
+  if (!streamId)
+    return rec(Error::InvalidValue);
+  *streamId = stream_id(hStream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t, int *device) {
+  if (!device)
+    return rec(Error::InvalidValue);
+  *device = 0;
   return cudaSuccess;
 }
 
@@ -2108,6 +2490,13 @@ cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size,
   return cudaMallocAsync(devPtr, size, stream);
 }
 
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
+                                         cudaMemPool_t memPool,
+                                         cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMallocFromPoolAsync(ptr, size, memPool, stream);
+}
+
 cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t stream) {
   PerThreadDefault ptd;
   return cudaFreeAsync(devPtr, stream);
@@ -2155,6 +2544,16 @@ cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
                                      unsigned int flags) {
   PerThreadDefault ptd;
   return cudaStreamWaitEvent(stream, event, flags);
+}
+
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t stream,
+                                 unsigned long long *streamId) {
+  PerThreadDefault ptd;
+  return cudaStreamGetId(stream, streamId);
+}
+
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t stream, int *device) {
+  return cudaStreamGetDevice(stream, device);
 }
 
 cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t stream, unsigned int *flags) {
