@@ -190,6 +190,17 @@ public:
                  uint64_t width, uint64_t height,
                  StreamOrder::Stream stream = StreamOrder::kLegacy,
                  const char *api = "cudaMemcpy2D");
+  // 3-D forms: `depth` slices of `height` rows, slice k starting
+  // k * dslice / sslice bytes after the first (cudaMemcpy3D, cudaMemset3D).
+  Error memcpy3d(void *dst, uint64_t dpitch, uint64_t dslice, const void *src,
+                 uint64_t spitch, uint64_t sslice, uint64_t width,
+                 uint64_t height, uint64_t depth,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemcpy3D");
+  Error memset3d(void *dst, uint64_t pitch, uint64_t slice, int value,
+                 uint64_t width, uint64_t height, uint64_t depth,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemset3D");
   Error memset(void *dst, int value, uint64_t bytes,
                StreamOrder::Stream stream = StreamOrder::kLegacy,
                const char *api = "cudaMemset");

@@ -2218,6 +2218,138 @@ cudaError_t cudaMallocArray(cudaArray_t *array,
   return cudaSuccess;
 }
 
+} // extern "C"
+
+// ---- 3-D copies and memsets ---------------------------------------------
+namespace {
+// A cudaMemcpy3D as slices of rows in byte terms: linear memory is its
+// pitched pointer (a slice is pitch * ysize bytes), a CUDA array (2-D: one
+// slice) its rows, positions and widths in elements.
+struct Copy3D {
+  void *dst = nullptr;
+  const void *src = nullptr;
+  uint64_t dpitch = 0, dslice = 0, spitch = 0, sslice = 0;
+  uint64_t width = 0, height = 0, depth = 0;
+};
+
+cudaError_t side_3d(cudaArray_t array, const cudaPitchedPtr &ptr,
+                    const cudaPos &pos, const cudaExtent &e, uint64_t &width,
+                    char *&base, uint64_t &pitch, uint64_t &slice) {
+  if (array) {
+    const auto *a = reinterpret_cast<const Array *>(array);
+    const uint64_t wbytes = e.width * a->elem;
+    if (width != 0 && width != wbytes)
+      return cudaErrorInvalidValue; // two arrays of different elements
+    width = wbytes;
+    if (pos.z != 0 || e.depth > 1 || (pos.x + e.width) * a->elem > a->pitch() ||
+        pos.y + e.height > a->height)
+      return cudaErrorInvalidValue;
+    pitch = a->pitch();
+    slice = pitch * a->height;
+    base = static_cast<char *>(a->base) + pos.y * pitch + pos.x * a->elem;
+    return cudaSuccess;
+  }
+  pitch = ptr.pitch;
+  slice = ptr.pitch * ptr.ysize;
+  if (e.depth > 1 && e.height > ptr.ysize)
+    return cudaErrorInvalidValue; // slices would overlap
+  base = static_cast<char *>(ptr.ptr) + pos.z * slice + pos.y * pitch + pos.x;
+  return cudaSuccess;
+}
+
+cudaError_t plan_3d(const cudaMemcpy3DParms *p, Copy3D &c) {
+  if (!p)
+    return cudaErrorInvalidValue;
+  if (cudaError_t e = check_kind(p->kind))
+    return e;
+  if (p->srcArray && p->dstArray)
+    return cudaErrorNotSupported; // array to array
+  const cudaExtent &e = p->extent;
+  uint64_t width = 0;
+  if (p->srcArray || p->dstArray) {
+    // Widths are in elements on an array's side, bytes on the other.
+    const auto *a = reinterpret_cast<const Array *>(p->srcArray ? p->srcArray
+                                                                : p->dstArray);
+    width = e.width * a->elem;
+  } else {
+    width = e.width;
+  }
+  char *d = nullptr, *s = nullptr;
+  if (cudaError_t r = side_3d(p->dstArray, p->dstPtr, p->dstPos, e, width, d,
+                              c.dpitch, c.dslice))
+    return r;
+  if (cudaError_t r = side_3d(p->srcArray, p->srcPtr, p->srcPos, e, width, s,
+                              c.spitch, c.sslice))
+    return r;
+  c.dst = d;
+  c.src = s;
+  c.width = width;
+  c.height = e.height;
+  c.depth = e.depth;
+  return cudaSuccess;
+}
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaMalloc3D(cudaPitchedPtr *pitchedDevPtr, cudaExtent extent) {
+  if (!pitchedDevPtr)
+    return rec(Error::InvalidValue);
+  size_t pitch = 0;
+  void *p = nullptr;
+  if (cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width,
+                                      extent.height * extent.depth))
+    return e;
+  pitchedDevPtr->ptr = p;
+  pitchedDevPtr->pitch = pitch;
+  pitchedDevPtr->xsize = extent.width;
+  pitchedDevPtr->ysize = extent.height;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  Copy3D c;
+  if (cudaError_t e = plan_3d(p, c))
+    return rec(Error(int(e)));
+  Error e = rt().memcpy3d(c.dst, c.dpitch, c.dslice, c.src, c.spitch, c.sslice,
+                          c.width, c.height, c.depth, stream_id(nullptr),
+                          "cudaMemcpy3D");
+  rt().host_sync(stream_id(nullptr)); // returns when done
+  return ret(e);
+}
+
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  Copy3D c;
+  if (cudaError_t e = plan_3d(p, c))
+    return rec(Error(int(e)));
+  return submit(stream, [c](StreamId sid) {
+    return rt().memcpy3d(c.dst, c.dpitch, c.dslice, c.src, c.spitch, c.sslice,
+                         c.width, c.height, c.depth, sid, "cudaMemcpy3DAsync");
+  });
+}
+
+cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
+  std::lock_guard lock(g_mutex);
+  // Asynchronous for device memory, as cudaMemset.
+  return submit(nullptr, [=](StreamId sid) {
+    return rt().memset3d(p.ptr, p.pitch, p.pitch * p.ysize, value, extent.width,
+                         extent.height, extent.depth, sid, "cudaMemset3D");
+  });
+}
+
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent extent,
+                              cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  return submit(stream, [=](StreamId sid) {
+    return rt().memset3d(p.ptr, p.pitch, p.pitch * p.ysize, value, extent.width,
+                         extent.height, extent.depth, sid, "cudaMemset3DAsync");
+  });
+}
+
 cudaError_t cudaFreeArray(cudaArray_t array) {
   std::lock_guard lock(g_mutex);
   if (!array)
@@ -2445,6 +2577,28 @@ cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value,
                               size_t width, size_t height) {
   PerThreadDefault ptd;
   return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms *p) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3D(p);
+}
+
+cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms *p,
+                                   cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3DAsync(p, stream);
+}
+
+cudaError_t cudaMemset3D_ptds(cudaPitchedPtr p, int value, cudaExtent extent) {
+  PerThreadDefault ptd;
+  return cudaMemset3D(p, value, extent);
+}
+
+cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr p, int value,
+                                   cudaExtent extent, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemset3DAsync(p, value, extent, stream);
 }
 
 cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
