@@ -1,5 +1,8 @@
-// What a stream says about itself (cudaStreamGetId, cudaStreamGetDevice)
-// and cudaMemcpyPeerAsync on the one device.
+// What a stream says about itself (cudaStreamGetId, cudaStreamGetDevice,
+// its attributes), cudaMemcpyPeerAsync on the one device and
+// cudaGetFuncBySymbol.
+#include <cstring>
+
 #include "common.h"
 
 __global__ void scale(int *p, int k) { p[threadIdx.x] *= k; }
@@ -26,6 +29,52 @@ int main() {
   device = -1;
   CHECK(cudaStreamGetDevice(nullptr, &device));
   EXPECT(device == 0);
+
+  // Attributes: kept and reported back, copied to another stream.
+  cudaStreamAttrValue v;
+  CHECK(
+      cudaStreamGetAttribute(s1, cudaStreamAttributeSynchronizationPolicy, &v));
+  EXPECT(v.syncPolicy == cudaSyncPolicyAuto);
+  CHECK(cudaStreamGetAttribute(s1, cudaStreamAttributeAccessPolicyWindow, &v));
+  EXPECT(v.accessPolicyWindow.num_bytes == 0);
+  static int window_data[1024];
+  std::memset(&v, 0, sizeof(v));
+  v.accessPolicyWindow.base_ptr = window_data;
+  v.accessPolicyWindow.num_bytes = sizeof(window_data);
+  v.accessPolicyWindow.hitRatio = 0.5f;
+  v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  CHECK(cudaStreamSetAttribute(s1, cudaStreamAttributeAccessPolicyWindow, &v));
+  std::memset(&v, 0, sizeof(v));
+  v.syncPolicy = cudaSyncPolicyBlockingSync;
+  CHECK(
+      cudaStreamSetAttribute(s1, cudaStreamAttributeSynchronizationPolicy, &v));
+  CHECK(cudaStreamCopyAttributes(s2, s1));
+  std::memset(&v, 0, sizeof(v));
+  CHECK(cudaStreamGetAttribute(s2, cudaStreamAttributeAccessPolicyWindow, &v));
+  EXPECT(v.accessPolicyWindow.base_ptr == window_data &&
+         v.accessPolicyWindow.num_bytes == sizeof(window_data) &&
+         v.accessPolicyWindow.hitRatio == 0.5f &&
+         v.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting);
+  CHECK(
+      cudaStreamGetAttribute(s2, cudaStreamAttributeSynchronizationPolicy, &v));
+  EXPECT(v.syncPolicy == cudaSyncPolicyBlockingSync);
+  v.accessPolicyWindow.hitRatio = 2.0f;
+  EXPECT(cudaStreamSetAttribute(s1, cudaStreamAttributeAccessPolicyWindow,
+                                &v) == cudaErrorInvalidValue);
+  cudaGetLastError();
+
+  // The kernel's function handle works where the runtime takes a kernel.
+  cudaFunction_t f = nullptr;
+  CHECK(cudaGetFuncBySymbol(&f, reinterpret_cast<const void *>(scale)));
+  EXPECT(f != nullptr);
+  cudaFuncAttributes fa;
+  CHECK(cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(f)));
+  EXPECT(fa.maxThreadsPerBlock > 0);
+  static int not_a_kernel;
+  EXPECT(cudaGetFuncBySymbol(&f, &not_a_kernel) ==
+         cudaErrorInvalidDeviceFunction);
+  cudaGetLastError();
 
   // A peer copy on one device, in stream order after the kernel.
   int host[N], *a = nullptr, *b = nullptr;

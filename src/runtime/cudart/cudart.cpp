@@ -683,7 +683,22 @@ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
 
 } // extern "C"
 
-// ---- memory pools (docs/exec.md "Memory pools") ---------------------------
+// Stream attributes, by handle: kept and reported back, no effect (one
+// memory, no L2 persistence, one way of waiting).
+namespace {
+struct StreamAttrs {
+  cudaAccessPolicyWindow window{};
+  cudaSynchronizationPolicy sync = cudaSyncPolicyAuto;
+  cudaLaunchMemSyncDomainMap domain_map{0, 1};
+  cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
+};
+std::map<cudaStream_t, StreamAttrs> &stream_attrs() {
+  static std::map<cudaStream_t, StreamAttrs> m;
+  return m;
+}
+} // namespace
+
+// ---- memory pools (docs/exec.md "Decisions") -----------------------------
 // A pool is the bookkeeping of the stream-ordered allocations made from it:
 // the memory is the runtime's (cudaMalloc's), freed in stream order and
 // released at the next host synchronization (Runtime::free_async), so the
@@ -1848,6 +1863,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
+  stream_attrs().erase(stream);
   if (Stream *st = stream_of(stream))
     return ret(rt().destroy_stream(st));
   return cudaSuccess;
@@ -1927,6 +1943,91 @@ cudaError_t cudaStreamGetDevice(cudaStream_t, int *device) {
   if (!device)
     return rec(Error::InvalidValue);
   *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   cudaStreamAttrValue *value_out) {
+  std::lock_guard lock(g_mutex);
+  if (!value_out)
+    return rec(Error::InvalidValue);
+  StreamAttrs a;
+  if (auto it = stream_attrs().find(hStream); it != stream_attrs().end())
+    a = it->second;
+  switch (attr) {
+  case cudaLaunchAttributeAccessPolicyWindow:
+    value_out->accessPolicyWindow = a.window;
+    return cudaSuccess;
+  case cudaLaunchAttributeSynchronizationPolicy:
+    value_out->syncPolicy = a.sync;
+    return cudaSuccess;
+  case cudaLaunchAttributePriority:
+    value_out->priority = 0; // as cudaStreamGetPriority
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomainMap:
+    value_out->memSyncDomainMap = a.domain_map;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomain:
+    value_out->memSyncDomain = a.domain;
+    return cudaSuccess;
+  default:
+    return rec(Error::InvalidValue);
+  }
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue *value) {
+  std::lock_guard lock(g_mutex);
+  if (!value)
+    return rec(Error::InvalidValue);
+  StreamAttrs &a = stream_attrs()[hStream];
+  switch (attr) {
+  case cudaLaunchAttributeAccessPolicyWindow: {
+    const cudaAccessPolicyWindow &w = value->accessPolicyWindow;
+    if (w.hitRatio < 0.0f || w.hitRatio > 1.0f)
+      return rec(Error::InvalidValue);
+    a.window = w;
+    return cudaSuccess;
+  }
+  case cudaLaunchAttributeSynchronizationPolicy:
+    if (value->syncPolicy < cudaSyncPolicyAuto ||
+        value->syncPolicy > cudaSyncPolicyBlockingSync)
+      return rec(Error::InvalidValue);
+    a.sync = value->syncPolicy;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomainMap:
+    a.domain_map = value->memSyncDomainMap;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomain:
+    a.domain = value->memSyncDomain;
+    return cudaSuccess;
+  case cudaLaunchAttributePriority: // streams have one priority
+    return rec(Error::NotSupported);
+  default:
+    return rec(Error::InvalidValue);
+  }
+}
+
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  std::lock_guard lock(g_mutex);
+  StreamAttrs a;
+  if (auto it = stream_attrs().find(src); it != stream_attrs().end())
+    a = it->second;
+  stream_attrs()[dst] = a;
+  return cudaSuccess;
+}
+
+// The function handle is the kernel's host function (as cudaGetKernel's):
+// the runtime's functions that take a kernel accept it.
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr,
+                                const void *symbolPtr) {
+  std::lock_guard lock(g_mutex);
+  if (!functionPtr)
+    return rec(Error::InvalidValue);
+  if (!rt().kernel_name(symbolPtr))
+    return rec(Error::InvalidDeviceFunction);
+  *functionPtr =
+      reinterpret_cast<cudaFunction_t>(const_cast<void *>(symbolPtr));
   return cudaSuccess;
 }
 
@@ -2708,6 +2809,25 @@ cudaError_t cudaStreamGetId_ptsz(cudaStream_t stream,
 
 cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t stream, int *device) {
   return cudaStreamGetDevice(stream, device);
+}
+
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t stream,
+                                        cudaStreamAttrID attr,
+                                        cudaStreamAttrValue *value_out) {
+  PerThreadDefault ptd;
+  return cudaStreamGetAttribute(stream, attr, value_out);
+}
+
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t stream,
+                                        cudaStreamAttrID attr,
+                                        const cudaStreamAttrValue *value) {
+  PerThreadDefault ptd;
+  return cudaStreamSetAttribute(stream, attr, value);
+}
+
+cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  PerThreadDefault ptd;
+  return cudaStreamCopyAttributes(dst, src);
 }
 
 cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t stream, unsigned int *flags) {
