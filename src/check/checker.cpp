@@ -294,6 +294,7 @@ void Checker::Impl::sync(const E &e, Hb &&hb, Rules &&rules) {
   detail::CtaSt *c = L.cta(e.cta);
   if (!c)
     return;
+  ++L.sync_gen; // threads' knowledge and clocks may change
   if (L.checks.race && L.race_on)
     hb(*c);
   rules(*c);
@@ -323,6 +324,7 @@ void Checker::on_cta_end(const engine::CtaEvent &e) {
   if (it != L.ctas.end()) {
     L.pool.push_back(std::move(it->second));
     L.ctas.erase(it);
+    L.ctas_changed();
   }
 }
 

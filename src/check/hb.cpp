@@ -51,12 +51,14 @@ void acquire_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
   if (!v)
     return;
   auto &m = c.acquire_memo;
+  VcFill fill;
   each_lane(lanes, [&](uint32_t l) {
     ThreadSt &t = thread_at(c, warp, l);
     if (m.src == v && t.vc == m.in) {
-      t.vc = m.out;
+      fill.set(t.vc, m.out);
       return;
     }
+    fill.flush();
     m.in = t.vc;
     m.src = v;
     join_into(t.vc, v);
@@ -68,15 +70,21 @@ void acquire_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
 // becomes knowledge (lanes that knew and observed the same share the
 // result).
 void take_pending(CtaSt &c, uint32_t warp, uint32_t lanes) {
+  lanes &= c.pending_lanes[warp];
+  if (!lanes)
+    return;
+  c.pending_lanes[warp] &= ~lanes;
   const VcData *in_vc = nullptr, *in_p = nullptr;
   Vc out;
+  VcFill fill;
   each_lane(lanes, [&](uint32_t l) {
     ThreadSt &t = thread_at(c, warp, l);
     if (!t.pending)
       return;
     if (out && t.vc.get() == in_vc && t.pending.get() == in_p) {
-      t.vc = out;
+      fill.set(t.vc, out);
     } else {
+      fill.flush();
       in_vc = t.vc.get();
       in_p = t.pending.get();
       join_into(t.vc, t.pending);
@@ -89,6 +97,7 @@ void take_pending(CtaSt &c, uint32_t warp, uint32_t lanes) {
 void pending_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
   if (!v)
     return;
+  c.pending_lanes[warp] |= lanes;
   each_lane(lanes,
             [&](uint32_t l) { join_into(thread_at(c, warp, l).pending, v); });
 }
@@ -104,7 +113,8 @@ Vc release_by_order(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes,
   Vc r;
   const Released *last = nullptr;
   each_lane(lanes, [&](uint32_t l) {
-    const Released &f = thread_at(c, warp, l).fence_rel;
+    MemScope fs;
+    const Released &f = c.fence_of(warp, l, fs);
     if (last && f == *last)
       return;
     last = &f;
@@ -175,6 +185,11 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
   c->clock.assign(size_t(L.wpc) * 32, 1);
   c->valid.resize(L.wpc);
   c->exited.assign(L.wpc, 0);
+  c->fences.assign(L.wpc, WarpFence{});
+  c->lane_fences.assign(size_t(L.wpc) * 32, LaneFence{});
+  c->pending_lanes.assign(L.wpc, 0);
+  c->same_gen.assign(L.wpc, 0);
+  c->same_lanes.assign(L.wpc, 0);
   c->exit_pc.assign(size_t(L.wpc) * 32, ~0u);
   for (uint32_t w = 0; w < L.wpc; ++w) {
     uint32_t rem = L.tpc - w * 32;
@@ -196,6 +211,7 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
     c->local_init.assign((uint64_t(L.local_bytes) * L.wpc * 32 + 7) / 8, 0);
   }
   L.ctas[linear] = std::move(c);
+  L.ctas_changed();
 }
 
 void LaunchSt::release_shadow(std::vector<Granule> &shadow) {
@@ -236,15 +252,25 @@ Released release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     // The whole warp: one floor for every lane, whose clocks are aligned
     // past it (exited lanes' last clocks included).
     uint32_t m = 0;
-    each_lane(c.valid[warp],
-              [&](uint32_t l) { m = std::max(m, c.clock[warp * 32 + l]); });
+    uint32_t *const clk = c.clock.data() + size_t(warp) * 32;
+    const ThreadSt *const ts = c.threads.data() + size_t(warp) * 32;
     bool shared = true; // every lane holds the same knowledge object
-    const VcData *first = thread_at(c, warp, std::countr_zero(lanes)).vc.get();
-    each_lane(lanes, [&](uint32_t l) {
-      ThreadSt &t = thread_at(c, warp, l);
-      shared &= t.vc.get() == first;
-      c.clock[warp * 32 + l] = m + 1;
-    });
+    const VcData *first = ts[std::countr_zero(lanes)].vc.get();
+    if (c.valid[warp] == ~0u && lanes == ~0u) {
+      // A full warp (the common case): loops the compiler vectorizes.
+      for (uint32_t l = 0; l < 32; ++l)
+        m = std::max(m, clk[l]);
+      for (uint32_t l = 0; l < 32; ++l)
+        shared &= ts[l].vc.get() == first;
+      for (uint32_t l = 0; l < 32; ++l)
+        clk[l] = m + 1;
+    } else {
+      each_lane(c.valid[warp], [&](uint32_t l) { m = std::max(m, clk[l]); });
+      each_lane(lanes, [&](uint32_t l) {
+        shared &= ts[l].vc.get() == first;
+        clk[l] = m + 1;
+      });
+    }
     const uint32_t wk = warp_key(L.tid_of(c.linear, warp, 0));
     // The common case (a warp that went through its synchronization
     // together): that object and the warp's raised floor, no copy (the
@@ -500,12 +526,15 @@ void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e) {
   if (is_acquire(e.order))
     take_pending(c, e.warp, e.lanes);
   if (is_release(e.order) || e.mbarrier_init) {
-    const Released s = release_warp(L, c, e.warp, e.lanes);
-    each_lane(e.lanes, [&](uint32_t l) {
-      ThreadSt &t = thread_at(c, e.warp, l);
-      t.fence_rel = s;
-      t.fence_scope = e.scope;
+    // The fence's lanes share it in their warp's WarpFence; lanes whose
+    // latest fence was the warp's previous one keep that as their own.
+    WarpFence &f = c.fences[e.warp];
+    each_lane(f.lanes & ~e.lanes, [&](uint32_t l) {
+      c.lane_fences[e.warp * 32 + l] = {f.rel, f.scope};
     });
+    f.rel = release_warp(L, c, e.warp, e.lanes);
+    f.scope = e.scope;
+    f.lanes = e.lanes;
   }
 }
 
@@ -552,6 +581,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
   CtaSt *c = L.cta(e.cta);
   if (!c || !lanes)
     return;
+  ++L.sync_gen; // its acquires and releases change knowledge and clocks
   const uint64_t cta = e.cta, cluster = c->cluster;
   const bool reads = e.type != engine::AccessType::Write;
   const bool writes = e.type != engine::AccessType::Read;
@@ -599,6 +629,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
         const bool acq = is_acquire(e.order);
         const VcData *last_in = nullptr;
         Vc last_out;
+        VcFill fill;
         each_lane(group, [&](uint32_t l) {
           ThreadSt &t = thread_at(*c, e.warp, l);
           if (missed) {
@@ -608,12 +639,15 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
           }
           if (!any)
             return;
+          if (!acq)
+            c->pending_lanes[e.warp] |= 1u << l;
           Vc &dst = acq ? t.vc : t.pending;
           // Lanes that knew the same learn the same.
           if (dst.get() == last_in && last_out) {
-            dst = last_out;
+            fill.set(dst, last_out);
             return;
           }
+          fill.flush();
           last_in = dst.get();
           if (v_cta)
             join_into(dst, *v_cta);
@@ -649,8 +683,8 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
         if (!loc.multi &&
             (!loc.one || (loc.one_cta == cta && loc.one_scope == rs))) {
           into(loc.one);
-          loc.one_cta = cta;
-          loc.one_cluster = cluster;
+          loc.one_cta = uint32_t(cta);
+          loc.one_cluster = uint32_t(cluster);
           loc.one_scope = rs;
         } else {
           if (!loc.multi) {
@@ -673,7 +707,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
         }
         loc.last_pc = e.pc;
         loc.last_scope = rs;
-        loc.last_cta = cta;
+        loc.last_cta = uint32_t(cta);
       };
       if (is_release(e.order)) {
         publish(release_warp(L, *c, e.warp, group), scope);
@@ -683,16 +717,16 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
         const Released *last = nullptr;
         MemScope last_scope = MemScope::None;
         each_lane(group, [&](uint32_t l) {
-          const ThreadSt &t = thread_at(*c, e.warp, l);
-          if (t.fence_rel.empty())
+          MemScope fs;
+          const Released &fr = c->fence_of(e.warp, l, fs);
+          if (fr.empty())
             return;
-          MemScope rs = std::min(
-              scope, t.fence_scope == MemScope::None ? scope : t.fence_scope);
-          if (last && *last == t.fence_rel && rs == last_scope)
+          MemScope rs = std::min(scope, fs == MemScope::None ? scope : fs);
+          if (last && *last == fr && rs == last_scope)
             return;
-          last = &t.fence_rel;
+          last = &fr;
           last_scope = rs;
-          publish(t.fence_rel, rs);
+          publish(fr, rs);
         });
       }
     }

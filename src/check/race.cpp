@@ -888,6 +888,89 @@ inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
   return rest;
 }
 
+// The bytes `n` (1 to 8) at `src` as the low bytes of a 64-bit value:
+// loads of their own size (a memcpy of variable length would make the
+// 64-bit load after it wait for its byte stores).
+inline uint64_t load_bytes(const uint8_t *src, uint64_t n) {
+  switch (n) {
+  case 1:
+    return *src;
+  case 2: {
+    uint16_t x;
+    std::memcpy(&x, src, 2);
+    return x;
+  }
+  case 4: {
+    uint32_t x;
+    std::memcpy(&x, src, 4);
+    return x;
+  }
+  case 8: {
+    uint64_t x;
+    std::memcpy(&x, src, 8);
+    return x;
+  }
+  default: {
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < n; ++i)
+      v |= uint64_t(src[i]) << (8 * i);
+    return v;
+  }
+  }
+}
+
+// Accesses by lanes `lanes` (in lane order, each within one granule; plain
+// or strong, not by the async proxy)
+// to granules with a free second cell and no history or release sequences,
+// whose first cell is free or another thread's access to other bytes (a
+// fresh granule; the second lane of a coalesced access in one): nothing to
+// check, and the access takes the first free cell, as access_granule
+// decides after its tests. Records the first lanes for which this holds
+// and returns the others, from the first that does not on (checked one by
+// one, in order).
+template <bool Strong>
+[[gnu::noinline]] uint32_t
+fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
+            Tid tid0, const uint32_t *clock0, uint32_t &strong_lanes,
+            Granule **gran, const uint8_t *values, Granule *shadow,
+            uint64_t shadow_n) {
+  for (; lanes; lanes &= lanes - 1) {
+    const uint32_t lane = uint32_t(std::countr_zero(lanes));
+    const uint64_t addr = e.addr[lane], gb = addr & ~7ull;
+    if (addr + e.size > gb + 8)
+      break;
+    Granule *g;
+    if (shadow) {
+      if ((gb >> 3) >= shadow_n)
+        break;
+      g = shadow + (gb >> 3);
+    } else {
+      g = L.global.granule(gb);
+    }
+    const Tid tid = tid0 + lane;
+    const uint8_t mask = uint8_t(((1u << e.size) - 1) << (addr - gb));
+    const Cell &c0 = g->cell[0];
+    if (g->spill || g->sync || g->cell[1].tid != kNoTid ||
+        (c0.tid != kNoTid && (c0.tid == tid || (c0.mask & mask))))
+      break;
+    a.tid = tid;
+    a.clock = clock0[lane];
+    if (values) {
+      a.value = load_bytes(values + size_t(lane) * e.size, e.size)
+                << (8 * (addr - gb));
+      a.size |= kValued;
+    } else {
+      a.size &= kSizeMax;
+    }
+    put_cell(*g, c0.tid == kNoTid ? 0 : 1, a, mask);
+    if constexpr (Strong) { // its release/acquire patterns (strong_access)
+      strong_lanes |= 1u << lane;
+      gran[lane] = g;
+    }
+  }
+  return lanes;
+}
+
 } // namespace
 
 void check_access(LaunchSt &L, const AccessEvent &e) {
@@ -938,11 +1021,22 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   if (!write && !strong && !is_async && single && three_or_more(lanes) &&
       few_granules(e, lanes)) {
     const uint32_t f = uint32_t(std::countr_zero(lanes));
-    bool same = true;
-    for (uint32_t m = lanes & (lanes - 1); m && same; m &= m - 1) {
-      const uint32_t l = uint32_t(std::countr_zero(m));
-      same = clock0[l] == clock0[f] && ts0[l].vc == ts0[f].vc &&
-             ts0[l].own_floor == ts0[f].own_floor;
+    // Known from an earlier instruction of the warp since which nothing
+    // changed any thread's knowledge or clock (the loads of a tile between
+    // two barriers), else compared lane by lane.
+    bool same = cta->same_gen[e.warp] == L.sync_gen &&
+                !(lanes & ~cta->same_lanes[e.warp]);
+    if (!same) {
+      same = true;
+      for (uint32_t m = lanes & (lanes - 1); m && same; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        same = clock0[l] == clock0[f] && ts0[l].vc == ts0[f].vc &&
+               ts0[l].own_floor == ts0[f].own_floor;
+      }
+      if (same) {
+        cta->same_gen[e.warp] = L.sync_gen;
+        cta->same_lanes[e.warp] = lanes;
+      }
     }
     if (same)
       lanes =
@@ -1030,6 +1124,17 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   }
   uint32_t strong_lanes = 0; // their release/acquire patterns, together
   Granule *gran[32];         // of strong lanes: the granule of the address
+  // Accesses to fresh granules first (the lanes before the first that is
+  // not: the order of the lanes is kept).
+  if (!is_async && single && lanes) [[unlikely]] {
+    lanes = strong
+                ? fresh_lanes<true>(L, e, lanes, a, tid0, clock0, strong_lanes,
+                                    gran, values, shadow, shadow_n)
+                : fresh_lanes<false>(L, e, lanes, a, tid0, clock0, strong_lanes,
+                                     gran, values, shadow, shadow_n);
+    if (!lanes && !strong_lanes)
+      return; // nothing found, nothing strong
+  }
   for (uint32_t m = lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     Accessor who;
@@ -1059,10 +1164,35 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         a.size &= kSizeMax;
         return;
       }
-      uint64_t v = 0;
-      std::memcpy(reinterpret_cast<uint8_t *>(&v) + (lo - gb),
-                  mine + (lo - addr), hi - lo);
-      a.value = v;
+      // Loads of the access's own size (not a memcpy of a variable length,
+      // whose byte stores a 64-bit load of `v` would then wait for).
+      const uint8_t *src = mine + (lo - addr);
+      uint64_t v;
+      switch (hi - lo) {
+      case 1:
+        v = *src;
+        break;
+      case 2: {
+        uint16_t x;
+        std::memcpy(&x, src, 2);
+        v = x;
+        break;
+      }
+      case 4: {
+        uint32_t x;
+        std::memcpy(&x, src, 4);
+        v = x;
+        break;
+      }
+      case 8:
+        std::memcpy(&v, src, 8);
+        break;
+      default:
+        v = 0;
+        for (uint64_t i = 0; i < hi - lo; ++i)
+          v |= uint64_t(src[i]) << (8 * i);
+      }
+      a.value = v << (8 * (lo - gb));
       a.size |= kValued;
     };
     const uint64_t end = addr + e.size;

@@ -12,10 +12,12 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bcusim/check/checker.h"
@@ -70,19 +72,21 @@ struct Granule {
 };
 static_assert(sizeof(Granule) == 56);
 
-// A thread's synchronization state.
+// A thread's synchronization state: 32 bytes, read by every access (its
+// latest release fence is kept apart: CtaSt::fence_of).
 // (Its clock lives in CtaSt::clock: the one field every access reads.)
 struct ThreadSt {
+  Vc vc; // knowledge of other threads
+  // Released to it by relaxed reads; an acquire fence takes it (its lane
+  // bit is in CtaSt::pending_lanes while it may be non-empty).
+  Vc pending;
   uint32_t own_floor = 0; // its warp's lanes: accesses with clock < known
-  Vc vc;                  // knowledge of other threads
-  Released fence_rel;     // knowledge at its latest release fence
-  MemScope fence_scope = MemScope::None;
-  Vc pending; // released to it by relaxed reads; an acquire fence takes it
   // The latest acquire that could not synchronize because a release's
   // scope did not include this thread (explains race reports).
   uint32_t miss_pc = ~0u, miss_release_pc = ~0u;
   MemScope miss_scope = MemScope::None;
 };
+static_assert(sizeof(ThreadSt) == 32);
 
 struct BarrierSt {
   Vc acc, completed;
@@ -103,10 +107,44 @@ struct MbarSt {
   bool warned_early = false;
 };
 
+// A thread's latest release fence: the knowledge it published and its
+// scope.
+struct LaneFence {
+  Released rel;
+  MemScope scope = MemScope::None;
+};
+// The latest release fence of lanes of a warp that fenced together (a
+// fence.sc before every access of a seq_cst loop): kept once for the warp
+// instead of for each lane (LaneFence).
+struct WarpFence {
+  Released rel;
+  MemScope scope = MemScope::None;
+  uint32_t lanes = 0; // the lanes whose latest fence this is
+};
+
 struct CtaSt {
   uint64_t linear = 0;
   uint64_t cluster = 0;
-  std::vector<ThreadSt> threads; // by warp * 32 + lane
+  std::vector<ThreadSt> threads;       // by warp * 32 + lane
+  std::vector<WarpFence> fences;       // per warp
+  std::vector<LaneFence> lane_fences;  // per thread, unless in `fences`
+  std::vector<uint32_t> pending_lanes; // per warp: ThreadSt::pending set
+  // Per warp: lanes found to have one clock and one knowledge (read
+  // entries) at LaunchSt::sync_gen `same_gen`.
+  std::vector<uint64_t> same_gen;
+  std::vector<uint32_t> same_lanes;
+  // Lane `l` of warp `w`: what its latest release fence published and the
+  // fence's scope.
+  const Released &fence_of(uint32_t w, uint32_t l, MemScope &scope) const {
+    const WarpFence &f = fences[w];
+    if (f.lanes >> l & 1) {
+      scope = f.scope;
+      return f.rel;
+    }
+    const LaneFence &t = lane_fences[w * 32 + l];
+    scope = t.scope;
+    return t.rel;
+  }
   std::vector<uint32_t> clock;   // by warp * 32 + lane
   std::vector<uint32_t> valid;   // per warp: lanes that exist
   std::vector<uint32_t> exited;  // per warp: lanes that exited
@@ -159,15 +197,17 @@ struct SyncLoc {
   // result published with a fence): `one` is what they released, from
   // CTA `one_cta` at scope `one_scope`, without the tables of `multi`
   // (made when a second CTA or scope releases into the location).
+  // (CTA linear indices fit 32 bits: the race checker runs on launches of
+  // fewer than 2^30 threads, LaunchSt::race_on.)
   Vc one;
   std::unique_ptr<Multi> multi;
-  uint64_t one_cta = 0, one_cluster = 0;
+  uint32_t one_cta = 0, one_cluster = 0;
+  uint32_t last_pc = ~0u; // the latest release
+  uint32_t last_cta = 0;
+  uint32_t next = 0;  // 1 + index of the next location in the granule
+  uint8_t offset = 0; // the location: its byte in the (implied) granule
   MemScope one_scope = MemScope::None;
   MemScope last_scope = MemScope::None;
-  uint32_t last_pc = ~0u; // the latest release
-  uint64_t last_cta = 0;
-  uint64_t addr = 0; // the location (its granule is implied)
-  uint32_t next = 0; // 1 + index of the next location in the granule
 
   // A new release sequence (a store): nothing released.
   void restart() {
@@ -182,6 +222,54 @@ struct SyncLoc {
     last_cta = 0;
   }
   bool empty() const { return !one && !multi; }
+};
+// One per location a strong write reached (every `out[i]` a seq_cst loop
+// stores): 40 bytes.
+static_assert(sizeof(SyncLoc) == 40);
+
+// The release-sequence states of a launch, in chunks that do not move; a
+// state is constructed when first used (a chunk is not written in advance
+// and only the states made are destroyed).
+class SyncStore {
+public:
+  static constexpr uint32_t kChunk = 1024;
+  SyncStore() = default;
+  SyncStore(SyncStore &&o) noexcept
+      : chunks_(std::move(o.chunks_)), n_(std::exchange(o.n_, 0)) {}
+  SyncStore &operator=(SyncStore &&o) noexcept {
+    if (this != &o) {
+      destroy();
+      chunks_ = std::move(o.chunks_);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  ~SyncStore() { destroy(); }
+  SyncLoc &at(uint32_t i) { // 1-based
+    return reinterpret_cast<SyncLoc *>(
+        chunks_[(i - 1) / kChunk].get())[(i - 1) % kChunk];
+  }
+  // A new state; returns its index.
+  uint32_t make() {
+    if (n_ % kChunk == 0)
+      chunks_.emplace_back(new Raw[kChunk]);
+    new (&reinterpret_cast<SyncLoc *>(chunks_.back().get())[n_ % kChunk])
+        SyncLoc();
+    return ++n_;
+  }
+
+private:
+  struct Raw {
+    alignas(SyncLoc) unsigned char b[sizeof(SyncLoc)];
+  };
+  void destroy() {
+    for (uint32_t i = 1; i <= n_; ++i)
+      at(i).~SyncLoc();
+    n_ = 0;
+    chunks_.clear();
+  }
+  std::vector<std::unique_ptr<Raw[]>> chunks_;
+  uint32_t n_ = 0;
 };
 
 // Global memory shadow: 4 KiB pages of granules, made on first touch.
@@ -297,22 +385,21 @@ struct LaunchSt {
   uint32_t shared_bytes = 0, local_bytes = 0;
   std::pair<uint32_t, uint32_t> reserved{0, 0}; // LaunchView::reserved_shared
   bool race_on = true; // off when the launch is too large
+  // Counts the events that may change a thread's knowledge or clock (every
+  // synchronization event, every strong access): what is known of a warp's
+  // lanes between two such events stays true (CtaSt::same_gen).
+  uint64_t sync_gen = 1;
   std::unordered_map<uint64_t, std::unique_ptr<CtaSt>> ctas;
   std::vector<std::unique_ptr<CtaSt>> pool; // retired, for reuse
   std::unordered_map<uint64_t, ClusterSt> clusters;
   GlobalShadow global;
-  // Release-sequence states, indexed by Granule::sync, in chunks (they do
-  // not move).
-  static constexpr uint32_t kSyncChunk = 1024;
-  std::vector<std::unique_ptr<SyncLoc[]>> syncs;
-  uint32_t nsyncs = 0;
-  SyncLoc &sync_at(uint32_t i) {
-    return syncs[(i - 1) / kSyncChunk][(i - 1) % kSyncChunk];
-  }
+  // Release-sequence states, indexed by Granule::sync.
+  SyncStore syncs;
+  SyncLoc &sync_at(uint32_t i) { return syncs.at(i); }
   // The release-sequence state of `addr` in granule `g` (nullptr: none).
   SyncLoc *sync_loc(const Granule &g, uint64_t addr) {
     for (uint32_t i = g.sync; i; i = sync_at(i).next)
-      if (sync_at(i).addr == addr)
+      if (sync_at(i).offset == (addr & 7))
         return &sync_at(i);
     return nullptr;
   }
@@ -324,12 +411,10 @@ struct LaunchSt {
       i = sync_free.back();
       sync_free.pop_back();
     } else {
-      if (nsyncs % kSyncChunk == 0)
-        syncs.push_back(std::make_unique<SyncLoc[]>(kSyncChunk));
-      i = ++nsyncs;
+      i = syncs.make();
     }
     SyncLoc &l = sync_at(i);
-    l.addr = addr;
+    l.offset = uint8_t(addr & 7);
     l.next = g.sync;
     g.sync = i;
     g.cell[0].flags |= kSyncBit;
@@ -382,9 +467,19 @@ struct LaunchSt {
   uint32_t warp_of(Tid t) const { return (thread_of(t) >> 5) % wpc; }
   uint64_t cluster_of(uint64_t cta) const;
   CtaSt *cta(uint64_t linear) {
+    if (linear == last_cta_ && last_cta_st_)
+      return last_cta_st_;
     auto it = ctas.find(linear);
-    return it == ctas.end() ? nullptr : it->second.get();
+    if (it == ctas.end())
+      return nullptr;
+    last_cta_ = linear;
+    return last_cta_st_ = it->second.get();
   }
+  // The last CTA cta() found (every event of a warp's turn asks for it);
+  // forgotten when `ctas` changes.
+  uint64_t last_cta_ = 0;
+  CtaSt *last_cta_st_ = nullptr;
+  void ctas_changed() { last_cta_st_ = nullptr; }
   ThreadSt *thread(Tid t) {
     CtaSt *c = cta(cta_of(t));
     return c ? &c->threads[thread_of(t) - (cta_of(t) * wpc) * 32] : nullptr;

@@ -84,6 +84,8 @@ public:
   }
   Vc(Vc &&o) noexcept : p_(o.p_) { o.p_ = nullptr; }
   Vc &operator=(const Vc &o) {
+    if (o.p_ == p_)
+      return *this;
     if (o.p_)
       ++o.p_->refs.n;
     drop();
@@ -110,12 +112,69 @@ public:
   VcData *mutable_data() const { return p_; }
 
 private:
+  friend class VcFill;
   void drop() {
     if (p_ && --p_->refs.n == 0)
       delete p_;
     p_ = nullptr;
   }
   VcData *p_ = nullptr;
+};
+
+// Gives several holders (the lanes of a warp) one knowledge object with one
+// update of its reference count, and one of each object they held before
+// per run of holders that held the same: the lanes' updates of one shared
+// count one by one are a chain of dependent memory operations (a fence.sc
+// per access in a seq_cst loop). A holder given to set() keeps its old
+// object until flush() (or the end of the VcFill); nothing else may use
+// it or change the counts of those objects in between (callers flush()
+// before a join).
+class VcFill {
+public:
+  VcFill() = default;
+  VcFill(const VcFill &) = delete;
+  VcFill &operator=(const VcFill &) = delete;
+  ~VcFill() { flush(); }
+  // `d` is to hold `v`'s object (which `v` keeps held until the flush).
+  void set(Vc &d, const Vc &v) {
+    if (d.p_ == v.p_)
+      return;
+    if (n_ && v.p_ != p_)
+      flush();
+    p_ = v.p_;
+    dst_[n_++] = &d;
+    if (n_ == 32)
+      flush();
+  }
+  void flush() {
+    if (!n_)
+      return;
+    VcData *old = nullptr;
+    uint32_t dropped = 0;
+    for (uint32_t i = 0; i < n_; ++i) {
+      Vc &d = *dst_[i];
+      if (d.p_ != old) {
+        release(old, dropped);
+        old = d.p_;
+        dropped = 0;
+      }
+      ++dropped;
+      d.p_ = p_;
+    }
+    release(old, dropped);
+    if (p_)
+      p_->refs.n += n_;
+    n_ = 0;
+  }
+
+private:
+  static void release(VcData *o, uint32_t n) {
+    if (o && (o->refs.n -= n) == 0)
+      delete o;
+  }
+  VcData *p_ = nullptr;
+  Vc *dst_[32];
+  uint32_t n_ = 0;
 };
 
 inline bool knows(const Vc &v, Tid u, uint32_t clock) {
