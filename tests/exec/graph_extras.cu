@@ -1,6 +1,7 @@
 // Graph nodes that copy to and from symbols (__device__ and __constant__
 // variables), kernel node attributes (the cluster dimension takes effect,
-// others are kept and reported) and cudaGraphDebugDotPrint.
+// others are kept and reported), a copy node into a CUDA array and
+// cudaGraphDebugDotPrint.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -132,6 +133,39 @@ int main() {
   expect_all(c, [](int i) { return 10 * i + 1; });
   CHECK(cudaGraphMemcpyNodeSetParamsFromSymbol(
       from_dev, out_h, dev_var, sizeof(out_h), 0, cudaMemcpyDeviceToHost));
+
+  // A copy node into a CUDA array: widths and positions in elements.
+  {
+    cudaChannelFormatDesc desc = cudaCreateChannelDesc<int>();
+    cudaArray_t arr;
+    CHECK(cudaMallocArray(&arr, &desc, 16, 2));
+    static int rows[2][16], back[2][16];
+    for (int i = 0; i < 32; ++i)
+      rows[i / 16][i % 16] = 3 * i;
+    cudaMemcpy3DParms cp;
+    std::memset(&cp, 0, sizeof(cp));
+    cp.srcPtr = make_cudaPitchedPtr(rows, sizeof(rows[0]), 16, 2);
+    cp.dstArray = arr;
+    cp.extent = make_cudaExtent(16, 2, 1);
+    cp.kind = cudaMemcpyHostToDevice;
+    cudaGraph_t ag;
+    cudaGraphNode_t an;
+    cudaGraphExec_t ax;
+    CHECK(cudaGraphCreate(&ag, 0));
+    CHECK(cudaGraphAddMemcpyNode(&an, ag, nullptr, 0, &cp));
+    CHECK(cudaGraphInstantiate(&ax, ag, 0));
+    CHECK(cudaGraphLaunch(ax, 0));
+    CHECK(cudaStreamSynchronize(0));
+    CHECK(cudaMemcpy2DFromArray(back, sizeof(back[0]), arr, 0, 0,
+                                sizeof(back[0]), 2, cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (int i = 0; i < 32; ++i)
+      ok = ok && back[i / 16][i % 16] == 3 * i;
+    EXPECT(ok);
+    CHECK(cudaGraphExecDestroy(ax));
+    CHECK(cudaGraphDestroy(ag));
+    CHECK(cudaFreeArray(arr));
+  }
 
   // The DOT file: nodes, edges, the child graph as a cluster.
   char path[] = "/tmp/bcusim_graph_XXXXXX";

@@ -1817,6 +1817,7 @@ cudaError_t cudaDeviceReset(void) {
     p->freed.clear();
   }
   current_pool() = default_pool();
+  stream_attrs().clear(); // and every stream's attributes
   return cudaSuccess;
 }
 

@@ -430,31 +430,13 @@ void assign_chains(ExecObj &x) {
   }
 }
 
+// A copy node runs as cudaMemcpy3DAsync (positions and widths in elements
+// on a CUDA array's side); a zero height or depth counts as one.
 cudaError_t run_copy(const cudaMemcpy3DParms &p, cudaStream_t s) {
-  const cudaExtent &e = p.extent;
-  if (p.srcArray || p.dstArray) {
-    if (p.dstArray && !p.srcArray && e.depth <= 1)
-      return cudaMemcpy2DToArrayAsync(
-          p.dstArray, p.dstPos.x, p.dstPos.y,
-          static_cast<const char *>(p.srcPtr.ptr) +
-              p.srcPos.z * p.srcPtr.pitch * p.srcPtr.ysize +
-              p.srcPos.y * p.srcPtr.pitch + p.srcPos.x,
-          p.srcPtr.pitch, e.width, e.height, p.kind, s);
-    return cudaErrorNotSupported;
-  }
-  for (size_t z = 0; z < std::max<size_t>(e.depth, 1); ++z) {
-    auto *dst = static_cast<char *>(p.dstPtr.ptr) +
-                (p.dstPos.z + z) * p.dstPtr.pitch * p.dstPtr.ysize +
-                p.dstPos.y * p.dstPtr.pitch + p.dstPos.x;
-    auto *src = static_cast<const char *>(p.srcPtr.ptr) +
-                (p.srcPos.z + z) * p.srcPtr.pitch * p.srcPtr.ysize +
-                p.srcPos.y * p.srcPtr.pitch + p.srcPos.x;
-    if (cudaError_t r =
-            cudaMemcpy2DAsync(dst, p.dstPtr.pitch, src, p.srcPtr.pitch, e.width,
-                              std::max<size_t>(e.height, 1), p.kind, s))
-      return r;
-  }
-  return cudaSuccess;
+  cudaMemcpy3DParms q = p;
+  q.extent.height = std::max<size_t>(q.extent.height, 1);
+  q.extent.depth = std::max<size_t>(q.extent.depth, 1);
+  return cudaMemcpy3DAsync(&q, s);
 }
 
 cudaError_t run_node(const NodeObj &n, cudaStream_t s);
