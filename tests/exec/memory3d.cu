@@ -1,6 +1,7 @@
-// 3-D memory: cudaMalloc3D, cudaMemcpy3D[Async] between host and pitched
-// device memory (whole boxes and boxes at an offset) and into and out of a
-// 2-D CUDA array, cudaMemset3D[Async]. The first argument picks the case:
+// 3-D memory: cudaMalloc3D, cudaMemcpy3D[Async] (and the Peer forms on the
+// one device) between host and pitched device memory (whole boxes and
+// boxes at an offset) and into and out of a 2-D CUDA array,
+// cudaMemset3D[Async]. The first argument picks the case:
 //   (none) the checks (PASS)
 //   race   a cudaMemcpy3DAsync in stream 1 writes the memory a kernel in
 //          stream 2 reads, nothing orders them (a race)
@@ -101,6 +102,25 @@ int main(int argc, char **argv) {
       for (int x = 0; x < W; ++x)
         ok = ok && back[z][y][x] == (z == 1 && x < 2 ? -1 : value(x, y, z) + 1);
   EXPECT(ok);
+
+  // A peer copy on the one device: the box at an offset again.
+  cudaMemcpy3DPeerParms pp;
+  std::memset(&pp, 0, sizeof(pp));
+  pp.srcPtr = dev;
+  pp.srcPos = make_cudaPos(sizeof(int), 1, 2);
+  pp.dstPtr = make_cudaPitchedPtr(box, 2 * sizeof(int), 2 * sizeof(int), 2);
+  pp.extent = make_cudaExtent(2 * sizeof(int), 2, 2);
+  std::memset(box, 0, sizeof(box));
+  CHECK(cudaMemcpy3DPeer(&pp));
+  ok = true;
+  for (int z = 0; z < 2; ++z)
+    for (int y = 0; y < 2; ++y)
+      for (int x = 0; x < 2; ++x)
+        ok = ok && box[z][y][x] == value(x + 1, y + 1, z + 2) + 1;
+  EXPECT(ok);
+  pp.dstDevice = 1;
+  EXPECT(cudaMemcpy3DPeerAsync(&pp, s) == cudaErrorInvalidDevice);
+  cudaGetLastError();
 
   // A 2-D CUDA array: positions and widths in elements on its side.
   cudaChannelFormatDesc desc = cudaCreateChannelDesc<int>();

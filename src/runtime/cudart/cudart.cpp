@@ -2434,6 +2434,40 @@ cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
   });
 }
 
+// One device: a 3-D copy between device 0 and itself (kind: by address).
+static cudaError_t peer_3d(const cudaMemcpy3DPeerParms *p,
+                           cudaMemcpy3DParms &q) {
+  if (!p)
+    return rec(Error::InvalidValue);
+  if (p->srcDevice != 0 || p->dstDevice != 0)
+    return rec(Error::InvalidDevice);
+  std::memset(&q, 0, sizeof(q));
+  q.srcArray = p->srcArray;
+  q.srcPos = p->srcPos;
+  q.srcPtr = p->srcPtr;
+  q.dstArray = p->dstArray;
+  q.dstPos = p->dstPos;
+  q.dstPtr = p->dstPtr;
+  q.extent = p->extent;
+  q.kind = cudaMemcpyDefault;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms *p) {
+  cudaMemcpy3DParms q;
+  if (cudaError_t e = peer_3d(p, q))
+    return e;
+  return cudaMemcpy3D(&q);
+}
+
+cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms *p,
+                                  cudaStream_t stream) {
+  cudaMemcpy3DParms q;
+  if (cudaError_t e = peer_3d(p, q))
+    return e;
+  return cudaMemcpy3DAsync(&q, stream);
+}
+
 cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
   std::lock_guard lock(g_mutex);
   // Asynchronous for device memory, as cudaMemset.
@@ -2690,6 +2724,17 @@ cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms *p,
                                    cudaStream_t stream) {
   PerThreadDefault ptd;
   return cudaMemcpy3DAsync(p, stream);
+}
+
+cudaError_t cudaMemcpy3DPeer_ptds(const cudaMemcpy3DPeerParms *p) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3DPeer(p);
+}
+
+cudaError_t cudaMemcpy3DPeerAsync_ptsz(const cudaMemcpy3DPeerParms *p,
+                                       cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3DPeerAsync(p, stream);
 }
 
 cudaError_t cudaMemset3D_ptds(cudaPitchedPtr p, int value, cudaExtent extent) {
