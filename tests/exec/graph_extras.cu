@@ -185,7 +185,8 @@ int main() {
   for (const char *want :
        {"digraph", "0: MEMCPY", "2: KERNEL", "_Z3usePiPj", "4: CHILD_GRAPH",
         "n_0 -> n_2;", "n_1 -> n_2;", "n_2 -> n_3;", "n_3 -> n_4;",
-        "subgraph cluster_n_4_0", "n_4_0_0 [label=\"0: EMPTY"}) {
+        "subgraph cluster_n_4_0", "n_4_0_0 [label=\"0: EMPTY",
+        "cluster (2,1,1)", "priority 3"}) {
     if (dot.find(want) == std::string::npos) {
       std::printf("the DOT file lacks '%s':\n%s\n", want, dot.c_str());
       ++g_failures;

@@ -1902,6 +1902,19 @@ std::string dot_label(const NodeObj &n, unsigned flags) {
     const dim3 g = n.kernel.gridDim, b = n.kernel.blockDim;
     line(fmt::format("grid ({},{},{}) block ({},{},{}) shared {}", g.x, g.y,
                      g.z, b.x, b.y, b.z, n.kernel.sharedMemBytes));
+    if (flags & (cudaGraphDebugDotFlagsVerbose |
+                 cudaGraphDebugDotFlagsKernelNodeAttributes))
+      for (const auto &[id, v] : n.kattrs) {
+        if (id == cudaLaunchAttributeClusterDimension)
+          line(fmt::format("cluster ({},{},{})", v.clusterDim.x, v.clusterDim.y,
+                           v.clusterDim.z));
+        else if (id == cudaLaunchAttributeCooperative)
+          line(fmt::format("cooperative {}", v.cooperative));
+        else if (id == cudaLaunchAttributePriority)
+          line(fmt::format("priority {}", v.priority));
+        else
+          line(fmt::format("attribute {} set", id));
+      }
     break;
   }
   case cudaGraphNodeTypeMemcpy:
