@@ -692,9 +692,11 @@ struct StreamAttrs {
   cudaLaunchMemSyncDomainMap domain_map{0, 1};
   cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
 };
+// Never destroyed, as the runtime: programs call the API from static
+// destructors.
 std::map<cudaStream_t, StreamAttrs> &stream_attrs() {
-  static std::map<cudaStream_t, StreamAttrs> m;
-  return m;
+  static auto *m = new std::map<cudaStream_t, StreamAttrs>;
+  return *m;
 }
 } // namespace
 
@@ -715,12 +717,8 @@ struct MemPool {
   uint64_t used_high = 0, reserved_high = 0;
   bool destroyed = false;
 
-  uint64_t used() const {
-    uint64_t n = 0;
-    for (const auto &[p, b] : live)
-      n += b;
-    return n;
-  }
+  uint64_t used_bytes = 0; // the sum of `live`
+  uint64_t used() const { return used_bytes; }
   // Used memory and freed memory the runtime has not released yet.
   uint64_t reserved() {
     uint64_t n = used();
@@ -737,8 +735,8 @@ struct MemPool {
 };
 
 std::vector<std::unique_ptr<MemPool>> &pools() {
-  static std::vector<std::unique_ptr<MemPool>> v;
-  return v;
+  static auto *v = new std::vector<std::unique_ptr<MemPool>>; // never destroyed
+  return *v;
 }
 
 MemPool *default_pool() {
@@ -792,6 +790,7 @@ cudaError_t pool_malloc(void **devPtr, size_t size, MemPool *pool) {
   if (!*devPtr)
     return cudaSuccess;
   pool->live[*devPtr] = size;
+  pool->used_bytes += size;
   pool->used_high = std::max(pool->used_high, pool->used());
   pool->reserved_high = std::max(pool->reserved_high, pool->reserved());
   return cudaSuccess;
@@ -800,8 +799,10 @@ cudaError_t pool_malloc(void **devPtr, size_t size, MemPool *pool) {
 // A pool allocation's lifetime ended (stream-ordered or cudaFree).
 void pool_forget(void *ptr, bool async) {
   if (MemPool *p = owner_of(ptr)) {
+    const uint64_t bytes = p->live[ptr];
     if (async)
-      p->freed[ptr] = p->live[ptr];
+      p->freed[ptr] = bytes;
+    p->used_bytes -= bytes;
     p->live.erase(ptr);
   }
 }
@@ -1815,6 +1816,7 @@ cudaError_t cudaDeviceReset(void) {
   for (auto &p : pools()) { // and frees every pool's memory
     p->live.clear();
     p->freed.clear();
+    p->used_bytes = 0;
   }
   current_pool() = default_pool();
   stream_attrs().clear(); // and every stream's attributes
