@@ -908,6 +908,21 @@ Error Runtime::free_async(void *p) {
   return Error::Success;
 }
 
+bool Runtime::pool_pending(const void *p) const {
+  return std::find(pool_freed_.begin(), pool_freed_.end(), p) !=
+         pool_freed_.end();
+}
+
+bool Runtime::release_freed(void *p) {
+  auto it = std::find(pool_freed_.begin(), pool_freed_.end(), p);
+  if (it == pool_freed_.end() || !running_.empty() || !queue_.empty())
+    return false;
+  dev_->free(reinterpret_cast<uint64_t>(p));
+  alloc_stacks_.erase(reinterpret_cast<uint64_t>(p));
+  pool_freed_.erase(it);
+  return true;
+}
+
 void Runtime::release_pool() {
   for (void *p : pool_freed_) {
     dev_->free(reinterpret_cast<uint64_t>(p));
@@ -993,34 +1008,51 @@ Error Runtime::memcpy(void *dst, const void *src, uint64_t bytes,
 Error Runtime::memcpy2d(void *dst, uint64_t dpitch, const void *src,
                         uint64_t spitch, uint64_t width, uint64_t height,
                         StreamOrder::Stream stream, const char *api) {
+  return memcpy3d(dst, dpitch, 0, src, spitch, 0, width, height, 1, stream,
+                  api);
+}
+
+Error Runtime::memcpy3d(void *dst, uint64_t dpitch, uint64_t dslice,
+                        const void *src, uint64_t spitch, uint64_t sslice,
+                        uint64_t width, uint64_t height, uint64_t depth,
+                        StreamOrder::Stream stream, const char *api) {
   if (width > dpitch || width > spitch)
     return record(Error::InvalidValue);
-  if (width == 0 || height == 0)
+  if (width == 0 || height == 0 || depth == 0)
     return Error::Success;
   if (!dst || !src)
     return record(Error::InvalidValue);
+  // Row r is row r % height of slice r / height; every row is resolved
+  // before any byte moves.
+  const uint64_t nrows = height * depth;
+  auto doff = [&](uint64_t r) {
+    return r / height * dslice + r % height * dpitch;
+  };
+  auto soff = [&](uint64_t r) {
+    return r / height * sslice + r % height * spitch;
+  };
   std::vector<std::pair<uint8_t *, const uint8_t *>> rows;
-  rows.reserve(height);
-  for (uint64_t row = 0; row < height; ++row) {
+  rows.reserve(nrows);
+  for (uint64_t row = 0; row < nrows; ++row) {
     bool dd = false, sd = false;
-    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + row * dpitch, width, dd);
+    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + doff(row), width, dd);
     uint8_t *s =
-        resolve(static_cast<const uint8_t *>(src) + row * spitch, width, sd);
+        resolve(static_cast<const uint8_t *>(src) + soff(row), width, sd);
     if (!d || !s)
       return record(Error::InvalidValue);
     rows.emplace_back(d, s);
   }
   begin_host_work(stream, api);
-  for (uint64_t row = 0; row < height; ++row) {
-    host_access(static_cast<const uint8_t *>(src) + row * spitch, width, false);
-    host_access(static_cast<uint8_t *>(dst) + row * dpitch, width, true);
+  for (uint64_t row = 0; row < nrows; ++row) {
+    host_access(static_cast<const uint8_t *>(src) + soff(row), width, false);
+    host_access(static_cast<uint8_t *>(dst) + doff(row), width, true);
     std::memmove(rows[row].first, rows[row].second, width);
   }
   const bool device_to_device =
       is_device_address(dst) && is_device_address(src);
   // Simulated time of the copy: over PCIe when one side is host memory,
   // else read and write of device memory.
-  const double bytes = double(width) * double(height);
+  const double bytes = double(width) * double(nrows);
   work_seconds_ += device_to_device ? 2.0 * bytes / kModelDeviceBandwidth
                                     : bytes / kModelHostBandwidth;
   end_host_work();
@@ -1037,24 +1069,34 @@ Error Runtime::memset(void *dst, int value, uint64_t bytes,
 Error Runtime::memset2d(void *dst, uint64_t pitch, int value, uint64_t width,
                         uint64_t height, StreamOrder::Stream stream,
                         const char *api) {
+  return memset3d(dst, pitch, 0, value, width, height, 1, stream, api);
+}
+
+Error Runtime::memset3d(void *dst, uint64_t pitch, uint64_t slice, int value,
+                        uint64_t width, uint64_t height, uint64_t depth,
+                        StreamOrder::Stream stream, const char *api) {
   if (width > pitch)
     return record(Error::InvalidValue);
-  if (width == 0 || height == 0)
+  if (width == 0 || height == 0 || depth == 0)
     return Error::Success;
   if (!dst)
     return record(Error::InvalidValue);
+  const uint64_t nrows = height * depth;
+  auto off = [&](uint64_t r) {
+    return r / height * slice + r % height * pitch;
+  };
   std::vector<uint8_t *> rows;
-  rows.reserve(height);
-  for (uint64_t row = 0; row < height; ++row) {
+  rows.reserve(nrows);
+  for (uint64_t row = 0; row < nrows; ++row) {
     bool dev = false;
-    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + row * pitch, width, dev);
+    uint8_t *d = resolve(static_cast<uint8_t *>(dst) + off(row), width, dev);
     if (!d)
       return record(Error::InvalidValue);
     rows.push_back(d);
   }
   begin_host_work(stream, api);
-  for (uint64_t row = 0; row < height; ++row) {
-    host_access(static_cast<uint8_t *>(dst) + row * pitch, width, true);
+  for (uint64_t row = 0; row < nrows; ++row) {
+    host_access(static_cast<uint8_t *>(dst) + off(row), width, true);
     std::memset(rows[row], value, width);
   }
   end_host_work();

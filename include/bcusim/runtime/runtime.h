@@ -170,6 +170,11 @@ public:
   // mapped (kernels' accesses are reported as a use after free) until the
   // next host synchronization releases it, as a memory pool does.
   Error free_async(void *p);
+  // Memory cudaFreeAsync freed that is still mapped (not yet released).
+  bool pool_pending(const void *p) const;
+  // Releases such memory now (cudaMemPoolTrimTo) when no launch is
+  // pending and no work is queued; false when it cannot.
+  bool release_freed(void *p);
   // Host memory every kernel can reach at the same address (cudaMallocHost,
   // cudaHostAlloc, cudaMallocManaged: one pointer valid on both sides).
   Error malloc_host(void **p, uint64_t bytes, const char *what);
@@ -185,6 +190,17 @@ public:
                  uint64_t width, uint64_t height,
                  StreamOrder::Stream stream = StreamOrder::kLegacy,
                  const char *api = "cudaMemcpy2D");
+  // 3-D forms: `depth` slices of `height` rows, slice k starting
+  // k * dslice / sslice bytes after the first (cudaMemcpy3D, cudaMemset3D).
+  Error memcpy3d(void *dst, uint64_t dpitch, uint64_t dslice, const void *src,
+                 uint64_t spitch, uint64_t sslice, uint64_t width,
+                 uint64_t height, uint64_t depth,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemcpy3D");
+  Error memset3d(void *dst, uint64_t pitch, uint64_t slice, int value,
+                 uint64_t width, uint64_t height, uint64_t depth,
+                 StreamOrder::Stream stream = StreamOrder::kLegacy,
+                 const char *api = "cudaMemset3D");
   Error memset(void *dst, int value, uint64_t bytes,
                StreamOrder::Stream stream = StreamOrder::kLegacy,
                const char *api = "cudaMemset");

@@ -681,6 +681,135 @@ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
   return cudaSuccess;
 }
 
+} // extern "C"
+
+// Stream attributes, by handle: kept and reported back, no effect (one
+// memory, no L2 persistence, one way of waiting).
+namespace {
+struct StreamAttrs {
+  cudaAccessPolicyWindow window{};
+  cudaSynchronizationPolicy sync = cudaSyncPolicyAuto;
+  cudaLaunchMemSyncDomainMap domain_map{0, 1};
+  cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
+};
+// Never destroyed, as the runtime: programs call the API from static
+// destructors.
+std::map<cudaStream_t, StreamAttrs> &stream_attrs() {
+  static auto *m = new std::map<cudaStream_t, StreamAttrs>;
+  return *m;
+}
+} // namespace
+
+// ---- memory pools (docs/exec.md "Decisions") -----------------------------
+// A pool is the bookkeeping of the stream-ordered allocations made from it:
+// the memory is the runtime's (cudaMalloc's), freed in stream order and
+// released at the next host synchronization (Runtime::free_async), so the
+// counters are those of bcusim's allocations. The handle is the address of
+// the MemPool; destroyed pools are kept (their allocations may still live)
+// and refused as handles.
+namespace {
+struct MemPool {
+  cudaMemPoolProps props{};
+  uint64_t threshold = 0;
+  int reuse[3] = {1, 1, 1};         // cudaMemPoolReuse* (attributes 1..3)
+  std::map<void *, uint64_t> live;  // allocated, not yet freed
+  std::map<void *, uint64_t> freed; // freed in stream order, maybe mapped
+  uint64_t used_high = 0, reserved_high = 0;
+  bool destroyed = false;
+
+  uint64_t used_bytes = 0; // the sum of `live`
+  uint64_t used() const { return used_bytes; }
+  // Used memory and freed memory the runtime has not released yet.
+  uint64_t reserved() {
+    uint64_t n = used();
+    for (auto it = freed.begin(); it != freed.end();) {
+      if (rt().pool_pending(it->first)) {
+        n += it->second;
+        ++it;
+      } else {
+        it = freed.erase(it);
+      }
+    }
+    return n;
+  }
+};
+
+std::vector<std::unique_ptr<MemPool>> &pools() {
+  static auto *v = new std::vector<std::unique_ptr<MemPool>>; // never destroyed
+  return *v;
+}
+
+MemPool *default_pool() {
+  static MemPool *p = [] {
+    auto d = std::make_unique<MemPool>();
+    d->props.allocType = cudaMemAllocationTypePinned;
+    d->props.location.type = cudaMemLocationTypeDevice;
+    d->props.location.id = 0;
+    pools().push_back(std::move(d));
+    return pools().back().get();
+  }();
+  return p;
+}
+
+MemPool *&current_pool() {
+  static MemPool *p = nullptr;
+  if (!p)
+    p = default_pool();
+  return p;
+}
+
+MemPool *pool_of(cudaMemPool_t h) {
+  for (auto &p : pools())
+    if (reinterpret_cast<cudaMemPool_t>(p.get()) == h && !p->destroyed)
+      return p.get();
+  return nullptr;
+}
+
+cudaMemPool_t handle_of(MemPool *p) {
+  return reinterpret_cast<cudaMemPool_t>(p);
+}
+
+// The pool a live allocation came from.
+MemPool *owner_of(void *ptr) {
+  for (auto &p : pools())
+    if (p->live.count(ptr))
+      return p.get();
+  return nullptr;
+}
+
+cudaError_t pool_malloc(void **devPtr, size_t size, MemPool *pool) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  if (!devPtr)
+    return rec(Error::InvalidValue);
+  if (pool->props.maxSize && pool->reserved() + size > pool->props.maxSize)
+    return rec(Error::MemoryAllocation);
+  if (cudaError_t e = ret(rt().malloc(devPtr, size)))
+    return e;
+  if (!*devPtr)
+    return cudaSuccess;
+  pool->live[*devPtr] = size;
+  pool->used_bytes += size;
+  pool->used_high = std::max(pool->used_high, pool->used());
+  pool->reserved_high = std::max(pool->reserved_high, pool->reserved());
+  return cudaSuccess;
+}
+
+// A pool allocation's lifetime ended (stream-ordered or cudaFree).
+void pool_forget(void *ptr, bool async) {
+  if (MemPool *p = owner_of(ptr)) {
+    const uint64_t bytes = p->live[ptr];
+    if (async)
+      p->freed[ptr] = bytes;
+    p->used_bytes -= bytes;
+    p->live.erase(ptr);
+  }
+}
+} // namespace
+
+extern "C" {
+
 // ---- memory -------------------------------------------------------------
 cudaError_t cudaMalloc(void **devPtr, size_t size) {
   std::lock_guard lock(g_mutex);
@@ -696,7 +825,10 @@ cudaError_t cudaFree(void *devPtr) {
   if (rt().sticky() != Error::Success)
     return sticky();
   rt().host_sync_all(); // cudaFree waits for the device
-  return ret(rt().free(devPtr));
+  Error e = rt().free(devPtr);
+  if (e == Error::Success)
+    pool_forget(devPtr, false);
+  return ret(e);
 }
 
 // Stream-ordered allocation: memory is allocated at the call (its address
@@ -709,8 +841,14 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
     std::lock_guard lock(g_mutex);
     g = Runtime::capturing(stream_of(stream));
   }
-  if (!g)
-    return cudaMalloc(devPtr, size);
+  if (!g) {
+    MemPool *pool = nullptr;
+    {
+      std::lock_guard lock(g_mutex);
+      pool = current_pool();
+    }
+    return pool_malloc(devPtr, size, pool);
+  }
   if (!devPtr)
     return rec(Error::InvalidValue);
   std::shared_ptr<bcusim::cudart::GraphAlloc> a;
@@ -755,7 +893,235 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
   if (!Runtime::is_device_address(devPtr))
     return rec(Error::InvalidValue);
-  return submit(stream, [devPtr](StreamId) { return rt().free_async(devPtr); });
+  return submit(stream, [devPtr](StreamId) {
+    Error e = rt().free_async(devPtr);
+    if (e == Error::Success)
+      pool_forget(devPtr, true);
+    return e;
+  });
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
+  std::lock_guard lock(g_mutex);
+  if (!memPool)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  *memPool = handle_of(default_pool());
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device) {
+  std::lock_guard lock(g_mutex);
+  if (!memPool)
+    return rec(Error::InvalidValue);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  *memPool = handle_of(current_pool());
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {
+  std::lock_guard lock(g_mutex);
+  if (device != 0)
+    return rec(Error::InvalidDevice);
+  MemPool *p = pool_of(memPool);
+  if (!p)
+    return rec(Error::InvalidValue);
+  current_pool() = p;
+  return cudaSuccess;
+}
+
+// The one device's pinned memory is the only location a pool can have.
+static cudaError_t device_location(const cudaMemLocation *location,
+                                   cudaMemAllocationType type) {
+  if (!location || type != cudaMemAllocationTypePinned)
+    return rec(Error::InvalidValue);
+  if (location->type != cudaMemLocationTypeDevice)
+    return rec(Error::NotSupported);
+  if (location->id != 0)
+    return rec(Error::InvalidDevice);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool,
+                                     cudaMemLocation *location,
+                                     cudaMemAllocationType type) {
+  if (cudaError_t e = device_location(location, type))
+    return e;
+  return cudaDeviceGetDefaultMemPool(memPool, 0);
+}
+
+cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, cudaMemLocation *location,
+                              cudaMemAllocationType type) {
+  if (cudaError_t e = device_location(location, type))
+    return e;
+  return cudaDeviceGetMemPool(memPool, 0);
+}
+
+cudaError_t cudaMemSetMemPool(cudaMemLocation *location,
+                              cudaMemAllocationType type,
+                              cudaMemPool_t memPool) {
+  if (cudaError_t e = device_location(location, type))
+    return e;
+  return cudaDeviceSetMemPool(0, memPool);
+}
+
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
+                              const cudaMemPoolProps *poolProps) {
+  std::lock_guard lock(g_mutex);
+  if (!memPool || !poolProps)
+    return rec(Error::InvalidValue);
+  if (cudaError_t e =
+          device_location(&poolProps->location, poolProps->allocType))
+    return e;
+  auto p = std::make_unique<MemPool>();
+  p->props = *poolProps;
+  *memPool = handle_of(p.get());
+  pools().push_back(std::move(p));
+  return cudaSuccess;
+}
+
+// Allocations still live keep their memory; the handle ends at once.
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p || p == default_pool())
+    return rec(Error::InvalidValue);
+  if (current_pool() == p)
+    current_pool() = default_pool();
+  p->destroyed = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr,
+                                    void *value) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p || !value)
+    return rec(Error::InvalidValue);
+  switch (attr) {
+  case cudaMemPoolReuseFollowEventDependencies:
+  case cudaMemPoolReuseAllowOpportunistic:
+  case cudaMemPoolReuseAllowInternalDependencies:
+    p->reuse[int(attr) - 1] = *static_cast<int *>(value) != 0;
+    return cudaSuccess;
+  case cudaMemPoolAttrReleaseThreshold:
+    p->threshold = *static_cast<uint64_t *>(value);
+    return cudaSuccess;
+  case cudaMemPoolAttrReservedMemHigh: // only a reset (to the current value)
+    if (*static_cast<uint64_t *>(value) != 0)
+      return rec(Error::InvalidValue);
+    p->reserved_high = p->reserved();
+    return cudaSuccess;
+  case cudaMemPoolAttrUsedMemHigh:
+    if (*static_cast<uint64_t *>(value) != 0)
+      return rec(Error::InvalidValue);
+    p->used_high = p->used();
+    return cudaSuccess;
+  default: // the current values are read-only
+    return rec(Error::InvalidValue);
+  }
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr,
+                                    void *value) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p || !value)
+    return rec(Error::InvalidValue);
+  auto u64 = [value](uint64_t v) {
+    *static_cast<uint64_t *>(value) = v;
+    return cudaSuccess;
+  };
+  switch (attr) {
+  case cudaMemPoolReuseFollowEventDependencies:
+  case cudaMemPoolReuseAllowOpportunistic:
+  case cudaMemPoolReuseAllowInternalDependencies:
+    *static_cast<int *>(value) = p->reuse[int(attr) - 1];
+    return cudaSuccess;
+  case cudaMemPoolAttrReleaseThreshold:
+    return u64(p->threshold);
+  case cudaMemPoolAttrReservedMemCurrent:
+    return u64(p->reserved());
+  case cudaMemPoolAttrReservedMemHigh:
+    return u64(std::max(p->reserved_high, p->reserved()));
+  case cudaMemPoolAttrUsedMemCurrent:
+    return u64(p->used());
+  case cudaMemPoolAttrUsedMemHigh:
+    return u64(p->used_high);
+  default:
+    return rec(Error::InvalidValue);
+  }
+}
+
+// Releases freed memory the pool still holds until at most minBytesToKeep
+// of it is left; memory that pending work may still reach stays until the
+// next synchronization.
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  std::lock_guard lock(g_mutex);
+  MemPool *p = pool_of(memPool);
+  if (!p)
+    return rec(Error::InvalidValue);
+  uint64_t unused = p->reserved() - p->used();
+  for (auto it = p->freed.begin();
+       it != p->freed.end() && unused > minBytesToKeep;) {
+    if (!rt().release_freed(it->first))
+      break;
+    unused -= it->second;
+    it = p->freed.erase(it);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool,
+                                 const cudaMemAccessDesc *descList,
+                                 size_t count) {
+  std::lock_guard lock(g_mutex);
+  if (!pool_of(memPool) || (count && !descList))
+    return rec(Error::InvalidValue);
+  for (size_t i = 0; i < count; ++i) {
+    const cudaMemAccessDesc &d = descList[i];
+    if (d.location.type != cudaMemLocationTypeDevice)
+      return rec(Error::InvalidValue);
+    if (d.location.id != 0)
+      return rec(Error::InvalidDevice);
+    // The pool's own device always reads and writes its memory.
+    if (d.flags != cudaMemAccessFlagsProtReadWrite)
+      return rec(Error::InvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags *flags,
+                                 cudaMemPool_t memPool,
+                                 cudaMemLocation *location) {
+  std::lock_guard lock(g_mutex);
+  if (!flags || !location || !pool_of(memPool))
+    return rec(Error::InvalidValue);
+  if (location->type != cudaMemLocationTypeDevice)
+    return rec(Error::InvalidValue);
+  if (location->id != 0)
+    return rec(Error::InvalidDevice);
+  *flags = cudaMemAccessFlagsProtReadWrite;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
+                                    cudaMemPool_t memPool,
+                                    cudaStream_t stream) {
+  MemPool *p = nullptr;
+  bool capturing = false;
+  {
+    std::lock_guard lock(g_mutex);
+    p = pool_of(memPool);
+    capturing = Runtime::capturing(stream_of(stream)) != nullptr;
+  }
+  if (!p)
+    return rec(Error::InvalidValue);
+  if (capturing) // graph memory, as cudaMallocAsync in a capture
+    return cudaMallocAsync(ptr, size, stream);
+  return pool_malloc(ptr, size, p);
 }
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
@@ -908,6 +1274,15 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 
 cudaError_t cudaMemcpyPeer(void *dst, int, const void *src, int, size_t count) {
   return cudaMemcpy(dst, src, count, cudaMemcpyDefault);
+}
+
+// One device: a copy between two devices' memory is a copy in its memory.
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+                                int srcDevice, size_t count,
+                                cudaStream_t stream) {
+  if (dstDevice != 0 || srcDevice != 0)
+    return rec(Error::InvalidDevice);
+  return cudaMemcpyAsync(dst, src, count, cudaMemcpyDefault, stream);
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
@@ -1437,7 +1812,14 @@ cudaError_t cudaDeviceReset(void) {
   rt().reset();
   if (broken)
     rt().make_unavailable();
-  g_registered.clear(); // a reset ends every registration
+  g_registered.clear();     // a reset ends every registration
+  for (auto &p : pools()) { // and frees every pool's memory
+    p->live.clear();
+    p->freed.clear();
+    p->used_bytes = 0;
+  }
+  current_pool() = default_pool();
+  stream_attrs().clear(); // and every stream's attributes
   return cudaSuccess;
 }
 
@@ -1484,6 +1866,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   std::lock_guard lock(g_mutex);
+  stream_attrs().erase(stream);
   if (Stream *st = stream_of(stream))
     return ret(rt().destroy_stream(st));
   return cudaSuccess;
@@ -1545,6 +1928,109 @@ cudaError_t cudaStreamGetPriority(cudaStream_t, int *priority) {
   if (!priority)
     return rec(Error::InvalidValue);
   *priority = 0;
+  return cudaSuccess;
+}
+
+// The runtime's stream number: unique in the process (the legacy default
+// stream is 0, a per-thread default stream has its own).
+cudaError_t cudaStreamGetId(cudaStream_t hStream,
+                            unsigned long long *streamId) {
+  std::lock_guard lock(g_mutex);
+  if (!streamId)
+    return rec(Error::InvalidValue);
+  *streamId = stream_id(hStream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t, int *device) {
+  if (!device)
+    return rec(Error::InvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   cudaStreamAttrValue *value_out) {
+  std::lock_guard lock(g_mutex);
+  if (!value_out)
+    return rec(Error::InvalidValue);
+  StreamAttrs a;
+  if (auto it = stream_attrs().find(hStream); it != stream_attrs().end())
+    a = it->second;
+  switch (attr) {
+  case cudaLaunchAttributeAccessPolicyWindow:
+    value_out->accessPolicyWindow = a.window;
+    return cudaSuccess;
+  case cudaLaunchAttributeSynchronizationPolicy:
+    value_out->syncPolicy = a.sync;
+    return cudaSuccess;
+  case cudaLaunchAttributePriority:
+    value_out->priority = 0; // as cudaStreamGetPriority
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomainMap:
+    value_out->memSyncDomainMap = a.domain_map;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomain:
+    value_out->memSyncDomain = a.domain;
+    return cudaSuccess;
+  default:
+    return rec(Error::InvalidValue);
+  }
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue *value) {
+  std::lock_guard lock(g_mutex);
+  if (!value)
+    return rec(Error::InvalidValue);
+  StreamAttrs &a = stream_attrs()[hStream];
+  switch (attr) {
+  case cudaLaunchAttributeAccessPolicyWindow: {
+    const cudaAccessPolicyWindow &w = value->accessPolicyWindow;
+    if (w.hitRatio < 0.0f || w.hitRatio > 1.0f)
+      return rec(Error::InvalidValue);
+    a.window = w;
+    return cudaSuccess;
+  }
+  case cudaLaunchAttributeSynchronizationPolicy:
+    if (value->syncPolicy < cudaSyncPolicyAuto ||
+        value->syncPolicy > cudaSyncPolicyBlockingSync)
+      return rec(Error::InvalidValue);
+    a.sync = value->syncPolicy;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomainMap:
+    a.domain_map = value->memSyncDomainMap;
+    return cudaSuccess;
+  case cudaLaunchAttributeMemSyncDomain:
+    a.domain = value->memSyncDomain;
+    return cudaSuccess;
+  case cudaLaunchAttributePriority: // streams have one priority
+    return rec(Error::NotSupported);
+  default:
+    return rec(Error::InvalidValue);
+  }
+}
+
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  std::lock_guard lock(g_mutex);
+  StreamAttrs a;
+  if (auto it = stream_attrs().find(src); it != stream_attrs().end())
+    a = it->second;
+  stream_attrs()[dst] = a;
+  return cudaSuccess;
+}
+
+// The function handle is the kernel's host function (as cudaGetKernel's):
+// the runtime's functions that take a kernel accept it.
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr,
+                                const void *symbolPtr) {
+  std::lock_guard lock(g_mutex);
+  if (!functionPtr)
+    return rec(Error::InvalidValue);
+  if (!rt().kernel_name(symbolPtr))
+    return rec(Error::InvalidDeviceFunction);
+  *functionPtr =
+      reinterpret_cast<cudaFunction_t>(const_cast<void *>(symbolPtr));
   return cudaSuccess;
 }
 
@@ -1836,6 +2322,172 @@ cudaError_t cudaMallocArray(cudaArray_t *array,
   return cudaSuccess;
 }
 
+} // extern "C"
+
+// ---- 3-D copies and memsets ---------------------------------------------
+namespace {
+// A cudaMemcpy3D as slices of rows in byte terms: linear memory is its
+// pitched pointer (a slice is pitch * ysize bytes), a CUDA array (2-D: one
+// slice) its rows, positions and widths in elements.
+struct Copy3D {
+  void *dst = nullptr;
+  const void *src = nullptr;
+  uint64_t dpitch = 0, dslice = 0, spitch = 0, sslice = 0;
+  uint64_t width = 0, height = 0, depth = 0;
+};
+
+cudaError_t side_3d(cudaArray_t array, const cudaPitchedPtr &ptr,
+                    const cudaPos &pos, const cudaExtent &e, uint64_t &width,
+                    char *&base, uint64_t &pitch, uint64_t &slice) {
+  if (array) {
+    const auto *a = reinterpret_cast<const Array *>(array);
+    const uint64_t wbytes = e.width * a->elem;
+    if (width != 0 && width != wbytes)
+      return cudaErrorInvalidValue; // two arrays of different elements
+    width = wbytes;
+    if (pos.z != 0 || e.depth > 1 || (pos.x + e.width) * a->elem > a->pitch() ||
+        pos.y + e.height > a->height)
+      return cudaErrorInvalidValue;
+    pitch = a->pitch();
+    slice = pitch * a->height;
+    base = static_cast<char *>(a->base) + pos.y * pitch + pos.x * a->elem;
+    return cudaSuccess;
+  }
+  pitch = ptr.pitch;
+  slice = ptr.pitch * ptr.ysize;
+  if (e.depth > 1 && e.height > ptr.ysize)
+    return cudaErrorInvalidValue; // slices would overlap
+  base = static_cast<char *>(ptr.ptr) + pos.z * slice + pos.y * pitch + pos.x;
+  return cudaSuccess;
+}
+
+cudaError_t plan_3d(const cudaMemcpy3DParms *p, Copy3D &c) {
+  if (!p)
+    return cudaErrorInvalidValue;
+  if (cudaError_t e = check_kind(p->kind))
+    return e;
+  if (p->srcArray && p->dstArray)
+    return cudaErrorNotSupported; // array to array
+  const cudaExtent &e = p->extent;
+  uint64_t width = 0;
+  if (p->srcArray || p->dstArray) {
+    // Widths are in elements on an array's side, bytes on the other.
+    const auto *a = reinterpret_cast<const Array *>(p->srcArray ? p->srcArray
+                                                                : p->dstArray);
+    width = e.width * a->elem;
+  } else {
+    width = e.width;
+  }
+  char *d = nullptr, *s = nullptr;
+  if (cudaError_t r = side_3d(p->dstArray, p->dstPtr, p->dstPos, e, width, d,
+                              c.dpitch, c.dslice))
+    return r;
+  if (cudaError_t r = side_3d(p->srcArray, p->srcPtr, p->srcPos, e, width, s,
+                              c.spitch, c.sslice))
+    return r;
+  c.dst = d;
+  c.src = s;
+  c.width = width;
+  c.height = e.height;
+  c.depth = e.depth;
+  return cudaSuccess;
+}
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaMalloc3D(cudaPitchedPtr *pitchedDevPtr, cudaExtent extent) {
+  if (!pitchedDevPtr)
+    return rec(Error::InvalidValue);
+  size_t pitch = 0;
+  void *p = nullptr;
+  if (cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width,
+                                      extent.height * extent.depth))
+    return e;
+  pitchedDevPtr->ptr = p;
+  pitchedDevPtr->pitch = pitch;
+  pitchedDevPtr->xsize = extent.width;
+  pitchedDevPtr->ysize = extent.height;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
+  std::lock_guard lock(g_mutex);
+  if (rt().sticky() != Error::Success)
+    return sticky();
+  Copy3D c;
+  if (cudaError_t e = plan_3d(p, c))
+    return rec(Error(int(e)));
+  Error e = rt().memcpy3d(c.dst, c.dpitch, c.dslice, c.src, c.spitch, c.sslice,
+                          c.width, c.height, c.depth, stream_id(nullptr),
+                          "cudaMemcpy3D");
+  rt().host_sync(stream_id(nullptr)); // returns when done
+  return ret(e);
+}
+
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  Copy3D c;
+  if (cudaError_t e = plan_3d(p, c))
+    return rec(Error(int(e)));
+  return submit(stream, [c](StreamId sid) {
+    return rt().memcpy3d(c.dst, c.dpitch, c.dslice, c.src, c.spitch, c.sslice,
+                         c.width, c.height, c.depth, sid, "cudaMemcpy3DAsync");
+  });
+}
+
+// One device: a 3-D copy between device 0 and itself (kind: by address).
+static cudaError_t peer_3d(const cudaMemcpy3DPeerParms *p,
+                           cudaMemcpy3DParms &q) {
+  if (!p)
+    return rec(Error::InvalidValue);
+  if (p->srcDevice != 0 || p->dstDevice != 0)
+    return rec(Error::InvalidDevice);
+  std::memset(&q, 0, sizeof(q));
+  q.srcArray = p->srcArray;
+  q.srcPos = p->srcPos;
+  q.srcPtr = p->srcPtr;
+  q.dstArray = p->dstArray;
+  q.dstPos = p->dstPos;
+  q.dstPtr = p->dstPtr;
+  q.extent = p->extent;
+  q.kind = cudaMemcpyDefault;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms *p) {
+  cudaMemcpy3DParms q;
+  if (cudaError_t e = peer_3d(p, q))
+    return e;
+  return cudaMemcpy3D(&q);
+}
+
+cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms *p,
+                                  cudaStream_t stream) {
+  cudaMemcpy3DParms q;
+  if (cudaError_t e = peer_3d(p, q))
+    return e;
+  return cudaMemcpy3DAsync(&q, stream);
+}
+
+cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
+  std::lock_guard lock(g_mutex);
+  // Asynchronous for device memory, as cudaMemset.
+  return submit(nullptr, [=](StreamId sid) {
+    return rt().memset3d(p.ptr, p.pitch, p.pitch * p.ysize, value, extent.width,
+                         extent.height, extent.depth, sid, "cudaMemset3D");
+  });
+}
+
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent extent,
+                              cudaStream_t stream) {
+  std::lock_guard lock(g_mutex);
+  return submit(stream, [=](StreamId sid) {
+    return rt().memset3d(p.ptr, p.pitch, p.pitch * p.ysize, value, extent.width,
+                         extent.height, extent.depth, sid, "cudaMemset3DAsync");
+  });
+}
+
 cudaError_t cudaFreeArray(cudaArray_t array) {
   std::lock_guard lock(g_mutex);
   if (!array)
@@ -2065,6 +2717,39 @@ cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value,
   return cudaMemset2D(devPtr, pitch, value, width, height);
 }
 
+cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms *p) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3D(p);
+}
+
+cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms *p,
+                                   cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3DAsync(p, stream);
+}
+
+cudaError_t cudaMemcpy3DPeer_ptds(const cudaMemcpy3DPeerParms *p) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3DPeer(p);
+}
+
+cudaError_t cudaMemcpy3DPeerAsync_ptsz(const cudaMemcpy3DPeerParms *p,
+                                       cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemcpy3DPeerAsync(p, stream);
+}
+
+cudaError_t cudaMemset3D_ptds(cudaPitchedPtr p, int value, cudaExtent extent) {
+  PerThreadDefault ptd;
+  return cudaMemset3D(p, value, extent);
+}
+
+cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr p, int value,
+                                   cudaExtent extent, cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMemset3DAsync(p, value, extent, stream);
+}
+
 cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
                                    size_t width, size_t height,
                                    cudaStream_t stream) {
@@ -2106,6 +2791,13 @@ cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size,
                                  cudaStream_t stream) {
   PerThreadDefault ptd;
   return cudaMallocAsync(devPtr, size, stream);
+}
+
+cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
+                                         cudaMemPool_t memPool,
+                                         cudaStream_t stream) {
+  PerThreadDefault ptd;
+  return cudaMallocFromPoolAsync(ptr, size, memPool, stream);
 }
 
 cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t stream) {
@@ -2155,6 +2847,35 @@ cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
                                      unsigned int flags) {
   PerThreadDefault ptd;
   return cudaStreamWaitEvent(stream, event, flags);
+}
+
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t stream,
+                                 unsigned long long *streamId) {
+  PerThreadDefault ptd;
+  return cudaStreamGetId(stream, streamId);
+}
+
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t stream, int *device) {
+  return cudaStreamGetDevice(stream, device);
+}
+
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t stream,
+                                        cudaStreamAttrID attr,
+                                        cudaStreamAttrValue *value_out) {
+  PerThreadDefault ptd;
+  return cudaStreamGetAttribute(stream, attr, value_out);
+}
+
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t stream,
+                                        cudaStreamAttrID attr,
+                                        const cudaStreamAttrValue *value) {
+  PerThreadDefault ptd;
+  return cudaStreamSetAttribute(stream, attr, value);
+}
+
+cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src) {
+  PerThreadDefault ptd;
+  return cudaStreamCopyAttributes(dst, src);
 }
 
 cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t stream, unsigned int *flags) {

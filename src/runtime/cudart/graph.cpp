@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -49,9 +50,14 @@ struct NodeObj {
   cudaKernelNodeParams kernel{};
   std::vector<std::vector<uint8_t>> args;
   std::vector<void *> arg_ptrs;
+  // Kernel node attributes that were set (cudaGraphKernelNodeSetAttribute).
+  std::map<int, cudaLaunchAttributeValue> kattrs;
   // Memcpy, memset (the pattern of a memset of 2- or 4-byte elements),
   // host, event record/wait, child graph, captured operation.
   cudaMemcpy3DParms copy{};
+  // A copy to or from a symbol runs as `work`; `copy` holds it with the
+  // symbol's address unless the symbol has none (a __constant__ variable).
+  bool copy_unknown = false;
   cudaMemsetParams set{};
   std::vector<uint8_t> pattern;
   cudaHostNodeParams host{};
@@ -226,6 +232,8 @@ cudaError_t set_memset(NodeObj &n, const cudaMemsetParams &p) {
 
 cudaError_t set_copy(NodeObj &n, const cudaMemcpy3DParms &p) {
   n.copy = p;
+  n.work = nullptr; // no longer a symbol copy
+  n.copy_unknown = false;
   return cudaSuccess;
 }
 
@@ -310,8 +318,10 @@ void copy_params(NodeObj &to, const NodeObj &from) {
     for (auto &a : to.args)
       to.arg_ptrs.push_back(a.data());
     to.kernel.kernelParams = to.arg_ptrs.data();
+    to.kattrs = from.kattrs;
   }
   to.copy = from.copy;
+  to.copy_unknown = from.copy_unknown;
   to.set = from.set;
   to.pattern = from.pattern;
   to.host = from.host;
@@ -420,31 +430,13 @@ void assign_chains(ExecObj &x) {
   }
 }
 
+// A copy node runs as cudaMemcpy3DAsync (positions and widths in elements
+// on a CUDA array's side); a zero height or depth counts as one.
 cudaError_t run_copy(const cudaMemcpy3DParms &p, cudaStream_t s) {
-  const cudaExtent &e = p.extent;
-  if (p.srcArray || p.dstArray) {
-    if (p.dstArray && !p.srcArray && e.depth <= 1)
-      return cudaMemcpy2DToArrayAsync(
-          p.dstArray, p.dstPos.x, p.dstPos.y,
-          static_cast<const char *>(p.srcPtr.ptr) +
-              p.srcPos.z * p.srcPtr.pitch * p.srcPtr.ysize +
-              p.srcPos.y * p.srcPtr.pitch + p.srcPos.x,
-          p.srcPtr.pitch, e.width, e.height, p.kind, s);
-    return cudaErrorNotSupported;
-  }
-  for (size_t z = 0; z < std::max<size_t>(e.depth, 1); ++z) {
-    auto *dst = static_cast<char *>(p.dstPtr.ptr) +
-                (p.dstPos.z + z) * p.dstPtr.pitch * p.dstPtr.ysize +
-                p.dstPos.y * p.dstPtr.pitch + p.dstPos.x;
-    auto *src = static_cast<const char *>(p.srcPtr.ptr) +
-                (p.srcPos.z + z) * p.srcPtr.pitch * p.srcPtr.ysize +
-                p.srcPos.y * p.srcPtr.pitch + p.srcPos.x;
-    if (cudaError_t r =
-            cudaMemcpy2DAsync(dst, p.dstPtr.pitch, src, p.srcPtr.pitch, e.width,
-                              std::max<size_t>(e.height, 1), p.kind, s))
-      return r;
-  }
-  return cudaSuccess;
+  cudaMemcpy3DParms q = p;
+  q.extent.height = std::max<size_t>(q.extent.height, 1);
+  q.extent.depth = std::max<size_t>(q.extent.depth, 1);
+  return cudaMemcpy3DAsync(&q, s);
 }
 
 cudaError_t run_node(const NodeObj &n, cudaStream_t s);
@@ -493,10 +485,30 @@ cudaError_t run_node(const NodeObj &n, cudaStream_t s) {
   switch (n.type) {
   case cudaGraphNodeTypeConditional:
     return run_conditional(n, s);
-  case cudaGraphNodeTypeKernel:
-    return cudaLaunchKernel(n.kernel.func, n.kernel.gridDim, n.kernel.blockDim,
-                            const_cast<void **>(n.arg_ptrs.data()),
-                            n.kernel.sharedMemBytes, s);
+  case cudaGraphNodeTypeKernel: {
+    // The cluster dimension and cooperative attributes are the launch's.
+    cudaLaunchAttribute attrs[2];
+    unsigned k = 0;
+    for (int id :
+         {cudaLaunchAttributeClusterDimension, cudaLaunchAttributeCooperative})
+      if (auto it = n.kattrs.find(id); it != n.kattrs.end()) {
+        attrs[k].id = cudaLaunchAttributeID(id);
+        attrs[k++].val = it->second;
+      }
+    if (k == 0)
+      return cudaLaunchKernel(
+          n.kernel.func, n.kernel.gridDim, n.kernel.blockDim,
+          const_cast<void **>(n.arg_ptrs.data()), n.kernel.sharedMemBytes, s);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = n.kernel.gridDim;
+    cfg.blockDim = n.kernel.blockDim;
+    cfg.dynamicSmemBytes = n.kernel.sharedMemBytes;
+    cfg.stream = s;
+    cfg.attrs = attrs;
+    cfg.numAttrs = k;
+    return cudaLaunchKernelExC(&cfg, n.kernel.func,
+                               const_cast<void **>(n.arg_ptrs.data()));
+  }
   case cudaGraphNodeTypeMemcpy:
     if (n.work) // a captured copy
       return n.work(s);
@@ -767,6 +779,78 @@ cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
                     set_kernel);
 }
 
+// Kernel node attributes: the cluster dimension and cooperative launch
+// take effect (as in cudaLaunchKernelEx); the access policy window, cluster
+// scheduling preference, priority and memory synchronization domains are
+// kept and reported without effect; others are not supported.
+static cudaError_t kernel_attr_known(cudaKernelNodeAttrID attr) {
+  switch (int(attr)) {
+  case cudaLaunchAttributeAccessPolicyWindow:
+  case cudaLaunchAttributeCooperative:
+  case cudaLaunchAttributeClusterDimension:
+  case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+  case cudaLaunchAttributePriority:
+  case cudaLaunchAttributeMemSyncDomainMap:
+  case cudaLaunchAttributeMemSyncDomain:
+    return cudaSuccess;
+  case cudaLaunchAttributeSynchronizationPolicy: // a stream's, not a node's
+  case cudaLaunchAttributeIgnore:
+    return cudaErrorInvalidValue;
+  default:
+    return cudaErrorNotSupported;
+  }
+}
+
+cudaError_t
+cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode,
+                                cudaKernelNodeAttrID attr,
+                                cudaKernelNodeAttrValue *value_out) {
+  std::lock_guard lock(g_graph_mutex);
+  NodeObj *n = node_or_null(hNode);
+  if (!n || !value_out || n->type != cudaGraphNodeTypeKernel)
+    return record_error(cudaErrorInvalidValue);
+  if (cudaError_t e = kernel_attr_known(attr))
+    return record_error(e);
+  auto it = n->kattrs.find(int(attr));
+  if (it != n->kattrs.end()) {
+    *value_out = it->second;
+  } else {
+    std::memset(value_out, 0, sizeof(*value_out)); // the defaults
+    if (int(attr) == cudaLaunchAttributeMemSyncDomainMap)
+      value_out->memSyncDomainMap.remote = 1;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode,
+                                cudaKernelNodeAttrID attr,
+                                const cudaKernelNodeAttrValue *value) {
+  std::lock_guard lock(g_graph_mutex);
+  NodeObj *n = node_or_null(hNode);
+  if (!n || !value || n->type != cudaGraphNodeTypeKernel)
+    return record_error(cudaErrorInvalidValue);
+  if (cudaError_t e = kernel_attr_known(attr))
+    return record_error(e);
+  if (int(attr) == cudaLaunchAttributeAccessPolicyWindow &&
+      (value->accessPolicyWindow.hitRatio < 0.0f ||
+       value->accessPolicyWindow.hitRatio > 1.0f))
+    return record_error(cudaErrorInvalidValue);
+  n->kattrs[int(attr)] = *value;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst,
+                                              cudaGraphNode_t hSrc) {
+  std::lock_guard lock(g_graph_mutex);
+  NodeObj *d = node_or_null(hDst), *s = node_or_null(hSrc);
+  if (!d || !s || d->type != cudaGraphNodeTypeKernel ||
+      s->type != cudaGraphNodeTypeKernel)
+    return record_error(cudaErrorInvalidValue);
+  d->kattrs = s->kattrs;
+  return cudaSuccess;
+}
+
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode,
                                    cudaGraph_t graph,
                                    const cudaGraphNode_t *pDependencies,
@@ -802,6 +886,8 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode,
 
 cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
                                          cudaMemcpy3DParms *pNodeParams) {
+  if (node && node_of(node)->copy_unknown)
+    return cudaErrorNotSupported; // a __constant__ variable has no address
   return get_params(node_or_null(node), cudaGraphNodeTypeMemcpy, &NodeObj::copy,
                     pNodeParams);
 }
@@ -817,6 +903,91 @@ cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
                                            cudaMemcpyKind kind) {
   cudaMemcpy3DParms p = linear_copy(dst, src, count, kind);
   return cudaGraphMemcpyNodeSetParams(node, &p);
+}
+
+// Copies to and from a symbol (a __device__ or __constant__ variable): the
+// symbol is checked when the node is set, the copy runs as the symbol
+// copies of streams do.
+static cudaError_t set_symbol_copy(NodeObj &n, const void *symbol, void *other,
+                                   size_t count, size_t offset,
+                                   cudaMemcpyKind kind, bool to_symbol) {
+  if (kind == (to_symbol ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice) ||
+      kind == cudaMemcpyHostToHost || int(kind) < 0 || int(kind) > 4)
+    return cudaErrorInvalidMemcpyDirection;
+  const cudaError_t before = cudaPeekAtLastError();
+  size_t size = 0;
+  if (cudaError_t e = cudaGetSymbolSize(&size, symbol))
+    return e;
+  if (offset > size || count > size - offset)
+    return cudaErrorInvalidValue;
+  void *addr = nullptr;
+  n.copy_unknown = cudaGetSymbolAddress(&addr, symbol) != cudaSuccess;
+  if (n.copy_unknown) {
+    // Not the program's error: its last error stays what it was.
+    cudaGetLastError();
+    if (before != cudaSuccess)
+      record_error(before);
+    n.copy = cudaMemcpy3DParms{};
+  } else {
+    char *at = static_cast<char *>(addr) + offset;
+    n.copy = to_symbol ? linear_copy(at, other, count, kind)
+                       : linear_copy(other, at, count, kind);
+  }
+  n.work = [=](cudaStream_t s) {
+    return to_symbol
+               ? cudaMemcpyToSymbolAsync(symbol, other, count, offset, kind, s)
+               : cudaMemcpyFromSymbolAsync(other, symbol, count, offset, kind,
+                                           s);
+  };
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
+                                           cudaGraph_t graph,
+                                           const cudaGraphNode_t *pDependencies,
+                                           size_t numDependencies,
+                                           const void *symbol, const void *src,
+                                           size_t count, size_t offset,
+                                           cudaMemcpyKind kind) {
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeMemcpy, [&](NodeObj &n) {
+                    return set_symbol_copy(n, symbol, const_cast<void *>(src),
+                                           count, offset, kind, true);
+                  });
+}
+
+cudaError_t cudaGraphAddMemcpyNodeFromSymbol(
+    cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+    const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst,
+    const void *symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+  return add_node(pGraphNode, graph, pDependencies, numDependencies,
+                  cudaGraphNodeTypeMemcpy, [&](NodeObj &n) {
+                    return set_symbol_copy(n, symbol, dst, count, offset, kind,
+                                           false);
+                  });
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node,
+                                                 const void *symbol,
+                                                 const void *src, size_t count,
+                                                 size_t offset,
+                                                 cudaMemcpyKind kind) {
+  NodeObj *n = node_or_null(node);
+  if (!n || n->type != cudaGraphNodeTypeMemcpy)
+    return cudaErrorInvalidValue;
+  return set_symbol_copy(*n, symbol, const_cast<void *>(src), count, offset,
+                         kind, true);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node,
+                                                   void *dst,
+                                                   const void *symbol,
+                                                   size_t count, size_t offset,
+                                                   cudaMemcpyKind kind) {
+  NodeObj *n = node_or_null(node);
+  if (!n || n->type != cudaGraphNodeTypeMemcpy)
+    return cudaErrorInvalidValue;
+  return set_symbol_copy(*n, symbol, dst, count, offset, kind, false);
 }
 
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode,
@@ -1529,6 +1700,28 @@ cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
   return exec_set_params(n, cudaGraphNodeTypeMemcpy, pNodeParams, set_copy);
 }
 
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol,
+    const void *src, size_t count, size_t offset, cudaMemcpyKind kind) {
+  NodeObj *n = exec_node(hGraphExec, node);
+  if (!n || n->type != cudaGraphNodeTypeMemcpy)
+    return record_error(cudaErrorInvalidValue);
+  const cudaError_t e = set_symbol_copy(*n, symbol, const_cast<void *>(src),
+                                        count, offset, kind, true);
+  return e == cudaSuccess ? e : record_error(e);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst,
+    const void *symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+  NodeObj *n = exec_node(hGraphExec, node);
+  if (!n || n->type != cudaGraphNodeTypeMemcpy)
+    return record_error(cudaErrorInvalidValue);
+  const cudaError_t e =
+      set_symbol_copy(*n, symbol, dst, count, offset, kind, false);
+  return e == cudaSuccess ? e : record_error(e);
+}
+
 cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
                                                cudaGraphNode_t node, void *dst,
                                                const void *src, size_t count,
@@ -1633,6 +1826,205 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
   if (resultInfo)
     *resultInfo = info;
   return ok ? cudaSuccess : cudaErrorGraphExecUpdateFailure;
+}
+
+} // extern "C"
+
+// ---- cudaGraphDebugDotPrint (docs/exec.md "Decisions") --------------------
+namespace {
+
+const char *type_name(cudaGraphNodeType t) {
+  switch (t) {
+  case cudaGraphNodeTypeKernel:
+    return "KERNEL";
+  case cudaGraphNodeTypeMemcpy:
+    return "MEMCPY";
+  case cudaGraphNodeTypeMemset:
+    return "MEMSET";
+  case cudaGraphNodeTypeHost:
+    return "HOST";
+  case cudaGraphNodeTypeGraph:
+    return "CHILD_GRAPH";
+  case cudaGraphNodeTypeEmpty:
+    return "EMPTY";
+  case cudaGraphNodeTypeWaitEvent:
+    return "EVENT_WAIT";
+  case cudaGraphNodeTypeEventRecord:
+    return "EVENT_RECORD";
+  case cudaGraphNodeTypeMemAlloc:
+    return "MEM_ALLOC";
+  case cudaGraphNodeTypeMemFree:
+    return "MEM_FREE";
+  case cudaGraphNodeTypeConditional:
+    return "CONDITIONAL";
+  default:
+    return "OTHER";
+  }
+}
+
+const char *kind_name(cudaMemcpyKind k) {
+  switch (k) {
+  case cudaMemcpyHostToHost:
+    return "HtoH";
+  case cudaMemcpyHostToDevice:
+    return "HtoD";
+  case cudaMemcpyDeviceToHost:
+    return "DtoH";
+  case cudaMemcpyDeviceToDevice:
+    return "DtoD";
+  default:
+    return "default";
+  }
+}
+
+std::string dot_escape(const std::string &s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      r += '\\';
+    r += c;
+  }
+  return r;
+}
+
+// The node's label: its position and type, then what it does.
+std::string dot_label(const NodeObj &n, unsigned flags) {
+  std::string l = fmt::format("{}: {}", n.index, type_name(n.type));
+  auto line = [&l](const std::string &s) { l += "\\n" + dot_escape(s); };
+  switch (n.type) {
+  case cudaGraphNodeTypeKernel: {
+    const char *name = nullptr;
+    if (cudaFuncGetName(&name, n.kernel.func) != cudaSuccess || !name) {
+      cudaGetLastError();
+      name = "?";
+    }
+    line(name);
+    const dim3 g = n.kernel.gridDim, b = n.kernel.blockDim;
+    line(fmt::format("grid ({},{},{}) block ({},{},{}) shared {}", g.x, g.y,
+                     g.z, b.x, b.y, b.z, n.kernel.sharedMemBytes));
+    if (flags & (cudaGraphDebugDotFlagsVerbose |
+                 cudaGraphDebugDotFlagsKernelNodeAttributes))
+      for (const auto &[id, v] : n.kattrs) {
+        if (id == cudaLaunchAttributeClusterDimension)
+          line(fmt::format("cluster ({},{},{})", v.clusterDim.x, v.clusterDim.y,
+                           v.clusterDim.z));
+        else if (id == cudaLaunchAttributeCooperative)
+          line(fmt::format("cooperative {}", v.cooperative));
+        else if (id == cudaLaunchAttributePriority)
+          line(fmt::format("priority {}", v.priority));
+        else
+          line(fmt::format("attribute {} set", id));
+      }
+    break;
+  }
+  case cudaGraphNodeTypeMemcpy:
+    if (n.work && !n.copy.extent.width) {
+      line("captured copy");
+      break;
+    }
+    line(fmt::format("{} {}x{}x{} bytes", kind_name(n.copy.kind),
+                     n.copy.extent.width, n.copy.extent.height,
+                     n.copy.extent.depth));
+    line(
+        fmt::format("{}{} -> {}{}", n.copy.srcArray ? "array " : "",
+                    n.copy.srcArray ? static_cast<const void *>(n.copy.srcArray)
+                                    : n.copy.srcPtr.ptr,
+                    n.copy.dstArray ? "array " : "",
+                    n.copy.dstArray ? static_cast<const void *>(n.copy.dstArray)
+                                    : n.copy.dstPtr.ptr));
+    break;
+  case cudaGraphNodeTypeMemset:
+    line(fmt::format("{} value {:#x}, {} x {} elements of {} bytes", n.set.dst,
+                     n.set.value, n.set.width,
+                     std::max<size_t>(n.set.height, 1), n.set.elementSize));
+    break;
+  case cudaGraphNodeTypeHost:
+    line(fmt::format("fn {} data {}", reinterpret_cast<void *>(n.host.fn),
+                     n.host.userData));
+    break;
+  case cudaGraphNodeTypeWaitEvent:
+  case cudaGraphNodeTypeEventRecord:
+    line(fmt::format("event {}", static_cast<void *>(n.event)));
+    break;
+  case cudaGraphNodeTypeMemAlloc:
+  case cudaGraphNodeTypeMemFree:
+    if (n.alloc)
+      line(fmt::format("{} bytes at {}", n.alloc->bytes, n.alloc->ptr));
+    break;
+  case cudaGraphNodeTypeConditional: {
+    static const char *kinds[] = {"IF", "WHILE", "SWITCH"};
+    line(fmt::format("{} handle {:#x}, {} bodies",
+                     unsigned(n.cond.type) < 3 ? kinds[n.cond.type] : "?",
+                     n.cond.handle, n.bodies.size()));
+    break;
+  }
+  default:
+    if (n.work)
+      line("captured operation");
+    break;
+  }
+  if (!n.enabled)
+    line("disabled");
+  if (flags & (cudaGraphDebugDotFlagsVerbose | cudaGraphDebugDotFlagsHandles))
+    line(fmt::format("node {}", static_cast<const void *>(&n)));
+  return l;
+}
+
+// Writes `g`'s nodes (named PREFIX_I) and edges; child graphs and
+// conditional bodies are clusters, joined to their node by a dashed edge.
+void dot_graph(std::string &out, const GraphObj &g, const std::string &prefix,
+               unsigned flags, int depth) {
+  const std::string indent(2 * size_t(depth), ' ');
+  auto id = [&](const NodeObj *n) {
+    return fmt::format("{}_{}", prefix, n->index);
+  };
+  for (const auto &n : g.nodes) {
+    out += fmt::format("{}{} [label=\"{}\"];\n", indent, id(n.get()),
+                       dot_label(*n, flags));
+    std::vector<std::pair<const GraphObj *, std::string>> inner;
+    if (n->child)
+      inner.emplace_back(n->child.get(), "child graph");
+    for (size_t i = 0; i < n->bodies.size(); ++i)
+      inner.emplace_back(n->bodies[i].get(), fmt::format("body {}", i));
+    for (size_t i = 0; i < inner.size(); ++i) {
+      const std::string sub = fmt::format("{}_{}_{}", prefix, n->index, i);
+      out += fmt::format("{}subgraph cluster_{} {{\n{}  label=\"{}: {}\";\n",
+                         indent, sub, indent, n->index, inner[i].second);
+      dot_graph(out, *inner[i].first, sub, flags, depth + 1);
+      out += indent + "}\n";
+      for (const auto &c : inner[i].first->nodes)
+        if (c->deps.empty())
+          out += fmt::format("{}{} -> {}_{} [style=dashed];\n", indent,
+                             id(n.get()), sub, c->index);
+    }
+  }
+  for (const auto &n : g.nodes)
+    for (const NodeObj *d : n->deps)
+      out += fmt::format("{}{} -> {};\n", indent, id(d), id(n.get()));
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path,
+                                   unsigned int flags) {
+  if (!graph || !path)
+    return record_error(cudaErrorInvalidValue);
+  std::string out;
+  {
+    std::lock_guard lock(g_graph_mutex);
+    out = "digraph bcusim_graph {\n  node [shape=box];\n";
+    dot_graph(out, *graph_of(graph), "n", flags, 1);
+    out += "}\n";
+  }
+  std::FILE *f = std::fopen(path, "w");
+  if (!f)
+    return record_error(cudaErrorOperatingSystem);
+  const bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+  if (std::fclose(f) != 0 || !ok)
+    return record_error(cudaErrorOperatingSystem);
+  return cudaSuccess;
 }
 
 } // extern "C"
