@@ -41,6 +41,10 @@ const Module &check_module() {
   static const Module &m = load(BCUSIM_CHECK_PTX);
   return m;
 }
+const Module &gridsync_module() {
+  static const Module &m = load(BCUSIM_GRIDSYNC_PTX);
+  return m;
+}
 const Module &seqcst_module() {
   static const Module &m = load(BCUSIM_SEQCST_PTX);
   return m;
@@ -217,6 +221,25 @@ void BM_SeqCstGrowth(benchmark::State &state) {
   seqcst(state, uint32_t(state.range(1)));
 }
 
+// Grid-wide synchronization: `gridsync_scale` (gridsync_kernels.cu), 4 rounds
+// of three grid.sync() over 33 to 264 CTAs of 256 threads, plain (mode 0)
+// and checked (mode 2): the checked time per CTA stays flat when the cost
+// of a grid sync is linear in the CTAs (docs/performance.md "Checker").
+void BM_GridSync(benchmark::State &state) {
+  Device dev;
+  const uint32_t blocks = uint32_t(state.range(1)), n = blocks * 256;
+  DevicePtr a = dev.alloc(n * 4);
+  std::vector<int> zero(n, 0);
+  dev.write(a, zero.data(), n * 4);
+  Workload w{&gridsync_module(), "gridsync_scale", {}, {}, 0};
+  w.cfg.grid = {blocks};
+  w.cfg.block = {256};
+  w.args = {KernelArg::ptr(a), KernelArg::s32(4)};
+  w.covered = uint64_t(n) * 4;
+  run(state, dev, w);
+  state.SetItemsProcessed(int64_t(state.iterations()) * blocks);
+}
+
 #define MODES                                                                  \
   ->ArgName("mode")->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(                     \
       benchmark::kMillisecond)
@@ -229,6 +252,10 @@ BENCHMARK(BM_SeqCstPersistent) MODES;
 BENCHMARK(BM_SeqCstGrowth)
     ->ArgNames({"mode", "items"})
     ->ArgsProduct({{0, 2}, {1 << 12, 1 << 14, 1 << 16, 1 << 18}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GridSync)
+    ->ArgNames({"mode", "ctas"})
+    ->ArgsProduct({{0, 2}, {33, 66, 132, 264}})
     ->Unit(benchmark::kMillisecond);
 
 } // namespace

@@ -235,18 +235,16 @@ void LaunchSt::release_shadow(std::vector<Granule> &shadow) {
 Vc release_of(LaunchSt &L, CtaSt &c, uint32_t i) {
   ThreadSt &t = c.threads[i];
   Tid tid = L.tid_of(c.linear, i / 32, i % 32);
-  VcBuilder b;
-  b.add(t.vc);
+  Vc r = t.vc;
   if (t.own_floor)
-    b.floor(warp_key(tid), t.own_floor);
-  b.thread(tid, c.clock[i]);
+    floor_into(r, warp_key(tid), t.own_floor);
+  thread_into(r, tid, c.clock[i]);
   ++c.clock[i];
-  return b.build();
+  return r;
 }
 
 Released release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
   const uint32_t live = live_lanes(c, warp);
-  VcBuilder b;
   const VcData *last = nullptr;
   if (lanes == live && live) {
     // The whole warp: one floor for every lane, whose clocks are aligned
@@ -278,29 +276,36 @@ Released release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     if (shared)
       return Released{thread_at(c, warp, std::countr_zero(lanes)).vc, wk,
                       m + 1};
+    // Lanes that know different things (a CTA's thread 0 that acquired a
+    // grid sync's knowledge alone): their knowledge joined, without a sort
+    // of all of it.
+    Vc acc;
     each_lane(lanes, [&](uint32_t l) {
       ThreadSt &t = thread_at(c, warp, l);
       if (t.vc.get() != last) {
-        b.add(t.vc);
+        join_into(acc, t.vc);
         last = t.vc.get();
       }
     });
-    b.floor(wk, m + 1);
-    return Released{b.build()};
+    return Released{std::move(acc), wk, m + 1};
   }
+  // Single lanes or part of a warp: their knowledge joined, plus an entry
+  // per lane, built in place on one copy (no sort of the whole knowledge:
+  // a CTA's thread 0 that releases grid-wide knowledge at a grid sync).
+  Vc acc;
   each_lane(lanes, [&](uint32_t l) {
     ThreadSt &t = thread_at(c, warp, l);
     Tid tid = L.tid_of(c.linear, warp, l);
     if (t.vc.get() != last) {
-      b.add(t.vc);
+      join_into(acc, t.vc);
       last = t.vc.get();
     }
     if (t.own_floor)
-      b.floor(warp_key(tid), t.own_floor);
-    b.thread(tid, c.clock[warp * 32 + l]);
+      floor_into(acc, warp_key(tid), t.own_floor);
+    thread_into(acc, tid, c.clock[warp * 32 + l]);
     ++c.clock[warp * 32 + l];
   });
-  return Released{b.build()};
+  return Released{std::move(acc)};
 }
 
 // Joins what `lanes` of `warp` release into `acc`: release_warp's result,

@@ -2,6 +2,7 @@
 #include "vc.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace bcusim::check::detail {
 
@@ -76,8 +77,21 @@ bool merge_floors(VcData &a, const VcData &b) {
 }
 
 bool floors_dominate(const VcData &a, const VcData &b) {
+  // Both block lists are sorted: a walk over both when they are of like
+  // size (grid-wide knowledge against grid-wide knowledge), a search per
+  // block of b when b is small.
+  const bool walk = b.blocks.size() * 8 >= a.blocks.size();
+  size_t at = 0;
   for (size_t j = 0; j < b.blocks.size(); ++j) {
-    size_t i = a.find_block(b.blocks[j]);
+    size_t i;
+    if (walk) {
+      while (at < a.blocks.size() && a.blocks[at] < b.blocks[j])
+        ++at;
+      i = at < a.blocks.size() && a.blocks[at] == b.blocks[j] ? at
+                                                              : a.blocks.size();
+    } else {
+      i = a.find_block(b.blocks[j]);
+    }
     if (i == a.blocks.size()) {
       for (size_t k = 0; k < 32; ++k)
         if (b.floor[j * 32 + k])
@@ -105,6 +119,11 @@ void normalize(Entries &v) {
 
 } // namespace
 
+uint64_t VcData::Stamp::next() {
+  static std::atomic<uint64_t> n{1};
+  return n.fetch_add(1, std::memory_order_relaxed);
+}
+
 size_t VcData::find_block(uint32_t b) const {
   auto it = std::lower_bound(blocks.begin(), blocks.end(), b);
   return it != blocks.end() && *it == b ? size_t(it - blocks.begin())
@@ -123,19 +142,28 @@ Vc join(const Vc &a, const Vc &b) {
     return a;
   if (!a)
     return b;
+  if (a->has_absorbed(b.get()))
+    return a;
+  if (b->has_absorbed(a.get()))
+    return b;
   // Most joins add nothing (a thread acquiring what it already knows):
   // check before copying.
-  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads))
+  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads)) {
+    a->absorb(b.get());
     return a;
+  }
   Vc r(new VcData(*a));
   merge_floors(*r.mutable_data(), *b);
   merge_into(r.mutable_data()->threads, b->threads);
+  r->absorb(b.get());
   return r;
 }
 
 Vc with_floor(const Vc &v, uint32_t warp, uint32_t f) {
   Vc out(v ? new VcData(*v) : new VcData());
   VcData *r = out.mutable_data();
+  if (v)
+    r->absorb(v.get());
   const uint32_t b = warp >> 5;
   auto it = std::lower_bound(r->blocks.begin(), r->blocks.end(), b);
   size_t i = size_t(it - r->blocks.begin());
@@ -155,8 +183,16 @@ void join_into(Vc &a, const Vc &b) {
     a = b;
     return;
   }
-  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads))
+  if (a->has_absorbed(b.get()))
     return;
+  if (b->has_absorbed(a.get())) {
+    a = b; // b knows all that a knows: share it
+    return;
+  }
+  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads)) {
+    a->absorb(b.get());
+    return;
+  }
   if (a.use_count() != 1) {
     a = join(a, b);
     return;
@@ -165,6 +201,8 @@ void join_into(Vc &a, const Vc &b) {
   auto &d = *a.mutable_data();
   merge_floors(d, *b);
   merge_into(d.threads, b->threads);
+  d.stamp.renew();
+  d.absorb(b.get());
 }
 
 void floor_into(Vc &a, uint32_t warp, uint32_t f) {
@@ -180,7 +218,10 @@ void floor_into(Vc &a, uint32_t warp, uint32_t f) {
       d.floor.insert(d.floor.begin() + long(i * 32), 32, 0u);
     }
     uint32_t &slot = d.floor[i * 32 + (warp & 31)];
-    slot = std::max(slot, f);
+    if (slot < f) {
+      slot = f;
+      d.stamp.renew();
+    }
     return;
   }
   if (a && a->floor_of(warp) >= f)
@@ -193,8 +234,11 @@ void thread_into(Vc &a, Tid t, uint32_t clock) {
     return;
   if (!a)
     a = Vc(new VcData());
-  else if (a.use_count() != 1)
-    a = Vc(new VcData(*a));
+  else if (a.use_count() != 1) {
+    Vc c(new VcData(*a));
+    c->absorb(a.get());
+    a = std::move(c);
+  }
   auto &v = a.mutable_data()->threads;
   auto key_less = [](const std::pair<uint32_t, uint32_t> &e, uint32_t k) {
     return e.first < k;
@@ -204,6 +248,7 @@ void thread_into(Vc &a, Tid t, uint32_t clock) {
     it->second = std::max(it->second, clock);
   else
     v.insert(it, {t, clock});
+  a.mutable_data()->stamp.renew();
   if (is_agent(t))
     return;
   // Entries are unique and sorted: the warp is complete when its lane 0's

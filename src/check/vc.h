@@ -44,6 +44,39 @@ struct VcData {
     Refs &operator=(const Refs &) { return *this; }
   };
   mutable Refs refs;
+  // A number no other state of any knowledge object has had: drawn anew
+  // when an object is made or copied and at each change in place.
+  struct Stamp {
+    uint64_t v = next();
+    Stamp() = default;
+    Stamp(const Stamp &) {}
+    Stamp &operator=(const Stamp &) { return *this; }
+    void renew() { v = next(); }
+    static uint64_t next();
+  };
+  Stamp stamp;
+  // An object (and its stamp then) that this one is known to dominate: a
+  // join with it again adds nothing, found without comparing entries (the
+  // threads of a CTA releasing one knowledge into a barrier phase one warp
+  // at a time, a thread spinning on a location no one changed since).
+  // Copied with the object: a copy, or the object changed in place, knows
+  // at least as much.
+  // Two, the latest first: a thread that acquires from a location both
+  // what its CTA and what the whole GPU released there.
+  mutable const VcData *absorbed[2] = {nullptr, nullptr};
+  mutable uint64_t absorbed_stamp[2] = {0, 0};
+  bool has_absorbed(const VcData *b) const {
+    return (absorbed[0] == b && absorbed_stamp[0] == b->stamp.v) ||
+           (absorbed[1] == b && absorbed_stamp[1] == b->stamp.v);
+  }
+  void absorb(const VcData *b) const {
+    if (absorbed[0] != b) {
+      absorbed[1] = absorbed[0];
+      absorbed_stamp[1] = absorbed_stamp[0];
+    }
+    absorbed[0] = b;
+    absorbed_stamp[0] = b->stamp.v;
+  }
 
   // Warp floors in blocks of 32 consecutive global warps (a CTA's warps
   // fall in one or two blocks): block ids sorted, 32 floors each (0: none).
