@@ -307,6 +307,14 @@ struct FuncInfo {
   // "Shared memory").
   uint32_t static_shared = 0;
   uint32_t dyn_shared_off = 0;
+  // .entry: what a launch of this kernel needs, from the code it reaches
+  // (itself and the functions it calls): a grid workspace (it reads
+  // %envreg1/%envreg2 for grid.sync, which makes its launches admit every
+  // CTA at once), a pool for device-side launches, a stack for recursive
+  // activations. Other kernels of the module do not pay for them.
+  bool reads_grid_workspace = false;
+  bool device_launches = false;
+  bool reaches_recursion = false;
   // Part of a call cycle (direct, or through function pointers): each
   // activation has its own frame on the thread's stack and its own
   // registers (docs/engine.md "Recursion"). Its frame's offsets (params,
@@ -368,9 +376,6 @@ struct Program {
   std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot, value
   std::vector<std::pair<uint32_t, uint32_t>> const_preds;
   uint32_t frame_bytes = 0; // per-thread local memory (static frames)
-  // Some function is recursive: each thread's local memory also holds a
-  // stack (Launch::stack_bytes) after the static frames.
-  bool has_recursion = false;
   // Some instruction reads %reserved_smem_offset_*: launches give each CTA
   // the reserved shared-memory region (docs/engine.md "Special registers").
   bool uses_reserved_smem = false;

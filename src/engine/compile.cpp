@@ -985,7 +985,6 @@ bool build_program(const ptx::Module &mod, Program &prog,
     if (fi.recursive) {
       fi.frame_slot = c.new_slot();
       fi.save_slots.push_back(fi.frame_slot);
-      prog.has_recursion = true;
     }
     const uint32_t frame_slot = fi.frame_slot;
     auto &syms = func_syms[f];
@@ -1203,6 +1202,23 @@ bool build_program(const ptx::Module &mod, Program &prog,
                                  what, ki.name, prog.funcs[f].name, e.message);
         ki.blocked_by.push_back(std::move(d));
       }
+  }
+  // What each kernel's launches need, from the code it reaches.
+  for (uint32_t k = 0; k < prog.funcs.size(); ++k) {
+    auto &ki = prog.funcs[k];
+    if (!ki.is_entry || !ki.compiled)
+      continue;
+    const KernelReach r = kernel_reach(mod, k);
+    for (uint32_t f = 0; f < prog.funcs.size(); ++f) {
+      const FuncInfo &fi = prog.funcs[f];
+      if (!r.funcs[f] || !fi.compiled)
+        continue;
+      ki.reaches_recursion |= fi.recursive;
+      for (uint32_t pc = fi.entry_pc; pc < fi.end_pc; ++pc) {
+        ki.reads_grid_workspace |= reads_grid_workspace(prog.code[pc]);
+        ki.device_launches |= prog.code[pc].kind == Kind::DeviceCall;
+      }
+    }
   }
   return true;
 }

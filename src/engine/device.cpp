@@ -467,17 +467,14 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   // The per-thread stack of recursive activations (docs/engine.md
   // "Recursion"), after the static frames.
   L.stack_bytes =
-      P.has_recursion
+      k->reaches_recursion
           ? (std::min(config.stack_size, kMaxStackSize) + 15u) / 16u * 16u
           : 0;
   L.local_bytes = P.frame_bytes + L.stack_bytes;
   // Cooperative groups (grid.sync) read their grid workspace through
-  // %envreg1:%envreg2 (docs/clusters.md "grid.sync"): a module that reads
-  // them gets one for this launch, { wsSize = 8, barrier = 0 }.
-  bool cooperative =
-      std::any_of(P.code.begin(), P.code.end(), [](const detail::Inst &in) {
-        return detail::reads_grid_workspace(in);
-      });
+  // %envreg1:%envreg2 (docs/clusters.md "grid.sync"): a kernel whose code
+  // reads them gets one for this launch, { wsSize = 8, barrier = 0 }.
+  const bool cooperative = k->reads_grid_workspace;
   if (cooperative) {
     L.grid_workspace = memory_->alloc(8, "the grid.sync workspace");
     const uint32_t ws[2] = {8, 0};
@@ -486,10 +483,7 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
   // Device-side launches: a pool for the parameter buffers of the grid's
   // launches, which run when it completes (non-tail launches in the order
   // they were made, then tail launches), each with its own descendants.
-  const bool launches =
-      std::any_of(P.code.begin(), P.code.end(), [](const detail::Inst &in) {
-        return in.kind == detail::Kind::DeviceCall;
-      });
+  const bool launches = k->device_launches;
   detail::DeviceLaunches dl;
   if (launches) {
     dl.pool_size = std::min<uint64_t>(

@@ -545,6 +545,73 @@ TEST(GridSync, ManyCtasFinishWithEveryScheduler) {
   }
 }
 
+TEST(GridSync, OnlyTheKernelThatReadsTheWorkspaceIsCooperative) {
+  // One module, two kernels: `coop` reads the grid workspace, `probe` does
+  // not. A cooperative launch admits every CTA at once; an ordinary one
+  // admits CTAs as it goes. In `probe`, CTA 0 spins (boundedly) on a flag
+  // that the last CTA sets: launched cooperatively, the last CTA is
+  // resident and sets it; launched as an ordinary kernel it is admitted only
+  // after CTA 0's spin has ended, so CTA 0 sees 0. `probe` must launch as an
+  // ordinary kernel although its module holds `coop`.
+  const std::string text = R"(.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry coop(.param .u64 coop_param_0)
+{
+  .reg .b32 %hi;
+  .reg .b64 %o;
+  ld.param.u64 %o, [coop_param_0];
+  mov.u32 %hi, %envreg1;
+  st.global.u32 [%o], %hi;
+  ret;
+}
+
+.visible .entry probe(.param .u64 probe_param_0)
+{
+  .reg .b32 %t, %c, %last, %seen, %i;
+  .reg .b64 %o;
+  .reg .pred %p<4>;
+  ld.param.u64 %o, [probe_param_0];
+  mov.u32 %t, %tid.x;
+  setp.ne.u32 %p1, %t, 0;
+  @%p1 bra DONE;
+  mov.u32 %c, %ctaid.x;
+  mov.u32 %last, %nctaid.x;
+  sub.u32 %last, %last, 1;
+  setp.ne.u32 %p2, %c, %last;
+  @%p2 bra NOTLAST;
+  atom.global.exch.b32 %seen, [%o], 1;
+  bra DONE;
+NOTLAST:
+  setp.ne.u32 %p2, %c, 0;
+  @%p2 bra DONE;
+  mov.u32 %i, 0;
+SPIN:
+  atom.global.add.u32 %seen, [%o], 0;
+  setp.ne.u32 %p3, %seen, 0;
+  @%p3 bra SEEN;
+  add.u32 %i, %i, 1;
+  setp.lt.u32 %p3, %i, 2000;
+  @%p3 bra SPIN;
+SEEN:
+  st.global.u32 [%o+4], %seen;
+DONE:
+  ret;
+}
+)";
+  auto m = load_text(text);
+  ASSERT_TRUE(m);
+  Device d;
+  DevicePtr p = d.alloc(8);
+  auto r = d.launch(*m, "probe", config({64, 1, 1}, {32, 1, 1}),
+                    {KernelArg::ptr(p)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  auto v = download<uint32_t>(d, p, 2);
+  EXPECT_EQ(v[0], 1u); // the last CTA ran
+  EXPECT_EQ(v[1], 0u); // after CTA 0 stopped looking: not all resident
+}
+
 TEST(GridDep, WaitWithoutPrerequisiteIsANoteOnly) {
   const std::string text = sm90_module(".param .u64 k_param_0", R"(
   griddepcontrol.launch_dependents;
