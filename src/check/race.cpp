@@ -783,6 +783,16 @@ inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
   return span * 2 < uint64_t(std::popcount(lanes));
 }
 
+// The shadow granule of granule base `gb`: in the CTA's shared-memory
+// shadow when `shadow` is given (nullptr past its end: not checked), else in
+// the launch's global shadow.
+inline Granule *granule_at(LaunchSt &L, Granule *shadow, uint64_t shadow_n,
+                           uint64_t gb) {
+  if (!shadow)
+    return L.global.granule(gb);
+  return (gb >> 3) < shadow_n ? shadow + (gb >> 3) : nullptr;
+}
+
 // Plain reads by lanes `lanes` of a warp that all know the same: the
 // lanes reading one granule become one read entry there. Returns the
 // lanes left to check one by one.
@@ -863,14 +873,9 @@ inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
       rest |= gl;
       continue;
     }
-    Granule *g;
-    if (shadow) {
-      if ((gp.gb >> 3) >= shadow_n)
-        continue; // outside the shadow: not checked, as lane by lane
-      g = shadow + (gp.gb >> 3);
-    } else {
-      g = L.global.granule(gp.gb);
-    }
+    Granule *g = granule_at(L, shadow, shadow_n, gp.gb);
+    if (!g)
+      continue; // outside the shadow: not checked, as lane by lane
     const uint32_t f = uint32_t(std::countr_zero(gl));
     Accessor who;
     who.tid = tid0 + f;
@@ -939,14 +944,9 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
     const uint64_t addr = e.addr[lane], gb = addr & ~7ull;
     if (addr + e.size > gb + 8)
       break;
-    Granule *g;
-    if (shadow) {
-      if ((gb >> 3) >= shadow_n)
-        break;
-      g = shadow + (gb >> 3);
-    } else {
-      g = L.global.granule(gb);
-    }
+    Granule *g = granule_at(L, shadow, shadow_n, gb);
+    if (!g)
+      break;
     const Tid tid = tid0 + lane;
     const uint8_t mask = uint8_t(((1u << e.size) - 1) << (addr - gb));
     const Cell &c0 = g->cell[0];
@@ -1199,14 +1199,9 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     uint64_t gb = addr & ~7ull;
     if (single && end <= gb + 8) {
       // Within one granule (nearly every access).
-      Granule *g;
-      if (shadow) {
-        if ((gb >> 3) >= shadow_n)
-          continue;
-        g = shadow + (gb >> 3);
-      } else {
-        g = L.global.granule(gb);
-      }
+      Granule *g = granule_at(L, shadow, shadow_n, gb);
+      if (!g)
+        continue;
       if (quiet >> lane & 1) {
         strong_lanes |= 1u << lane;
         gran[lane] = g;
@@ -1228,14 +1223,9 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     for (; gb < end; gb += 8) {
       uint64_t lo = std::max(gb, addr), hi = std::min(gb + 8, end);
       uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - gb));
-      Granule *g;
-      if (shadow) {
-        if ((gb >> 3) >= shadow_n)
-          break;
-        g = shadow + (gb >> 3);
-      } else {
-        g = L.global.granule(gb);
-      }
+      Granule *g = granule_at(L, shadow, shadow_n, gb);
+      if (!g)
+        break;
       set_value(gb, lo, hi);
       access_granule(L, *g, mask, a, who, e.space, e.owner, gb);
       // A plain store ends the release sequences of the location.

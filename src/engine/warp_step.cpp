@@ -197,6 +197,19 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
   // Per lane, the frame bases the copies read from and write to (0: a
   // static frame).
   std::array<uint64_t, kWarpSize> from{}, to{};
+  // An access of the lanes' frames (.local) by the call or return itself.
+  auto frame_event = [&](uint32_t size) {
+    AccessEvent e;
+    e.pc = p->pc;
+    e.cta = c.linear;
+    e.owner = c.linear;
+    e.warp = w.index;
+    e.lanes = m;
+    e.space = StateSpace::Local;
+    e.origin = AccessOrigin::CallCopy;
+    e.size = size;
+    return e;
+  };
   auto copy = [&](const std::vector<CallSite::Copy> &copies) {
     for_lanes(m, [&](uint32_t l) {
       uint8_t *f = frame(c, w, l);
@@ -208,15 +221,7 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
     // The copies read and write the lanes' frames (.local).
     std::array<uint64_t, kWarpSize> addr{};
     for (auto &cp : copies) {
-      AccessEvent e;
-      e.pc = p->pc;
-      e.cta = c.linear;
-      e.owner = c.linear;
-      e.warp = w.index;
-      e.lanes = m;
-      e.space = StateSpace::Local;
-      e.origin = AccessOrigin::CallCopy;
-      e.size = cp.size;
+      AccessEvent e = frame_event(cp.size);
       e.addr = addr.data();
       for_lanes(m, [&](uint32_t l) { addr[l] = from[l] + cp.from; });
       e.type = AccessType::Read;
@@ -270,16 +275,8 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
   if (f.recursive && x.obs) {
     // The frame left holds nothing any more (the checker's uninitialized
     // reads: a later activation there starts fresh).
-    AccessEvent e;
-    e.pc = p->pc;
-    e.cta = c.linear;
-    e.owner = c.linear;
-    e.warp = w.index;
-    e.lanes = m;
-    e.space = StateSpace::Local;
-    e.origin = AccessOrigin::CallCopy;
+    AccessEvent e = frame_event(f.frame_size);
     e.type = AccessType::Write;
-    e.size = f.frame_size;
     e.addr = from.data();
     x.obs->on_frame_end(e);
   }

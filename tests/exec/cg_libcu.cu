@@ -122,14 +122,8 @@ __global__ void wide_tiles(int *out) {
 }
 
 int main(int argc, char **argv) {
-  // An option (run_exec.py passes --program-arg) selects every part.
-  const char *only = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
-  int parts = 0;
-  auto want = [&](const char *s) {
-    bool w = !*only || std::strstr(only, s);
-    parts += w;
-    return w;
-  };
+  Parts parts(argc, argv);
+  auto want = [&](const char *s) { return parts.want(s); };
   const int blocks = 8, n = blocks * B * 4;
   std::vector<int> h(n);
   unsigned st = 99;
@@ -243,6 +237,6 @@ int main(int argc, char **argv) {
     EXPECT(std::equal(c.begin(), c.end(), r.begin()));
     EXPECT(r[16] == mx);
   }
-  EXPECT(parts > 0);
+  EXPECT(parts.run > 0);
   return finish("cg_libcu");
 }

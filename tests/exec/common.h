@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 
 static int g_failures = 0;
@@ -24,6 +25,26 @@ static int g_failures = 0;
       ++g_failures;                                                            \
     }                                                                          \
   } while (0)
+
+// Programs made of parts: the first argument, when it is not an option,
+// names the parts to run (any part whose name it contains); without it, or
+// with an option (run_exec.py passes --program-arg), every part runs. The
+// second argument, when the first names parts, is a size (`size_arg`).
+struct Parts {
+  const char *only;
+  int run = 0; // parts selected so far
+  Parts(int argc, char **argv)
+      : only(argc > 1 && argv[1][0] != '-' ? argv[1] : "") {}
+  bool want(const char *name) {
+    const bool w = !*only || std::strstr(only, name);
+    run += w;
+    return w;
+  }
+};
+
+static int size_arg(int argc, char **argv, int fallback) {
+  return argc > 2 && argv[1][0] != '-' ? std::atoi(argv[2]) : fallback;
+}
 
 static int finish(const char *name) {
   std::printf("%s: %s\n", name, g_failures ? "FAIL" : "PASS");

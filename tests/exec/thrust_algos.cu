@@ -58,15 +58,9 @@ template <class T> std::vector<T> to_host(const thrust::device_vector<T> &d) {
 }
 
 int main(int argc, char **argv) {
-  // An option (run_exec.py passes --program-arg) selects every part.
-  const char *only = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
-  int parts = 0;
-  auto want = [&](const char *s) {
-    bool w = !*only || std::strstr(only, s);
-    parts += w;
-    return w;
-  };
-  int n = argc > 2 && argv[1][0] != '-' ? std::atoi(argv[2]) : 20000;
+  Parts parts(argc, argv);
+  auto want = [&](const char *s) { return parts.want(s); };
+  int n = size_arg(argc, argv, 20000);
   std::vector<int> hi(n);
   for (auto &x : hi)
     x = int(rnd() % 2001) - 1000;
@@ -289,6 +283,6 @@ int main(int argc, char **argv) {
       ok &= k[hv[i]] == hk[i];
     EXPECT(ok);
   }
-  EXPECT(parts > 0);
+  EXPECT(parts.run > 0);
   return finish("thrust_algos");
 }

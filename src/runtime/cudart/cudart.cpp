@@ -901,24 +901,26 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   });
 }
 
-cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
+namespace {
+// cudaDeviceGetDefaultMemPool / cudaDeviceGetMemPool: the device's default
+// or current pool.
+cudaError_t get_device_pool(cudaMemPool_t *memPool, int device, bool current) {
   std::lock_guard lock(g_mutex);
   if (!memPool)
     return rec(Error::InvalidValue);
   if (device != 0)
     return rec(Error::InvalidDevice);
-  *memPool = handle_of(default_pool());
+  *memPool = handle_of(current ? current_pool() : default_pool());
   return cudaSuccess;
+}
+} // namespace
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
+  return get_device_pool(memPool, device, false);
 }
 
 cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device) {
-  std::lock_guard lock(g_mutex);
-  if (!memPool)
-    return rec(Error::InvalidValue);
-  if (device != 0)
-    return rec(Error::InvalidDevice);
-  *memPool = handle_of(current_pool());
-  return cudaSuccess;
+  return get_device_pool(memPool, device, true);
 }
 
 cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool) {

@@ -15,6 +15,35 @@ constexpr uint64_t kPrime = 1000000007ull;
 uint64_t fact(int n) { return n <= 1 ? 1 : uint64_t(n) * fact(n - 1) % kPrime; }
 int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
+// A launch of `kernel(const T *in, int *out)` of recurse.ptx: its status,
+// its diagnostics rendered (they point into the module) and `out` (out_n
+// elements, in.size() when 0; -1 before the launch).
+struct InOut {
+  RunStatus status = RunStatus::Ok;
+  std::string text;
+  std::vector<int32_t> out;
+};
+template <class T>
+InOut run_in_out(const char *kernel, const std::vector<T> &in,
+                 const LaunchConfig &cfg, size_t out_n = 0) {
+  InOut r;
+  auto m = load_file("recurse.ptx");
+  if (!m) {
+    ADD_FAILURE() << "recurse.ptx does not load";
+    r.status = RunStatus::BadLaunch;
+    return r;
+  }
+  Device d;
+  const size_t n = out_n ? out_n : in.size();
+  DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n, -1));
+  RunReport rep =
+      d.launch(*m, kernel, cfg, {KernelArg::ptr(pin), KernelArg::ptr(po)});
+  r.status = rep.status;
+  r.text = rep.diagnostics_text();
+  r.out = download<int32_t>(d, po, n);
+  return r;
+}
+
 TEST(Recursion, FactorialAndFibonacciAtPerLaneDepths) {
   auto m = load_file("recurse.ptx");
   ASSERT_TRUE(m);
@@ -65,20 +94,14 @@ TEST(Recursion, BinaryTreeSum) {
 }
 
 TEST(Recursion, MutualRecursion) {
-  auto m = load_file("recurse.ptx");
-  ASSERT_TRUE(m);
   const int n = 64;
   std::vector<uint32_t> in(n);
   for (int t = 0; t < n; ++t)
     in[t] = uint32_t(t * 3 % 17);
-  Device d;
-  DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n, -1));
-  auto r = d.launch(*m, "_Z6parityPKjPi", config({1, 1, 1}, {64, 1, 1}),
-                    {KernelArg::ptr(pin), KernelArg::ptr(po)});
-  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
-  auto out = download<int32_t>(d, po, n);
+  auto r = run_in_out("_Z6parityPKjPi", in, config({1, 1, 1}, {64, 1, 1}));
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.text;
   for (int t = 0; t < n; ++t)
-    EXPECT_EQ(out[t], in[t] % 2 == 0 ? 2 : 1) << t;
+    EXPECT_EQ(r.out[t], in[t] % 2 == 0 ? 2 : 1) << t;
 }
 
 // down / half of recurse.cu, calling each other through a table.
@@ -97,20 +120,14 @@ int half(int n, int acc) {
 }
 
 TEST(Recursion, ThroughFunctionPointers) {
-  auto m = load_file("recurse.ptx");
-  ASSERT_TRUE(m);
   const int n = 64;
   std::vector<int32_t> in(n);
   for (int t = 0; t < n; ++t)
     in[t] = t % 13;
-  Device d;
-  DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n, -1));
-  auto r = d.launch(*m, "_Z5fnptrPKiPi", config({1, 1, 1}, {64, 1, 1}),
-                    {KernelArg::ptr(pin), KernelArg::ptr(po)});
-  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
-  auto out = download<int32_t>(d, po, n);
+  auto r = run_in_out("_Z5fnptrPKiPi", in, config({1, 1, 1}, {64, 1, 1}));
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.text;
   for (int t = 0; t < n; ++t)
-    EXPECT_EQ(out[t], step(t & 1, in[t], t)) << t;
+    EXPECT_EQ(r.out[t], step(t & 1, in[t], t)) << t;
 }
 
 // depot of recurse.cu: a local array at every depth, the child reading
@@ -128,22 +145,16 @@ int depot(int n, const int *parent, int k) {
 }
 
 TEST(Recursion, LocalArrayInEveryActivation) {
-  auto m = load_file("recurse.ptx");
-  ASSERT_TRUE(m);
   const int n = 64;
   std::vector<int32_t> in(n);
   for (int t = 0; t < n; ++t)
     in[t] = (t * 5) % 6;
   for (unsigned threads : {1u, 2u}) {
-    Device d;
-    DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n, -1));
-    auto r =
-        d.launch(*m, "_Z6localsPKiPi", config({2, 1, 1}, {32, 1, 1}, threads),
-                 {KernelArg::ptr(pin), KernelArg::ptr(po)});
-    ASSERT_TRUE(r.ok()) << r.diagnostics_text();
-    auto out = download<int32_t>(d, po, n);
+    auto r = run_in_out("_Z6localsPKiPi", in,
+                        config({2, 1, 1}, {32, 1, 1}, threads));
+    ASSERT_EQ(r.status, RunStatus::Ok) << r.text;
     for (int t = 0; t < n; ++t)
-      EXPECT_EQ(out[t], depot(in[t], nullptr, t & 3)) << t;
+      EXPECT_EQ(r.out[t], depot(in[t], nullptr, t & 3)) << t;
   }
 }
 
@@ -151,39 +162,29 @@ TEST(Recursion, LocalArrayInEveryActivation) {
 // schedules too (random preemption at memory instructions, reversed warp
 // order): the same results.
 TEST(Recursion, SameResultsUnderOtherSchedules) {
-  auto m = load_file("recurse.ptx");
-  ASSERT_TRUE(m);
   const int n = 64;
   std::vector<int32_t> in(n);
   for (int t = 0; t < n; ++t)
     in[t] = (t * 5) % 6;
   for (const char *sched : {"reverse", "random:1", "random:2", "delay:1"}) {
-    Device d;
-    DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n, -1));
     LaunchConfig cfg = config({1, 1, 1}, {64, 1, 1});
     cfg.schedule = *Schedule::parse(sched);
-    auto r = d.launch(*m, "_Z6localsPKiPi", cfg,
-                      {KernelArg::ptr(pin), KernelArg::ptr(po)});
-    ASSERT_TRUE(r.ok()) << sched << ": " << r.diagnostics_text();
-    auto out = download<int32_t>(d, po, n);
+    auto r = run_in_out("_Z6localsPKiPi", in, cfg);
+    ASSERT_EQ(r.status, RunStatus::Ok) << sched << ": " << r.text;
     for (int t = 0; t < n; ++t)
-      EXPECT_EQ(out[t], depot(in[t], nullptr, t & 3)) << sched << " " << t;
+      EXPECT_EQ(r.out[t], depot(in[t], nullptr, t & 3)) << sched << " " << t;
   }
 }
 
 TEST(Recursion, SharedMemoryWorkAtEveryDepth) {
-  auto m = load_file("recurse.ptx");
-  ASSERT_TRUE(m);
   const int n = 128;
   std::vector<int32_t> depth(n);
   for (int t = 0; t < n; ++t)
     depth[t] = (t * 11) % 10;
-  Device d;
-  DevicePtr pd = upload(d, depth), po = upload(d, std::vector<int32_t>(n, -1));
-  auto r = d.launch(*m, "_Z12shared_paintPKiPi", config({1, 1, 1}, {128, 1, 1}),
-                    {KernelArg::ptr(pd), KernelArg::ptr(po)});
-  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
-  auto out = download<int32_t>(d, po, n);
+  auto r = run_in_out("_Z12shared_paintPKiPi", depth,
+                      config({1, 1, 1}, {128, 1, 1}));
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.text;
+  const auto &out = r.out;
   for (int t = 0; t < n; ++t) {
     int s[4] = {0, 0, 0, 0};
     // paint(d) recurses first, then updates: the innermost (d = 1) first.
@@ -198,17 +199,13 @@ int runaway(int n) {
 }
 
 TEST(Recursion, RunawayRecursionOverflowsTheStack) {
-  auto m = load_file("recurse.ptx");
-  ASSERT_TRUE(m);
   const int n = 32;
   std::vector<int32_t> in(n, 3);
   in[5] = -1; // never reaches 0
-  Device d;
-  DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n + 72));
-  auto r = d.launch(*m, "_Z4deepPKiPi", config({1, 1, 1}, {32, 1, 1}),
-                    {KernelArg::ptr(pin), KernelArg::ptr(po)});
+  auto r =
+      run_in_out("_Z4deepPKiPi", in, config({1, 1, 1}, {32, 1, 1}), n + 72);
   EXPECT_EQ(r.status, RunStatus::Fault);
-  const std::string text = r.diagnostics_text();
+  const std::string &text = r.text;
   EXPECT_NE(text.find("error: stack overflow: the call of 'runaway(int, "
                       "int volatile*)'"),
             std::string::npos)
@@ -222,27 +219,21 @@ TEST(Recursion, RunawayRecursionOverflowsTheStack) {
 }
 
 TEST(Recursion, LargerStackLimitIsHonoured) {
-  auto m = load_file("recurse.ptx");
-  ASSERT_TRUE(m);
   const int n = 32;
   std::vector<int32_t> in(n);
   for (int t = 0; t < n; ++t)
     in[t] = 100 + t;
   for (uint32_t stack : {1024u, 32768u}) {
-    Device d;
-    DevicePtr pin = upload(d, in), po = upload(d, std::vector<int32_t>(n + 72));
     LaunchConfig cfg = config({1, 1, 1}, {32, 1, 1});
     cfg.stack_size = stack;
-    auto r = d.launch(*m, "_Z4deepPKiPi", cfg,
-                      {KernelArg::ptr(pin), KernelArg::ptr(po)});
+    auto r = run_in_out("_Z4deepPKiPi", in, cfg, n + 72);
     if (stack == 1024) {
-      EXPECT_EQ(r.status, RunStatus::Fault) << r.diagnostics_text();
+      EXPECT_EQ(r.status, RunStatus::Fault) << r.text;
       continue;
     }
-    ASSERT_TRUE(r.ok()) << r.diagnostics_text();
-    auto out = download<int32_t>(d, po, n);
+    ASSERT_EQ(r.status, RunStatus::Ok) << r.text;
     for (int t = 0; t < n; ++t)
-      EXPECT_EQ(out[t], runaway(in[t])) << t;
+      EXPECT_EQ(r.out[t], runaway(in[t])) << t;
   }
 }
 
