@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
+#include <vector>
 
 static int g_failures = 0;
 
@@ -44,6 +45,42 @@ struct Parts {
 
 static int size_arg(int argc, char **argv, int fallback) {
   return argc > 2 && argv[1][0] != '-' ? std::atoi(argv[2]) : fallback;
+}
+
+// A deterministic pseudo-random sequence (a linear congruential
+// generator) and inputs drawn from it.
+struct Lcg {
+  unsigned state;
+  unsigned operator()() {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  }
+};
+static std::vector<int> random_ints(Lcg &rnd, int n) { // in [-1000, 1000]
+  std::vector<int> v(n);
+  for (auto &x : v)
+    x = int(rnd() % 2001) - 1000;
+  return v;
+}
+static std::vector<float> random_floats(Lcg &rnd, int n) { // sevenths
+  std::vector<float> v(n);
+  for (auto &x : v)
+    x = float(int(rnd() % 100000) - 50000) / 7.0f;
+  return v;
+}
+
+// A device copy of `h` (16 bytes of slack: library kernels may load whole
+// vectors at the end), and a host copy of n elements at `d`.
+template <class T> T *to_dev(const std::vector<T> &h) {
+  T *d;
+  CHECK(cudaMalloc(&d, h.size() * sizeof(T) + 16));
+  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+template <class T> std::vector<T> from_dev(const T *d, size_t n) {
+  std::vector<T> h(n);
+  CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
 }
 
 static int finish(const char *name) {

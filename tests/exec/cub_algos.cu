@@ -23,23 +23,7 @@ struct Pos {
 #include "common.h"
 #define CK CHECK
 
-static unsigned rng_state = 777;
-static unsigned rnd() {
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return rng_state >> 8;
-}
-
-template <class T> T *dev(const std::vector<T> &h) {
-  T *d;
-  CK(cudaMalloc(&d, h.size() * sizeof(T) + 1));
-  CK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-template <class T> std::vector<T> host(const T *d, size_t n) {
-  std::vector<T> h(n);
-  CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
+static Lcg rnd{777};
 
 // Block primitives: load (transpose), radix sort, scan, store; warp
 // reduce/scan.
@@ -87,12 +71,8 @@ int main(int argc, char **argv) {
   Parts parts(argc, argv);
   auto want = [&](const char *s) { return parts.want(s); };
   int n = size_arg(argc, argv, 20000);
-  std::vector<int> hi(n);
-  for (auto &x : hi)
-    x = int(rnd() % 2001) - 1000;
-  std::vector<float> hf(n);
-  for (auto &x : hf)
-    x = float(int(rnd() % 100000) - 50000) / 7.0f;
+  std::vector<int> hi = random_ints(rnd, n);
+  std::vector<float> hf = random_floats(rnd, n);
   void *tmp = nullptr;
   size_t tmp_bytes = 0;
   auto grow = [&](size_t b) {
@@ -102,24 +82,24 @@ int main(int argc, char **argv) {
       tmp_bytes = b;
     }
   };
-  int *di = dev(hi);
+  int *di = to_dev(hi);
   int *dout;
   CK(cudaMalloc(&dout, n * sizeof(int) * 2));
   int *dnum;
   CK(cudaMalloc(&dnum, 64));
   if (want("radix")) {
-    float *kin = dev(hf), *kout;
+    float *kin = to_dev(hf), *kout;
     CK(cudaMalloc(&kout, n * 4));
     std::vector<int> iv(n);
     std::iota(iv.begin(), iv.end(), 0);
-    int *vin = dev(iv), *vout;
+    int *vin = to_dev(iv), *vout;
     CK(cudaMalloc(&vout, n * 4));
     size_t b = 0;
     cub::DeviceRadixSort::SortPairs(nullptr, b, kin, kout, vin, vout, n);
     grow(b);
     CK(cub::DeviceRadixSort::SortPairs(tmp, b, kin, kout, vin, vout, n));
-    auto hk = host(kout, n);
-    auto hv = host(vout, n);
+    auto hk = from_dev(kout, n);
+    auto hv = from_dev(vout, n);
     std::vector<std::pair<float, int>> p(n);
     for (int i = 0; i < n; ++i)
       p[i] = {hf[i], i};
@@ -135,7 +115,7 @@ int main(int argc, char **argv) {
     CK(cub::DeviceRadixSort::SortKeysDescending(tmp, b, di, dout, n));
     auto r = hi;
     std::sort(r.begin(), r.end(), std::greater<int>());
-    EXPECT(host(dout, n) == r);
+    EXPECT(from_dev(dout, n) == r);
   }
   if (want("scan")) {
     size_t b = 0;
@@ -144,7 +124,7 @@ int main(int argc, char **argv) {
     CK(cub::DeviceScan::InclusiveSum(tmp, b, di, dout, n));
     std::vector<int> r(n);
     std::partial_sum(hi.begin(), hi.end(), r.begin());
-    EXPECT(host(dout, n) == r);
+    EXPECT(from_dev(dout, n) == r);
     b = 0;
     cub::DeviceScan::ExclusiveScan(nullptr, b, di, dout, MaxOp(), -5000, n);
     grow(b);
@@ -154,21 +134,21 @@ int main(int argc, char **argv) {
       r[i] = m;
       m = std::max(m, hi[i]);
     }
-    EXPECT(host(dout, n) == r);
+    EXPECT(from_dev(dout, n) == r);
   }
   if (want("reduce")) {
     size_t b = 0;
     cub::DeviceReduce::Sum(nullptr, b, di, dnum, n);
     grow(b);
     CK(cub::DeviceReduce::Sum(tmp, b, di, dnum, n));
-    EXPECT(host(dnum, 1)[0] == std::accumulate(hi.begin(), hi.end(), 0));
+    EXPECT(from_dev(dnum, 1)[0] == std::accumulate(hi.begin(), hi.end(), 0));
     cub::KeyValuePair<int, int> *kv;
     CK(cudaMalloc(&kv, sizeof(*kv)));
     b = 0;
     cub::DeviceReduce::ArgMin(nullptr, b, di, kv, n);
     grow(b);
     CK(cub::DeviceReduce::ArgMin(tmp, b, di, kv, n));
-    auto hkv = host(kv, 1)[0];
+    auto hkv = from_dev(kv, 1)[0];
     auto it = std::min_element(hi.begin(), hi.end());
     EXPECT(hkv.key == it - hi.begin() && hkv.value == *it);
     // Segmented reduce and sort.
@@ -176,12 +156,12 @@ int main(int argc, char **argv) {
     std::vector<int> off(segs + 1);
     for (int s = 0; s <= segs; ++s)
       off[s] = int((long long)n * s * s / (segs * segs));
-    int *doff = dev(off);
+    int *doff = to_dev(off);
     b = 0;
     cub::DeviceSegmentedReduce::Sum(nullptr, b, di, dout, segs, doff, doff + 1);
     grow(b);
     CK(cub::DeviceSegmentedReduce::Sum(tmp, b, di, dout, segs, doff, doff + 1));
-    auto hs = host(dout, segs);
+    auto hs = from_dev(dout, segs);
     bool ok = true;
     for (int s = 0; s < segs; ++s)
       ok &= hs[s] ==
@@ -196,7 +176,7 @@ int main(int argc, char **argv) {
     auto r = hi;
     for (int s = 0; s < segs; ++s)
       std::sort(r.begin() + off[s], r.begin() + off[s + 1]);
-    EXPECT(host(dout, n) == r);
+    EXPECT(from_dev(dout, n) == r);
   }
   if (want("histogram")) {
     int bins = 64;
@@ -211,7 +191,7 @@ int main(int argc, char **argv) {
     std::vector<int> r(bins);
     for (int x : hi)
       r[(long long)(x + 1000) * bins / 2001]++;
-    EXPECT(host(dh, bins) == r);
+    EXPECT(from_dev(dh, bins) == r);
   }
   if (want("select")) {
     size_t b = 0;
@@ -222,21 +202,21 @@ int main(int argc, char **argv) {
     for (int x : hi)
       if (x > 0)
         r.push_back(x);
-    int cnt = host(dnum, 1)[0];
+    int cnt = from_dev(dnum, 1)[0];
     EXPECT(cnt == (int)r.size());
-    EXPECT(host(dout, r.size()) == r);
+    EXPECT(from_dev(dout, r.size()) == r);
     std::vector<int> rl(n);
     for (int i = 0; i < n; ++i)
       rl[i] = hi[i / 9] / 100;
-    int *drl = dev(rl);
+    int *drl = to_dev(rl);
     b = 0;
     cub::DeviceSelect::Unique(nullptr, b, drl, dout, dnum, n);
     grow(b);
     CK(cub::DeviceSelect::Unique(tmp, b, drl, dout, dnum, n));
     r = rl;
     r.erase(std::unique(r.begin(), r.end()), r.end());
-    EXPECT(host(dnum, 1)[0] == (int)r.size());
-    EXPECT(host(dout, r.size()) == r);
+    EXPECT(from_dev(dnum, 1)[0] == (int)r.size());
+    EXPECT(from_dev(dout, r.size()) == r);
     int *dcnt;
     CK(cudaMalloc(&dcnt, n * 4));
     b = 0;
@@ -251,14 +231,14 @@ int main(int argc, char **argv) {
       }
       uc.back()++;
     }
-    EXPECT(host(dnum, 1)[0] == (int)uk.size());
-    EXPECT(host(dout, uk.size()) == uk);
-    EXPECT(host(dcnt, uc.size()) == uc);
+    EXPECT(from_dev(dnum, 1)[0] == (int)uk.size());
+    EXPECT(from_dev(dout, uk.size()) == uk);
+    EXPECT(from_dev(dcnt, uc.size()) == uc);
   }
   if (want("block")) {
     int blocks = 8, m = blocks * BT * IPT;
     std::vector<int> in(hi.begin(), hi.begin() + m);
-    int *din = dev(in);
+    int *din = to_dev(in);
     int *sorted, *scanned, *wsum, *wscan;
     CK(cudaMalloc(&sorted, m * 4));
     CK(cudaMalloc(&scanned, m * 4));
@@ -266,8 +246,8 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&wscan, blocks * BT * 4));
     block_kernel<<<blocks, BT>>>(din, sorted, scanned, wsum, wscan);
     CK(cudaDeviceSynchronize());
-    auto hs = host(sorted, m), hc = host(scanned, m),
-         hw = host(wsum, blocks * 4), hx = host(wscan, blocks * BT);
+    auto hs = from_dev(sorted, m), hc = from_dev(scanned, m),
+         hw = from_dev(wsum, blocks * 4), hx = from_dev(wscan, blocks * BT);
     bool ok = true;
     for (int b = 0; b < blocks; ++b) {
       std::vector<int> t(in.begin() + b * BT * IPT,

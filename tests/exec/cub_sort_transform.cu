@@ -19,11 +19,7 @@
 #include <thrust/transform.h>
 #include <vector>
 #define CK CHECK
-static unsigned rs = 4242;
-static unsigned rnd() {
-  rs = rs * 1664525u + 1013904223u;
-  return rs >> 8;
-}
+static Lcg rnd{4242};
 struct Less {
   __host__ __device__ bool operator()(int a, int b) const { return a < b; }
 };
@@ -50,25 +46,12 @@ struct Sq {
     return (i * 37) % 1001 - 500;
   }
 };
-template <class T> T *dev(const std::vector<T> &h) {
-  T *d;
-  CK(cudaMalloc(&d, h.size() * sizeof(T) + 16));
-  CK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-template <class T> std::vector<T> host(const T *d, size_t n) {
-  std::vector<T> h(n);
-  CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
 int main(int argc, char **argv) {
   Parts parts(argc, argv);
   auto want = [&](const char *s) { return parts.want(s); };
   int n = size_arg(argc, argv, 20000);
-  std::vector<int> hi(n);
-  for (auto &x : hi)
-    x = int(rnd() % 2001) - 1000;
-  int *di = dev(hi), *dout, *dnum;
+  std::vector<int> hi = random_ints(rnd, n);
+  int *di = to_dev(hi), *dout, *dnum;
   CK(cudaMalloc(&dout, n * 8));
   CK(cudaMalloc(&dnum, 64));
   void *tmp = nullptr;
@@ -85,7 +68,7 @@ int main(int argc, char **argv) {
     std::vector<int> off(segs + 1);
     for (int s = 0; s <= segs; ++s)
       off[s] = int((long long)n * s * s / (segs * segs));
-    int *doff = dev(off);
+    int *doff = to_dev(off);
     size_t b = 0;
     cub::DeviceSegmentedSort::SortKeys(nullptr, b, di, dout, n, segs, doff,
                                        doff + 1);
@@ -95,18 +78,18 @@ int main(int argc, char **argv) {
     auto r = hi;
     for (int s = 0; s < segs; ++s)
       std::sort(r.begin() + off[s], r.begin() + off[s + 1]);
-    EXPECT(host(dout, n) == r);
+    EXPECT(from_dev(dout, n) == r);
   }
   if (want("mergesort")) {
     std::vector<int> c = hi;
-    int *dc = dev(c);
+    int *dc = to_dev(c);
     size_t b = 0;
     cub::DeviceMergeSort::SortKeys(nullptr, b, dc, n, Less());
     grow(b);
     CK(cub::DeviceMergeSort::SortKeys(tmp, b, dc, n, Less()));
     auto r = hi;
     std::sort(r.begin(), r.end());
-    EXPECT(host(dc, n) == r);
+    EXPECT(from_dev(dc, n) == r);
     std::vector<Rec> rec(n);
     for (int i = 0; i < n; ++i)
       rec[i] = {hi[i] / 10, float(i)};
@@ -151,7 +134,7 @@ int main(int argc, char **argv) {
     r[0] = hi[0];
     for (int i = 1; i < n; ++i)
       r[i] = hi[i] - hi[i - 1];
-    EXPECT(host(dout, n) == r);
+    EXPECT(from_dev(dout, n) == r);
   }
   if (want("partition")) {
     size_t b = 0;
@@ -161,9 +144,9 @@ int main(int argc, char **argv) {
     std::vector<int> sel, rej;
     for (int x : hi)
       (x < 0 ? sel : rej).push_back(x);
-    int cnt = host(dnum, 1)[0];
+    int cnt = from_dev(dnum, 1)[0];
     EXPECT(cnt == (int)sel.size());
-    auto h = host(dout, n);
+    auto h = from_dev(dout, n);
     EXPECT(std::equal(sel.begin(), sel.end(), h.begin()));
     EXPECT(std::equal(rej.rbegin(), rej.rend(), h.begin() + cnt));
   }

@@ -31,11 +31,7 @@
 
 #include "common.h"
 
-static unsigned rng_state = 12345;
-static unsigned rnd() {
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return rng_state >> 8;
-}
+static Lcg rnd{12345};
 
 struct is_even {
   __host__ __device__ bool operator()(int x) const { return (x & 1) == 0; }
@@ -61,12 +57,8 @@ int main(int argc, char **argv) {
   Parts parts(argc, argv);
   auto want = [&](const char *s) { return parts.want(s); };
   int n = size_arg(argc, argv, 20000);
-  std::vector<int> hi(n);
-  for (auto &x : hi)
-    x = int(rnd() % 2001) - 1000;
-  std::vector<float> hf(n);
-  for (auto &x : hf)
-    x = float(int(rnd() % 100000) - 50000) / 7.0f;
+  std::vector<int> hi = random_ints(rnd, n);
+  std::vector<float> hf = random_floats(rnd, n);
   std::vector<double> hd(n);
   for (auto &x : hd)
     x = double(int(rnd() % 100000) - 50000) / 3.0;
