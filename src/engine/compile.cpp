@@ -783,6 +783,7 @@ constexpr size_t kNoVar = ~size_t(0);
 
 template <class Pending, class SymOf>
 void layout_shared(const ptx::Module &mod, Program &prog,
+                   const std::vector<KernelReach> &reaches,
                    const std::vector<Pending> &pending, uint32_t dyn_align,
                    SymOf sym_of) {
   std::vector<uint32_t> kernels;
@@ -798,7 +799,7 @@ void layout_shared(const ptx::Module &mod, Program &prog,
         in_inits.insert(i.symbol);
   std::vector<std::vector<uint32_t>> reach(pending.size());
   for (uint32_t k : kernels) {
-    const KernelReach r = kernel_reach(mod, k);
+    const KernelReach &r = reaches[k];
     for (size_t i = 0; i < pending.size(); ++i) {
       const auto &p = pending[i];
       if (p.local ? r.funcs[p.owner]
@@ -1066,7 +1067,13 @@ bool build_program(const ptx::Module &mod, Program &prog,
     if (!c.gsyms.count(fa.name) || fa.is_extern == false)
       c.gsyms[fa.name] = fs;
   }
-  layout_shared(mod, prog, pending_shared, dyn_align,
+  // What each kernel reaches (its shared memory layout, what its launches
+  // need).
+  std::vector<KernelReach> reaches(mod.functions.size());
+  for (size_t f = 0; f < mod.functions.size(); ++f)
+    if (mod.functions[f].is_entry && !mod.functions[f].is_extern)
+      reaches[f] = kernel_reach(mod, f);
+  layout_shared(mod, prog, reaches, pending_shared, dyn_align,
                 [&](const PendingShared &p) -> Sym & {
                   return p.local ? func_syms[p.owner][p.v->name]
                                  : c.gsyms[p.v->name];
@@ -1206,9 +1213,9 @@ bool build_program(const ptx::Module &mod, Program &prog,
   // What each kernel's launches need, from the code it reaches.
   for (uint32_t k = 0; k < prog.funcs.size(); ++k) {
     auto &ki = prog.funcs[k];
-    if (!ki.is_entry || !ki.compiled)
+    if (!ki.is_entry || !ki.compiled || reaches[k].funcs.empty())
       continue;
-    const KernelReach r = kernel_reach(mod, k);
+    const KernelReach &r = reaches[k];
     for (uint32_t f = 0; f < prog.funcs.size(); ++f) {
       const FuncInfo &fi = prog.funcs[f];
       if (!r.funcs[f] || !fi.compiled)
