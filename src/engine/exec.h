@@ -159,7 +159,7 @@ struct Exec {
     return lanes_at<T>(r, slot);
   }
   // Aborts when register slot `slot` is not a slot of lane width `width`
-  // (a build with BCUSIM_LANE_CHECK; compile.cpp).
+  // (Debug builds and -DBCUSIM_LANE_CHECK=ON; compile.cpp).
   void check_lane_width(uint32_t slot, uint8_t width) const;
   // A register of the families whose operands' widths are read when they
   // run (async copies, mbarriers, TMA, matrix fragments, textures,
