@@ -636,6 +636,24 @@ warp_fast(Exec &x, const A *base, int64_t imm, uint32_t m, uint32_t n,
     if (m == 0)
       return false;
     const uint64_t total = uint64_t(B) * n;
+    if constexpr (S == MemSpace::Shared && sizeof(A) == 4) {
+      // A 32-bit address register, the whole warp and an aligned offset:
+      // the OR of the 32-bit lanes bounds every lane's address and gives
+      // their alignment, without widening each lane to 64 bits. Else the
+      // tests below.
+      if (m == kFullMask && imm >= 0 && (uint64_t(imm) & (total - 1)) == 0) {
+        uint32_t or_base = 0;
+        for (uint32_t l = 0; l < kWarpSize; ++l)
+          or_base |= base[l];
+        const uint64_t size = x.cta->shared.size();
+        if ((or_base & (total - 1)) == 0 && total <= size &&
+            uint64_t(or_base) + uint64_t(imm) <= size - total) {
+          hb = x.cta->shared.data();
+          rel = uint64_t(imm);
+          return true;
+        }
+      }
+    }
     // First test (vectorizable, no branch per lane): the OR of the lanes'
     // offsets from a region's start bounds each offset, so OR + total <=
     // size puts every access inside (always so when the size is a power of
