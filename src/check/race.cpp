@@ -747,16 +747,15 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   auto entry_drop = [&](const Cell &c) {
     // Lanes whose bytes a lane of the new entry reads, then those of them
     // it is ordered after.
-    const uint32_t cov = entry_lanes_if(c, covers_bytes);
-    if (!cov)
+    // (Another warp's lanes that it knows none of, the common case: no
+    // bytes to compare.)
+    const bool other = warp_key(c.tid) != wk;
+    const int k = other ? who.knows_warp(warp_key(c.tid), c.clock) : -1;
+    if (k == 0)
       return 0u;
-    if (warp_key(c.tid) != wk) {
-      const int k = who.knows_warp(warp_key(c.tid), c.clock);
-      if (k > 0)
-        return cov;
-      if (k == 0)
-        return 0u;
-    }
+    const uint32_t cov = entry_lanes_if(c, covers_bytes);
+    if (!cov || k > 0)
+      return cov;
     uint32_t d = 0;
     for (uint32_t m = cov; m; m &= m - 1) {
       const uint32_t l = uint32_t(std::countr_zero(m));
