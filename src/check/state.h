@@ -165,6 +165,9 @@ struct CtaSt {
   std::unordered_map<uint64_t, MbarSt> mbars; // by offset
   std::vector<Granule> shadow;                // shared memory
   std::vector<uint8_t> shared_init;           // bit per shared byte
+  // Bytes of shared memory without their bit in `shared_init` (0: every
+  // byte was written: a read has nothing to report).
+  uint64_t shared_unset = 0;
   std::vector<uint8_t> local_init; // bit per byte of every thread frame
   // The last acquire of knowledge `src` by a thread that knew `in`, which
   // then knew `out`: threads that knew the same and acquire the same object
