@@ -850,6 +850,11 @@ void resolve_types(Module &m) {
 
 std::optional<Module> Parser::run() {
   mod_.source = source_;
+  // A module begins with its PTX ISA version, as ptxas requires ("Missing
+  // .version directive at start of file").
+  if (tok_.kind != Tok::DotName || tok_.text != "version")
+    error(loc(tok_), "a PTX module must begin with a .version directive "
+                     "(such as .version 9.0)");
   bool aborted = false;
   while (tok_.kind != Tok::End && errors_ < kMaxErrors) {
     if (!parse_top_level()) {

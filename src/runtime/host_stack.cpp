@@ -2,6 +2,7 @@
 // symbolize (include/bcusim/runtime/host_stack.h).
 #include "bcusim/runtime/host_stack.h"
 
+#include <atomic>
 #include <cstring>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -36,8 +37,16 @@ std::vector<uintptr_t> capture_host_stack(size_t max) {
   int n = backtrace(buf, 64);
   const void *self =
       object_of(reinterpret_cast<const void *>(&capture_host_stack));
+  // The driver API stand-in (libcuda.so.1) calls the runtime: its frames
+  // are bcusim's too. Found once it is loaded.
+  static std::atomic<const void *> loaded{nullptr};
+  const void *driver = loaded.load(std::memory_order_relaxed);
+  if (!driver)
+    if (const void *s = dlsym(RTLD_DEFAULT, "bcusim_standin_libcuda"))
+      loaded.store(driver = object_of(s), std::memory_order_relaxed);
   int first = 0;
-  while (first < n && object_of(buf[first]) == self)
+  while (first < n && (object_of(buf[first]) == self ||
+                       (driver && object_of(buf[first]) == driver)))
     ++first;
   if (first == n) // called from bcusim's own object (tests): skip this frame
     first = n > 1 ? 1 : 0;

@@ -79,8 +79,8 @@ std::string precompiled_library_warning(const PrecompiledLibrary &lib) {
   return fmt::format(
       "bcusim: warning: the program loaded {} ({}): its kernels are GPU "
       "machine code that it loads and launches through the CUDA driver "
-      "API, which bcusim does not provide (bcusim runs PTX), so its calls "
-      "that use the GPU fail with the library's own error status\n",
+      "API, and bcusim runs PTX, not machine code, so its calls that use "
+      "the GPU fail with the library's own error status\n",
       lib.file, lib.product);
 }
 

@@ -1,8 +1,7 @@
 // NVIDIA's precompiled GPU libraries (cuBLAS, cuFFT, cuDNN, ...) in a
 // program that `bcusim exec` runs (docs/exec.md "Precompiled GPU
 // libraries"): their kernels are GPU machine code that they load and launch
-// through the CUDA driver API, which bcusim does not provide, so their
-// calls fail. Shared by the libcudart.so.13 and libcuda.so.1 stand-ins,
+// through the CUDA driver API, and bcusim runs PTX, so their calls fail. Shared by the libcudart.so.13 and libcuda.so.1 stand-ins,
 // which say so once per library and name each driver function asked for
 // that bcusim lacks.
 #pragma once

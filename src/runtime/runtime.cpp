@@ -258,38 +258,50 @@ Runtime::~Runtime() {
 
 // ---- registration -----------------------------------------------------------
 
-int Runtime::add_fatbin(const void *fatbin) {
-  std::string err;
+// The PTX of a fat binary (or its wrapper) to run here: one module, or the
+// translation units of relocatable device code linked into one when they
+// use each other's functions or variables. nullopt and `err` when it has
+// none.
+static std::optional<std::vector<std::string>>
+fatbin_ptx(const void *fatbin, uint32_t arch, std::string &err) {
   std::vector<std::string> ptxs;
   for (const uint8_t *data : fatbins_of_wrapper(fatbin, err)) {
     // The header bounds the entries; 1 GiB caps a corrupt size field.
     auto entries = parse_fatbin(data, size_t(1) << 30, err);
     std::optional<std::string> ptx;
     if (entries)
-      ptx =
-          select_ptx(*entries, uint32_t(model_.major * 10 + model_.minor), err);
+      ptx = select_ptx(*entries, arch, err);
     if (!ptx)
       break;
     ptxs.push_back(std::move(*ptx));
   }
-  if (ptxs.empty() || !err.empty()) {
-    std::fputs(fmt::format("bcusim: error: {}\n", err).c_str(), stderr);
-    return -1;
-  }
-  // Relocatable device code whose units use each other's functions or
-  // variables runs as one linked module.
+  if (ptxs.empty() || !err.empty())
+    return std::nullopt;
   if (ptx_modules_need_link(ptxs)) {
     auto linked = link_ptx(ptxs, err);
     if (!linked) {
-      std::fputs(
-          fmt::format("bcusim: error: cannot link the device code: {}\n", err)
-              .c_str(),
-          stderr);
-      return -1;
+      err = "cannot link the device code: " + err;
+      return std::nullopt;
     }
     ptxs = {std::move(*linked)};
   }
-  // Diagnostics name the PTX after the program: "prog.ptx", "prog.1.ptx".
+  return ptxs;
+}
+
+int Runtime::add_fatbin(const void *fatbin) {
+  std::string err;
+  auto ptxs =
+      fatbin_ptx(fatbin, uint32_t(model_.major * 10 + model_.minor), err);
+  if (!ptxs) {
+    std::fputs(fmt::format("bcusim: error: {}\n", err).c_str(), stderr);
+    return -1;
+  }
+  return add_image(std::move(*ptxs), "");
+}
+
+// Diagnostics name the PTX after the program: "prog.ptx", "prog.1.ptx"
+// (`name`, when given, names a one-module image).
+int Runtime::add_image(std::vector<std::string> ptxs, std::string name) {
   std::string exe = "program";
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -300,12 +312,15 @@ int Runtime::add_fatbin(const void *fatbin) {
   images_.emplace_back();
   for (auto &ptx : ptxs) {
     ModuleSlot m;
-    m.name = modules_.empty() ? exe + ".ptx"
-                              : fmt::format("{}.{}.ptx", exe, modules_.size());
+    m.name = !name.empty() && ptxs.size() == 1 ? name
+             : modules_.empty()
+                 ? exe + ".ptx"
+                 : fmt::format("{}.{}.ptx", exe, modules_.size());
     m.ptx = std::move(ptx);
     // --save-ptx DIR: the PTX as a file, named so that locations open it.
     if (!opts_.save_ptx.empty()) {
-      std::string path = opts_.save_ptx + "/" + m.name;
+      std::string path =
+          opts_.save_ptx + "/" + m.name.substr(m.name.rfind('/') + 1);
       std::error_code ec;
       std::filesystem::create_directories(opts_.save_ptx, ec);
       std::ofstream f(path, std::ios::binary);
@@ -323,6 +338,92 @@ int Runtime::add_fatbin(const void *fatbin) {
     images_.back().push_back(int(modules_.size() - 1));
   }
   return int(images_.size() - 1);
+}
+
+int Runtime::load_image(const void *code, std::string name, Error &err,
+                        std::string &why) {
+  err = Error::Success;
+  if (!code) {
+    err = Error::InvalidValue;
+    why = "no image (a null pointer)";
+    return -1;
+  }
+  // Byte by byte: PTX text may be shorter than a magic number (whose
+  // bytes are not 0, so the test stops at the text's end).
+  const auto *bytes = static_cast<const uint8_t *>(code);
+  auto starts_with = [&](uint32_t magic) {
+    for (int i = 0; i < 4; ++i)
+      if (bytes[i] != uint8_t(magic >> (8 * i)))
+        return false;
+    return true;
+  };
+  int image = -1;
+  if (starts_with(0x464c457fu)) { // "\x7fELF"
+    err = Error::NoKernelImageForDevice;
+    why = "the image is GPU machine code (an ELF cubin), which bcusim does "
+          "not run; load PTX (nvcc -ptx, nvrtcGetPTX) or a fat binary that "
+          "holds PTX (nvcc -fatbin -arch=sm_90)";
+    return -1;
+  }
+  if (starts_with(kFatbinMagic) || starts_with(kFatbinWrapperMagic)) {
+    auto ptxs =
+        fatbin_ptx(code, uint32_t(model_.major * 10 + model_.minor), why);
+    if (!ptxs) {
+      err = Error::NoKernelImageForDevice;
+      return -1;
+    }
+    image = add_image(std::move(*ptxs), std::move(name));
+  } else {
+    std::string text(static_cast<const char *>(code));
+    // ptxas refuses a module without .version (the driver's JIT too).
+    if (text.find(".version") == std::string::npos) {
+      err = Error::InvalidPtx;
+      why = "the image is neither PTX (no .version directive) nor a fat "
+            "binary";
+      return -1;
+    }
+    image = add_image({std::move(text)}, std::move(name));
+  }
+  // Compiled at once, as the driver does: a module that does not compile
+  // fails the load (its diagnostics are on stderr).
+  for (int m : images_[size_t(image)])
+    if (!module(m, err)) {
+      why = "its PTX does not compile";
+      unregister_module(image);
+      return -1;
+    }
+  return image;
+}
+
+std::vector<std::string> Runtime::image_kernels(int image) {
+  std::vector<std::string> names;
+  if (image < 0 || size_t(image) >= images_.size())
+    return names;
+  Error err = Error::Success;
+  for (int m : images_[size_t(image)])
+    if (engine::Module *mod = module(m, err))
+      for (auto &k : mod->kernel_names())
+        names.push_back(std::move(k));
+  return names;
+}
+
+Error Runtime::image_global(int image, const std::string &name, void **addr,
+                            uint64_t *size) {
+  if (image < 0 || size_t(image) >= images_.size())
+    return Error::InvalidResourceHandle;
+  Error err = Error::Success;
+  for (int m : images_[size_t(image)]) {
+    engine::Module *mod = module(m, err);
+    auto sym = mod ? mod->symbol(name) : std::nullopt;
+    if (!sym)
+      continue;
+    if (sym->is_const)
+      return Error::NotSupported;
+    *addr = reinterpret_cast<void *>(sym->addr);
+    *size = sym->size;
+    return Error::Success;
+  }
+  return Error::InvalidSymbol;
 }
 
 int Runtime::add_ptx(std::string name, std::string ptx) {

@@ -65,17 +65,25 @@ int main() {
     EXPECT(fn == nullptr && q == cudaDriverEntryPointSymbolNotFound);
     fn = &fn;
     CUdriverProcAddressQueryResult dq = CU_GET_PROC_ADDRESS_SUCCESS;
-    EXPECT(cuGetProcAddress("cuModuleLoadData", &fn, 12000,
+    EXPECT(cuGetProcAddress("cuGraphicsGLRegisterBuffer", &fn, 12000,
                             CU_GET_PROC_ADDRESS_DEFAULT,
                             &dq) == CUDA_ERROR_NOT_FOUND);
     EXPECT(fn == nullptr && dq == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
   }
-  // One the driver stand-in has.
-  void *init = nullptr;
-  CUdriverProcAddressQueryResult dq = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  EXPECT(cuGetProcAddress("cuInit", &init, 12000, CU_GET_PROC_ADDRESS_DEFAULT,
-                          &dq) == CUDA_SUCCESS);
-  EXPECT(init != nullptr && dq == CU_GET_PROC_ADDRESS_SUCCESS);
+  // Ones the driver stand-in has, asked for by the program itself (the
+  // libraries' own requests for module functions stay unanswered).
+  for (const char *name : {"cuInit", "cuModuleLoadData", "cuLaunchKernel"}) {
+    void *f = nullptr;
+    CUdriverProcAddressQueryResult dq = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    EXPECT(cuGetProcAddress(name, &f, 12000, CU_GET_PROC_ADDRESS_DEFAULT,
+                            &dq) == CUDA_SUCCESS);
+    EXPECT(f != nullptr && dq == CU_GET_PROC_ADDRESS_SUCCESS);
+  }
+  void *launch = nullptr;
+  cudaDriverEntryPointQueryResult lq = cudaDriverEntryPointSymbolNotFound;
+  CHECK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &launch, 12000,
+                                         cudaEnableDefault, &lq));
+  EXPECT(launch != nullptr && lq == cudaDriverEntryPointSuccess);
 
   // A library loaded after the program's CUDA calls (named at exit).
   void *curand = dlopen("libcurand.so.10", RTLD_NOW);

@@ -4,7 +4,7 @@
 set -e
 cd "$(dirname "$0")"
 for f in memory launch fault reduce_scan sync_samples texture pipeline_tiles \
-  race_loop streams heap clock concurrent shared_layout; do
+  race_loop streams heap clock concurrent shared_layout driver_api_kernels; do
   /usr/local/cuda/bin/nvcc -ptx -arch=sm_90 -I. "$f.cu" -o "$f.ptx"
 done
 # Hopper-only kernels (TMA) need the sm_90a target.

@@ -73,6 +73,9 @@ flags = {"run": ["-cudart", "shared", "-arch=sm_90"],
 # the compute_90a PTX that wgmma needs) gets it instead.
 if any(f.startswith(("-arch", "-gencode")) for f in a.nvcc_flag):
     flags = [f for f in flags if not f.startswith("-arch")]
+# Likewise its own CUDA runtime linkage (-cudart=none: a driver API program).
+if any(f.startswith("-cudart") for f in a.nvcc_flag):
+    flags = [f for f in flags if f not in ("-cudart", "shared")]
 inputs = [a.source, *a.extra_source,
           os.path.join(os.path.dirname(a.source), "common.h")]
 if (not os.path.exists(exe) or

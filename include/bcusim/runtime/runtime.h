@@ -135,6 +135,23 @@ public:
   // touches a __managed__ variable); false when it does not compile.
   bool init_module(int module);
 
+  // ---- modules loaded at run time (cudaLibraryLoadData, the driver's
+  // cuModuleLoadData; docs/exec.md "Modules loaded at run time") ----------
+  // `code` is PTX text (NUL-terminated), a fat binary or its wrapper; it is
+  // compiled at once. The image, or -1 with `err` (InvalidValue,
+  // NoKernelImageForDevice: machine code only; InvalidPtx: it does not
+  // compile, its diagnostics on stderr) and `why` in words. `name` names
+  // the PTX in diagnostics (empty: after the program).
+  int load_image(const void *code, std::string name, Error &err,
+                 std::string &why);
+  // The kernels of an image, in the order of its PTX.
+  std::vector<std::string> image_kernels(int image);
+  // A global variable of an image: its device address and size
+  // (InvalidSymbol when there is none; NotSupported for __constant__ data,
+  // which is not in global memory here).
+  Error image_global(int image, const std::string &name, void **addr,
+                     uint64_t *size);
+
   // ---- launches ---------------------------------------------------------
   struct LaunchParams {
     engine::Dim3 grid, block;
@@ -410,6 +427,7 @@ private:
     bool released = false;
   };
   engine::Module *module(int index, Error &err);
+  int add_image(std::vector<std::string> ptxs, std::string name);
   int module_of(int image, const std::string &name, bool kernel) const;
   void map_managed(int index);
   // A copy or memset as a work item: begin, the ranges it touches, end

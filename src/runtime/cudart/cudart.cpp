@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -353,6 +355,86 @@ cudaError_t bcusim::cudart::record_error(cudaError_t e) {
   return rec(Error(int(e)));
 }
 
+namespace {
+
+// ---- libraries loaded at run time -----------------------------------------
+// (docs/exec.md "Modules loaded at run time"): PTX text (NVRTC's output, a
+// .ptx file), a fat binary with PTX, or its wrapper, compiled at the load.
+// A cudaLibrary_t is the address of its Library; a cudaKernel_t the
+// address of the kernel's name in it, registered as a host function so
+// that every launch and attribute call takes it. Never destroyed:
+// findings of their launches point into them. The options are accepted
+// and have no effect (there is no JIT compiler to tune).
+struct Library {
+  int image = -1;
+  bool unloaded = false;
+  std::vector<std::string> kernels;                  // in PTX order
+  std::map<std::string, std::unique_ptr<char>> keys; // kernel -> handle
+};
+std::vector<std::unique_ptr<Library>> &libraries() {
+  static auto *v = new std::vector<std::unique_ptr<Library>>;
+  return *v;
+}
+Library *library_of(cudaLibrary_t h) {
+  for (auto &l : libraries())
+    if (reinterpret_cast<cudaLibrary_t>(l.get()) == h)
+      return l->unloaded ? nullptr : l.get();
+  return nullptr;
+}
+
+cudaError_t load_library(cudaLibrary_t *library, const void *code,
+                         std::string name, const char *api) {
+  std::lock_guard lock(g_mutex);
+  if (!library || !code)
+    return rec(Error::InvalidValue);
+  Error err = Error::Success;
+  std::string why;
+  int image = rt().load_image(code, std::move(name), err, why);
+  if (image < 0) {
+    // (PTX that does not compile has had its diagnostics.)
+    if (err != Error::InvalidPtx || why.find(".version") != std::string::npos)
+      std::fputs(fmt::format("bcusim: error: {}: {}\n", api, why).c_str(),
+                 stderr);
+    return rec(err);
+  }
+  auto l = std::make_unique<Library>();
+  l->image = image;
+  l->kernels = rt().image_kernels(image);
+  for (const auto &k : l->kernels) {
+    auto &key = l->keys[k];
+    key = std::make_unique<char>();
+    rt().register_function(image, key.get(), k);
+  }
+  *library = reinterpret_cast<cudaLibrary_t>(l.get());
+  libraries().push_back(std::move(l));
+  return cudaSuccess;
+}
+
+} // namespace
+
+// The libcuda.so.1 stand-in's module loads come here too (cuModuleLoad*,
+// named `api` in messages): `file` when given (a PTX, fat binary or cubin
+// file), else `code`.
+extern "C" __attribute__((visibility("default"))) cudaError_t
+bcusim_cudart_library_load(cudaLibrary_t *library, const void *code,
+                           const char *file, const char *api) {
+  if (!file)
+    return load_library(library, code, "", api);
+  if (!library)
+    return bcusim::cudart::record_error(cudaErrorInvalidValue);
+  std::ifstream f(file, std::ios::binary);
+  if (!f) {
+    std::fputs(
+        fmt::format("bcusim: error: {}: cannot read '{}'\n", api, file).c_str(),
+        stderr);
+    return bcusim::cudart::record_error(cudaErrorFileNotFound);
+  }
+  std::string bytes((std::istreambuf_iterator<char>(f)),
+                    std::istreambuf_iterator<char>());
+  bytes.push_back('\0'); // PTX text ends there
+  return load_library(library, bytes.data(), file, api);
+}
+
 extern "C" {
 
 // Stubs call this (stubs.cpp): the name once, then cudaErrorNotSupported.
@@ -423,6 +505,103 @@ void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
   std::lock_guard lock(g_mutex);
   rt().register_managed_var(module_of(handle), hostVarPtrAddress, deviceAddress,
                             size);
+}
+
+cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
+                                cudaJitOption *, void **, unsigned,
+                                cudaLibraryOption *, void **, unsigned) {
+  return bcusim_cudart_library_load(library, code, nullptr,
+                                    "cudaLibraryLoadData");
+}
+
+cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library,
+                                    const char *fileName, cudaJitOption *,
+                                    void **, unsigned, cudaLibraryOption *,
+                                    void **, unsigned) {
+  return bcusim_cudart_library_load(library, nullptr, fileName,
+                                    "cudaLibraryLoadFromFile");
+}
+
+cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
+  std::lock_guard lock(g_mutex);
+  Library *l = library_of(library);
+  if (!l)
+    return rec(Error::InvalidResourceHandle);
+  // Pending work that uses it ends first (the driver waits too).
+  rt().host_sync_all();
+  l->unloaded = true;
+  rt().unregister_module(l->image);
+  return cudaSuccess;
+}
+
+cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library,
+                                 const char *name) {
+  std::lock_guard lock(g_mutex);
+  if (!pKernel || !name)
+    return rec(Error::InvalidValue);
+  Library *l = library_of(library);
+  if (!l)
+    return rec(Error::InvalidResourceHandle);
+  auto it = l->keys.find(name);
+  if (it == l->keys.end())
+    return bcusim::cudart::record_error(cudaErrorSymbolNotFound);
+  *pKernel = reinterpret_cast<cudaKernel_t>(it->second.get());
+  return cudaSuccess;
+}
+
+cudaError_t cudaLibraryGetKernelCount(unsigned *count, cudaLibrary_t lib) {
+  std::lock_guard lock(g_mutex);
+  if (!count)
+    return rec(Error::InvalidValue);
+  Library *l = library_of(lib);
+  if (!l)
+    return rec(Error::InvalidResourceHandle);
+  *count = unsigned(l->kernels.size());
+  return cudaSuccess;
+}
+
+cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels,
+                                        unsigned numKernels,
+                                        cudaLibrary_t lib) {
+  std::lock_guard lock(g_mutex);
+  if (!kernels)
+    return rec(Error::InvalidValue);
+  Library *l = library_of(lib);
+  if (!l)
+    return rec(Error::InvalidResourceHandle);
+  for (unsigned i = 0; i < numKernels && i < l->kernels.size(); ++i)
+    kernels[i] =
+        reinterpret_cast<cudaKernel_t>(l->keys.at(l->kernels[i]).get());
+  return cudaSuccess;
+}
+
+cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes,
+                                 cudaLibrary_t library, const char *name) {
+  std::lock_guard lock(g_mutex);
+  if (!name)
+    return rec(Error::InvalidValue);
+  Library *l = library_of(library);
+  if (!l)
+    return rec(Error::InvalidResourceHandle);
+  void *addr = nullptr;
+  uint64_t size = 0;
+  Error e = rt().image_global(l->image, name, &addr, &size);
+  if (e == Error::InvalidSymbol)
+    return bcusim::cudart::record_error(cudaErrorSymbolNotFound);
+  if (e == Error::NotSupported) {
+    std::fputs(fmt::format("bcusim: error: cudaLibraryGetGlobal: '{}' is "
+                           "__constant__ data, which has no global memory "
+                           "address in bcusim\n",
+                           name)
+                   .c_str(),
+               stderr);
+    return rec(e);
+  }
+  if (dptr)
+    *dptr = addr;
+  if (bytes)
+    *bytes = size;
+  return cudaSuccess;
 }
 
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,

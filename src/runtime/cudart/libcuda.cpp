@@ -1,9 +1,9 @@
 // libcuda.so.1 stand-in: the driver API functions bcusim provides to
-// programs linked with -lcuda and run by `bcusim exec` (docs/exec.md,
-// docs/hopper.md "Tensor maps"): the tensor-map encoders and the few
-// queries programs make around them. It lives in <build>/lib beside the
-// libcudart.so.13 stand-in. `bcusim run --on-gpu` refuses it (it exports
-// bcusim_standin_libcuda) and needs NVIDIA's driver.
+// programs linked with -lcuda and run by `bcusim exec` (docs/exec.md "The
+// driver API", docs/hopper.md "Tensor maps"): the tensor-map encoders and
+// cuGetProcAddress here, the rest in libcuda_api.cpp. It lives in
+// <build>/lib beside the libcudart.so.13 stand-in. `bcusim run --on-gpu`
+// refuses it (it exports bcusim_standin_libcuda) and needs NVIDIA's driver.
 //
 // NVIDIA's precompiled libraries (cuBLAS, cuFFT, ...) load this library to
 // run their machine code; when it is loaded, and when cuGetProcAddress is
@@ -12,6 +12,7 @@
 // library warns itself.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,7 @@
 
 #include "../precompiled.h"
 #include "../tensormap_api.h"
+#include "libcuda_api.h"
 
 namespace rt = bcusim::runtime;
 
@@ -93,36 +95,9 @@ cuTensorMapEncodeIm2col(void *map, unsigned type, unsigned rank, void *address,
                                       interleave, swizzle, l2, oob);
 }
 
-__attribute__((visibility("default"))) int cuInit(unsigned flags) {
-  return flags == 0 ? 0 : 1;
-}
-
-__attribute__((visibility("default"))) int cuDriverGetVersion(int *v) {
-  if (!v)
-    return 1;
-  *v = 13000;
-  return 0;
-}
-
-__attribute__((visibility("default"))) int cuGetErrorName(int e,
-                                                          const char **s) {
-  if (!s)
-    return 1;
-  *s = e == 0 ? "CUDA_SUCCESS" : e == 1 ? "CUDA_ERROR_INVALID_VALUE" : nullptr;
-  return *s ? 0 : 1;
-}
-
-__attribute__((visibility("default"))) int cuGetErrorString(int e,
-                                                            const char **s) {
-  if (!s)
-    return 1;
-  *s = e == 0 ? "no error" : e == 1 ? "invalid argument" : nullptr;
-  return *s ? 0 : 1;
-}
-
 // cuGetProcAddress (CUDA 12's signature; cuda.h maps the name to _v2):
-// the functions above; every other name is not found and named once
-// (unless `caller` is in a precompiled library).
+// the driver functions of this library; every other name is not found and
+// named once (unless `caller` is in a precompiled library).
 int proc_address(const char *symbol, void **pfn, int version, int *status,
                  const void *caller);
 
@@ -154,22 +129,21 @@ int proc_address(const char *symbol, void **pfn, int version, int *status,
                 kVersionNotSufficient = 2;
   if (!symbol || !pfn)
     return 1;
-  struct Entry {
-    const char *name;
-    void *fn;
-  };
-  const Entry entries[] = {
-      {"cuInit", reinterpret_cast<void *>(&cuInit)},
-      {"cuDriverGetVersion", reinterpret_cast<void *>(&cuDriverGetVersion)},
-      {"cuGetErrorName", reinterpret_cast<void *>(&cuGetErrorName)},
-      {"cuGetErrorString", reinterpret_cast<void *>(&cuGetErrorString)},
-      {"cuGetProcAddress", reinterpret_cast<void *>(&cuGetProcAddress_v2)},
-  };
+  // A precompiled library's own lookups get only these: bcusim runs PTX,
+  // so the library fails at once with its own status (docs/exec.md
+  // "Precompiled GPU libraries") instead of loading machine code.
+  const char *basic[] = {"cuInit", "cuDriverGetVersion", "cuGetErrorName",
+                         "cuGetErrorString"};
+  bool library = !rt::precompiled_library_at(caller).file.empty();
   void *f = nullptr;
   unsigned introduced = 0;
-  for (const auto &e : entries)
-    if (std::strcmp(e.name, symbol) == 0)
-      f = e.fn;
+  if (std::strcmp(symbol, "cuGetProcAddress") == 0)
+    f = reinterpret_cast<void *>(&cuGetProcAddress_v2);
+  else if (!library ||
+           std::any_of(std::begin(basic), std::end(basic), [&](const char *b) {
+             return std::strcmp(b, symbol) == 0;
+           }))
+    f = rt::driver_function(symbol, version);
   if (!f)
     f = rt::tensor_map_entry_point(symbol, introduced);
   int r = kFound;

@@ -829,30 +829,37 @@ INSTANTIATE_TEST_SUITE_P(
                         "2:1:6: unknown directive '.bogus'"},
         ModuleErrorCase{".version 9.0\nret;\n",
                         "2:1:3: expected a directive, found 'ret'"},
-        ModuleErrorCase{".address_size 48\n",
-                        "1:15:2: address size must be 32 or 64"},
-        ModuleErrorCase{".global .u32 a;\n.global .u32 a;\n",
-                        "2:14:1: redefinition of 'a'"},
-        ModuleErrorCase{".global .u8 a[2] = {1, 2, 3};\n",
-                        "1:13:1: too many initializers for 'a' (3 for 2 "
+        ModuleErrorCase{".version 9.0\n.address_size 48\n",
+                        "2:15:2: address size must be 32 or 64"},
+        ModuleErrorCase{".version 9.0\n.global .u32 a;\n.global .u32 a;\n",
+                        "3:14:1: redefinition of 'a'"},
+        ModuleErrorCase{".version 9.0\n.global .u8 a[2] = {1, 2, 3};\n",
+                        "2:13:1: too many initializers for 'a' (3 for 2 "
                         "elements)"},
-        ModuleErrorCase{".global .align 3 .u32 a;\n",
-                        "1:16:1: alignment must be a power of two"},
-        ModuleErrorCase{".global .u64 p = generic(nothing);\n",
-                        "1:14:1: initializer of 'p' names undeclared symbol "
+        ModuleErrorCase{".version 9.0\n.global .align 3 .u32 a;\n",
+                        "2:16:1: alignment must be a power of two"},
+        ModuleErrorCase{".version 9.0\n.global .u64 p = generic(nothing);\n",
+                        "2:14:1: initializer of 'p' names undeclared symbol "
                         "'nothing'"},
-        ModuleErrorCase{".entry k() .maxntid 0 { ret; }\n",
-                        "1:21:1: '.maxntid' dimensions must be positive"},
-        ModuleErrorCase{".entry k() .frobnicate { ret; }\n",
-                        "1:12:11: unknown function directive '.frobnicate'"},
-        ModuleErrorCase{".entry k() { ret; }\n.entry k() { ret; }\n",
-                        "2:8:1: redefinition of 'k'"},
-        ModuleErrorCase{".entry k(.param .u32 a, .param .u64 a) { ret; }\n",
-                        "1:37:1: redefinition of parameter 'a'"},
-        ModuleErrorCase{".entry k(.param .u32) { ret; }\n",
-                        "1:21:1: expected a parameter name, found ')'"},
-        ModuleErrorCase{".section .debug_info {\n.b8 1\n",
-                        "1:22:1: unterminated '.section' block"},
+        ModuleErrorCase{".version 9.0\n.entry k() .maxntid 0 { ret; }\n",
+                        "2:21:1: '.maxntid' dimensions must be positive"},
+        ModuleErrorCase{".version 9.0\n.entry k() .frobnicate { ret; }\n",
+                        "2:12:11: unknown function directive '.frobnicate'"},
+        ModuleErrorCase{
+            ".version 9.0\n.entry k() { ret; }\n.entry k() { ret; }\n",
+            "3:8:1: redefinition of 'k'"},
+        ModuleErrorCase{
+            ".version 9.0\n.entry k(.param .u32 a, .param .u64 a) { ret; }\n",
+            "2:37:1: redefinition of parameter 'a'"},
+        ModuleErrorCase{".version 9.0\n.entry k(.param .u32) { ret; }\n",
+                        "2:21:1: expected a parameter name, found ')'"},
+        ModuleErrorCase{".version 9.0\n.section .debug_info {\n.b8 1\n",
+                        "2:22:1: unterminated '.section' block"},
+        ModuleErrorCase{".target sm_90\n.version 9.0\n",
+                        "1:1:7: a PTX module must begin with a .version "
+                        "directive (such as .version 9.0)"},
+        ModuleErrorCase{"", "1:1:1: a PTX module must begin with a .version "
+                            "directive (such as .version 9.0)"},
         ModuleErrorCase{".version 9.0\n.target\n.entry k() { ret; }\n",
                         "3:1:6: expected a target name such as sm_90, found "
                         "'.entry'"}));
@@ -1054,10 +1061,6 @@ TEST(PtxParser, GarbageNeverCrashes) {
                           ".entry k(){ a|b|c; }"};
   for (const char *in : inputs) {
     auto p = parse_text(in);
-    if (std::string(in).empty()) {
-      EXPECT_TRUE(p->mod); // an empty module is valid
-      continue;
-    }
     EXPECT_FALSE(p->mod) << in;
     EXPECT_GE(p->sink.error_count(), 1u) << in;
   }

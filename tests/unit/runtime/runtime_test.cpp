@@ -290,6 +290,70 @@ TEST(Runtime, RelocatableImageFindsEachNamesModule) {
   EXPECT_EQ(c, 64);
 }
 
+TEST(Runtime, ImagesLoadedAtRunTime) {
+  // What cudaLibraryLoadData / cuModuleLoadData hand over: PTX text, a fat
+  // binary, its wrapper; compiled at the load, kernels and globals named.
+  Runtime rt;
+  Error err = Error::Success;
+  std::string why;
+  const std::string ptx = read("driver_api_kernels.ptx");
+  int text = rt.load_image(ptx.c_str(), "loaded.ptx", err, why);
+  ASSERT_GE(text, 0) << why;
+  EXPECT_EQ(rt.image_kernels(text),
+            (std::vector<std::string>{"scale_add", "block_sum"}));
+  void *calls = nullptr;
+  uint64_t size = 0;
+  ASSERT_EQ(rt.image_global(text, "calls", &calls, &size), Error::Success);
+  EXPECT_EQ(size, 4u);
+  EXPECT_EQ(rt.image_global(text, "nope", &calls, &size), Error::InvalidSymbol);
+  // Launched through a handle registered for one of its kernels.
+  rt.register_function(text, &ok_fn, "scale_add");
+  void *x = nullptr, *y = nullptr;
+  rt.malloc(&x, 64 * 4);
+  rt.malloc(&y, 64 * 4);
+  std::vector<float> hx(64, 2.0f), hy(64);
+  rt.memcpy(x, hx.data(), 64 * 4);
+  float a = 3.0f, b = 1.0f;
+  int n = 64;
+  void *args[] = {&a, &x, &b, &y, &n};
+  ASSERT_EQ(rt.launch(&ok_fn, dims(2, 32), args), Error::Success);
+  rt.memcpy(hy.data(), y, 64 * 4);
+  EXPECT_EQ(hy[63], 7.0f);
+  int c = 0;
+  rt.memcpy(&c, calls, 4);
+  EXPECT_EQ(c, 1);
+
+  auto fb = runtime::testing::make_fatbin({{1, 90, 0x8000, ptx}});
+  int fat = rt.load_image(fb.data(), "", err, why);
+  ASSERT_GE(fat, 0) << why;
+  EXPECT_EQ(rt.image_kernels(fat).size(), 2u);
+  struct {
+    uint32_t magic, version;
+    const void *data, *unused;
+  } w{runtime::kFatbinWrapperMagic, 1, fb.data(), nullptr};
+  EXPECT_GE(rt.load_image(&w, "", err, why), 0) << why;
+
+  // Machine code only, PTX that does not compile, nothing.
+  const char elf[] = "\x7f"
+                     "ELF\x02\x01\x01";
+  EXPECT_EQ(rt.load_image(elf, "", err, why), -1);
+  EXPECT_EQ(err, Error::NoKernelImageForDevice);
+  EXPECT_NE(why.find("machine code"), std::string::npos);
+  auto sass = runtime::testing::make_fatbin({{2, 90, 0,
+                                              "\x7f"
+                                              "ELF"}});
+  EXPECT_EQ(rt.load_image(sass.data(), "", err, why), -1);
+  EXPECT_EQ(err, Error::NoKernelImageForDevice);
+  EXPECT_EQ(
+      rt.load_image(".version 9.0\n.target sm_90\nbogus;\n", "", err, why), -1);
+  EXPECT_EQ(err, Error::InvalidPtx);
+  EXPECT_EQ(rt.load_image("", "", err, why), -1); // short text: no overread
+  EXPECT_EQ(err, Error::InvalidPtx);
+  EXPECT_NE(why.find("no .version"), std::string::npos);
+  EXPECT_EQ(rt.load_image(nullptr, "", err, why), -1);
+  EXPECT_EQ(err, Error::InvalidValue);
+}
+
 TEST(Runtime, TextureObjectsFilterAndAddress) {
   Runtime rt;
   int m = rt.add_ptx("texture.ptx", read("texture.ptx"));
@@ -399,7 +463,7 @@ TEST(Runtime, EveryTestProgramsPtxCompiles) {
        {"memory.ptx", "launch.ptx", "fault.ptx", "reduce_scan.ptx",
         "sync_samples.ptx", "texture.ptx", "pipeline_tiles.ptx",
         "race_loop.ptx", "streams.ptx", "heap.ptx", "clock.ptx",
-        "concurrent.ptx", "shared_layout.ptx"}) {
+        "concurrent.ptx", "shared_layout.ptx", "driver_api_kernels.ptx"}) {
     Runtime rt;
     int m = rt.add_ptx(f, read(f));
     EXPECT_TRUE(rt.init_module(m)) << f;
