@@ -7,6 +7,7 @@
 // docs/checker.md describes what each finds and why.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -187,21 +188,23 @@ struct ClusterSt {
 // patterns), kept by the scope that may acquire them. Found from the
 // location's granule (Granule::sync), not through a hash map.
 struct SyncLoc {
-  // By CTA / cluster (linear index): a handful of entries, searched in
-  // order.
+  // By CTA / cluster (linear index), sorted: a grid sync's counter has an
+  // entry for every CTA, searched at every spin of every CTA.
   struct Scoped {
     std::vector<std::pair<uint64_t, Vc>> v;
     const Vc *find(uint64_t k) const {
-      for (const auto &e : v)
-        if (e.first == k)
-          return &e.second;
-      return nullptr;
+      auto it = std::lower_bound(v.begin(), v.end(), k,
+                                 [](const std::pair<uint64_t, Vc> &e,
+                                    uint64_t x) { return e.first < x; });
+      return it != v.end() && it->first == k ? &it->second : nullptr;
     }
     Vc &operator[](uint64_t k) {
-      for (auto &e : v)
-        if (e.first == k)
-          return e.second;
-      return v.emplace_back(k, nullptr).second;
+      auto it = std::lower_bound(v.begin(), v.end(), k,
+                                 [](const std::pair<uint64_t, Vc> &e,
+                                    uint64_t x) { return e.first < x; });
+      if (it == v.end() || it->first != k)
+        it = v.emplace(it, k, nullptr);
+      return it->second;
     }
   };
   struct Multi {
@@ -341,12 +344,9 @@ struct Accessor {
     }
     if (!d)
       return 0;
-    const uint32_t b = wk >> 5;
-    const size_t n = d->blocks.size();
-    const size_t i = n && d->blocks[0] == b ? 0 : d->find_block(b);
-    if (i < n && clock < d->floor[i * 32 + (wk & 31)])
+    if (clock < d->floor_of(wk))
       return 1;
-    return d->threads.empty() ? 0 : -1;
+    return d->has_threads() ? -1 : 0;
   }
 };
 
