@@ -264,6 +264,7 @@ void Checker::on_launch_begin(const engine::LaunchView &v) {
   L.local_bytes = v.local_bytes();
   // Thread ids have 30 bits (vc.h).
   L.race_on = L.grid.count() * L.wpc * 32 < (1ull << 30);
+  L.dead_ok = L.cluster_dims.count() <= 1;
   L.findings = &impl_->findings;
   if (checks_.race)
     detail::cdp_launch_begin(impl_->cdp, L);
@@ -347,14 +348,22 @@ void Checker::on_fence(const engine::FenceEvent &e) {
 void Checker::on_barrier_arrive(const engine::BarrierArriveEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
-      e, [&](detail::CtaSt &c) { detail::hb_barrier_arrive(L, c, e); },
+      e,
+      [&](detail::CtaSt &c) {
+        detail::race_barrier_arrive(c, e);
+        detail::hb_barrier_arrive(L, c, e);
+      },
       [&](detail::CtaSt &c) { detail::rules_barrier_arrive(c, e); });
 }
 
 void Checker::on_barrier_complete(const engine::BarrierCompleteEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
-      e, [&](detail::CtaSt &c) { detail::hb_barrier_complete(c, e); },
+      e,
+      [&](detail::CtaSt &c) {
+        detail::race_barrier_complete(L, c, e);
+        detail::hb_barrier_complete(c, e);
+      },
       [&](detail::CtaSt &c) { detail::rules_barrier_complete(L, c, e); });
 }
 
@@ -440,7 +449,11 @@ void Checker::on_mbar_wait_done(const engine::MbarEvent &e) {
 void Checker::on_async_issue(const engine::AsyncIssueEvent &e) {
   auto &L = impl_->L;
   impl_->sync(
-      e, [&](detail::CtaSt &c) { detail::hb_async_issue(L, c, e); },
+      e,
+      [&](detail::CtaSt &c) {
+        L.dead_ok = false; // its knowledge may predate a later barrier
+        detail::hb_async_issue(L, c, e);
+      },
       [&](detail::CtaSt &) { detail::proxy_async_issue(L, e); });
 }
 

@@ -190,6 +190,7 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
   c->pending_lanes.assign(L.wpc, 0);
   c->same_gen.assign(L.wpc, 0);
   c->same_lanes.assign(L.wpc, 0);
+  c->dead_floor.assign(L.wpc, 0);
   c->exit_pc.assign(size_t(L.wpc) * 32, ~0u);
   for (uint32_t w = 0; w < L.wpc; ++w) {
     uint32_t rem = L.tpc - w * 32;
@@ -203,10 +204,11 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
     c->shared_init.assign((L.shared_bytes + 7) / 8, 0);
     // The reserved region starts out zeroed by the launch (as the driver
     // does): initialized.
+    c->shared_unset = L.shared_bytes;
     for (uint64_t b = L.reserved.first;
          b < uint64_t(L.reserved.first) + L.reserved.second &&
          b < L.shared_bytes;
-         ++b)
+         ++b, --c->shared_unset)
       c->shared_init[b / 8] |= uint8_t(1u << (b % 8));
     c->local_init.assign((uint64_t(L.local_bytes) * L.wpc * 32 + 7) / 8, 0);
   }

@@ -14,17 +14,28 @@ namespace bcusim::check::detail {
 
 namespace {
 
+// The bits set in `x` (a table of nibbles: std::popcount is a library
+// call on the base instruction set).
+inline uint32_t bits_in(uint8_t x) {
+  static constexpr uint8_t kNibble[16] = {0, 1, 1, 2, 1, 2, 2, 3,
+                                          1, 2, 2, 3, 2, 3, 3, 4};
+  return kNibble[x & 15] + kNibble[x >> 4];
+}
+
 // Whether bytes [first, first + count) are all initialized; `set` marks
-// them.
+// them (and takes the bits it sets from `*unset`).
 bool test_and_report(std::vector<uint8_t> &bits, uint64_t first, uint64_t count,
-                     bool set) {
+                     bool set, uint64_t *unset = nullptr) {
   if ((first & 7) + count <= 8 && first / 8 < bits.size()) {
     // Within one byte of the bitmap (every aligned access up to 8 bytes).
     uint8_t &byte = bits[first / 8];
     const uint8_t m = uint8_t(((1u << count) - 1) << (first & 7));
     const bool all = (byte & m) == m;
-    if (set)
+    if (set) {
+      if (unset)
+        *unset -= bits_in(uint8_t(m & ~byte));
       byte |= m;
+    }
     return all;
   }
   bool all = true;
@@ -33,8 +44,11 @@ bool test_and_report(std::vector<uint8_t> &bits, uint64_t first, uint64_t count,
       return all;
     uint8_t &byte = bits[b / 8];
     uint8_t bit = uint8_t(1u << (b % 8));
-    if (!(byte & bit))
+    if (!(byte & bit)) {
       all = false;
+      if (set && unset)
+        --*unset;
+    }
     if (set)
       byte |= bit;
   }
@@ -113,6 +127,10 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
                       e.atom != engine::AtomicOp::Mbarrier);
   const bool writes = e.type != engine::AccessType::Read;
   const bool local = e.space == StateSpace::Local;
+  // Reads of shared memory every byte of which was written (a tile after
+  // its first fill, a reduction's array): nothing to report.
+  if (!local && !writes && c->shared_unset == 0)
+    return;
   // Plain reads of a small span of shared memory that is initialized
   // throughout (a tile row, a broadcast element): nothing to report.
   if (!local && !writes && e.size <= 16) {
@@ -130,6 +148,10 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
   uint8_t *const data = bits->data();
   const uint64_t nbytes = bits->size();
   const uint32_t size = e.size;
+  // Bits set in shared memory are counted (CtaSt::shared_unset) until
+  // every byte has its bit; local memory's are not.
+  uint64_t *const unset =
+      !local && c->shared_unset != 0 ? &c->shared_unset : nullptr;
   for (uint32_t m = e.lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     uint64_t first = e.addr[lane];
@@ -142,8 +164,12 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
       if (reads && (byte & bitsm) == 0)
         L.findings->uninit(L, e.space, c->linear, e.addr[lane], size,
                            L.tid_of(e.cta, e.warp, lane), e.pc);
-      if (writes)
+      if (writes) {
+        // (Only bytes inside the CTA's shared memory count.)
+        if (unset && first + size <= L.shared_bytes)
+          *unset -= bits_in(uint8_t(bitsm & ~byte));
         byte |= bitsm;
+      }
       continue;
     }
     if (reads && !test_and_report(*bits, first, e.size, false) &&
@@ -151,7 +177,8 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
       L.findings->uninit(L, e.space, c->linear, e.addr[lane], e.size,
                          L.tid_of(e.cta, e.warp, lane), e.pc);
     if (writes)
-      test_and_report(*bits, first, e.size, true);
+      test_and_report(*bits, first, e.size, true,
+                      first + size <= L.shared_bytes ? unset : nullptr);
   }
 }
 

@@ -17,7 +17,9 @@
 // a benign race (a warning), different values an error. A warp's plain
 // reads of a granule by three lanes or more that know the same are one cell
 // (a read entry: which lanes read which half of the granule), checked once
-// against the granule's writes; a write meets it lane by lane.
+// against the granule's writes; a write meets it lane by lane. Records of a
+// CTA's shared memory made before a barrier that the whole CTA waited at
+// can never race again ("dead"): they are not kept aside.
 #include <algorithm>
 #include <cstring>
 #include <tuple>
@@ -129,6 +131,49 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
   const uint64_t cc = L.cta_of(c.tid);
   return L.scope_covers(scope_of(c.flags), cc, a.cta) &&
          L.scope_covers(scope_of(a.flags), a.cta, cc);
+}
+
+// A CTA's shared memory whose records below its warps' dead floors
+// (CtaSt::dead_floor: the latest barrier every thread of the CTA took part
+// in, waiting) happen before every later access of the CTA, the only one
+// that can reach it (LaunchSt::dead_ok): such a "dead" record can never
+// race again, so it is not kept aside when evicted from a cell, and a
+// history of dead records only is dropped. (The cells stay as they are:
+// which cell a later access takes, and so what a report names, is the
+// same.) `floor` nullptr: not such memory.
+// (LaunchSt::dead_now, set for each access event.)
+using Dead = LaunchSt::DeadFloors;
+// Whether the record `c` (not empty) is dead: a thread's access or a read
+// entry (whose tid has both kind bits) of the CTA below its warp's floor;
+// an async-copy agent's never (its copy's knowledge is its issue's).
+inline bool dead(const Dead &d, const Cell &c) {
+  const Tid k = c.tid & kKindMask;
+  if (k == kAgentCp || k == kAgentBulk)
+    return false;
+  const uint32_t w = warp_key(c.tid) - d.wk0;
+  return w < d.wpc && c.clock < d.floor[w];
+}
+// The history of granule `g`, when every access in it is dead: dropped.
+[[gnu::noinline]] bool drop_dead_spill(LaunchSt &L, Granule &g, const Dead &d) {
+  LaunchSt::Spill &s = L.spill[g.spill - 1];
+  for (const Cell &c : s.reads)
+    if (!dead(d, c))
+      return false;
+  for (const Cell &c : s.writes)
+    if (!dead(d, c))
+      return false;
+  s.reads.clear();
+  s.writes.clear();
+  L.spill_free.push_back(g.spill);
+  g.spill = 0;
+  g.cell[0].size &= uint16_t(~kSpilledWrite);
+  return true;
+}
+// Drops the history of granule `g` if it holds dead records only (the
+// reads of a tile that a write after the barrier ending them meets).
+inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
+  if (d.floor && g.spill) [[unlikely]] // shared memory (global: no test)
+    drop_dead_spill(L, g, d);
 }
 
 // Keeps `c`, evicted from granule `g`, in the granule's spilled history
@@ -587,9 +632,12 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       const Cell &old = g.cell[slot];
       Cell &sib = g.cell[1 - slot];
       if (!dropped(slot)) {
+        const Dead &dd = L.dead_now;
+        const bool gone = dd.floor && dead(dd, old); // can never race
         if (is_entry(old)) [[unlikely]] {
           // The lanes it does not make redundant.
-          spill_entry(L, g, old, a, who, mask);
+          if (!gone)
+            spill_entry(L, g, old, a, who, mask);
         } else if (!((a.flags & kAtomic) && (old.flags & kAtomic) &&
                      !(old.mask & ~mask))) {
           // Two cells of one thread's epoch and kind on disjoint bytes
@@ -605,7 +653,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
               sib.size &= uint16_t(~kValued);
             }
             sib.mask |= old.mask;
-          } else {
+          } else if (!gone) {
             spill_cell(L, g, old);
           }
         }
@@ -632,6 +680,8 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
                                                 const NewAccess &a,
                                                 const Accessor &who) {
   const uint32_t wk = warp_key(a.tid);
+  const Dead &dd = L.dead_now;
+  clear_dead(L, g, dd);
   // A read conflicts with writes only; the lanes know what the lowest one
   // knows, except for their own warp's accesses (lane by lane).
   auto clean = [&](const Cell &c) {
@@ -697,16 +747,15 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   auto entry_drop = [&](const Cell &c) {
     // Lanes whose bytes a lane of the new entry reads, then those of them
     // it is ordered after.
-    const uint32_t cov = entry_lanes_if(c, covers_bytes);
-    if (!cov)
+    // (Another warp's lanes that it knows none of, the common case: no
+    // bytes to compare.)
+    const bool other = warp_key(c.tid) != wk;
+    const int k = other ? who.knows_warp(warp_key(c.tid), c.clock) : -1;
+    if (k == 0)
       return 0u;
-    if (warp_key(c.tid) != wk) {
-      const int k = who.knows_warp(warp_key(c.tid), c.clock);
-      if (k > 0)
-        return cov;
-      if (k == 0)
-        return 0u;
-    }
+    const uint32_t cov = entry_lanes_if(c, covers_bytes);
+    if (!cov || k > 0)
+      return cov;
     uint32_t d = 0;
     for (uint32_t m = cov; m; m &= m - 1) {
       const uint32_t l = uint32_t(std::countr_zero(m));
@@ -758,7 +807,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       slot = older0 ? 0 : 1;
     }
     const Cell &old = g.cell[slot];
-    if (!d) {
+    if (!d && !(dd.floor && dead(dd, old))) {
       if (is_entry(old)) {
         Cell k = old;
         if (entry_trim(k, drop_lanes(slot)))
@@ -950,9 +999,17 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
     const Tid tid = tid0 + lane;
     const uint8_t mask = uint8_t(((1u << e.size) - 1) << (addr - gb));
     const Cell &c0 = g->cell[0];
-    if (g->spill || g->sync || g->cell[1].tid != kNoTid ||
-        (c0.tid != kNoTid && (c0.tid == tid || (c0.mask & mask))))
-      break;
+    auto fresh = [&] {
+      return !(g->spill || g->sync || g->cell[1].tid != kNoTid ||
+               (c0.tid != kNoTid && (c0.tid == tid || (c0.mask & mask))));
+    };
+    if (!fresh()) {
+      // A history of records that can never race again does not count (a
+      // tile rewritten after a barrier).
+      if (!L.dead_now.floor || !g->spill ||
+          !drop_dead_spill(L, *g, L.dead_now) || !fresh())
+        break;
+    }
     a.tid = tid;
     a.clock = clock0[lane];
     if (values) {
@@ -1010,6 +1067,10 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   Granule *const shadow = owner ? owner->shadow.data() : nullptr;
   const uint64_t shadow_n = owner ? owner->shadow.size() : 0;
   const bool single = e.size <= 8;
+  Dead dd;
+  if (owner && L.dead_ok && !is_async && e.owner == e.cta)
+    dd = Dead{owner->dead_floor.data(), uint32_t(e.owner * L.wpc), L.wpc};
+  L.dead_now = dd;
   // Plain reads of one address by a run of lanes that know the same (tile
   // elements broadcast to a row of threads): the first and the last lane
   // of the run stand for it. Another thread's write conflicts with all of
@@ -1208,6 +1269,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         continue;
       }
       set_value(gb, addr, end);
+      clear_dead(L, *g, dd);
       access_granule(L, *g, uint8_t(((1u << e.size) - 1) << (addr - gb)), a,
                      who, e.space, e.owner, gb);
       if (write && !strong && (g->cell[0].flags & kSyncBit))
@@ -1227,6 +1289,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       if (!g)
         break;
       set_value(gb, lo, hi);
+      clear_dead(L, *g, dd);
       access_granule(L, *g, mask, a, who, e.space, e.owner, gb);
       // A plain store ends the release sequences of the location.
       if (write && !strong && (g->cell[0].flags & kSyncBit))
@@ -1242,6 +1305,31 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     report_found(L);
   if (strong_lanes)
     strong_access(L, e, strong_lanes, gran);
+}
+
+void race_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e) {
+  BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+  if (e.op != engine::BarrierOp::Arrive && e.warp < 32 &&
+      e.lanes == c.valid[e.warp] && !c.exited[e.warp] &&
+      !(b.whole_warps >> e.warp & 1))
+    b.whole_warps |= 1u << e.warp;
+  else
+    b.whole = false;
+}
+
+void race_barrier_complete(LaunchSt &L, CtaSt &c,
+                           const engine::BarrierCompleteEvent &e) {
+  BarrierSt &b = c.bars[unsigned(e.barrier) & 15];
+  // Every warp arrived whole and waits: each thread's accesses before its
+  // arrival (clock below the warp's clock now, release_warp) happen before
+  // every thread's accesses after the barrier.
+  if (b.whole && L.wpc <= 32 &&
+      b.whole_warps == (L.wpc == 32 ? ~0u : (1u << L.wpc) - 1))
+    for (uint32_t w = 0; w < L.wpc; ++w)
+      c.dead_floor[w] =
+          c.clock[size_t(w) * 32 + uint32_t(std::countr_zero(c.valid[w]))];
+  b.whole_warps = 0;
+  b.whole = true;
 }
 
 } // namespace bcusim::check::detail

@@ -7,6 +7,7 @@
 // docs/checker.md describes what each finds and why.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -98,6 +99,11 @@ struct BarrierSt {
   uint32_t other_pc = ~0u, other_warp = 0, first_warp = 0;
   bool first_aligned = true, other_aligned = true; // those instructions
   uint64_t completions = 0;
+  // Warps whose every lane arrived in one event of a waiting operation
+  // (bar.sync, bar.red) in the current phase, none of them exited: when
+  // all warps did, the phase orders the whole CTA (CtaSt::dead_floor).
+  uint32_t whole_warps = 0;
+  bool whole = true; // no other arrival in the current phase
 };
 
 struct MbarSt {
@@ -133,6 +139,13 @@ struct CtaSt {
   // entries) at LaunchSt::sync_gen `same_gen`.
   std::vector<uint64_t> same_gen;
   std::vector<uint32_t> same_lanes;
+  // Per warp: its clock at the CTA's latest barrier that every thread of
+  // the CTA took part in, waiting (0: none yet). An access of the warp with
+  // a lower clock happens before every later access of every thread of the
+  // CTA: where no other CTA can reach the CTA's shared memory and no
+  // asynchronous copy was issued (LaunchSt::dead_ok), its record there can
+  // never race again (race.cpp, "dead" records).
+  std::vector<uint32_t> dead_floor;
   // Lane `l` of warp `w`: what its latest release fence published and the
   // fence's scope.
   const Released &fence_of(uint32_t w, uint32_t l, MemScope &scope) const {
@@ -153,6 +166,9 @@ struct CtaSt {
   std::unordered_map<uint64_t, MbarSt> mbars; // by offset
   std::vector<Granule> shadow;                // shared memory
   std::vector<uint8_t> shared_init;           // bit per shared byte
+  // Bytes of shared memory without their bit in `shared_init` (0: every
+  // byte was written: a read has nothing to report).
+  uint64_t shared_unset = 0;
   std::vector<uint8_t> local_init; // bit per byte of every thread frame
   // The last acquire of knowledge `src` by a thread that knew `in`, which
   // then knew `out`: threads that knew the same and acquire the same object
@@ -172,21 +188,23 @@ struct ClusterSt {
 // patterns), kept by the scope that may acquire them. Found from the
 // location's granule (Granule::sync), not through a hash map.
 struct SyncLoc {
-  // By CTA / cluster (linear index): a handful of entries, searched in
-  // order.
+  // By CTA / cluster (linear index), sorted: a grid sync's counter has an
+  // entry for every CTA, searched at every spin of every CTA.
   struct Scoped {
     std::vector<std::pair<uint64_t, Vc>> v;
     const Vc *find(uint64_t k) const {
-      for (const auto &e : v)
-        if (e.first == k)
-          return &e.second;
-      return nullptr;
+      auto it = std::lower_bound(v.begin(), v.end(), k,
+                                 [](const std::pair<uint64_t, Vc> &e,
+                                    uint64_t x) { return e.first < x; });
+      return it != v.end() && it->first == k ? &it->second : nullptr;
     }
     Vc &operator[](uint64_t k) {
-      for (auto &e : v)
-        if (e.first == k)
-          return e.second;
-      return v.emplace_back(k, nullptr).second;
+      auto it = std::lower_bound(v.begin(), v.end(), k,
+                                 [](const std::pair<uint64_t, Vc> &e,
+                                    uint64_t x) { return e.first < x; });
+      if (it == v.end() || it->first != k)
+        it = v.emplace(it, k, nullptr);
+      return it->second;
     }
   };
   struct Multi {
@@ -326,12 +344,9 @@ struct Accessor {
     }
     if (!d)
       return 0;
-    const uint32_t b = wk >> 5;
-    const size_t n = d->blocks.size();
-    const size_t i = n && d->blocks[0] == b ? 0 : d->find_block(b);
-    if (i < n && clock < d->floor[i * 32 + (wk & 31)])
+    if (clock < d->floor_of(wk))
       return 1;
-    return d->threads.empty() ? 0 : -1;
+    return d->has_threads() ? -1 : 0;
   }
 };
 
@@ -385,6 +400,17 @@ struct LaunchSt {
   uint32_t shared_bytes = 0, local_bytes = 0;
   std::pair<uint32_t, uint32_t> reserved{0, 0}; // LaunchView::reserved_shared
   bool race_on = true; // off when the launch is too large
+  // Records of shared memory ordered before a whole-CTA barrier may be
+  // dropped (CtaSt::dead_floor): clusters of one CTA (no distributed shared
+  // memory), until the launch's first asynchronous copy (whose knowledge
+  // may be older than the barrier).
+  bool dead_ok = false;
+  // For the access being checked: its CTA's dead floors when it is to
+  // the CTA's own shared memory and they apply (race.cpp), else none.
+  struct DeadFloors {
+    const uint32_t *floor = nullptr;
+    uint32_t wk0 = 0, wpc = 0; // the CTA's first warp key, its warps
+  } dead_now;
   // Counts the events that may change a thread's knowledge or clock (every
   // synchronization event, every strong access): what is known of a warp's
   // lanes between two such events stays true (CtaSt::same_gen).
@@ -543,6 +569,11 @@ bool acquires(LaunchSt &L, const Granule &g, uint64_t addr, uint64_t cta,
 
 // ---- race.cpp --------------------------------------------------------------
 void check_access(LaunchSt &L, const AccessEvent &e);
+// CTA barriers: whether a phase was one of the whole CTA, all waiting
+// (CtaSt::dead_floor).
+void race_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e);
+void race_barrier_complete(LaunchSt &L, CtaSt &c,
+                           const engine::BarrierCompleteEvent &e);
 
 // ---- init.cpp --------------------------------------------------------------
 void init_access(LaunchSt &L, const AccessEvent &e);

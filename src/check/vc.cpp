@@ -3,139 +3,326 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 namespace bcusim::check::detail {
 
 namespace {
 
-using Entries = std::vector<std::pair<uint32_t, uint32_t>>;
+VcNode *new_node(unsigned height) {
+  VcNode *n = new VcNode;
+  n->height = height;
+  n->id = VcData::Stamp::next();
+  std::memset(n->v, 0, sizeof n->v);
+  return n;
+}
 
-// Merges sorted `b` into sorted `a` (max per key); true when `a` changed.
-bool merge_into(Entries &a, const Entries &b) {
-  if (b.empty())
+// The node in `slot` made this holder's own to change: a node held by
+// one parent is changed in place (a new id: facts about its old state no
+// longer hold of it), a shared one is copied (its children then shared).
+VcNode *own(VcNode *&slot) {
+  VcNode *n = slot;
+  if (n->refs == 1) {
+    n->id = VcData::Stamp::next();
+    return n;
+  }
+  VcNode *c = new VcNode(*n);
+  c->refs = 1;
+  c->id = VcData::Stamp::next();
+  if (c->height)
+    for (VcNode *ch : c->c)
+      if (ch)
+        ++ch->refs;
+  --n->refs;
+  slot = c;
+  return c;
+}
+
+void share(VcNode *&slot, const VcNode *y) {
+  VcNode *n = const_cast<VcNode *>(y);
+  ++n->refs;
+  VcMap::release(slot);
+  slot = n;
+}
+
+// Whether x knows all of y (shared subtrees and known facts skipped; a
+// success is remembered in x).
+bool node_dominates(const VcNode *x, const VcNode *y) {
+  if (!y || x == y)
+    return true;
+  if (!x)
     return false;
-  // Nothing new: every entry of b is dominated by a's (no allocation).
-  bool news = false;
-  for (size_t i = 0, j = 0; j < b.size() && !news; ++j) {
-    while (i < a.size() && a[i].first < b[j].first)
-      ++i;
-    news =
-        i == a.size() || a[i].first != b[j].first || a[i].second < b[j].second;
-  }
-  if (!news)
-    return false;
-  Entries out;
-  out.reserve(a.size() + b.size());
-  size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    if (j == b.size() || (i < a.size() && a[i].first < b[j].first))
-      out.push_back(a[i++]);
-    else if (i == a.size() || b[j].first < a[i].first)
-      out.push_back(b[j++]);
-    else {
-      out.push_back({a[i].first, std::max(a[i].second, b[j].second)});
-      ++i;
-      ++j;
-    }
-  }
-  a = std::move(out);
-  return true;
-}
-
-// Whether every entry of sorted b is dominated by one of sorted a.
-bool entries_dominate(const Entries &a, const Entries &b) {
-  for (size_t i = 0, j = 0; j < b.size(); ++j) {
-    while (i < a.size() && a[i].first < b[j].first)
-      ++i;
-    if (i == a.size() || a[i].first != b[j].first || a[i].second < b[j].second)
-      return false;
-  }
-  return true;
-}
-
-// Merges the floor blocks of b into a; true when a changed.
-bool merge_floors(VcData &a, const VcData &b) {
-  bool changed = false;
-  for (size_t j = 0; j < b.blocks.size(); ++j) {
-    auto it = std::lower_bound(a.blocks.begin(), a.blocks.end(), b.blocks[j]);
-    size_t i = size_t(it - a.blocks.begin());
-    if (it == a.blocks.end() || *it != b.blocks[j]) {
-      a.blocks.insert(it, b.blocks[j]);
-      a.floor.insert(a.floor.begin() + long(i * 32),
-                     b.floor.begin() + long(j * 32),
-                     b.floor.begin() + long(j * 32 + 32));
-      changed = true;
-      continue;
-    }
-    for (size_t k = 0; k < 32; ++k)
-      if (b.floor[j * 32 + k] > a.floor[i * 32 + k]) {
-        a.floor[i * 32 + k] = b.floor[j * 32 + k];
-        changed = true;
-      }
-  }
-  return changed;
-}
-
-bool floors_dominate(const VcData &a, const VcData &b) {
-  // Both block lists are sorted: a walk over both when they are of like
-  // size (grid-wide knowledge against grid-wide knowledge), a search per
-  // block of b when b is small.
-  const bool walk = b.blocks.size() * 8 >= a.blocks.size();
-  size_t at = 0;
-  for (size_t j = 0; j < b.blocks.size(); ++j) {
-    size_t i;
-    if (walk) {
-      while (at < a.blocks.size() && a.blocks[at] < b.blocks[j])
-        ++at;
-      i = at < a.blocks.size() && a.blocks[at] == b.blocks[j] ? at
-                                                              : a.blocks.size();
-    } else {
-      i = a.find_block(b.blocks[j]);
-    }
-    if (i == a.blocks.size()) {
-      for (size_t k = 0; k < 32; ++k)
-        if (b.floor[j * 32 + k])
-          return false;
-      continue;
-    }
-    for (size_t k = 0; k < 32; ++k)
-      if (b.floor[j * 32 + k] > a.floor[i * 32 + k])
+  if (x->covers(y))
+    return true;
+  if (x->height == 0) {
+    for (unsigned k = 0; k < 32; ++k)
+      if (y->v[k] > x->v[k])
+        return false;
+  } else {
+    for (unsigned i = 0; i < 16; ++i)
+      if (!node_dominates(x->c[i], y->c[i]))
         return false;
   }
+  x->absorb_compared(y);
   return true;
 }
 
-void normalize(Entries &v) {
-  std::sort(v.begin(), v.end());
-  size_t w = 0;
-  for (size_t r = 0; r < v.size(); ++r) {
-    if (w && v[w - 1].first == v[r].first)
-      v[w - 1].second = std::max(v[w - 1].second, v[r].second);
-    else
-      v[w++] = v[r];
+// `slot` (a node at y's height and place) raised to y's entries; true when
+// it changed. The subtrees y adds are shared, not copied.
+bool merge_node(VcNode *&slot, const VcNode *y) {
+  VcNode *x = slot;
+  if (!y || x == y)
+    return false;
+  if (!x) {
+    share(slot, y);
+    return true;
   }
-  v.resize(w);
+  if (x->covers(y))
+    return false;
+  if (y->covers(x)) {
+    share(slot, y);
+    return true;
+  }
+  if (x->height == 0) {
+    bool xge = true, yge = true;
+    for (unsigned k = 0; k < 32; ++k) {
+      xge &= x->v[k] >= y->v[k];
+      yge &= y->v[k] >= x->v[k];
+    }
+    if (xge) {
+      x->absorb(y);
+      return false;
+    }
+    if (yge) {
+      share(slot, y);
+      return true;
+    }
+    VcNode *n = own(slot);
+    for (unsigned k = 0; k < 32; ++k)
+      n->v[k] = std::max(n->v[k], y->v[k]);
+    n->absorb(y);
+    return true;
+  }
+  if (node_dominates(x, y))
+    return false;
+  VcNode *n = own(slot);
+  bool all_y = true;
+  for (unsigned i = 0; i < 16; ++i) {
+    merge_node(n->c[i], y->c[i]);
+    all_y &= n->c[i] == y->c[i];
+  }
+  if (all_y) // y itself: shared, so that later joins with it are free
+    share(slot, y);
+  else
+    n->absorb(y);
+  return true;
+}
+
+// Entries of the leaf under `slot` (at height h) for keys of `block` at
+// most m removed; nodes left empty are removed. True when `slot` is empty.
+bool drop_node(VcNode *&slot, unsigned h, uint32_t block, uint32_t m) {
+  VcNode *n = own(slot);
+  bool empty = true;
+  if (h == 0) {
+    for (uint32_t &v : n->v) {
+      if (v <= m)
+        v = 0;
+      empty &= v == 0;
+    }
+  } else {
+    VcNode *&ch = n->c[(block >> (4 * (h - 1))) & 15];
+    if (ch && drop_node(ch, h - 1, block, m)) {
+      VcMap::release(ch);
+      ch = nullptr;
+    }
+    for (VcNode *c : n->c)
+      empty &= c == nullptr;
+  }
+  return empty;
+}
+
+void collect(const VcNode *n, uint32_t base,
+             std::vector<std::pair<uint32_t, uint32_t>> &out) {
+  if (!n)
+    return;
+  if (n->height == 0) {
+    for (uint32_t k = 0; k < 32; ++k)
+      if (n->v[k])
+        out.push_back({base + k, n->v[k]});
+    return;
+  }
+  for (uint32_t i = 0; i < 16; ++i)
+    collect(n->c[i], base + (i << VcMap::shift(n->height - 1)), out);
 }
 
 } // namespace
+
+uint32_t VcMap::get_deep(uint32_t key) const {
+  const VcNode *n = root_;
+  unsigned h = n->height;
+  if ((uint64_t(key) >> shift(h)) != prefix_)
+    return 0;
+  while (h) {
+    --h;
+    n = n->c[(key >> shift(h)) & 15];
+    if (!n)
+      return 0;
+  }
+  return n->v[key & 31];
+}
+
+void VcMap::release(VcNode *n) {
+  if (!n || --n->refs)
+    return;
+  if (n->height)
+    for (VcNode *c : n->c)
+      release(c);
+  delete n;
+}
+
+// The root made to cover the keys under (h, prefix) as well (new roots
+// above the old one; the entries do not change).
+void VcMap::grow_to(unsigned h, uint64_t prefix) {
+  if (!root_) {
+    root_ = new_node(h);
+    prefix_ = prefix;
+    return;
+  }
+  while (root_->height < h ||
+         (prefix >> (4 * (root_->height - h))) != prefix_) {
+    VcNode *p = new_node(root_->height + 1);
+    p->c[prefix_ & 15] = root_;
+    root_ = p;
+    prefix_ >>= 4;
+  }
+}
+
+bool VcMap::raise(uint32_t key, uint32_t v) {
+  VcNode *r = root_;
+  if (r && r->height == 0 && (key >> 5) == prefix_ && r->refs == 1) {
+    // A leaf held once (a barrier phase's knowledge of one CTA's warps).
+    if (r->v[key & 31] >= v)
+      return false;
+    r->v[key & 31] = v;
+    r->id = VcData::Stamp::next();
+    return true;
+  }
+  if (get(key) >= v)
+    return false;
+  grow_to(0, key >> 5);
+  VcNode **slot = &root_;
+  for (;;) {
+    VcNode *n = own(*slot);
+    if (n->height == 0) {
+      n->v[key & 31] = v;
+      return true;
+    }
+    VcNode *&ch = n->c[(key >> shift(n->height - 1)) & 15];
+    if (!ch)
+      ch = new_node(n->height - 1);
+    slot = &ch;
+  }
+}
+
+bool VcMap::merge(const VcMap &b) {
+  if (!b.root_ || b.root_ == root_)
+    return false;
+  if (!root_) {
+    root_ = b.root_;
+    ++root_->refs;
+    prefix_ = b.prefix_;
+    return true;
+  }
+  const unsigned hb = b.root_->height;
+  grow_to(hb, b.prefix_);
+  VcNode **slot = &root_;
+  for (unsigned h = root_->height; h > hb; --h) {
+    VcNode *n = own(*slot);
+    slot = &n->c[(b.prefix_ >> (4 * (h - 1 - hb))) & 15];
+    if (!*slot && h - 1 > hb)
+      *slot = new_node(h - 1);
+  }
+  return merge_node(*slot, b.root_);
+}
+
+bool VcMap::dominates(const VcMap &b) const {
+  if (!b.root_ || b.root_ == root_)
+    return true;
+  if (!root_)
+    return false;
+  const unsigned ha = root_->height, hb = b.root_->height;
+  if (ha >= hb) {
+    if ((b.prefix_ >> (4 * (ha - hb))) != prefix_)
+      return false;
+    const VcNode *n = root_;
+    for (unsigned h = ha; h > hb && n; --h)
+      n = n->c[(b.prefix_ >> (4 * (h - 1 - hb))) & 15];
+    return node_dominates(n, b.root_);
+  }
+  // b's root is above this one's: it must have entries under this root
+  // only.
+  if ((prefix_ >> (4 * (hb - ha))) != b.prefix_)
+    return false;
+  const VcNode *n = b.root_;
+  for (unsigned h = hb; h > ha; --h) {
+    const unsigned at = (prefix_ >> (4 * (h - 1 - ha))) & 15;
+    for (unsigned i = 0; i < 16; ++i)
+      if (i != at && n->c[i])
+        return false;
+    n = n->c[at];
+    if (!n)
+      return true;
+  }
+  return node_dominates(root_, n);
+}
+
+const VcNode *VcMap::leaf(uint32_t block) const {
+  const VcNode *n = root_;
+  if (!n || (uint64_t(block) >> (4 * n->height)) != prefix_)
+    return nullptr;
+  for (unsigned h = n->height; h && n; --h)
+    n = n->c[(block >> (4 * (h - 1))) & 15];
+  return n;
+}
+
+void VcMap::drop_upto(uint32_t block, uint32_t m) {
+  if (!leaf(block))
+    return;
+  if (drop_node(root_, root_->height, block, m)) {
+    release(root_);
+    root_ = nullptr;
+    prefix_ = 0;
+  }
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> VcMap::entries() const {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  if (root_)
+    collect(root_, uint32_t(prefix_ << shift(root_->height)), out);
+  return out;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> VcData::thread_entries() const {
+  auto v = threads.entries();
+  for (auto &e : v)
+    --e.second;
+  return v;
+}
 
 uint64_t VcData::Stamp::next() {
   static std::atomic<uint64_t> n{1};
   return n.fetch_add(1, std::memory_order_relaxed);
 }
 
-size_t VcData::find_block(uint32_t b) const {
-  auto it = std::lower_bound(blocks.begin(), blocks.end(), b);
-  return it != blocks.end() && *it == b ? size_t(it - blocks.begin())
-                                        : blocks.size();
+namespace {
+bool data_dominates(const VcData &a, const VcData &b) {
+  return a.floors.dominates(b.floors) && a.threads.dominates(b.threads);
 }
-
-bool VcData::knows_thread(Tid u, uint32_t clock) const {
-  auto it = std::lower_bound(threads.begin(), threads.end(), u,
-                             [](const std::pair<uint32_t, uint32_t> &e,
-                                uint32_t k) { return e.first < k; });
-  return it != threads.end() && it->first == u && clock <= it->second;
+void merge_data(VcData &a, const VcData &b) {
+  a.floors.merge(b.floors);
+  a.threads.merge(b.threads);
 }
+} // namespace
 
 Vc join(const Vc &a, const Vc &b) {
   if (!b || b == a)
@@ -148,13 +335,15 @@ Vc join(const Vc &a, const Vc &b) {
     return b;
   // Most joins add nothing (a thread acquiring what it already knows):
   // check before copying.
-  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads)) {
+  if (data_dominates(*a, *b)) {
     a->absorb(b.get());
     return a;
   }
+  // The copy knows all of both: a thread holding `a` (a spinning thread
+  // that acquired the location's previous knowledge) takes it whole.
   Vc r(new VcData(*a));
-  merge_floors(*r.mutable_data(), *b);
-  merge_into(r.mutable_data()->threads, b->threads);
+  merge_data(*r.mutable_data(), *b);
+  r->absorb(a.get());
   r->absorb(b.get());
   return r;
 }
@@ -164,15 +353,7 @@ Vc with_floor(const Vc &v, uint32_t warp, uint32_t f) {
   VcData *r = out.mutable_data();
   if (v)
     r->absorb(v.get());
-  const uint32_t b = warp >> 5;
-  auto it = std::lower_bound(r->blocks.begin(), r->blocks.end(), b);
-  size_t i = size_t(it - r->blocks.begin());
-  if (it == r->blocks.end() || *it != b) {
-    r->blocks.insert(it, b);
-    r->floor.insert(r->floor.begin() + long(i * 32), 32, 0u);
-  }
-  uint32_t &slot = r->floor[i * 32 + (warp & 31)];
-  slot = std::max(slot, f);
+  r->floors.raise(warp, f);
   return out;
 }
 
@@ -189,7 +370,7 @@ void join_into(Vc &a, const Vc &b) {
     a = b; // b knows all that a knows: share it
     return;
   }
-  if (floors_dominate(*a, *b) && entries_dominate(a->threads, b->threads)) {
+  if (data_dominates(*a, *b)) {
     a->absorb(b.get());
     return;
   }
@@ -199,8 +380,7 @@ void join_into(Vc &a, const Vc &b) {
   }
   // Only this holder sees the object: change it in place.
   auto &d = *a.mutable_data();
-  merge_floors(d, *b);
-  merge_into(d.threads, b->threads);
+  merge_data(d, *b);
   d.stamp.renew();
   d.absorb(b.get());
 }
@@ -210,18 +390,8 @@ void floor_into(Vc &a, uint32_t warp, uint32_t f) {
     return;
   if (a && a.use_count() == 1) {
     auto &d = *a.mutable_data();
-    const uint32_t b = warp >> 5;
-    auto it = std::lower_bound(d.blocks.begin(), d.blocks.end(), b);
-    size_t i = size_t(it - d.blocks.begin());
-    if (it == d.blocks.end() || *it != b) {
-      d.blocks.insert(it, b);
-      d.floor.insert(d.floor.begin() + long(i * 32), 32, 0u);
-    }
-    uint32_t &slot = d.floor[i * 32 + (warp & 31)];
-    if (slot < f) {
-      slot = f;
+    if (d.floors.raise(warp, f))
       d.stamp.renew();
-    }
     return;
   }
   if (a && a->floor_of(warp) >= f)
@@ -239,34 +409,22 @@ void thread_into(Vc &a, Tid t, uint32_t clock) {
     c->absorb(a.get());
     a = std::move(c);
   }
-  auto &v = a.mutable_data()->threads;
-  auto key_less = [](const std::pair<uint32_t, uint32_t> &e, uint32_t k) {
-    return e.first < k;
-  };
-  auto it = std::lower_bound(v.begin(), v.end(), t, key_less);
-  if (it != v.end() && it->first == t)
-    it->second = std::max(it->second, clock);
-  else
-    v.insert(it, {t, clock});
-  a.mutable_data()->stamp.renew();
+  VcData &d = *a.mutable_data();
+  d.threads.raise(t, clock + 1);
+  d.stamp.renew();
   if (is_agent(t))
     return;
-  // Entries are unique and sorted: the warp is complete when its lane 0's
-  // entry is followed by 31 more, the last one lane 31's.
+  // The warp is complete when its leaf (its 32 lanes) has every entry.
   const uint32_t w = warp_key(t);
-  const Tid lane0 = w * 32;
-  auto b = std::lower_bound(v.begin(), v.end(), lane0, key_less);
-  if (v.end() - b < 32 || b->first != lane0 || b[31].first != lane0 + 31)
+  const VcNode *leaf = d.threads.leaf(w);
+  uint32_t m = ~0u;
+  for (uint32_t v : leaf->v)
+    m = std::min(m, v);
+  if (!m)
     return;
-  uint32_t m = b->second;
-  for (int i = 1; i < 32; ++i)
-    m = std::min(m, b[i].second);
-  floor_into(a, w, m + 1); // in place: `a` holds it alone
-  auto &u = a.mutable_data()->threads;
-  auto first = std::lower_bound(u.begin(), u.end(), lane0, key_less);
-  auto kept = std::remove_if(first, first + 32,
-                             [m](const auto &e) { return e.second <= m; });
-  u.erase(kept, first + 32);
+  // Lanes with clock <= m - 1: the floor m, their entries dropped.
+  d.floors.raise(w, m);
+  d.threads.drop_upto(w, m);
 }
 
 void join_into(Vc &a, const Released &r) {
@@ -278,35 +436,14 @@ Vc materialize(const Released &r) {
   return r.floor ? with_floor(r.vc, r.warp, r.floor) : r.vc;
 }
 
-void VcBuilder::add(const Vc &v) {
-  if (!v)
-    return;
-  for (size_t j = 0; j < v->blocks.size(); ++j)
-    for (size_t k = 0; k < 32; ++k)
-      if (uint32_t f = v->floor[j * 32 + k])
-        floors_.push_back({v->blocks[j] * 32 + uint32_t(k), f});
-  threads_.insert(threads_.end(), v->threads.begin(), v->threads.end());
-}
-
-Vc VcBuilder::build() {
-  if (empty())
-    return nullptr;
-  Vc out(new VcData());
-  VcData *r = out.mutable_data();
-  normalize(floors_);
-  normalize(threads_);
-  for (auto [w, f] : floors_) {
-    uint32_t b = w >> 5;
-    if (r->blocks.empty() || r->blocks.back() != b) {
-      r->blocks.push_back(b);
-      r->floor.resize(r->floor.size() + 32, 0);
-    }
-    r->floor[(r->blocks.size() - 1) * 32 + (w & 31)] = f;
-  }
-  r->threads = std::move(threads_);
-  floors_.clear();
-  threads_.clear();
-  return out;
+void VcBuilder::thread(Tid t, uint32_t c) {
+  if (!acc_)
+    acc_ = Vc(new VcData());
+  else if (acc_.use_count() != 1)
+    acc_ = Vc(new VcData(*acc_));
+  VcData &d = *acc_.mutable_data();
+  d.threads.raise(t, c + 1);
+  d.stamp.renew();
 }
 
 } // namespace bcusim::check::detail

@@ -12,7 +12,9 @@
 //     releases of single threads or of part of a warp (mbarrier arrivals,
 //     release stores, partial warp syncs) and for async-copy agents.
 // Knowledge objects are immutable and shared: the 32 lanes of a warp that
-// went through the same barrier hold one object.
+// went through the same barrier hold one object, and objects made from one
+// another share the parts of their entries that they have in common
+// (VcMap).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +35,96 @@ constexpr Tid kNoTid = 0xffffffffu;
 inline bool is_agent(Tid t) { return (t & kKindMask) != 0; }
 inline Tid thread_of(Tid t) { return t & ~kKindMask; }
 inline uint32_t warp_key(Tid t) { return thread_of(t) >> 5; }
+
+// A persistent map from 32-bit keys to clocks (0: no entry), a radix tree
+// whose nodes are shared between the knowledge objects made from one
+// another: a copy shares the whole tree, a change copies the path to its
+// leaf (the nodes held once are changed in place), and a join or a
+// dominance test skips the subtrees two objects share, so that its cost is
+// what differs between them, not their size (a grid sync: every CTA's
+// knowledge is the grid's, plus its own warps' floors).
+// A leaf holds the clocks of 32 consecutive keys (a block of warps, the
+// lanes of a warp); an inner node 16 children. Every node present has an
+// entry somewhere below it.
+struct VcNode {
+  uint32_t refs = 1; // parents holding it (maps and inner nodes)
+  uint32_t height;   // 0: a leaf
+  uint64_t id;       // a number no other node state has had (renewed at
+                     // each change in place)
+  // Ids of node states this one is known to know all of: a join with
+  // them again adds nothing, found without walking. cov[0]: the latest
+  // merged into it; cov[1]: the latest found by comparing entries (kept
+  // through merges and copies: the node of the grid's knowledge that the
+  // CTAs' objects share, which a location's knowledge grew from while
+  // the CTAs arrived one by one), cov[2]: what that one was known to
+  // know the same way (the grid's knowledge a sync before, which a CTA's
+  // own earlier release still holds).
+  mutable uint64_t cov[3] = {0, 0, 0};
+  union {
+    uint32_t v[32];
+    VcNode *c[16];
+  };
+  bool covers(const VcNode *o) const {
+    return cov[0] == o->id || cov[1] == o->id || cov[2] == o->id;
+  }
+  void absorb(const VcNode *o) const { cov[0] = o->id; }
+  void absorb_compared(const VcNode *o) const {
+    cov[1] = o->id;
+    cov[2] = o->cov[1];
+  }
+};
+
+class VcMap {
+public:
+  VcMap() = default;
+  VcMap(const VcMap &o) : root_(o.root_), prefix_(o.prefix_) {
+    if (root_)
+      ++root_->refs;
+  }
+  VcMap &operator=(const VcMap &o) {
+    if (o.root_)
+      ++o.root_->refs;
+    release(root_);
+    root_ = o.root_;
+    prefix_ = o.prefix_;
+    return *this;
+  }
+  ~VcMap() {
+    if (root_)
+      release(root_);
+  }
+  // Keys under a node of height h agree in their bits from shift(h) up.
+  static unsigned shift(unsigned h) { return 5 + 4 * h; }
+  uint32_t get(uint32_t key) const {
+    const VcNode *n = root_;
+    if (!n)
+      return 0;
+    // A single leaf (a CTA's warps, the common case) inline.
+    if (n->height == 0)
+      return (key >> 5) == prefix_ ? n->v[key & 31] : 0;
+    return get_deep(key);
+  }
+  uint32_t get_deep(uint32_t key) const;
+  bool empty() const { return !root_; }
+  // The entry of `key` raised to at least v; true when it changed.
+  bool raise(uint32_t key, uint32_t v);
+  // Every entry raised to b's; true when one changed.
+  bool merge(const VcMap &b);
+  // Whether every entry of b is at most this map's.
+  bool dominates(const VcMap &b) const;
+  // The leaf of keys [32 * block, 32 * block + 32), or null.
+  const VcNode *leaf(uint32_t block) const;
+  // In that leaf, the entries at most m removed.
+  void drop_upto(uint32_t block, uint32_t m);
+  // Every entry (key, clock) in key order.
+  std::vector<std::pair<uint32_t, uint32_t>> entries() const;
+  static void release(VcNode *n);
+
+private:
+  void grow_to(unsigned h, uint64_t prefix);
+  VcNode *root_ = nullptr;
+  uint64_t prefix_ = 0; // the keys under the root: key >> shift(height)
+};
 
 struct VcData {
   // Holders (Vc). Not atomic: the race checker runs on one host thread
@@ -78,28 +170,24 @@ struct VcData {
     absorbed_stamp[0] = b->stamp.v;
   }
 
-  // Warp floors in blocks of 32 consecutive global warps (a CTA's warps
-  // fall in one or two blocks): block ids sorted, 32 floors each (0: none).
-  std::vector<uint32_t> blocks;
-  std::vector<uint32_t> floor;                        // blocks.size() * 32
-  std::vector<std::pair<uint32_t, uint32_t>> threads; // tid -> C, sorted
+  // Warp floors by global warp index: accesses with clock < floor.
+  VcMap floors;
+  // Thread entries by Tid: accesses with clock < entry (a thread entry
+  // "clock <= C" is kept as C + 1).
+  VcMap threads;
 
   bool knows(Tid u, uint32_t clock) const {
-    if (!is_agent(u)) {
-      const uint32_t w = warp_key(u), b = w >> 5;
-      const size_t n = blocks.size();
-      size_t i = n && blocks[0] == b ? 0 : find_block(b);
-      if (i < n && clock < floor[i * 32 + (w & 31)])
-        return true;
-    }
-    return knows_thread(u, clock);
+    if (!is_agent(u) && clock < floors.get(warp_key(u)))
+      return true;
+    return clock < threads.get(u);
   }
-  size_t find_block(uint32_t b) const;
-  bool knows_thread(Tid u, uint32_t clock) const;
-  uint32_t floor_of(uint32_t warp) const {
-    size_t i = find_block(warp >> 5);
-    return i < blocks.size() ? floor[i * 32 + (warp & 31)] : 0;
+  bool knows_thread(Tid u, uint32_t clock) const {
+    return clock < threads.get(u);
   }
+  uint32_t floor_of(uint32_t warp) const { return floors.get(warp); }
+  bool has_threads() const { return !threads.empty(); }
+  // The thread entries (tid, C) in tid order.
+  std::vector<std::pair<uint32_t, uint32_t>> thread_entries() const;
 };
 // A shared, immutable knowledge object (copy-on-write: join_into and
 // floor_into change it in place only while one Vc holds it).
@@ -252,14 +340,14 @@ Vc materialize(const Released &r);
 // Collects entries, then builds one knowledge object (max per key).
 class VcBuilder {
 public:
-  void add(const Vc &v);
-  void floor(uint32_t warp, uint32_t f) { floors_.push_back({warp, f}); }
-  void thread(Tid t, uint32_t c) { threads_.push_back({t, c}); }
-  bool empty() const { return floors_.empty() && threads_.empty(); }
-  Vc build();
+  void add(const Vc &v) { join_into(acc_, v); }
+  void floor(uint32_t warp, uint32_t f) { floor_into(acc_, warp, f); }
+  void thread(Tid t, uint32_t c);
+  bool empty() const { return !acc_; }
+  Vc build() { return std::move(acc_); }
 
 private:
-  std::vector<std::pair<uint32_t, uint32_t>> floors_, threads_;
+  Vc acc_;
 };
 
 } // namespace bcusim::check::detail

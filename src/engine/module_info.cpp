@@ -28,6 +28,8 @@ bool Module::write_const(uint64_t offset, const void *src, uint64_t bytes) {
   return true;
 }
 
+std::span<uint8_t> Module::const_bank() { return program_->const_image; }
+
 bool Module::read_const(uint64_t offset, void *dst, uint64_t bytes) const {
   const auto &img = program_->const_image;
   if (offset > img.size() || bytes > img.size() - offset)

@@ -417,9 +417,8 @@ Error Runtime::image_global(int image, const std::string &name, void **addr,
     auto sym = mod ? mod->symbol(name) : std::nullopt;
     if (!sym)
       continue;
-    if (sym->is_const)
-      return Error::NotSupported;
-    *addr = reinterpret_cast<void *>(sym->addr);
+    *addr = sym->is_const ? mod->const_bank().data() + sym->addr
+                          : reinterpret_cast<void *>(sym->addr);
     *size = sym->size;
     return Error::Success;
   }
@@ -538,6 +537,11 @@ engine::Module *Runtime::module(int index, Error &err) {
     std::fputs(text.c_str(), stderr);
   dev_->map_module(*m.module);
   map_managed(index);
+  // The constant bank is device memory, as on a GPU: __constant__ variables
+  // have addresses (cudaGetSymbolAddress, cuModuleGetGlobal) that copies
+  // and kernels' generic loads reach; ld.const reads the same bytes.
+  if (auto bank = m.module->const_bank(); !bank.empty())
+    dev_->map_host(bank.data(), bank.size(), m.name + " constant bank");
   return m.module.get();
 }
 
@@ -1313,9 +1317,8 @@ Error Runtime::symbol_address(const void *symbol, void **addr) {
   }
   engine::Module *m = module(v.module, e);
   auto sym = m->symbol(v.name);
-  if (sym->is_const) // __constant__ data is not in global memory here
-    return record(Error::InvalidSymbol);
-  *addr = reinterpret_cast<void *>(sym->addr);
+  *addr = sym->is_const ? m->const_bank().data() + sym->addr
+                        : reinterpret_cast<void *>(sym->addr);
   return Error::Success;
 }
 

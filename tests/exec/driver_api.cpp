@@ -209,6 +209,12 @@ int main(int argc, char **argv) {
     void *bp[] = {&din, &dsums, &mm};
     CU_CHECK(
         cuLaunchKernel(block_sum, m / 256, 1, 1, 256, 1, 1, 0, s, bp, nullptr));
+    CUdeviceptr dbias;
+    size_t bias_size = 0;
+    CU_CHECK(cuModuleGetGlobal(&dbias, &bias_size, mod, "bias"));
+    EXPECT(bias_size == 4);
+    const float bias = 0.25f;
+    CU_CHECK(cuMemcpyHtoD(dbias, &bias, sizeof(bias)));
     float b = 0.5f;
     void *sp[] = {&a, &dx, &b, &dy, &nn};
     CU_CHECK(cuLaunchKernel(scale_add, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s,
@@ -228,7 +234,7 @@ int main(int argc, char **argv) {
     }
     EXPECT(ok);
     CU_CHECK(cuMemcpyDtoH(hy.data(), dy, n * sizeof(float)));
-    EXPECT(hy[10] == 2.0f * 10.0f + 0.5f);
+    EXPECT(hy[10] == 2.0f * 10.0f + 0.5f + 0.25f);
     CUdeviceptr dcalls;
     size_t calls_size = 0;
     CU_CHECK(cuModuleGetGlobal(&dcalls, &calls_size, mod, "calls"));

@@ -3,12 +3,14 @@
 
 // Launches of scale_add so far: read back with cuModuleGetGlobal.
 __device__ int calls;
+// Added to every result: set through its address (cuModuleGetGlobal).
+__constant__ float bias;
 
 extern "C" __global__ void scale_add(float a, const float *x, float b, float *y,
                                      int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    y[i] = a * x[i] + b;
+    y[i] = a * x[i] + b + bias;
   if (i == 0)
     atomicAdd(&calls, 1);
 }

@@ -64,16 +64,17 @@ int main() {
   CHECK(cudaGraphAddEmptyNode(&empty, inner, nullptr, 0));
   CHECK(cudaGraphAddChildGraphNode(&child, g, &from_dev, 1, inner));
 
-  // A copy to a __device__ variable reads back with the variable's address;
-  // a __constant__ variable has none.
+  // A copy to a __device__ or __constant__ variable reads back with the
+  // variable's address.
   cudaMemcpy3DParms p;
   CHECK(cudaGraphMemcpyNodeGetParams(to_dev, &p));
   void *addr = nullptr;
   CHECK(cudaGetSymbolAddress(&addr, dev_var));
   EXPECT(p.dstPtr.ptr == addr && p.srcPtr.ptr == a &&
          p.extent.width == sizeof(a));
-  EXPECT(cudaGraphMemcpyNodeGetParams(to_const, &p) == cudaErrorNotSupported);
-  EXPECT(cudaGetLastError() == cudaSuccess);
+  CHECK(cudaGraphMemcpyNodeGetParams(to_const, &p));
+  CHECK(cudaGetSymbolAddress(&addr, const_var));
+  EXPECT(p.dstPtr.ptr == addr && p.extent.width == sizeof(b));
   // Bad symbol copies are refused when the node is made.
   cudaGraphNode_t bad;
   EXPECT(cudaGraphAddMemcpyNodeToSymbol(&bad, g, nullptr, 0, dev_var, a,

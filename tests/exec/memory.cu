@@ -58,8 +58,8 @@ int main() {
   // Device to device, async on a stream.
   cudaStream_t st;
   CHECK(cudaStreamCreate(&st));
-  CHECK(cudaMemcpyAsync(dx, dy, n * sizeof(float), cudaMemcpyDeviceToDevice,
-                        st));
+  CHECK(
+      cudaMemcpyAsync(dx, dy, n * sizeof(float), cudaMemcpyDeviceToDevice, st));
   CHECK(cudaMemsetAsync(dy, 0, 4 * sizeof(float), st));
   CHECK(cudaStreamSynchronize(st));
   CHECK(cudaMemcpy(hx.data(), dx, n * sizeof(float), cudaMemcpyDefault));
@@ -76,8 +76,8 @@ int main() {
   CHECK(cudaMemset2D(d2, pitch, 0, w * sizeof(int), h));
   fill2d<<<h, 32>>>(d2, pitch, w, h);
   std::vector<int> h2(w * h);
-  CHECK(cudaMemcpy2D(h2.data(), w * sizeof(int), d2, pitch, w * sizeof(int),
-                     h, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy2D(h2.data(), w * sizeof(int), d2, pitch, w * sizeof(int), h,
+                     cudaMemcpyDeviceToHost));
   EXPECT(h2[3 * w + 5] == 305 && h2[6 * w + 19] == 619);
 
   // Managed and mapped host memory: one pointer on both sides.
@@ -105,6 +105,21 @@ int main() {
   size_t fr = 0, tot = 0;
   CHECK(cudaMemGetInfo(&fr, &tot));
   EXPECT(tot > fr && fr > 0);
+
+  // A __constant__ variable has a device address: a copy through it is
+  // what the symbol and the kernel read.
+  float *scale_ptr = nullptr;
+  CHECK(cudaGetSymbolAddress((void **)&scale_ptr, scale));
+  const float s3[2] = {3.0f, 0.5f};
+  CHECK(cudaMemcpy(scale_ptr, s3, sizeof(s3), cudaMemcpyHostToDevice));
+  float back[2] = {0, 0};
+  CHECK(cudaMemcpyFromSymbol(back, scale, sizeof(back)));
+  EXPECT(back[0] == 3.0f && back[1] == 0.5f);
+  for (int i = 0; i < 32; ++i)
+    pinned[i] = float(i);
+  axpb<<<1, 32>>>(pinned_dev, pinned_dev, 32);
+  CHECK(cudaDeviceSynchronize());
+  EXPECT(pinned[0] == 0.5f && pinned[31] == 93.5f);
 
   CHECK(cudaFree(m));
   CHECK(cudaFreeHost(pinned));

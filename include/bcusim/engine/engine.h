@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -278,6 +279,11 @@ public:
   // the range is outside it.
   bool write_const(uint64_t offset, const void *src, uint64_t bytes);
   bool read_const(uint64_t offset, void *dst, uint64_t bytes) const;
+  // The constant bank's bytes (a __constant__ variable at `Symbol::addr`
+  // in it). They stay where they are for the module's life: a runtime maps
+  // them (Device::map_host) so that the variables have device addresses,
+  // as the constant bank is device memory on a GPU.
+  std::span<uint8_t> const_bank();
   // What a host runtime reports about a kernel (cudaFuncGetAttributes).
   struct KernelInfo {
     // Bytes of the .shared variables the kernel and the functions it calls

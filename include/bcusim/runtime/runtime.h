@@ -146,9 +146,8 @@ public:
                  std::string &why);
   // The kernels of an image, in the order of its PTX.
   std::vector<std::string> image_kernels(int image);
-  // A global variable of an image: its device address and size
-  // (InvalidSymbol when there is none; NotSupported for __constant__ data,
-  // which is not in global memory here).
+  // A global or __constant__ variable of an image: its device address and
+  // size (InvalidSymbol when there is none).
   Error image_global(int image, const std::string &name, void **addr,
                      uint64_t *size);
 

@@ -588,15 +588,6 @@ cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes,
   Error e = rt().image_global(l->image, name, &addr, &size);
   if (e == Error::InvalidSymbol)
     return bcusim::cudart::record_error(cudaErrorSymbolNotFound);
-  if (e == Error::NotSupported) {
-    std::fputs(fmt::format("bcusim: error: cudaLibraryGetGlobal: '{}' is "
-                           "__constant__ data, which has no global memory "
-                           "address in bcusim\n",
-                           name)
-                   .c_str(),
-               stderr);
-    return rec(e);
-  }
   if (dptr)
     *dptr = addr;
   if (bytes)

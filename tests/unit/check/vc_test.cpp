@@ -3,6 +3,9 @@
 
 #include "vc.h"
 
+#include <map>
+#include <random>
+
 namespace bcusim::check::detail {
 namespace {
 
@@ -148,8 +151,8 @@ TEST(Vc, BuilderMergesRepeatedEntries) {
   b.floor(9, 2);
   b.floor(9, 4);
   Vc v = b.build();
-  ASSERT_EQ(v->threads.size(), 1u);
-  EXPECT_EQ(v->threads[0].second, 7u);
+  ASSERT_EQ(v->thread_entries().size(), 1u);
+  EXPECT_EQ(v->thread_entries()[0].second, 7u);
   EXPECT_EQ(v->floor_of(9), 4u);
 }
 
@@ -176,8 +179,9 @@ TEST(Vc, ThreadIntoTurnsACompleteWarpIntoItsFloor) {
     thread_into(a, thread(9, lane), lane == 5 ? 12u : 10u);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->floor_of(9), 11u);
-  ASSERT_EQ(a->threads.size(), 1u); // lane 5's later clock stays an entry
-  EXPECT_EQ(a->threads[0], std::make_pair(thread(9, 5), 12u));
+  // lane 5's later clock stays an entry
+  ASSERT_EQ(a->thread_entries().size(), 1u);
+  EXPECT_EQ(a->thread_entries()[0], std::make_pair(thread(9, 5), 12u));
   for (uint32_t lane = 0; lane < 32; ++lane) {
     EXPECT_TRUE(knows(a, thread(9, lane), 10));
     EXPECT_EQ(knows(a, thread(9, lane), 11), lane == 5);
@@ -190,8 +194,87 @@ TEST(Vc, ThreadIntoTurnsACompleteWarpIntoItsFloor) {
   Vc g;
   for (uint32_t lane = 0; lane < 32; ++lane)
     thread_into(g, kAgentCp | thread(3, lane), 4);
-  EXPECT_EQ(g->threads.size(), 32u);
+  EXPECT_EQ(g->thread_entries().size(), 32u);
   EXPECT_EQ(g->floor_of(3), 0u);
+}
+
+// The persistent map under knowledge objects against a plain map: raises,
+// merges and dominance tests over keys of every height (warps of a large
+// grid, agents' high bits), with copies that must not see later changes.
+TEST(VcMap, AgreesWithAPlainMap) {
+  std::mt19937 rng(20261128);
+  const uint32_t ranges[] = {64, 4096, 1u << 20, 0xffffffffu};
+  for (uint32_t range : ranges) {
+    std::vector<VcMap> maps(6);
+    std::vector<std::map<uint32_t, uint32_t>> ref(6);
+    auto key = [&] {
+      uint32_t k = uint32_t(rng() % range);
+      return rng() % 4 == 0 ? k | kAgentCp : k;
+    };
+    for (int step = 0; step < 3000; ++step) {
+      const size_t i = rng() % maps.size(), j = rng() % maps.size();
+      switch (rng() % 4) {
+      case 0: {
+        const uint32_t k = key(), v = 1 + uint32_t(rng() % 100);
+        const bool changed = ref[i][k] < v;
+        ASSERT_EQ(maps[i].raise(k, v), changed);
+        ref[i][k] = std::max(ref[i][k], v);
+        break;
+      }
+      case 1: {
+        bool dom = true;
+        for (auto [k, v] : ref[j])
+          dom &= ref[i].count(k) && ref[i][k] >= v;
+        ASSERT_EQ(maps[i].dominates(maps[j]), dom);
+        maps[i].merge(maps[j]);
+        for (auto [k, v] : ref[j])
+          ref[i][k] = std::max(ref[i][k], v);
+        break;
+      }
+      case 2: // a copy, then changes to either side
+        maps[i] = maps[j];
+        ref[i] = ref[j];
+        break;
+      default:
+        if (rng() % 8 == 0) {
+          maps[i] = VcMap();
+          ref[i].clear();
+        }
+        break;
+      }
+      for (size_t m = 0; m < maps.size() && step % 16 == 0; ++m) {
+        std::vector<std::pair<uint32_t, uint32_t>> want;
+        for (auto [k, v] : ref[m])
+          if (v)
+            want.push_back({k, v});
+        ASSERT_EQ(maps[m].entries(), want) << "range " << range;
+        for (auto [k, v] : want)
+          ASSERT_EQ(maps[m].get(k), v);
+        const uint32_t k = key();
+        auto it = ref[m].find(k);
+        ASSERT_EQ(maps[m].get(k), it == ref[m].end() ? 0u : it->second);
+      }
+    }
+  }
+}
+
+// Knowledge objects made from one another share their trees: after a
+// join, joining the same object again or a copy of it changes nothing.
+TEST(Vc, JoinsOfObjectsSharingTheirTreesAgree) {
+  Vc g;
+  for (uint32_t w = 0; w < 4000; w += 8)
+    floor_into(g, w, 5);
+  Vc mine = with_floor(g, 17, 9);
+  Vc other = with_floor(g, 3000, 7);
+  Vc j = join(mine, other);
+  EXPECT_TRUE(knows(j, thread(17, 0), 8));
+  EXPECT_TRUE(knows(j, thread(3000, 0), 6));
+  EXPECT_TRUE(knows(j, thread(3992, 0), 4));
+  EXPECT_FALSE(knows(j, thread(3993, 0), 1));
+  EXPECT_FALSE(knows(mine, thread(3000, 0), 6));
+  EXPECT_FALSE(knows(g, thread(17, 0), 8));
+  EXPECT_EQ(join(j, mine), j);
+  EXPECT_EQ(join(j, g), j);
 }
 
 } // namespace

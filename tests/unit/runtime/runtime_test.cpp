@@ -306,6 +306,13 @@ TEST(Runtime, ImagesLoadedAtRunTime) {
   ASSERT_EQ(rt.image_global(text, "calls", &calls, &size), Error::Success);
   EXPECT_EQ(size, 4u);
   EXPECT_EQ(rt.image_global(text, "nope", &calls, &size), Error::InvalidSymbol);
+  // A __constant__ variable's address is in the constant bank: what is
+  // written there, ld.const reads.
+  void *bias = nullptr;
+  ASSERT_EQ(rt.image_global(text, "bias", &bias, &size), Error::Success);
+  EXPECT_EQ(size, 4u);
+  const float one = 1.0f;
+  ASSERT_EQ(rt.memcpy(bias, &one, 4), Error::Success);
   // Launched through a handle registered for one of its kernels.
   rt.register_function(text, &ok_fn, "scale_add");
   void *x = nullptr, *y = nullptr;
@@ -318,7 +325,7 @@ TEST(Runtime, ImagesLoadedAtRunTime) {
   void *args[] = {&a, &x, &b, &y, &n};
   ASSERT_EQ(rt.launch(&ok_fn, dims(2, 32), args), Error::Success);
   rt.memcpy(hy.data(), y, 64 * 4);
-  EXPECT_EQ(hy[63], 7.0f);
+  EXPECT_EQ(hy[63], 8.0f); // 3 * 2 + 1 + bias
   int c = 0;
   rt.memcpy(&c, calls, 4);
   EXPECT_EQ(c, 1);
