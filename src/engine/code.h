@@ -49,6 +49,9 @@ struct Inst {
   // random schedule may end a warp's turn before it (docs/engine.md
   // "Schedule").
   uint8_t visible = 0;
+  // Bit k: operand slot a[k] has 8-byte lanes (Exec::reg reads it; the
+  // handlers of the other families are chosen by it when compiled).
+  uint8_t wide = 0;
   int64_t imm = 0; // address offset / immediate
 };
 // The inner loop reads one Inst per instruction: one cache line.
@@ -373,7 +376,10 @@ struct Program {
   // The warp's register file: its size in bytes (state.h) and its
   // predicate registers.
   uint32_t reg_bytes = 0, npreds = 0;
-  std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot, value
+  std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot id, value
+  // Per unit of the register file (state.h kSlotUnit): 4 where a slot of
+  // 4-byte lanes is, 8 where one of 8-byte lanes starts, 0 elsewhere.
+  std::vector<uint8_t> slot_units;
   std::vector<std::pair<uint32_t, uint32_t>> const_preds;
   uint32_t frame_bytes = 0; // per-thread local memory (static frames)
   // Some instruction reads %reserved_smem_offset_*: launches give each CTA

@@ -24,6 +24,13 @@ uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
+// The lane width of a register (docs/engine.md "The register file"): 8
+// bytes for 64-bit and wider types, 4 for the others.
+uint8_t reg_width(const ptx::RegInfo &r) {
+  auto ty = engine_type(r.ty);
+  return ty && ty->bytes() > 4 ? 8 : 4;
+}
+
 uint32_t type_bytes(const std::string &t) {
   auto ty = parse_type(t);
   if (!ty)
@@ -354,20 +361,78 @@ bool Compiler::expect_operands(size_t n) {
   return false;
 }
 
-uint32_t Compiler::new_slot() {
-  uint32_t slot = prog.reg_bytes / kSlotBytes;
-  prog.reg_bytes += kSlotBytes;
-  return slot;
+uint32_t Compiler::new_slot(uint8_t width) {
+  // The file grows by pairs of units: a slot of 8-byte lanes takes one, two
+  // slots of 4-byte lanes share one.
+  if (width == 4 && half_unit != kNone) {
+    const uint32_t k = half_unit;
+    half_unit = kNone;
+    prog.slot_units[k] = 4;
+    return k;
+  }
+  const uint32_t pair = prog.reg_bytes / (2 * kSlotUnit);
+  prog.reg_bytes += 2 * kSlotUnit;
+  prog.slot_units.resize(prog.reg_bytes / kSlotUnit, 0);
+  if (width == 4) {
+    prog.slot_units[2 * pair] = 4;
+    half_unit = 2 * pair + 1;
+    return 2 * pair;
+  }
+  prog.slot_units[2 * pair] = 8;
+  return pair | kWideSlot;
 }
 
-uint32_t Compiler::const_slot(uint64_t value) {
-  auto it = const_slot_of.find(value);
+uint32_t Compiler::const_slot(uint64_t value, uint8_t width) {
+  width = width == 4 ? 4 : 8;
+  auto it = const_slot_of.find({value, width});
   if (it != const_slot_of.end())
     return it->second;
-  uint32_t s = new_slot();
+  uint32_t s = new_slot(width);
   prog.const_slots.push_back({s, value});
-  const_slot_of[value] = s;
+  const_slot_of[{value, width}] = s;
   return s;
+}
+
+uint8_t Compiler::slot_width(uint32_t slot) const {
+  return is_wide_slot(slot) ? 8 : 4;
+}
+
+Exec::RegLanes Exec::reg(const Inst &in, uint32_t k) const {
+  return reg(in.a[k] | ((in.wide >> k) & 1 ? kWideSlot : 0));
+}
+
+void Exec::check_lane_width(uint32_t slot, uint8_t width) const {
+  // An operand of the executing instruction: its width bit decides.
+  bool named_wrong = false;
+  if (pc < prog->code.size()) {
+    const Inst &in = prog->code[pc];
+    bool named = false;
+    for (uint32_t k = 0; k < 6; ++k)
+      if (in.a[k] == slot) {
+        named = true;
+        if (((in.wide >> k) & 1) == (width == 8 ? 1 : 0))
+          return;
+      }
+    if (in.member == slot && width == 4)
+      return;
+    named_wrong = named;
+  }
+  // Else (another instruction's operand, a side table's slot): the file's
+  // unit there.
+  const size_t unit = size_t(slot) * (width / 4);
+  const uint8_t w = unit < prog->slot_units.size() && !is_wide_slot(slot)
+                        ? prog->slot_units[unit]
+                        : 0;
+  if (w == width && !named_wrong)
+    return;
+  const SourceLoc loc = pc < prog->locs.size() ? prog->locs[pc] : SourceLoc{};
+  fmt::print(stderr,
+             "lane width: {}:{}: '{}' reads slot {} (declared {} bytes) as {} "
+             "bytes\n",
+             loc.line, loc.col,
+             pc < prog->code_text.size() ? prog->code_text[pc] : "?", slot, w,
+             width);
+  std::abort();
 }
 
 uint32_t Compiler::const_pred(bool value) {
@@ -379,10 +444,13 @@ uint32_t Compiler::const_pred(bool value) {
   return p;
 }
 
-uint32_t Compiler::scratch_slot() {
-  if (scratch_used == scratch_slots.size())
-    scratch_slots.push_back(new_slot());
-  return scratch_slots[scratch_used++];
+uint32_t Compiler::scratch_slot(uint8_t width) {
+  width = width == 4 ? 4 : 8;
+  const int k = width == 8 ? 2 : 1;
+  auto &pool = scratch_slots[k];
+  if (scratch_used[k] == pool.size())
+    pool.push_back(new_slot(width));
+  return pool[scratch_used[k]++];
 }
 
 uint32_t Compiler::scratch_pred() {
@@ -402,7 +470,7 @@ void exec_frame_addr(Exec &x, const Inst &in, uint32_t m) {
 } // namespace
 
 uint32_t Compiler::frame_address(const Sym &s, int64_t off, bool generic) {
-  uint32_t d = scratch_slot();
+  uint32_t d = scratch_slot(8);
   Inst &i = emit(&exec_frame_addr);
   i.guard = kNone; // computed for every lane of the path
   i.visible = 0;
@@ -451,7 +519,7 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
   case K::Reg:
     if (fn().reg_is_pred[o.reg]) {
       error(o.loc, "a predicate register cannot be used as a value here");
-      return const_slot(0);
+      return const_slot(0, width_of(t));
     }
     return fn().reg_slot[o.reg];
   case K::Imm: {
@@ -460,7 +528,7 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
       v = bits(static_cast<float>(o.ival));
     else if (t.code == Ty::F64)
       v = bits(static_cast<double>(o.ival));
-    return const_slot(v);
+    return const_slot(v, width_of(t));
   }
   case K::FImm: {
     uint64_t v = static_cast<uint64_t>(o.ival);
@@ -474,16 +542,16 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
       if (t.code == Ty::F32)
         v = bits(static_cast<float>(d));
     }
-    return const_slot(v);
+    return const_slot(v, width_of(t));
   }
   case K::Special: {
     uint32_t aux = 0;
-    ExecFn f = special_reader(o.name, aux);
+    ExecFn f = special_reader(o.name, aux, width_of(t));
     if (!f) {
       error(o.loc, fmt::format("unsupported special register {}", o.name));
-      return const_slot(0);
+      return const_slot(0, width_of(t));
     }
-    uint32_t s = scratch_slot();
+    uint32_t s = scratch_slot(width_of(t));
     Inst &i = emit(f);
     i.a[0] = s;
     i.aux = aux;
@@ -493,22 +561,28 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
     const Sym *sym = lookup(o.name);
     if (!sym) {
       error(o.loc, fmt::format("unknown symbol '{}'", o.name));
-      return const_slot(0);
+      return const_slot(0, width_of(t));
     }
     if (sym->frame != kNone)
       return frame_address(*sym, 0, false);
-    return const_slot(symbol_value(*sym, false));
+    return const_slot(symbol_value(*sym, false), width_of(t));
   }
   default:
     error(o.loc, "expected a register or an immediate value");
-    return const_slot(0);
+    return const_slot(0, width_of(t));
   }
 }
 
 uint32_t Compiler::dst(const ptx::Operand &o) {
   using K = ptx::Operand::Kind;
-  if (o.kind == K::Sink)
+  if (o.kind == K::Sink) {
+    // `_`: a slot of the width of the instruction's (first) type.
+    if (cur)
+      for (const auto &m : cur->modifiers)
+        if (auto t = parse_type(m); t && t->code != Ty::PRED)
+          return scratch_slot(width_of(*t));
     return scratch_slot();
+  }
   if (o.kind == K::Reg && !fn().reg_is_pred[o.reg])
     return fn().reg_slot[o.reg];
   error(o.loc, "expected a (non-predicate) destination register");
@@ -979,12 +1053,12 @@ bool build_program(const ptx::Module &mod, Program &prog,
     for (size_t r = 0; r < fa.regs.size(); ++r) {
       bool pred = fa.regs[r].ty == ptx::Type::pred;
       fi.reg_is_pred[r] = pred;
-      fi.reg_slot[r] = pred ? prog.npreds++ : c.new_slot();
+      fi.reg_slot[r] = pred ? prog.npreds++ : c.new_slot(reg_width(fa.regs[r]));
       if (fi.recursive)
         (pred ? fi.save_preds : fi.save_slots).push_back(fi.reg_slot[r]);
     }
     if (fi.recursive) {
-      fi.frame_slot = c.new_slot();
+      fi.frame_slot = c.new_slot(8);
       fi.save_slots.push_back(fi.frame_slot);
     }
     const uint32_t frame_slot = fi.frame_slot;
@@ -1137,7 +1211,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
                                       u->name));
       }
       c.cur = &in;
-      c.scratch_used = 0;
+      c.scratch_used[0] = c.scratch_used[1] = c.scratch_used[2] = 0;
       c.scratch_pred_used = 0;
       bool handled = false;
       for (uint16_t h = ptx::info(in.op).hooks; h != 0 && !handled;
@@ -1226,6 +1300,17 @@ bool build_program(const ptx::Module &mod, Program &prog,
         ki.device_launches |= prog.code[pc].kind == Kind::DeviceCall;
       }
     }
+  }
+  // Operand slots as the handlers index them: the width tag of each a[k]
+  // moves to Inst::wide (side tables keep tagged ids).
+  for (Inst &in : prog.code) {
+    for (uint32_t k = 0; k < 6; ++k)
+      if (in.a[k] != kNone && is_wide_slot(in.a[k])) {
+        in.a[k] = slot_index(in.a[k]);
+        in.wide |= uint8_t(1u << k);
+      }
+    if (in.member != kNone)
+      in.member = slot_index(in.member);
   }
   return true;
 }

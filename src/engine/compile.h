@@ -55,6 +55,26 @@ struct Ty {
 // The engine's type of a PTX type (nullopt: one the engine does not
 // compute with); parse_type looks the name up in the type table first.
 std::optional<Ty> engine_type(ptx::Type type);
+// The lane width of a register holding values of type t: 8 bytes for
+// 64-bit and wider types, 4 for the others (docs/engine.md "The register
+// file").
+inline uint8_t width_of(Ty t) { return t.bytes() > 4 ? 8 : 4; }
+// Handlers that move register values without computing with them come in
+// one variant per lane width of their operands, chosen when the
+// instruction is compiled: F<T>::fn (T uint32_t for 4-byte lanes, uint64_t
+// for 8-byte lanes) and F<D, S>::fn for a destination and a source.
+// A handler chosen by the lane width of one operand (the address base of
+// an atomic).
+using WidthPick = ExecFn (*)(uint8_t width);
+template <template <class> class F> ExecFn by_width(uint8_t w) {
+  return w == 8 ? &F<uint64_t>::fn : &F<uint32_t>::fn;
+}
+template <template <class, class> class F>
+ExecFn by_widths(uint8_t wd, uint8_t ws) {
+  if (wd == 8)
+    return ws == 8 ? &F<uint64_t, uint64_t>::fn : &F<uint64_t, uint32_t>::fn;
+  return ws == 8 ? &F<uint32_t, uint64_t>::fn : &F<uint32_t, uint32_t>::fn;
+}
 std::optional<Ty> parse_type(std::string_view name);
 
 // The modifiers of one instruction; each family takes those it understands,
@@ -141,10 +161,23 @@ public:
   uint32_t pdst(const ptx::Operand &o);
   bool is_pred_operand(const ptx::Operand &o) const;
   // A new register slot of the warp's file: its index (state.h).
-  uint32_t new_slot();
-  uint32_t const_slot(uint64_t value);
+  // Its lane width is `width` (4 bytes, else 8); the id it returns is
+  // tagged (state.h kWideSlot).
+  uint32_t new_slot(uint8_t width = 8);
+  // A slot holding `value` in every lane, of lane width `width` (4, else
+  // 8 bytes).
+  uint32_t const_slot(uint64_t value, uint8_t width = 8);
+  // The unit of the file paired with a slot of 4-byte lanes, still free.
+  uint32_t half_unit = kNone;
+  // The lane width of slot id `slot` (4 or 8 bytes).
+  uint8_t slot_width(uint32_t slot) const;
+  // The lane width of operand slot `slot` of an operation of type t (the
+  // slot's own: a register may be wider than its instruction's type).
+  uint8_t width(uint32_t slot, Ty) const { return slot_width(slot); }
   uint32_t const_pred(bool value);
-  uint32_t scratch_slot();
+  // A slot for a value of the current instruction, of lane width `width`
+  // (4, else 8 bytes).
+  uint32_t scratch_slot(uint8_t width = 8);
   uint32_t scratch_pred();
   bool address(const ptx::Operand &o, MemSpace space, Addr &out);
   const Sym *lookup(const std::string &name) const;
@@ -158,10 +191,12 @@ public:
   // per-function tables (compile.cpp)
   std::map<std::string, Sym> fsyms;
   std::map<std::string, Sym> gsyms;
-  std::map<uint64_t, uint32_t> const_slot_of;
+  std::map<std::pair<uint64_t, uint8_t>, uint32_t> const_slot_of;
   uint32_t const_pred_of[2] = {kNone, kNone};
-  std::vector<uint32_t> scratch_slots, scratch_preds;
-  uint32_t scratch_used = 0, scratch_pred_used = 0;
+  // Scratch slots (index 1: of 4-byte lanes, 2: of 8-byte lanes);
+  // predicates.
+  std::vector<uint32_t> scratch_slots[3], scratch_preds;
+  uint32_t scratch_used[3] = {}, scratch_pred_used = 0;
   std::vector<std::pair<uint32_t, uint32_t>> branch_fixups; // pc, body index
   std::vector<uint32_t> call_fixups;                        // pcs of calls
   // Plain scalar loads of global, shared or generic memory, as candidates
@@ -201,7 +236,7 @@ bool compile_half(Compiler &c, const ptx::Instruction &in);
 bool is_half_type(Ty t);
 // atom/red .add(.noftz) on f16/f16x2/bf16/bf16x2 (exec_half.cpp); the
 // compiled instruction's n is 1 for bf16.
-ExecFn atom_half_add(Ty t);
+WidthPick atom_half_add(Ty t);
 bool compile_convert(Compiler &c, const ptx::Instruction &in);
 bool compile_memory(Compiler &c, const ptx::Instruction &in);
 bool compile_control(Compiler &c, const ptx::Instruction &in);
@@ -231,14 +266,15 @@ bool is_wgmma(const Inst &in);
 bool compile_cta_barrier(Compiler &c, const ptx::Instruction &in);
 
 // Special registers (exec_special.cpp): the handler that writes one into a
-// slot; nullptr when the name is unknown.
-ExecFn special_reader(const std::string &name, uint32_t &aux);
+// slot of lane width `width`; nullptr when the name is unknown.
+ExecFn special_reader(const std::string &name, uint32_t &aux, uint8_t width);
 // True when `in` reads %envreg1 or %envreg2, the cooperative-groups grid
 // workspace (docs/clusters.md "grid.sync").
 bool reads_grid_workspace(const Inst &in);
 
-// Shared helpers for handlers.
-void exec_mov(Exec &x, const Inst &in, uint32_t m);
+// Shared helpers for handlers: a register move between lane widths wd and
+// ws (zero-extending or truncating).
+ExecFn mov_fn(uint8_t wd, uint8_t ws);
 // malloc / free and the C++ operators new / delete (exec_memory.cpp).
 void exec_heap(Exec &x, const Inst &in, uint32_t m);
 

@@ -153,8 +153,38 @@ struct Exec {
   // The lanes of register slot `slot` (an operand of Inst), read or
   // written as type T.
   template <class T = uint64_t> Lane<T> *lanes(uint32_t slot) const {
+#ifdef BCUSIM_LANE_CHECK
+    check_lane_width(slot, kLaneWidth<T>);
+#endif
     return lanes_at<T>(r, slot);
   }
+  // Aborts when register slot `slot` is not a slot of lane width `width`
+  // (Debug builds and -DBCUSIM_LANE_CHECK=ON; compile.cpp).
+  void check_lane_width(uint32_t slot, uint8_t width) const;
+  // A register of the families whose operands' widths are read when they
+  // run (async copies, mbarriers, TMA, matrix fragments, textures,
+  // clusters): lane l read zero-extended, or written truncated to the
+  // register's lane width. Never in a hot lane loop.
+  struct RegLanes {
+    uint8_t *p;
+    bool wide;
+    uint64_t operator[](uint32_t l) const {
+      return wide ? reinterpret_cast<const Lane<uint64_t> *>(p)[l]
+                  : reinterpret_cast<const Lane<uint32_t> *>(p)[l];
+    }
+    void set(uint32_t l, uint64_t v) const {
+      if (wide)
+        reinterpret_cast<Lane<uint64_t> *>(p)[l] = v;
+      else
+        reinterpret_cast<Lane<uint32_t> *>(p)[l] = Lane<uint32_t>(uint32_t(v));
+    }
+  };
+  // The slot with (tagged) id `id`, as a side table holds it.
+  RegLanes reg(uint32_t id) const {
+    return RegLanes{r + slot_offset(id), is_wide_slot(id)};
+  }
+  // Operand slot a[k] of `in`.
+  RegLanes reg(const Inst &in, uint32_t k) const;
   uint32_t thread_of(uint32_t lane) const {
     return warp->index * kWarpSize + lane;
   }

@@ -29,7 +29,7 @@ uint32_t &per_thread(std::vector<uint32_t> &v, const Cta &c, uint32_t t) {
 }
 
 uint64_t slot_or(Exec &x, uint32_t slot, uint32_t lane, uint64_t dflt) {
-  return slot == kNone ? dflt : x.lanes(slot)[lane];
+  return slot == kNone ? dflt : x.reg(slot)[lane];
 }
 
 // A shared-memory range of `size` bytes at `addr` (.shared::cta offset, or
@@ -181,7 +181,7 @@ void exec_cp_async(Exec &x, const Inst &in, uint32_t m) {
     if (x.faulted)
       return;
     uint64_t dst = slot_or(x, p.dst, l, 0) + uint64_t(p.dst_off);
-    uint64_t src = slot_or(x, p.src, l, 0) + x.lanes(p.src_off)[l];
+    uint64_t src = slot_or(x, p.src, l, 0) + x.reg(p.src_off)[l];
     uint32_t size = p.size;
     uint64_t src_size = slot_or(x, p.src_size, l, size);
     if (p.ignore_src != kNone && ((x.p[p.ignore_src] >> l) & 1))
@@ -266,7 +266,7 @@ void exec_cp_wait(Exec &x, const Inst &in, uint32_t m) {
     uint32_t &committed = per_thread(v, c, t);
     if (p.wait_all)
       ++committed;
-    uint64_t n = p.keep == kNone ? 0 : x.lanes(p.keep)[l];
+    uint64_t n = p.keep == kNone ? 0 : x.reg(p.keep)[l];
     uint32_t limit = n >= committed ? 0 : committed - uint32_t(n);
     if (limit)
       wait_groups(x, c, bulk ? AsyncOp::What::BulkGroup : AsyncOp::What::Copy,
@@ -320,8 +320,8 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
     if (x.faulted)
       return;
     uint64_t dst = slot_or(x, p.dst, l, 0) + uint64_t(p.dst_off);
-    uint64_t src = slot_or(x, p.src, l, 0) + x.lanes(p.src_off)[l];
-    uint64_t size = x.lanes(p.size)[l];
+    uint64_t src = slot_or(x, p.src, l, 0) + x.reg(p.src_off)[l];
+    uint64_t size = x.reg(p.size)[l];
     const bool dst_global = p.dst_global, src_shared = p.src_shared;
     if (size % 16 != 0 || size >= (1ull << 32)) {
       x.set_error(
@@ -361,7 +361,7 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
       set_global(op.src_space, op.src_owner, op.src_addr, src);
     if (p.mbar_off != kNone) {
       SharedTarget t;
-      uint64_t ma = slot_or(x, p.mbar, l, 0) + x.lanes(p.mbar_off)[l];
+      uint64_t ma = slot_or(x, p.mbar, l, 0) + x.reg(p.mbar_off)[l];
       if (!mbar_locate(
               x, ma, p.dst_cluster ? kAddrSharedCluster : kAddrSharedCta, l, t))
         return;
@@ -386,7 +386,7 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
     SharedTarget dt{x.cta, dst};
     if (dst >= kSharedCtaWindow)
       resolve_shared_cluster(x, dst, dt);
-    uint32_t mask = uint32_t(x.lanes(p.cta_mask)[l]) & 0xffff;
+    uint32_t mask = uint32_t(x.reg(p.cta_mask)[l]) & 0xffff;
     auto &ctas = c.cluster->ctas;
     std::vector<Cta *> to;
     for (uint32_t r = 0; r < 16; ++r) {

@@ -133,8 +133,7 @@ bool shared_operand(Exec &x, uint64_t addr, uint8_t width, bool generic,
 // mapa: a[0] = d, a[1] = a, a[2] = rank b; flags bit0 = generic (.u64
 // without .shared::cluster).
 void exec_mapa(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
-  uint64_t *d = x.lanes(in.a[0]);
+  const auto a = x.reg(in, 1), b = x.reg(in, 2), d = x.reg(in, 0);
   const bool generic = in.flags & 1;
   const uint32_t n = uint32_t(x.launch->cluster.count());
   for_lanes(m, [&](uint32_t l) {
@@ -152,14 +151,13 @@ void exec_mapa(Exec &x, const Inst &in, uint32_t m) {
       return;
     }
     uint64_t r = shared_cluster_base(rank) + addr % kSharedCtaWindow;
-    d[l] = generic ? r + kSharedWindow : (in.n == 4 ? r & 0xffffffffu : r);
+    d.set(l, generic ? r + kSharedWindow : (in.n == 4 ? r & 0xffffffffu : r));
   });
 }
 
 // getctarank: a[0] = d, a[1] = a; flags bit0 = generic.
 void exec_getctarank(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.lanes(in.a[1]);
-  uint64_t *d = x.lanes(in.a[0]);
+  const auto a = x.reg(in, 1), d = x.reg(in, 0);
   const bool generic = in.flags & 1;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
@@ -175,7 +173,7 @@ void exec_getctarank(Exec &x, const Inst &in, uint32_t m) {
                               addr, t.rank));
       return;
     }
-    d[l] = t.rank;
+    d.set(l, t.rank);
   });
 }
 

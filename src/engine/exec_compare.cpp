@@ -251,23 +251,29 @@ void exec_set_half(Exec &x, const Inst &in, uint32_t m) {
   });
 }
 
-void exec_selp(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
-  uint32_t c = x.p[in.a[3]];
-  for_lanes(m, [&](uint32_t l) { d[l] = ((c >> l) & 1) ? a[l] : b[l]; });
-}
+// T: the lane type of the operation's registers.
+template <class T> struct Selp {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<T>(in.a[0]);
+    const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]);
+    uint32_t c = x.p[in.a[3]];
+    for_lanes(m, [&](uint32_t l) { d[l] = ((c >> l) & 1) ? a[l] : b[l]; });
+  }
+};
 
 // slct: d = c >= 0 ? a : b (c is s32 or f32: flags bit0 = f32).
-void exec_slct(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
-  const auto *c = x.lanes<uint32_t>(in.a[3]);
-  for_lanes(m, [&](uint32_t l) {
-    bool ge = (in.flags & 1) ? as<float>(c[l]) >= 0.0f : as<int32_t>(c[l]) >= 0;
-    d[l] = ge ? a[l] : b[l];
-  });
-}
+template <class T> struct Slct {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<T>(in.a[0]);
+    const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]);
+    const auto *c = x.lanes<uint32_t>(in.a[3]);
+    for_lanes(m, [&](uint32_t l) {
+      bool ge =
+          (in.flags & 1) ? as<float>(c[l]) >= 0.0f : as<int32_t>(c[l]) >= 0;
+      d[l] = ge ? a[l] : b[l];
+    });
+  }
+};
 
 // Predicate logic: aux 0 and, 1 or, 2 xor, 3 not, 4 mov.
 void exec_predlogic(Exec &x, const Inst &in, uint32_t m) {
@@ -295,12 +301,14 @@ void exec_predlogic(Exec &x, const Inst &in, uint32_t m) {
 }
 
 // A predicate from a value slot (mov.pred p, %is_explicit_cluster).
-void exec_slot_to_pred(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.lanes(in.a[1]);
-  uint32_t r = 0;
-  for_lanes(m, [&](uint32_t l) { r |= uint32_t(a[l] != 0) << l; });
-  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
-}
+template <class S> struct SlotToPred {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    const auto *a = x.lanes<S>(in.a[1]);
+    uint32_t r = 0;
+    for_lanes(m, [&](uint32_t l) { r |= uint32_t(a[l] != 0) << l; });
+    x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
+  }
+};
 
 template <template <class> class H> ExecFn by_type(Ty t) {
   switch (t.code) {
@@ -364,7 +372,7 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
     if (op == ptx::Op::mov && o[1].kind == ptx::Operand::Kind::Special) {
       uint32_t s = c.src(o[1], Ty{Ty::U32});
       uint32_t d = c.pdst(o[0]);
-      Inst &i = c.emit(&exec_slot_to_pred);
+      Inst &i = c.emit(by_width<SlotToPred>(c.width(s, Ty{Ty::U32})));
       i.a[0] = d;
       i.a[1] = s;
       return true;
@@ -481,7 +489,7 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t a = c.src(o[1], *t), b = c.src(o[2], *t), p = c.psrc(o[3]);
     uint32_t d = c.dst(o[0]);
-    Inst &i = c.emit(&exec_selp);
+    Inst &i = c.emit(by_width<Selp>(width_of(*t)));
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;
@@ -501,7 +509,7 @@ bool compile_compare(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t a = c.src(o[1], *t), b = c.src(o[2], *t), cc = c.src(o[3], *ct);
     uint32_t d = c.dst(o[0]);
-    Inst &i = c.emit(&exec_slct);
+    Inst &i = c.emit(by_width<Slct>(width_of(*t)));
     i.a[0] = d;
     i.a[1] = a;
     i.a[2] = b;

@@ -381,7 +381,7 @@ bool compile_setmaxnreg(Compiler &c, const ptx::Instruction &in) {
     return true;
   }
   Inst &i = c.emit(&exec_setmaxnreg, Kind::WarpSync);
-  i.member = c.const_slot(kFullMask);
+  i.member = c.const_slot(kFullMask, 4);
   i.imm = o.ival;
   i.flags = act == ptx::Mod::inc ? 1 : 0;
   i.aux = c.ast().maxnreg;

@@ -12,13 +12,15 @@
 
 namespace bcusim::engine::detail {
 
-void exec_mov(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]);
-  for_lanes(m, [&](uint32_t l) { d[l] = a[l]; });
-}
-
 namespace {
+
+template <class D, class S> struct Mov {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<D>(in.a[0]);
+    const auto *a = x.lanes<S>(in.a[1]);
+    for_lanes(m, [&](uint32_t l) { d[l] = D(a[l]); });
+  }
+};
 
 // ---- cvt -------------------------------------------------------------------
 // Inst fields: aux = source type code, flags = destination type code,
@@ -314,15 +316,19 @@ uint64_t extend_result(uint64_t r, Ty::Code d) {
   }
 }
 
-void exec_cvt(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]);
-  auto s = Ty::Code(in.aux), dt = Ty::Code(in.flags);
-  int flags = int(in.imm);
-  for_lanes(m, [&](uint32_t l) {
-    d[l] = extend_result(convert(a[l], s, dt, in.n, flags), dt);
-  });
-}
+// D, S: the lane types of the destination and source registers (PTX lets
+// them be wider than the conversion's types).
+template <class D, class S> struct Cvt {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<D>(in.a[0]);
+    const auto *a = x.lanes<S>(in.a[1]);
+    auto s = Ty::Code(in.aux), dt = Ty::Code(in.flags);
+    int flags = int(in.imm);
+    for_lanes(m, [&](uint32_t l) {
+      d[l] = D(extend_result(convert(a[l], s, dt, in.n, flags), dt));
+    });
+  }
+};
 
 // Conversions into the narrow and packed formats: aux = the destination
 // element format; flags = the source: 0 f32 (a[1] the upper element's, the
@@ -455,55 +461,64 @@ ExecFn fast_cvt(Ty d, Ty s) {
 
 // Vector pack {a, b, ...} -> d and unpack d -> {a, b, ...}: n elements of
 // `imm` bits each.
-void exec_pack(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  uint32_t w = uint32_t(in.imm);
-  uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
-  for_lanes(m, [&](uint32_t l) {
-    uint64_t v = 0;
-    for (uint32_t k = 0; k < in.n; ++k)
-      v |= (x.lanes(in.a[1 + k])[l] & mask) << (k * w);
-    d[l] = v;
-  });
-}
-void exec_unpack(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *s = x.lanes(in.a[0]);
-  uint32_t w = uint32_t(in.imm);
-  uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
-  for_lanes(m, [&](uint32_t l) {
-    uint64_t v = s[l];
-    for (uint32_t k = 0; k < in.n; ++k)
-      if (in.a[1 + k] != kNone)
-        x.lanes(in.a[1 + k])[l] = (v >> (k * w)) & mask;
-  });
-}
+// D: the lane type of the vector register, E: of the elements' registers.
+template <class D, class E> struct Pack {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<D>(in.a[0]);
+    uint32_t w = uint32_t(in.imm);
+    uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
+    for_lanes(m, [&](uint32_t l) {
+      uint64_t v = 0;
+      for (uint32_t k = 0; k < in.n; ++k)
+        v |= (uint64_t(x.lanes<E>(in.a[1 + k])[l]) & mask) << (k * w);
+      d[l] = D(v);
+    });
+  }
+};
+template <class E, class S> struct Unpack {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    const auto *s = x.lanes<S>(in.a[0]);
+    uint32_t w = uint32_t(in.imm);
+    uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
+    for_lanes(m, [&](uint32_t l) {
+      uint64_t v = s[l];
+      for (uint32_t k = 0; k < in.n; ++k)
+        if (in.a[1 + k] != kNone)
+          x.lanes<E>(in.a[1 + k])[l] = E((v >> (k * w)) & mask);
+    });
+  }
+};
 
 // cvta: imm = the window base to add (to generic) or subtract (.to).
-void exec_add_imm(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]);
-  uint64_t k = uint64_t(in.imm);
-  if (in.flags & 1) // 32-bit destination
-    for_lanes(m, [&](uint32_t l) { d[l] = (a[l] + k) & 0xffffffffu; });
-  else
-    for_lanes(m, [&](uint32_t l) { d[l] = a[l] + k; });
-}
+template <class D, class S> struct AddImm {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<D>(in.a[0]);
+    const auto *a = x.lanes<S>(in.a[1]);
+    uint64_t k = uint64_t(in.imm);
+    if (in.flags & 1) // 32-bit destination
+      for_lanes(m, [&](uint32_t l) { d[l] = D((a[l] + k) & 0xffffffffu); });
+    else
+      for_lanes(m, [&](uint32_t l) { d[l] = D(a[l] + k); });
+  }
+};
 
 // isspacep: aux = window base, imm = window size (global: everything that
 // is not a window).
-void exec_isspacep(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *a = x.lanes(in.a[1]);
-  uint32_t r = 0;
-  for_lanes(m, [&](uint32_t l) {
-    uint64_t v = a[l];
-    bool in_window = v >= kSharedWindow && v < kConstWindow + kWindowSize;
-    bool b = in.flags == 0 ? !in_window
-                           : (v >= uint64_t(in.target) << 40 &&
-                              v - (uint64_t(in.target) << 40) < kWindowSize);
-    r |= uint32_t(b) << l;
-  });
-  x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
-}
+template <class S> struct IsSpaceP {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    const auto *a = x.lanes<S>(in.a[1]);
+    uint32_t r = 0;
+    for_lanes(m, [&](uint32_t l) {
+      uint64_t v = a[l];
+      bool in_window = v >= kSharedWindow && v < kConstWindow + kWindowSize;
+      bool b = in.flags == 0 ? !in_window
+                             : (v >= uint64_t(in.target) << 40 &&
+                                v - (uint64_t(in.target) << 40) < kWindowSize);
+      r |= uint32_t(b) << l;
+    });
+    x.p[in.a[0]] = (x.p[in.a[0]] & ~m) | r;
+  }
+};
 
 uint64_t window_of(ptx::Space space, bool &ok) {
   ok = true;
@@ -535,6 +550,8 @@ ptx::Space take_window_space(Mods &mods) {
 
 } // namespace
 
+ExecFn mov_fn(uint8_t wd, uint8_t ws) { return by_widths<Mov>(wd, ws); }
+
 bool compile_convert(Compiler &c, const ptx::Instruction &in) {
   const ptx::Op op = in.op;
   const auto &o = in.operands;
@@ -563,7 +580,13 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
         for (uint32_t k = 0; k < n; ++k)
           e[k] = c.src(vec.elems[k], et);
         uint32_t d = c.dst(o[0]);
-        Inst &i = c.emit(&exec_pack);
+        uint8_t ew = c.width(e[0], et);
+        for (uint32_t k = 1; k < n; ++k)
+          if (c.width(e[k], et) != ew) {
+            c.unsupported("vector form of mov with registers of two widths");
+            return true;
+          }
+        Inst &i = c.emit(by_widths<Pack>(c.width(d, *t), ew));
         i.a[0] = d;
         for (uint32_t k = 0; k < n; ++k)
           i.a[1 + k] = e[k];
@@ -573,7 +596,17 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
         uint32_t s = c.src(o[1], *t);
         for (uint32_t k = 0; k < n; ++k)
           e[k] = vec.elems[k].kind == K::Sink ? kNone : c.dst(vec.elems[k]);
-        Inst &i = c.emit(&exec_unpack);
+        uint8_t ew = 0;
+        for (uint32_t k = 0; k < n; ++k)
+          if (e[k] != kNone) {
+            if (ew && c.width(e[k], et) != ew) {
+              c.unsupported("vector form of mov with registers of two widths");
+              return true;
+            }
+            ew = c.width(e[k], et);
+          }
+        Inst &i =
+            c.emit(by_widths<Unpack>(ew ? ew : width_of(et), c.width(s, *t)));
         i.a[0] = s;
         for (uint32_t k = 0; k < n; ++k)
           i.a[1 + k] = e[k];
@@ -584,13 +617,13 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     }
     if (o[1].kind == K::Special) {
       uint32_t aux = 0;
-      ExecFn f = special_reader(o[1].name, aux);
+      uint32_t d = c.dst(o[0]);
+      ExecFn f = special_reader(o[1].name, aux, c.width(d, *t));
       if (!f) {
         c.error(o[1].loc,
                 fmt::format("unsupported special register {}", o[1].name));
         return true;
       }
-      uint32_t d = c.dst(o[0]);
       Inst &i = c.emit(f);
       i.a[0] = d;
       i.aux = aux;
@@ -598,7 +631,7 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     }
     uint32_t s = c.src(o[1], *t);
     uint32_t d = c.dst(o[0]);
-    Inst &i = c.emit(&exec_mov);
+    Inst &i = c.emit(mov_fn(c.width(d, *t), c.width(s, *t)));
     i.a[0] = d;
     i.a[1] = s;
     return true;
@@ -721,8 +754,11 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
       return true;
     uint32_t s = c.src(o[1], *st);
     uint32_t d = c.dst(o[0]);
-    ExecFn fast = flags == 0 ? fast_cvt(*dt, *st) : nullptr;
-    Inst &i = c.emit(fast ? fast : &exec_cvt);
+    const uint8_t wd = c.width(d, *dt), ws = c.width(s, *st);
+    ExecFn fast = flags == 0 && wd == width_of(*dt) && ws == width_of(*st)
+                      ? fast_cvt(*dt, *st)
+                      : nullptr;
+    Inst &i = c.emit(fast ? fast : by_widths<Cvt>(wd, ws));
     i.a[0] = d;
     i.a[1] = s;
     i.aux = st->code;
@@ -747,7 +783,7 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     uint64_t base = window_of(space, ok);
     uint32_t s = c.src(o[1], *t);
     uint32_t d = c.dst(o[0]);
-    Inst &i = c.emit(&exec_add_imm);
+    Inst &i = c.emit(by_widths<AddImm>(c.width(d, *t), c.width(s, *t)));
     i.a[0] = d;
     i.a[1] = s;
     i.imm = to ? -int64_t(base) : int64_t(base);
@@ -767,7 +803,7 @@ bool compile_convert(Compiler &c, const ptx::Instruction &in) {
     uint64_t base = window_of(space, ok);
     uint32_t s = c.src(o[1], Ty{Ty::U64});
     uint32_t p = c.pdst(o[0]);
-    Inst &i = c.emit(&exec_isspacep);
+    Inst &i = c.emit(by_width<IsSpaceP>(c.width(s, Ty{Ty::U64})));
     i.a[0] = p;
     i.a[1] = s;
     i.flags = space == ptx::Space::Global ? 0 : 1;

@@ -190,9 +190,11 @@ void exec_half(Exec &x, const Inst &in, uint32_t m) {
 // applied atomically. a[0] = old value destination (kNone for red), a[1] =
 // address base, a[2] = b; flags = MemSpace; imm = offset; n = 1 bf16; aux =
 // the AtomicOp offset (0, add).
-template <class I> void exec_atom_half(Exec &x, const Inst &in, uint32_t m) {
-  const uint64_t *base = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
-  uint64_t *d = in.a[0] != kNone ? x.lanes(in.a[0]) : nullptr;
+template <class I, class A>
+void exec_atom_half(Exec &x, const Inst &in, uint32_t m) {
+  const auto *base = x.lanes<A>(in.a[1]);
+  const auto *b = x.lanes<uint32_t>(in.a[2]);
+  auto *d = in.a[0] != kNone ? x.lanes<uint32_t>(in.a[0]) : nullptr;
   const MemSpace sp = MemSpace(in.flags);
   Inst add;
   add.aux = kAdd;
@@ -203,7 +205,7 @@ template <class I> void exec_atom_half(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    const uint64_t addr = base[l] + uint64_t(in.imm);
+    const uint64_t addr = uint64_t(base[l]) + uint64_t(in.imm);
     if (addr % sizeof(I)) {
       x.set_fault(FaultKind::Misaligned, sp, addr, sizeof(I), l, true);
       return;
@@ -227,12 +229,15 @@ template <class I> void exec_atom_half(Exec &x, const Inst &in, uint32_t m) {
   batch.emit();
 }
 
+template <class I> ExecFn atom_half_fn(uint8_t aw) {
+  return aw == 8 ? &exec_atom_half<I, uint64_t> : &exec_atom_half<I, uint32_t>;
+}
+
 } // namespace
 
-ExecFn atom_half_add(Ty t) {
-  return t.code == Ty::F16X2 || t.code == Ty::BF16X2
-             ? &exec_atom_half<uint32_t>
-             : &exec_atom_half<uint16_t>;
+WidthPick atom_half_add(Ty t) {
+  return t.code == Ty::F16X2 || t.code == Ty::BF16X2 ? &atom_half_fn<uint32_t>
+                                                     : &atom_half_fn<uint16_t>;
 }
 
 bool is_half_type(Ty t) {

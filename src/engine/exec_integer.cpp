@@ -375,61 +375,68 @@ template <class T> void carry_op(Exec &x, const Inst &in, uint32_t m) {
 uint64_t shl64(uint64_t v, uint64_t n) { return n >= 64 ? 0 : v << n; }
 uint64_t mask64(uint64_t len) { return shl64(1, len) - 1; }
 
-void exec_bfe(Exec &x, const Inst &in, uint32_t m) {
-  // flags: bit0 signed, bit1 64-bit
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]),
-                 *c = x.lanes(in.a[3]);
-  bool sgn = in.flags & 1;
-  if (in.flags & 2) {
-    for_lanes(m, [&](uint32_t l) {
-      uint64_t pos = uint32_t(b[l]), len = uint32_t(c[l]);
-      uint64_t mask = mask64(len);
-      uint64_t t = sgn ? uint64_t(int64_t(a[l]) >> std::min<uint64_t>(pos, 63))
-                       : (pos >= 64 ? 0 : a[l] >> pos);
-      t &= mask;
-      if (sgn && len >= 1 && len <= 64 && ((t >> (len - 1)) & 1))
-        t |= ~mask;
-      d[l] = t;
-    });
-    return;
-  }
-  for_lanes(m, [&](uint32_t l) {
-    uint32_t pos = b[l] & 0xff, len = c[l] & 0xff;
-    uint64_t v = a[l] & 0xffffffffu;
-    uint64_t sbit = 0;
-    if (sgn && len > 0)
-      sbit = (v >> std::min(pos + len - 1, 31u)) & 1;
-    uint64_t r = 0;
-    for (uint32_t i = 0; i <= 31; ++i) {
-      uint64_t bit = (i < len && pos + i <= 31) ? (v >> (pos + i)) & 1 : sbit;
-      r |= bit << i;
+// T: the lane type of d and a (b and c are u32).
+template <class T> struct Bfe {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    // flags: bit0 signed, bit1 64-bit
+    auto *d = x.lanes<T>(in.a[0]);
+    const auto *a = x.lanes<T>(in.a[1]);
+    const auto *b = x.lanes<uint32_t>(in.a[2]), *c = x.lanes<uint32_t>(in.a[3]);
+    bool sgn = in.flags & 1;
+    if (in.flags & 2) {
+      for_lanes(m, [&](uint32_t l) {
+        uint64_t pos = uint32_t(b[l]), len = uint32_t(c[l]);
+        uint64_t mask = mask64(len);
+        uint64_t t =
+            sgn ? uint64_t(int64_t(a[l]) >> std::min<uint64_t>(pos, 63))
+                : (pos >= 64 ? 0 : uint64_t(a[l]) >> pos);
+        t &= mask;
+        if (sgn && len >= 1 && len <= 64 && ((t >> (len - 1)) & 1))
+          t |= ~mask;
+        d[l] = t;
+      });
+      return;
     }
-    d[l] = r & 0xffffffffu;
-  });
-}
+    for_lanes(m, [&](uint32_t l) {
+      uint32_t pos = b[l] & 0xff, len = c[l] & 0xff;
+      uint64_t v = a[l] & 0xffffffffu;
+      uint64_t sbit = 0;
+      if (sgn && len > 0)
+        sbit = (v >> std::min(pos + len - 1, 31u)) & 1;
+      uint64_t r = 0;
+      for (uint32_t i = 0; i <= 31; ++i) {
+        uint64_t bit = (i < len && pos + i <= 31) ? (v >> (pos + i)) & 1 : sbit;
+        r |= bit << i;
+      }
+      d[l] = r & 0xffffffffu;
+    });
+  }
+};
 
-void exec_bfi(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]), *b = x.lanes(in.a[2]),
-                 *c = x.lanes(in.a[3]), *e = x.lanes(in.a[4]);
-  if (in.flags & 2) {
-    for_lanes(m, [&](uint32_t l) {
-      uint64_t pos = uint32_t(c[l]), mask = mask64(uint32_t(e[l]));
-      d[l] = shl64(a[l] & mask, pos) | (b[l] & ~shl64(mask, pos));
-    });
-    return;
-  }
-  for_lanes(m, [&](uint32_t l) {
-    uint32_t pos = c[l] & 0xff, len = e[l] & 0xff;
-    uint64_t f = b[l];
-    for (uint32_t i = 0; i < len && pos + i <= 31; ++i) {
-      uint64_t bit = (a[l] >> i) & 1;
-      f = (f & ~(1ull << (pos + i))) | (bit << (pos + i));
+// T: the lane type of d, a and b (c and e are u32).
+template <class T> struct Bfi {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<T>(in.a[0]);
+    const auto *a = x.lanes<T>(in.a[1]), *b = x.lanes<T>(in.a[2]);
+    const auto *c = x.lanes<uint32_t>(in.a[3]), *e = x.lanes<uint32_t>(in.a[4]);
+    if (in.flags & 2) {
+      for_lanes(m, [&](uint32_t l) {
+        uint64_t pos = uint32_t(c[l]), mask = mask64(uint32_t(e[l]));
+        d[l] = shl64(a[l] & mask, pos) | (b[l] & ~shl64(mask, pos));
+      });
+      return;
     }
-    d[l] = f & 0xffffffffu;
-  });
-}
+    for_lanes(m, [&](uint32_t l) {
+      uint32_t pos = c[l] & 0xff, len = e[l] & 0xff;
+      uint64_t f = b[l];
+      for (uint32_t i = 0; i < len && pos + i <= 31; ++i) {
+        uint64_t bit = (a[l] >> i) & 1;
+        f = (f & ~(1ull << (pos + i))) | (bit << (pos + i));
+      }
+      d[l] = f & 0xffffffffu;
+    });
+  }
+};
 
 // prmt: aux = mode (0 generic, 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr, 6 rc16).
 void exec_prmt(Exec &x, const Inst &in, uint32_t m) {
@@ -446,7 +453,7 @@ void exec_prmt(Exec &x, const Inst &in, uint32_t m) {
   const auto *a = x.lanes<uint32_t>(in.a[1]), *b = x.lanes<uint32_t>(in.a[2]),
              *c = x.lanes<uint32_t>(in.a[3]);
   for_lanes(m, [&](uint32_t l) {
-    uint64_t src = (a[l] & 0xffffffffu) | ((b[l] & 0xffffffffu) << 32);
+    uint64_t src = (a[l] & 0xffffffffu) | (uint64_t(b[l]) << 32);
     uint32_t sel = static_cast<uint32_t>(c[l]);
     uint32_t r = 0;
     for (uint32_t n = 0; n < 4; ++n) {
@@ -487,7 +494,7 @@ void exec_shf(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     uint32_t n = uint32_t(c[l]);
     n = (in.flags & 2) ? std::min(n, 32u) : (n & 31);
-    uint64_t v = (a[l] & 0xffffffffu) | ((b[l] & 0xffffffffu) << 32);
+    uint64_t v = (a[l] & 0xffffffffu) | (uint64_t(b[l]) << 32);
     uint64_t r = (in.flags & 1) ? (n == 32 ? v >> 32 : v >> n)
                                 : ((n == 32 ? v << 31 << 1 : v << n) >> 32);
     d[l] = r & 0xffffffffu;
@@ -576,22 +583,24 @@ void exec_bmsk(Exec &x, const Inst &in, uint32_t m) {
 // bfind: position of the most significant non-sign bit, 0xffffffff when
 // there is none; .shiftamt gives the left shift that brings it to the top.
 // flags bit0 = signed, bit1 = 64-bit, bit2 = shiftamt.
-void exec_bfind(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
-  const uint64_t *a = x.lanes(in.a[1]);
-  uint32_t w = (in.flags & 2) ? 64 : 32;
-  for_lanes(m, [&](uint32_t l) {
-    uint64_t v = w == 64 ? a[l] : (a[l] & 0xffffffffu);
-    if ((in.flags & 1) && ((v >> (w - 1)) & 1))
-      v = ~v & (w == 64 ? ~0ull : 0xffffffffull);
-    if (v == 0) {
-      d[l] = 0xffffffffu;
-      return;
-    }
-    uint32_t pos = 63 - uint32_t(std::countl_zero(v));
-    d[l] = (in.flags & 4) ? (w - 1 - pos) : pos;
-  });
-}
+template <class T> struct Bfind {
+  static void fn(Exec &x, const Inst &in, uint32_t m) {
+    auto *d = x.lanes<uint32_t>(in.a[0]);
+    const auto *a = x.lanes<T>(in.a[1]);
+    uint32_t w = (in.flags & 2) ? 64 : 32;
+    for_lanes(m, [&](uint32_t l) {
+      uint64_t v = w == 64 ? a[l] : (a[l] & 0xffffffffu);
+      if ((in.flags & 1) && ((v >> (w - 1)) & 1))
+        v = ~v & (w == 64 ? ~0ull : 0xffffffffull);
+      if (v == 0) {
+        d[l] = 0xffffffffu;
+        return;
+      }
+      uint32_t pos = 63 - uint32_t(std::countl_zero(v));
+      d[l] = (in.flags & 4) ? (w - 1 - pos) : pos;
+    });
+  }
+};
 
 bool is_float_op(const ptx::Instruction &in) {
   for (auto &m : in.modifiers) {
@@ -950,7 +959,7 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       c.unsupported("type");
       return true;
     }
-    simple(1, &exec_bfind, *t);
+    simple(1, by_width<Bfind>(width_of(*t)), *t);
     if (!c.failed)
       c.prog.code.back().flags = (t->is_signed() ? 1 : 0) |
                                  (t->bits() == 64 ? 2 : 0) | (shiftamt ? 4 : 0);
@@ -975,7 +984,8 @@ bool compile_integer(Compiler &c, const ptx::Instruction &in) {
       s[3] = c.src(ops_[4], Ty{Ty::U32});
     }
     uint32_t d = c.dst(ops_[0]);
-    Inst &i = c.emit(bfe ? &exec_bfe : &exec_bfi);
+    Inst &i =
+        c.emit(bfe ? by_width<Bfe>(width_of(*t)) : by_width<Bfi>(width_of(*t)));
     i.a[0] = d;
     for (int k = 0; k < (bfe ? 3 : 4); ++k)
       i.a[k + 1] = s[k];

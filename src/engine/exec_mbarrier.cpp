@@ -156,16 +156,16 @@ std::string text_at(const Exec &x, const Inst &in) {
 }
 
 uint64_t lane_addr(Exec &x, const Inst &in, uint32_t lane) {
-  return (in.a[0] == kNone ? 0 : x.lanes(in.a[0])[lane]) + uint64_t(in.imm);
+  return (in.a[0] == kNone ? 0 : x.reg(in, 0)[lane]) + uint64_t(in.imm);
 }
 
 void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
   const MbarOps &mo = x.prog->payload<MbarOps>(in);
   const auto op = MbarOp(mo.op);
   if (op == MbarOp::PendingCount) {
-    const uint64_t *st = x.lanes(in.a[2]);
-    uint64_t *d = x.lanes(in.a[1]);
-    for_lanes(m, [&](uint32_t l) { d[l] = st[l] & mbar::kCountMask; });
+    const auto st = x.reg(in, 2);
+    const auto d = x.reg(in, 1);
+    for_lanes(m, [&](uint32_t l) { d.set(l, st[l] & mbar::kCountMask); });
     return;
   }
   std::string what = text_at(x, in);
@@ -175,7 +175,7 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
     SharedTarget t;
     if (!mbar_locate(x, lane_addr(x, in, l), mo.space, l, t))
       return;
-    uint64_t arg = in.a[2] == kNone ? 1 : x.lanes(in.a[2])[l];
+    uint64_t arg = in.a[2] == kNone ? 1 : x.reg(in, 2)[l];
     observe_one(x, x.pc, x.cta->linear, x.warp->index, l, AccessType::Atomic, 8,
                 object_of(t), AtomicOp::Mbarrier, order_of(in), scope_of(in));
     switch (op) {
@@ -249,7 +249,7 @@ void exec_mbar(Exec &x, const Inst &in, uint32_t m) {
       uint64_t token = 0;
       if (!mbar_arrive(x, t, a, l, what, &token))
         return;
-      x.lanes(in.a[1])[l] = token;
+      x.reg(in, 1).set(l, token);
       return;
     }
     case MbarOp::ExpectTx: {
@@ -445,7 +445,7 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
   const MbarOps &mo = x.prog->payload<MbarOps>(in);
   bool parity = mo.flags & kMbarParity;
   bool try_wait = MbarOp(mo.op) == MbarOp::TryWait;
-  const uint64_t *arg = x.lanes(in.a[2]);
+  const auto arg = x.reg(in, 2);
   uint32_t done = 0;
   const uint8_t *word = nullptr;
   bool one_object = true;
@@ -516,7 +516,7 @@ bool mbar_wait(Exec &x, const Inst &in, uint32_t m, Path &p, uint64_t &bound) {
   if (!try_wait) {
     bound = kTestWaitBackoff;
   } else if (mo.flags & kMbarHint) {
-    uint64_t h = x.lanes(in.a[3])[std::countr_zero(m)];
+    uint64_t h = x.reg(in, 3)[std::countr_zero(m)];
     bound = std::clamp<uint64_t>(h, 1, kMaxBound);
   } else {
     bound = kTryWaitBound;

@@ -626,9 +626,9 @@ inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
 // takes it too: its event is built for the whole warp at once
 // (AccessBatch::add_global / add_own_shared, the stored values from the
 // registers), the same event the per-lane path would build.
-template <MemSpace S, uint32_t B>
+template <MemSpace S, uint32_t B, class A>
 [[gnu::always_inline]] inline bool
-warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
+warp_fast(Exec &x, const A *base, int64_t imm, uint32_t m, uint32_t n,
           uint8_t *&hb, uint64_t &rel) {
   if constexpr (S != MemSpace::Global && S != MemSpace::Shared) {
     return false;
@@ -636,6 +636,24 @@ warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
     if (m == 0)
       return false;
     const uint64_t total = uint64_t(B) * n;
+    if constexpr (S == MemSpace::Shared && sizeof(A) == 4) {
+      // A 32-bit address register, the whole warp and an aligned offset:
+      // the OR of the 32-bit lanes bounds every lane's address and gives
+      // their alignment, without widening each lane to 64 bits. Else the
+      // tests below.
+      if (m == kFullMask && imm >= 0 && (uint64_t(imm) & (total - 1)) == 0) {
+        uint32_t or_base = 0;
+        for (uint32_t l = 0; l < kWarpSize; ++l)
+          or_base |= base[l];
+        const uint64_t size = x.cta->shared.size();
+        if ((or_base & (total - 1)) == 0 && total <= size &&
+            uint64_t(or_base) + uint64_t(imm) <= size - total) {
+          hb = x.cta->shared.data();
+          rel = uint64_t(imm);
+          return true;
+        }
+      }
+    }
     // First test (vectorizable, no branch per lane): the OR of the lanes'
     // offsets from a region's start bounds each offset, so OR + total <=
     // size puts every access inside (always so when the size is a power of
@@ -646,14 +664,14 @@ warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
     uint64_t or_addr = 0, or_off = 0, or_off2 = 0;
     if (m == kFullMask) {
       for (uint32_t l = 0; l < kWarpSize; ++l) {
-        const uint64_t a = base[l] + uint64_t(imm);
+        const uint64_t a = uint64_t(base[l]) + uint64_t(imm);
         or_addr |= a;
         or_off |= a - start;
         or_off2 |= a - start2;
       }
     } else {
       for_lanes(m, [&](uint32_t l) {
-        const uint64_t a = base[l] + uint64_t(imm);
+        const uint64_t a = uint64_t(base[l]) + uint64_t(imm);
         or_addr |= a;
         or_off |= a - start;
         or_off2 |= a - start2;
@@ -686,7 +704,7 @@ warp_fast(Exec &x, const uint64_t *base, int64_t imm, uint32_t m, uint32_t n,
     // Then the exact test: the lowest and highest address in one region.
     uint64_t lo = ~0ull, hi = 0;
     for_lanes(m, [&](uint32_t l) {
-      const uint64_t a = base[l] + uint64_t(imm);
+      const uint64_t a = uint64_t(base[l]) + uint64_t(imm);
       lo = a < lo ? a : lo;
       hi = a > hi ? a : hi;
     });
@@ -765,10 +783,10 @@ inline void prefetch_stride(Exec &x, uint64_t addr, const uint8_t *p,
 }
 
 // Whether lane l's address is the first lane's + l * B for every lane.
-template <uint32_t B> inline bool contiguous(const uint64_t *base) {
+template <uint32_t B, class A> inline bool contiguous(const A *base) {
   uint64_t dev = 0;
   for (uint32_t l = 0; l < kWarpSize; ++l)
-    dev |= base[l] - base[0] - uint64_t(l) * B;
+    dev |= uint64_t(base[l]) - uint64_t(base[0]) - uint64_t(l) * B;
   return dev == 0;
 }
 
@@ -778,8 +796,8 @@ template <uint32_t B> inline bool contiguous(const uint64_t *base) {
 // the same order), found from the first lane's address alone instead of a
 // pass over the lanes' offsets. False: not such an access (the caller goes
 // on to warp_fast).
-template <MemSpace S, uint32_t B>
-[[gnu::always_inline]] inline bool coalesced_fast(Exec &x, const uint64_t *base,
+template <MemSpace S, uint32_t B, class A>
+[[gnu::always_inline]] inline bool coalesced_fast(Exec &x, const A *base,
                                                   int64_t imm, uint8_t *&hb,
                                                   uint64_t &rel) {
   if constexpr (S != MemSpace::Global && S != MemSpace::Shared) {
@@ -787,9 +805,10 @@ template <MemSpace S, uint32_t B>
   } else {
     constexpr uint64_t span = uint64_t(kWarpSize) * B;
     // The last lane first: a broadcast or a half-warp pattern fails here.
-    if (base[kWarpSize - 1] - base[0] != span - B || !contiguous<B>(base))
+    if (uint64_t(base[kWarpSize - 1]) - uint64_t(base[0]) != span - B ||
+        !contiguous<B>(base))
       return false;
-    const uint64_t a = base[0] + uint64_t(imm);
+    const uint64_t a = uint64_t(base[0]) + uint64_t(imm);
     if (a & (B - 1))
       return false;
     if constexpr (S == MemSpace::Shared) {
@@ -820,14 +839,14 @@ template <MemSpace S, uint32_t B>
 
 // The per-lane paths of ld and st (every space, vectors, partial warps),
 // reporting each lane's access to `batch` (AccessBatch or NoBatch).
-template <MemSpace S, uint32_t B, class Batch>
+template <MemSpace S, uint32_t B, class A, class V, class Batch>
 inline void ld_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
-  const uint64_t *base = x.lanes(in.a[0]);
+  const auto *base = x.lanes<A>(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t addr = base[l] + uint64_t(in.imm);
+    uint64_t addr = uint64_t(base[l]) + uint64_t(in.imm);
     if (addr & (total - 1)) {
       x.set_fault(FaultKind::Misaligned, S, addr, total, l, false);
       return;
@@ -844,19 +863,19 @@ inline void ld_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
         v = uint64_t(int64_t(v << sh) >> sh);
       }
       if (in.a[1 + k] != kNone)
-        x.lanes(in.a[1 + k])[l] = v;
+        x.lanes<V>(in.a[1 + k])[l] = V(v);
     }
   });
 }
 
-template <MemSpace S, uint32_t B, class Batch>
+template <MemSpace S, uint32_t B, class A, class V, class Batch>
 inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
-  const uint64_t *base = x.lanes(in.a[0]);
+  const auto *base = x.lanes<A>(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t addr = base[l] + uint64_t(in.imm);
+    uint64_t addr = uint64_t(base[l]) + uint64_t(in.imm);
     if (addr & (total - 1)) {
       x.set_fault(FaultKind::Misaligned, S, addr, total, l, true);
       return;
@@ -865,54 +884,54 @@ inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
     if (!p)
       return;
     for (uint32_t k = 0; k < n; ++k) {
-      uint64_t v = x.lanes(in.a[1 + k])[l];
+      uint64_t v = x.lanes<V>(in.a[1 + k])[l];
       std::memcpy(p + k * B, &v, B);
     }
     batch.add(l, S, addr, p);
   });
 }
 
-template <MemSpace S, uint32_t B, bool Store>
+template <MemSpace S, uint32_t B, class A, class V, bool Store>
 [[gnu::noinline]] void lanes_observed(Exec &x, const Inst &in, uint32_t m) {
   AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
                     B * in.n);
   if constexpr (Store)
-    st_lanes<S, B>(x, in, m, batch);
+    st_lanes<S, B, A, V>(x, in, m, batch);
   else
-    ld_lanes<S, B>(x, in, m, batch);
+    ld_lanes<S, B, A, V>(x, in, m, batch);
   batch.emit();
 }
 
 // The event of a warp access that took warp_fast (every lane of `m` at
 // its address in the CTA's shared memory or in global memory); a store
 // gives the values from its registers.
-template <MemSpace S, uint32_t B, bool Store>
+template <MemSpace S, uint32_t B, class A, class V, bool Store>
 [[gnu::noinline]] void observe_warp(Exec &x, const Inst &in, uint32_t m) {
   AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
                     B * in.n);
-  const uint64_t *base = x.lanes(in.a[0]);
+  const auto *base = x.lanes<A>(in.a[0]);
   if constexpr (S == MemSpace::Shared)
     batch.add_own_shared(m, base, in.imm);
   else
     batch.add_global(m, base, in.imm);
   if constexpr (Store) {
     if (in.n == 1) {
-      batch.add_global_values(m, x.lanes(in.a[1]));
+      batch.add_global_values(m, x.lanes<V>(in.a[1]));
     } else {
-      const uint64_t *v[4] = {};
+      const Lane<V> *v[4] = {};
       const uint32_t n = std::min<uint32_t>(in.n, 4);
       for (uint32_t k = 0; k < n; ++k)
-        v[k] = x.lanes(in.a[1 + k]);
+        v[k] = x.lanes<V>(in.a[1 + k]);
       batch.add_vector_values(m, v, n, B);
     }
   }
   batch.emit();
 }
 
-template <MemSpace S, uint32_t B, bool Obs>
+template <MemSpace S, uint32_t B, class A, class V, bool Obs>
 [[gnu::always_inline]] inline void exec_ld_impl(Exec &x, const Inst &in,
                                                 uint32_t m) {
-  const uint64_t *base = x.lanes(in.a[0]);
+  const auto *base = x.lanes<A>(in.a[0]);
   const uint32_t n = in.n;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
@@ -920,10 +939,10 @@ template <MemSpace S, uint32_t B, bool Obs>
       coalesced_fast<S, B>(x, base, in.imm, hb, rel)) {
     // A coalesced access (lane l at the first lane's address + l * B): one
     // block of memory, widened lane by lane (a vector loop).
-    const uint8_t *p = hb + (base[0] + rel);
+    const uint8_t *p = hb + (uint64_t(base[0]) + rel);
     if constexpr (S == MemSpace::Global)
       prefetch_stride(x, base[0], p, kWarpSize * B);
-    uint64_t *d = x.lanes(in.a[1]);
+    auto *d = x.lanes<V>(in.a[1]);
     bool sext = false;
     if constexpr (B < 8)
       sext = in.flags & 1;
@@ -932,7 +951,7 @@ template <MemSpace S, uint32_t B, bool Obs>
       for (uint32_t l = 0; l < kWarpSize; ++l) {
         T v;
         std::memcpy(&v, p + l * B, B);
-        d[l] = uint64_t(int64_t(v));
+        d[l] = V(int64_t(v));
       }
     } else {
       for (uint32_t l = 0; l < kWarpSize; ++l) {
@@ -942,7 +961,7 @@ template <MemSpace S, uint32_t B, bool Obs>
       }
     }
     if constexpr (Obs)
-      observe_warp<S, B, false>(x, in, m);
+      observe_warp<S, B, A, V, false>(x, in, m);
     return;
   }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
@@ -958,43 +977,43 @@ template <MemSpace S, uint32_t B, bool Obs>
     };
     if (m == kFullMask && n == 1) {
       // Not coalesced (coalesced_fast took those).
-      uint64_t *d = x.lanes(in.a[1]);
+      auto *d = x.lanes<V>(in.a[1]);
       for (uint32_t l = 0; l < kWarpSize; ++l)
-        d[l] = load(hb + (base[l] + rel));
+        d[l] = V(load(hb + (uint64_t(base[l]) + rel)));
     } else {
       for_lanes(m, [&](uint32_t l) {
-        const uint8_t *p = hb + (base[l] + rel);
+        const uint8_t *p = hb + (uint64_t(base[l]) + rel);
         for (uint32_t k = 0; k < n; ++k) {
           uint64_t v = load(p + k * B);
           if (in.a[1 + k] != kNone)
-            x.lanes(in.a[1 + k])[l] = v;
+            x.lanes<V>(in.a[1 + k])[l] = V(v);
         }
       });
     }
     if constexpr (Obs)
-      observe_warp<S, B, false>(x, in, m);
+      observe_warp<S, B, A, V, false>(x, in, m);
     return;
   }
   if constexpr (Obs) {
-    lanes_observed<S, B, false>(x, in, m);
+    lanes_observed<S, B, A, V, false>(x, in, m);
     return;
   }
   NoBatch none;
-  ld_lanes<S, B>(x, in, m, none);
+  ld_lanes<S, B, A, V>(x, in, m, none);
 }
 
-template <MemSpace S, uint32_t B, bool Obs>
+template <MemSpace S, uint32_t B, class A, class V, bool Obs>
 [[gnu::always_inline]] inline void exec_st_impl(Exec &x, const Inst &in,
                                                 uint32_t m) {
-  const uint64_t *base = x.lanes(in.a[0]);
+  const auto *base = x.lanes<A>(in.a[0]);
   const uint32_t n = in.n;
   ++x.progress;
   uint8_t *hb = nullptr;
   uint64_t rel = 0;
   if (m == kFullMask && n == 1 &&
       coalesced_fast<S, B>(x, base, in.imm, hb, rel)) {
-    const uint64_t *v = x.lanes(in.a[1]);
-    uint8_t *p = hb + (base[0] + rel);
+    const auto *v = x.lanes<V>(in.a[1]);
+    uint8_t *p = hb + (uint64_t(base[0]) + rel);
     if constexpr (S == MemSpace::Global)
       prefetch_stride(x, base[0], p, kWarpSize * B);
     for (uint32_t l = 0; l < kWarpSize; ++l) {
@@ -1002,88 +1021,106 @@ template <MemSpace S, uint32_t B, bool Obs>
       std::memcpy(p + l * B, &w, B);
     }
     if constexpr (Obs)
-      observe_warp<S, B, true>(x, in, m);
+      observe_warp<S, B, A, V, true>(x, in, m);
     return;
   }
   if (warp_fast<S, B>(x, base, in.imm, m, n, hb, rel)) {
-    const uint64_t *v = x.lanes(in.a[1]);
+    const auto *v = x.lanes<V>(in.a[1]);
     if (m == kFullMask && n == 1) {
       // Not coalesced (coalesced_fast took those).
       for (uint32_t l = 0; l < kWarpSize; ++l)
-        std::memcpy(hb + (base[l] + rel), &v[l], B);
+        std::memcpy(hb + (uint64_t(base[l]) + rel), &v[l], B);
     } else {
       for_lanes(m, [&](uint32_t l) {
-        uint8_t *p = hb + (base[l] + rel);
+        uint8_t *p = hb + (uint64_t(base[l]) + rel);
         for (uint32_t k = 0; k < n; ++k)
-          std::memcpy(p + k * B, &x.lanes(in.a[1 + k])[l], B);
+          std::memcpy(p + k * B, &x.lanes<V>(in.a[1 + k])[l], B);
       });
     }
     if constexpr (Obs)
-      observe_warp<S, B, true>(x, in, m);
+      observe_warp<S, B, A, V, true>(x, in, m);
     return;
   }
   if constexpr (Obs) {
-    lanes_observed<S, B, true>(x, in, m);
+    lanes_observed<S, B, A, V, true>(x, in, m);
     return;
   }
   NoBatch none;
-  st_lanes<S, B>(x, in, m, none);
+  st_lanes<S, B, A, V>(x, in, m, none);
 }
 
 // The handlers: an observed access runs its own instantiation (out of
 // line), so that an unobserved run executes exactly the plain code.
-template <MemSpace S, uint32_t B, bool Store>
+template <MemSpace S, uint32_t B, class A, class V, bool Store>
 [[gnu::noinline]] void observed_ldst(Exec &x, const Inst &in, uint32_t m) {
   if constexpr (Store)
-    exec_st_impl<S, B, true>(x, in, m);
+    exec_st_impl<S, B, A, V, true>(x, in, m);
   else
-    exec_ld_impl<S, B, true>(x, in, m);
+    exec_ld_impl<S, B, A, V, true>(x, in, m);
 }
-template <MemSpace S, uint32_t B>
+// A: the lane type of the address base register, V: of the value
+// registers (PTX lets them be wider than the access).
+template <MemSpace S, uint32_t B, class A, class V>
 void exec_ld(Exec &x, const Inst &in, uint32_t m) {
   if (x.obs) [[unlikely]] {
-    observed_ldst<S, B, false>(x, in, m);
+    observed_ldst<S, B, A, V, false>(x, in, m);
     return;
   }
-  exec_ld_impl<S, B, false>(x, in, m);
+  exec_ld_impl<S, B, A, V, false>(x, in, m);
 }
-template <MemSpace S, uint32_t B>
+template <MemSpace S, uint32_t B, class A, class V>
 void exec_st(Exec &x, const Inst &in, uint32_t m) {
   if (x.obs) [[unlikely]] {
-    observed_ldst<S, B, true>(x, in, m);
+    observed_ldst<S, B, A, V, true>(x, in, m);
     return;
   }
-  exec_st_impl<S, B, false>(x, in, m);
+  exec_st_impl<S, B, A, V, false>(x, in, m);
 }
 
-template <MemSpace S> ExecFn pick_ld(uint32_t bytes, bool store) {
+template <MemSpace S, uint32_t B, class A, class V>
+ExecFn pick_ldst_of(bool store) {
+  return store ? with_avx2<&exec_st<S, B, A, V>>()
+               : with_avx2<&exec_ld<S, B, A, V>>();
+}
+template <MemSpace S, uint32_t B>
+ExecFn pick_ldst_b(bool store, uint8_t aw, uint8_t vw) {
+  if (aw == 8)
+    return vw == 8 ? pick_ldst_of<S, B, uint64_t, uint64_t>(store)
+                   : pick_ldst_of<S, B, uint64_t, uint32_t>(store);
+  return vw == 8 ? pick_ldst_of<S, B, uint32_t, uint64_t>(store)
+                 : pick_ldst_of<S, B, uint32_t, uint32_t>(store);
+}
+template <MemSpace S>
+ExecFn pick_ld(uint32_t bytes, bool store, uint8_t aw, uint8_t vw) {
   switch (bytes) {
   case 1:
-    return store ? with_avx2<&exec_st<S, 1>>() : with_avx2<&exec_ld<S, 1>>();
+    return pick_ldst_b<S, 1>(store, aw, vw);
   case 2:
-    return store ? with_avx2<&exec_st<S, 2>>() : with_avx2<&exec_ld<S, 2>>();
+    return pick_ldst_b<S, 2>(store, aw, vw);
   case 4:
-    return store ? with_avx2<&exec_st<S, 4>>() : with_avx2<&exec_ld<S, 4>>();
+    return pick_ldst_b<S, 4>(store, aw, vw);
   case 8:
-    return store ? with_avx2<&exec_st<S, 8>>() : with_avx2<&exec_ld<S, 8>>();
+    return pick_ldst_b<S, 8>(store, aw, vw);
   default:
     return nullptr;
   }
 }
-ExecFn pick_ldst(MemSpace s, uint32_t bytes, bool store) {
+// aw, vw: the lane widths of the address base and the value registers.
+ExecFn pick_ldst(MemSpace s, uint32_t bytes, bool store, uint8_t aw,
+                 uint8_t vw) {
   switch (s) {
   case MemSpace::Global:
-    return pick_ld<MemSpace::Global>(bytes, store);
+    return pick_ld<MemSpace::Global>(bytes, store, aw, vw);
   case MemSpace::Shared:
-    return pick_ld<MemSpace::Shared>(bytes, store);
+    return pick_ld<MemSpace::Shared>(bytes, store, aw, vw);
   case MemSpace::Local:
-    return pick_ld<MemSpace::Local>(bytes, store);
+    return pick_ld<MemSpace::Local>(bytes, store, aw, vw);
   case MemSpace::KParam:
-    return pick_ld<MemSpace::KParam>(bytes, store);
+    return pick_ld<MemSpace::KParam>(bytes, store, aw, vw);
   case MemSpace::Const:
-    return pick_ld<MemSpace::Const>(bytes, store);
+    return pick_ld<MemSpace::Const>(bytes, store, aw, vw);
   case MemSpace::Generic:
-    return pick_ld<MemSpace::Generic>(bytes, store);
+    return pick_ld<MemSpace::Generic>(bytes, store, aw, vw);
   }
   return nullptr;
 }
@@ -1121,13 +1158,16 @@ bool in_shared_memory(MemSpace sp, uint64_t addr) {
 
 // a[0] = destination (kNone for red), a[1] = address base, a[2] = b,
 // a[3] = c (cas); aux = AtomOp; flags = MemSpace; imm = offset.
-template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
+// A: the lane type of the address base register.
+template <class T, class A>
+void exec_atom(Exec &x, const Inst &in, uint32_t m) {
   using I = std::conditional_t<
       sizeof(T) == 4, uint32_t,
       std::conditional_t<sizeof(T) == 8, uint64_t, uint16_t>>;
-  const uint64_t *base = x.lanes(in.a[1]), *b = x.lanes(in.a[2]);
-  const uint64_t *c = in.a[3] != kNone ? x.lanes(in.a[3]) : nullptr;
-  uint64_t *d = in.a[0] != kNone ? x.lanes(in.a[0]) : nullptr;
+  const auto *base = x.lanes<A>(in.a[1]);
+  const auto *b = x.lanes<T>(in.a[2]);
+  const auto *c = in.a[3] != kNone ? x.lanes<T>(in.a[3]) : nullptr;
+  auto *d = in.a[0] != kNone ? x.lanes<T>(in.a[0]) : nullptr;
   MemSpace sp = MemSpace(in.flags);
   ++x.progress;
   AccessBatch batch(x, in, AccessType::Atomic, sizeof(T),
@@ -1135,7 +1175,7 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
   for_lanes(m, [&](uint32_t l) {
     if (x.faulted)
       return;
-    uint64_t addr = base[l] + uint64_t(in.imm);
+    uint64_t addr = uint64_t(base[l]) + uint64_t(in.imm);
     if (addr & (sizeof(T) - 1)) {
       x.set_fault(FaultKind::Misaligned, sp, addr, sizeof(T), l, true);
       return;
@@ -1205,6 +1245,9 @@ template <class T> void exec_atom(Exec &x, const Inst &in, uint32_t m) {
       d[l] = bits(std::bit_cast<T>(old));
   });
   batch.emit();
+}
+template <class T> ExecFn atom_fn(uint8_t aw) {
+  return aw == 8 ? &exec_atom<T, uint64_t> : &exec_atom<T, uint32_t>;
 }
 
 // A compare-and-swap loop seeded by a plain load of its location (the CUDA
@@ -1419,9 +1462,9 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
       // multimem.red (compiled as red) also has .v8 and the half types.
       const size_t n = vec == Mod::v2 ? 2 : vec == Mod::v4 ? 4 : 8;
       bool red = op == ptx::Op::red;
-      ExecFn vf = nullptr;
+      WidthPick vf = nullptr;
       if (aop == int(AAdd) && t->code == Ty::F32)
-        vf = &exec_atom<float>;
+        vf = &atom_fn<float>;
       else if (aop == int(AAdd) && red &&
                (t->code == Ty::F16 || t->code == Ty::BF16 ||
                 t->code == Ty::F16X2 || t->code == Ty::BF16X2))
@@ -1442,14 +1485,14 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
       Addr addr;
       if (!c.address(o[ai], space, addr))
         return true;
-      uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
+      uint32_t base = addr.base == kNone ? c.const_slot(0, 8) : addr.base;
       for (size_t k = 0; k < n; ++k) {
         uint32_t b = c.src(vb.elems[k], *t);
         uint32_t d = kNone;
         if (!red)
-          d = o[0].elems[k].kind == K::Sink ? c.scratch_slot()
+          d = o[0].elems[k].kind == K::Sink ? c.scratch_slot(width_of(*t))
                                             : c.dst(o[0].elems[k]);
-        Inst &i = c.emit(vf);
+        Inst &i = c.emit(vf(c.width(base, Ty{Ty::U64})));
         i.a[0] = d;
         i.a[1] = base;
         i.a[2] = b;
@@ -1468,35 +1511,35 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
       c.unsupported("state space for atomics");
       return true;
     }
-    ExecFn f = nullptr;
+    WidthPick f = nullptr;
     bool is_int_op = aop >= int(AAnd) && aop <= int(AXor);
     switch (t->code) {
     case Ty::U32:
     case Ty::B32:
-      f = &exec_atom<uint32_t>;
+      f = &atom_fn<uint32_t>;
       break;
     case Ty::S32:
-      f = &exec_atom<int32_t>;
+      f = &atom_fn<int32_t>;
       break;
     case Ty::U64:
     case Ty::B64:
-      f = &exec_atom<uint64_t>;
+      f = &atom_fn<uint64_t>;
       break;
     case Ty::S64:
-      f = &exec_atom<int64_t>;
+      f = &atom_fn<int64_t>;
       break;
     case Ty::F32:
       if (!is_int_op && aop != int(AInc) && aop != int(ADec))
-        f = &exec_atom<float>;
+        f = &atom_fn<float>;
       break;
     case Ty::F64:
       if (!is_int_op && aop != int(AInc) && aop != int(ADec))
-        f = &exec_atom<double>;
+        f = &atom_fn<double>;
       break;
     case Ty::B16:
     case Ty::U16:
       if (aop == int(ACas) || aop == int(AExch) || aop == int(AAdd))
-        f = &exec_atom<uint16_t>;
+        f = &atom_fn<uint16_t>;
       break;
     case Ty::F16:
     case Ty::F16X2:
@@ -1523,8 +1566,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
     uint32_t b = c.src(o[ai + 1], *t);
     uint32_t cc = aop == int(ACas) ? c.src(o[ai + 2], *t) : kNone;
     uint32_t d = red ? kNone : c.dst(o[0]);
-    uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
-    Inst &i = c.emit(f);
+    uint32_t base = addr.base == kNone ? c.const_slot(0, 8) : addr.base;
+    Inst &i = c.emit(f(c.width(base, Ty{Ty::U64})));
     i.a[0] = d;
     i.a[1] = base;
     i.a[2] = b;
@@ -1581,12 +1624,22 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   } else {
     vals[0] = is_ld ? c.dst(vop) : c.src(vop, *t);
   }
-  ExecFn f = pick_ldst(addr.space, t->bytes(), is_st);
+  uint8_t vw = 0;
+  for (uint32_t k = 0; k < n; ++k)
+    if (vals[k] != kNone) {
+      if (vw && c.width(vals[k], *t) != vw) {
+        c.unsupported("vector of registers of two widths");
+        return true;
+      }
+      vw = c.width(vals[k], *t);
+    }
+  uint32_t base = addr.base == kNone ? c.const_slot(0, 8) : addr.base;
+  ExecFn f = pick_ldst(addr.space, t->bytes(), is_st,
+                       c.width(base, Ty{Ty::U64}), vw ? vw : width_of(*t));
   if (!f) {
     c.unsupported("access size");
     return true;
   }
-  uint32_t base = addr.base == kNone ? c.const_slot(0) : addr.base;
   Inst &i = c.emit(f);
   i.a[0] = base;
   for (uint32_t k = 0; k < n; ++k)

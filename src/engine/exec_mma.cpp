@@ -179,20 +179,21 @@ struct Frag {
   uint32_t count() const { return nregs * per_reg(el); }
   uint64_t get(Exec &x, uint32_t lane, uint32_t j) const {
     uint32_t pr = per_reg(el), w = el_bits(el);
-    uint64_t r = x.lanes(slots[j / pr])[lane];
+    uint64_t r = x.reg(slots[j / pr])[lane];
     if (pr == 1)
       return r;
     return (r >> ((j % pr) * w)) & ((uint64_t(1) << w) - 1);
   }
   void set(Exec &x, uint32_t lane, uint32_t j, uint64_t v) const {
     uint32_t pr = per_reg(el), w = el_bits(el);
-    uint64_t &r = x.lanes(slots[j / pr])[lane];
+    const auto reg = x.reg(slots[j / pr]);
     if (pr == 1) {
-      r = w == 32 ? v & 0xffffffffu : v;
+      reg.set(lane, w == 32 ? v & 0xffffffffu : v);
       return;
     }
     uint64_t mask = ((uint64_t(1) << w) - 1) << ((j % pr) * w);
-    r = (r & ~mask & 0xffffffffu) | ((v << ((j % pr) * w)) & mask);
+    reg.set(lane,
+            (reg[lane] & ~mask & 0xffffffffu) | ((v << ((j % pr) * w)) & mask));
   }
 };
 
@@ -557,14 +558,14 @@ void exec_mma(Exec &x, const Inst &in, uint32_t m) {
 // slot (kNone: absolute), imm = offset, a[1] = the stride slot (kNone: the
 // default), flags = MemSpace; layout bit0 = col.
 uint64_t lane_addr(Exec &x, const Inst &in, uint32_t l) {
-  return (in.a[0] == kNone ? 0 : x.lanes(in.a[0])[l]) + uint64_t(in.imm);
+  return (in.a[0] == kNone ? 0 : x.reg(in, 0)[l]) + uint64_t(in.imm);
 }
 
 bool uniform_operands(Exec &x, const Inst &in) {
   for (uint32_t k : {0u, 1u}) {
     if (in.a[k] == kNone)
       continue;
-    const uint64_t *v = x.lanes(in.a[k]);
+    const auto v = x.reg(in, k);
     for (uint32_t l = 1; l < kWarpSize; ++l)
       if (v[l] != v[0]) {
         x.set_error(FaultKind::WarpSync, l,
@@ -590,7 +591,7 @@ void exec_wmma_ldst(Exec &x, const Inst &in, uint32_t m) {
   wmma_dims(d, w, rows, cols);
   const bool col_major = d.layout & 1;
   const uint64_t stride =
-      in.a[1] != kNone ? x.lanes(in.a[1])[0] : (col_major ? rows : cols);
+      in.a[1] != kNone ? x.reg(in, 1)[0] : (col_major ? rows : cols);
   const uint32_t bits = el_bits(f.el);
   const uint32_t esize = bits >= 8 ? bits / 8 : 1; // sub-byte: its byte
   const MemSpace sp = MemSpace(in.flags);
@@ -651,7 +652,7 @@ void exec_ldstmatrix(Exec &x, const Inst &in, uint32_t m) {
     ++x.progress;
     for (uint32_t i = 0; i < in.n; ++i)
       for (uint32_t l = 0; l < kWarpSize; ++l) {
-        uint64_t v = x.lanes(in.a[1 + i])[l];
+        uint64_t v = x.reg(in, 1 + i)[l];
         uint32_t r = l / 4, c = 2 * (l % 4);
         for (uint32_t h = 0; h < 2; ++h) {
           uint16_t e = uint16_t(v >> (16 * h));
@@ -664,8 +665,7 @@ void exec_ldstmatrix(Exec &x, const Inst &in, uint32_t m) {
   }
   AccessBatch batch(x, in, store ? AccessType::Write : AccessType::Read, 16);
   for (uint32_t l = 0; l < 8 * in.n && !x.faulted; ++l) {
-    uint64_t addr =
-        (in.a[0] == kNone ? 0 : x.lanes(in.a[0])[l]) + uint64_t(in.imm);
+    uint64_t addr = (in.a[0] == kNone ? 0 : x.reg(in, 0)[l]) + uint64_t(in.imm);
     if (addr % 16) {
       x.set_fault(FaultKind::Misaligned, sp, addr, 16, l, store);
       break;
@@ -687,7 +687,7 @@ void exec_ldstmatrix(Exec &x, const Inst &in, uint32_t m) {
       uint32_t r = l / 4, c = 2 * (l % 4);
       uint64_t lo = trans ? mat[i][c][r] : mat[i][r][c];
       uint64_t hi = trans ? mat[i][c + 1][r] : mat[i][r][c + 1];
-      x.lanes(in.a[1 + i])[l] = lo | hi << 16;
+      x.reg(in, 1 + i).set(l, lo | hi << 16);
     }
 }
 
@@ -695,15 +695,15 @@ void exec_movmatrix(Exec &x, const Inst &in, uint32_t m) {
   if (!whole_warp(x, m))
     return;
   uint16_t mat[8][8];
-  const uint64_t *a = x.lanes(in.a[1]);
+  const auto a = x.reg(in, 1);
   for (uint32_t l = 0; l < kWarpSize; ++l) {
     mat[l / 4][2 * (l % 4)] = uint16_t(a[l]);
     mat[l / 4][2 * (l % 4) + 1] = uint16_t(a[l] >> 16);
   }
-  uint64_t *d = x.lanes(in.a[0]);
+  const auto d = x.reg(in, 0);
   for (uint32_t l = 0; l < kWarpSize; ++l) {
     uint32_t r = l / 4, c = 2 * (l % 4);
-    d[l] = uint64_t(mat[c][r]) | uint64_t(mat[c + 1][r]) << 16;
+    d.set(l, uint64_t(mat[c][r]) | uint64_t(mat[c + 1][r]) << 16);
   }
 }
 
@@ -814,7 +814,7 @@ bool wg_unpack_sparse(Exec &x, const Desc &d, uint32_t meta_slot,
   const uint32_t K = d.k, P = K / 2;
   const uint32_t sel = (d.layout >> kWgSelShift) & 3;
   const bool tf32 = d.a == El::TF32, byte = el_bits(d.a) == 8;
-  const uint64_t *meta = x.lanes(meta_slot);
+  const auto meta = x.reg(meta_slot);
   a.assign(size_t(16) * K, 0.0);
   for (uint32_t r = 0; r < 16; ++r) {
     const uint32_t g = r % 8, h = r / 8;
@@ -870,7 +870,7 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
   live.reads[1].size = std::max(el_bits(d.b) / 8, 1u);
   // A: the warp's 16 rows.
   if (d.layout & kWgDescA) {
-    if (!wg_read(x, in, x.lanes(d.slots[d.nd])[0], d.a, 16 * rank, 16, K,
+    if (!wg_read(x, in, x.reg(d.slots[d.nd])[0], d.a, 16 * rank, 16, K,
                  (d.layout & kWgTransA) != 0, false, a, live.reads[0]))
       return;
   } else {
@@ -895,7 +895,7 @@ void exec_wgmma(Exec &x, const Inst &in, uint32_t m) {
       return;
   }
   // B: K x N, column j of B is row j of the descriptor's N x K matrix.
-  if (!wg_read(x, in, x.lanes(d.slots[d.nd + d.na])[0], d.b, 0, N, d.k,
+  if (!wg_read(x, in, x.reg(d.slots[d.nd + d.na])[0], d.b, 0, N, d.k,
                (d.layout & kWgTransB) != 0, true, b, live.reads[1]))
     return;
   if (d.layout & kWgNegA)
@@ -1091,14 +1091,14 @@ bool layout_matches(Compiler &c, const ptx::Instruction &mma,
 }
 
 Inst &emit_sync(Compiler &c, ExecFn f) {
-  uint32_t all = c.const_slot(kFullMask);
+  uint32_t all = c.const_slot(kFullMask, 4);
   Inst &i = c.emit(f, Kind::WarpSync);
   i.member = all;
   return i;
 }
 // The same, with the operands in `w`.
 Inst &emit_sync(Compiler &c, ExecFn f, MatrixOps w) {
-  uint32_t all = c.const_slot(kFullMask);
+  uint32_t all = c.const_slot(kFullMask, 4);
   Inst &i = c.emit_with(f, std::move(w), Kind::WarpSync);
   i.member = all;
   return i;

@@ -82,8 +82,8 @@ uint64_t timer_of(const Exec &x) {
   return x.launch->timer_base_ns + cycles_to_ns(clock_of(x));
 }
 
-void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
+template <class D> void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
+  auto *d = x.lanes<D>(in.a[0]);
   const Launch &L = *x.launch;
   const Dim3 &b = L.block;
   const Cta &c = *x.cta;
@@ -223,7 +223,8 @@ void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
 
 } // namespace
 
-ExecFn special_reader(const std::string &name, uint32_t &aux) {
+ExecFn special_reader(const std::string &name, uint32_t &aux, uint8_t width) {
+  const ExecFn f = width == 8 ? &exec_sreg<uint64_t> : &exec_sreg<uint32_t>;
   static const std::pair<std::string_view, Sreg> table[] = {
       {"%tid.x", TidX},
       {"%tid.y", TidY},
@@ -289,7 +290,7 @@ ExecFn special_reader(const std::string &name, uint32_t &aux) {
   for (auto &[n, id] : table)
     if (name == n) {
       aux = id;
-      return &exec_sreg;
+      return f;
     }
   auto numbered = [&](std::string_view prefix, uint32_t limit, Sreg id) {
     if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size())
@@ -307,12 +308,13 @@ ExecFn special_reader(const std::string &name, uint32_t &aux) {
   };
   if (numbered("%envreg", 32, EnvReg) || numbered("%pm", 8, Pm) ||
       numbered("%reserved_smem_offset_", 2, ReservedN))
-    return &exec_sreg;
+    return f;
   return nullptr;
 }
 
 bool reads_grid_workspace(const Inst &in) {
-  return in.fn == &exec_sreg && (in.aux & 0xffff) == EnvReg &&
+  return (in.fn == &exec_sreg<uint32_t> ||
+          in.fn == &exec_sreg<uint64_t>)&&(in.aux & 0xffff) == EnvReg &&
          ((in.aux >> 16) == 1 || (in.aux >> 16) == 2);
 }
 

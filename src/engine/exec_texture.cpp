@@ -217,7 +217,7 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
   for_lanes(mask, [&](uint32_t l) {
     if (x.faulted)
       return;
-    const uint64_t handle = x.lanes(p.handle)[l];
+    const uint64_t handle = x.reg(p.handle)[l];
     const Texture *t = x.gmem->texture(handle);
     if (!t) {
       x.set_error(FaultKind::Texture, l,
@@ -226,8 +226,8 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
                               handle));
       return;
     }
-    const uint64_t xs = x.lanes(p.x)[l];
-    const uint64_t ys = p.y == kNone ? 0 : x.lanes(p.y)[l];
+    const uint64_t xs = x.reg(p.x)[l];
+    const uint64_t ys = p.y == kNone ? 0 : x.reg(p.y)[l];
     Texel out;
     if (p.int_coords) {
       // Integer coordinates (tex1Dfetch) use no address mode: a texel
@@ -288,7 +288,7 @@ void exec_tex(Exec &x, const Inst &in, uint32_t mask) {
       }
     }
     for (int c = 0; c < 4; ++c)
-      x.lanes(p.dst[c])[l] = result(p, out, c);
+      x.reg(p.dst[c]).set(l, result(p, out, c));
   });
 }
 

@@ -31,7 +31,7 @@ enum class TmaKind : uint32_t { Load, Store, Reduce, Prefetch };
 enum class RedOp : uint32_t { Add, Min, Max, Inc, Dec, And, Or, Xor };
 
 uint64_t addr_of(Exec &x, uint32_t base, uint32_t off, uint32_t l) {
-  return (base == kNone ? 0 : x.lanes(base)[l]) + x.lanes(off)[l];
+  return (base == kNone ? 0 : x.reg(base)[l]) + x.reg(off)[l];
 }
 
 std::string text_at(const Exec &x, const Inst &in) {
@@ -290,11 +290,11 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     }
     int32_t coords[5] = {};
     for (uint32_t d = 0; d < tm.rank; ++d)
-      coords[d] = int32_t(x.lanes(p.coord[d])[l]);
+      coords[d] = int32_t(x.reg(p.coord[d])[l]);
     int16_t offs[3] = {};
     for (uint32_t s = 0; s < 3; ++s)
       if (p.im2col_off[s] != kNone)
-        offs[s] = int16_t(x.lanes(p.im2col_off[s])[l]);
+        offs[s] = int16_t(x.reg(p.im2col_off[s])[l]);
     if (kind == TmaKind::Prefetch)
       return; // an L2 hint: nothing to perform once the map is valid
     if (std::string bad = illegal_start(tm, kind, coords[0], what);
@@ -385,7 +385,7 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
     std::vector<Cta *> dsts{st.cta};
     if (p.multicast) {
       dsts.clear();
-      uint32_t mask = uint32_t(x.lanes(p.cta_mask)[l]) & 0xffff;
+      uint32_t mask = uint32_t(x.reg(p.cta_mask)[l]) & 0xffff;
       auto &ctas = c.cluster->ctas;
       for (uint32_t r = 0; r < 16; ++r) {
         if (!((mask >> r) & 1))
@@ -458,7 +458,7 @@ void exec_bulk_prefetch(Exec &x, const Inst &in, uint32_t m) {
     if (x.faulted)
       return;
     uint64_t a = addr_of(x, p.addr, p.addr_off, l);
-    uint64_t size = x.lanes(p.size)[l];
+    uint64_t size = x.reg(p.size)[l];
     if (size % 16 || size >= (1ull << 32)) {
       x.set_error(FaultKind::Mbarrier, l,
                   fmt::format("'{}': the size {} is not a multiple of 16",
@@ -512,8 +512,8 @@ void exec_tensormap_replace(Exec &x, const Inst &in, uint32_t m) {
       x.set_error(FaultKind::Mbarrier, l, fmt::format("'{}': {}", what, err));
       return;
     }
-    uint64_t v = x.lanes(op.value)[l];
-    uint32_t ord = op.ordinal == kNone ? 0 : uint32_t(x.lanes(op.ordinal)[l]);
+    uint64_t v = x.reg(op.value)[l];
+    uint32_t ord = op.ordinal == kNone ? 0 : uint32_t(x.reg(op.ordinal)[l]);
     auto bad = [&](const char *field) {
       x.set_error(FaultKind::Mbarrier, l,
                   fmt::format("'{}': {} value {} (ordinal {}) is out of range",
@@ -597,7 +597,7 @@ void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
       return;
     uint64_t dst = addr_of(x, p.dst, p.dst_off, l);
     uint64_t src = addr_of(x, p.src, p.src_off, l);
-    uint64_t size = x.lanes(p.size)[l];
+    uint64_t size = x.reg(p.size)[l];
     if (size % 16 || size >= (1ull << 32)) {
       x.set_error(
           FaultKind::Mbarrier, l,
@@ -662,7 +662,7 @@ void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
     op.dst_addr = to_shared ? dt.off : dst;
     if (p.mbar != kNone) {
       SharedTarget mt;
-      if (!mbar_locate(x, x.lanes(p.mbar)[l], kAddrSharedCluster, l, mt))
+      if (!mbar_locate(x, x.reg(p.mbar)[l], kAddrSharedCluster, l, mt))
         return;
       op.what = AsyncOp::What::BulkTx;
       op.mbar_cta = mt.cta;

@@ -20,13 +20,25 @@ namespace {
 using Parts = std::span<const CollectivePart>;
 
 // Operand `k` of every lane: each lane's value from the register its own
-// instruction names (lanes outside the parts: the first part's register).
-void gather(Exec &x, Parts parts, uint32_t k, uint64_t (&v)[kWarpSize]) {
-  std::memcpy(v, x.lanes(parts[0].in->a[k]), sizeof(v));
+// instruction names (lanes outside the parts: the first part's register),
+// whose lanes are L.
+template <class L>
+void gather_as(Exec &x, Parts parts, uint32_t k, uint64_t (&v)[kWarpSize]) {
+  const auto *a0 = x.lanes<L>(parts[0].in->a[k]);
+  for (uint32_t l = 0; l < kWarpSize; ++l)
+    v[l] = a0[l];
   for (const auto &pt : parts.subspan(1)) {
-    const uint64_t *a = x.lanes(pt.in->a[k]);
+    const auto *a = x.lanes<L>(pt.in->a[k]);
     for_lanes(pt.lanes, [&](uint32_t l) { v[l] = a[l]; });
   }
+}
+// wide: 64-bit registers (match.sync.b64), else 32-bit.
+void gather(Exec &x, Parts parts, uint32_t k, uint64_t (&v)[kWarpSize],
+            bool wide) {
+  if (wide)
+    gather_as<uint64_t>(x, parts, k, v);
+  else
+    gather_as<uint32_t>(x, parts, k, v);
 }
 
 // Predicate operand `k` of the parts' lanes, one bit per lane.
@@ -76,7 +88,7 @@ uint32_t member_bits(Exec &x, Parts parts) {
 // WarpOps::mode (0 up, 1 down, 2 bfly, 3 idx). PTX ISA "shfl.sync".
 void shfl(Exec &x, Parts parts) {
   uint64_t src[kWarpSize];
-  gather(x, parts, 2, src);
+  gather(x, parts, 2, src, false);
   uint32_t pv = 0;
   // A source lane that does not take part (outside the member mask, or a
   // member that exited) has no defined value for the reader (CUDA
@@ -90,8 +102,8 @@ void shfl(Exec &x, Parts parts) {
   for (const auto &pt : parts) {
     const Inst &in = *pt.in;
     const uint8_t mode = x.prog->payload<WarpOps>(in).mode;
-    const uint64_t *b = x.lanes(in.a[3]), *c = x.lanes(in.a[4]);
-    uint64_t *d = x.lanes(in.a[0]);
+    const auto *b = x.lanes<uint32_t>(in.a[3]), *c = x.lanes<uint32_t>(in.a[4]);
+    auto *d = x.lanes<uint32_t>(in.a[0]);
     for_lanes(pt.lanes, [&](uint32_t lane) {
       uint32_t cv = uint32_t(c[lane]);
       // b[4:0] in every mode (PTX ISA; measured on H100: shfl.sync.up by
@@ -151,7 +163,7 @@ void vote(Exec &x, Parts parts) {
   uint32_t a = gather_pred(x, parts, 1) & part;
   if (mode == 3) {
     for (const auto &pt : parts) {
-      uint64_t *d = x.lanes(pt.in->a[0]);
+      auto *d = x.lanes<uint32_t>(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) { d[l] = a; });
     }
     return;
@@ -166,11 +178,11 @@ void match(Exec &x, Parts parts) {
   const WarpOps &ops = x.prog->payload<WarpOps>(*parts[0].in);
   uint32_t part = member_mask(x, parts);
   uint64_t a[kWarpSize];
-  gather(x, parts, 2, a);
+  gather(x, parts, 2, a, ops.wide);
   uint64_t vmask = ops.wide ? ~0ull : 0xffffffffull;
   if (ops.mode == 0) {
     for (const auto &pt : parts) {
-      uint64_t *d = x.lanes(pt.in->a[0]);
+      auto *d = x.lanes<uint32_t>(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) {
         uint32_t r = 0;
         for_lanes(part, [&](uint32_t k) {
@@ -186,7 +198,7 @@ void match(Exec &x, Parts parts) {
   uint32_t first = part ? uint32_t(std::countr_zero(part)) : 0;
   for_lanes(part, [&](uint32_t k) { all &= ((a[k] ^ a[first]) & vmask) == 0; });
   for (const auto &pt : parts) {
-    uint64_t *d = x.lanes(pt.in->a[0]);
+    auto *d = x.lanes<uint32_t>(pt.in->a[0]);
     for_lanes(pt.lanes, [&](uint32_t l) { d[l] = all ? part : 0; });
   }
   scatter_pred(x, parts, 1, all ? ~0u : 0u);
@@ -198,7 +210,7 @@ void redux(Exec &x, Parts parts) {
   const WarpOps &ops = x.prog->payload<WarpOps>(*parts[0].in);
   uint32_t part = member_mask(x, parts);
   uint64_t a[kWarpSize];
-  gather(x, parts, 1, a);
+  gather(x, parts, 1, a, false);
   bool sgn = ops.is_signed;
   uint32_t acc = 0;
   bool first = true;
@@ -233,7 +245,7 @@ void redux(Exec &x, Parts parts) {
     }
   });
   for (const auto &pt : parts) {
-    uint64_t *d = x.lanes(pt.in->a[0]);
+    auto *d = x.lanes<uint32_t>(pt.in->a[0]);
     for_lanes(pt.lanes, [&](uint32_t l) { d[l] = acc; });
   }
 }
@@ -249,7 +261,7 @@ void elect(Exec &x, Parts parts) {
   uint32_t leader = uint32_t(std::countr_zero(part));
   for (const auto &pt : parts)
     if (pt.in->a[0] != kNone) {
-      uint64_t *d = x.lanes(pt.in->a[0]);
+      auto *d = x.lanes<uint32_t>(pt.in->a[0]);
       for_lanes(pt.lanes, [&](uint32_t l) { d[l] = leader; });
     }
   scatter_pred(x, parts, 1, 1u << leader);
@@ -268,7 +280,7 @@ constexpr ExecFn exec_redux = &exec_one<redux>;
 constexpr ExecFn exec_elect = &exec_one<elect>;
 
 void exec_activemask(Exec &x, const Inst &in, uint32_t m) {
-  uint64_t *d = x.lanes(in.a[0]);
+  auto *d = x.lanes<uint32_t>(in.a[0]);
   uint32_t active = x.warp->paths[x.warp->cur].mask;
   for_lanes(m, [&](uint32_t l) { d[l] = active; });
 }

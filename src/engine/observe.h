@@ -84,16 +84,17 @@ public:
   }
   // Every lane of `m` accessed base[l] + off of the global space (fast
   // paths).
-  void add_global(uint32_t m, const uint64_t *base, int64_t off) {
+  template <class L> void add_global(uint32_t m, const L *base, int64_t off) {
     add_lanes(m, kGlobalKey, base, off);
   }
   // Every lane of `m` accessed base[l] + off of the executing CTA's own
   // shared memory (fast paths: the addresses are inside it).
-  void add_own_shared(uint32_t m, const uint64_t *base, int64_t off) {
+  template <class L>
+  void add_own_shared(uint32_t m, const L *base, int64_t off) {
     add_lanes(m, key_of(StateSpace::Shared, x_.cta->linear, false), base, off);
   }
   // The fast path of a store: lane l stored the low `bytes` bytes of v[l].
-  void add_global_values(uint32_t m, const uint64_t *v) {
+  template <class L> void add_global_values(uint32_t m, const L *v) {
     if (!on_ || type_ != AccessType::Write || size_ > 8)
       return;
     for_lanes(m, [&](uint32_t l) {
@@ -103,7 +104,8 @@ public:
   }
   // The fast path of a vector store: lane l stored the low `bytes` bytes of
   // v[k][l] at offset k * bytes, for k < n.
-  void add_vector_values(uint32_t m, const uint64_t *const *v, uint32_t n,
+  template <class L>
+  void add_vector_values(uint32_t m, const L *const *v, uint32_t n,
                          uint32_t bytes) {
     if (!on_ || type_ != AccessType::Write || size_ > kMaxValue)
       return;
@@ -123,10 +125,12 @@ private:
     return owner << 4 | uint64_t(s) << 1 | (g ? 1 : 0);
   }
   static constexpr uint64_t kGlobalKey = uint64_t(StateSpace::Global) << 1;
-  void add_lanes(uint32_t m, uint64_t key, const uint64_t *base, int64_t off) {
+  template <class L>
+  void add_lanes(uint32_t m, uint64_t key, const L *base, int64_t off) {
     if (!on_)
       return;
-    for_lanes(m, [&](uint32_t l) { addr_[l] = base[l] + uint64_t(off); });
+    for_lanes(
+        m, [&](uint32_t l) { addr_[l] = uint64_t(base[l]) + uint64_t(off); });
     if (lanes_ && first_ != key)
       uniform_ = false;
     for_lanes(m, [&](uint32_t l) { keys_[l] = key; });

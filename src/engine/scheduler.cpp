@@ -138,7 +138,8 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
     if (w.regs.size() * sizeof(uint64_t) != P.reg_bytes) {
       w.regs.assign(P.reg_bytes / sizeof(uint64_t), 0);
       for (auto [slot, v] : P.const_slots)
-        std::fill_n(w.lanes(slot), kWarpSize, v);
+        for (uint32_t l = 0; l < kWarpSize; ++l)
+          write_lane(w.reg_file(), slot, l, v);
       w.preds.assign(P.npreds, 0);
       for (auto [p, v] : P.const_preds)
         w.preds[p] = v;
@@ -364,7 +365,7 @@ uint64_t fingerprint(const Warp &w) {
 // A cheaper summary of the same state: the paths, and each register and
 // predicate of one lane (the first lane that has not exited). Equal states
 // have equal quick keys.
-uint64_t quick_key(const Warp &w) {
+uint64_t quick_key(const Warp &w, const Program &P) {
   uint64_t h = 0x9e3779b97f4a7c15ull;
   auto mix = [&](uint64_t v) {
     h ^= v;
@@ -379,10 +380,12 @@ uint64_t quick_key(const Warp &w) {
   }
   const uint32_t live = w.valid & ~w.exited;
   const size_t lane = live ? size_t(std::countr_zero(live)) : 0;
-  const uint32_t nslots =
-      uint32_t(w.regs.size() * sizeof(uint64_t) / kSlotBytes);
-  for (uint32_t s = 0; s < nslots; ++s)
-    mix(w.lanes(s)[lane]);
+  const auto &units = P.slot_units;
+  for (uint32_t u = 0; u < units.size(); ++u)
+    if (units[u] == 4)
+      mix(w.lanes<uint32_t>(u)[lane]);
+    else if (units[u] == 8)
+      mix(w.lanes<uint64_t>(u / 2)[lane]);
   for (uint32_t v : w.preds)
     mix(v);
   return h;
@@ -403,7 +406,7 @@ void Worker::spin_sample(Warp &w, uint32_t pc, uint32_t lanes) {
   uint64_t e = epoch();
   if (w.spinning && w.spin_epoch == e)
     return;
-  const uint64_t q = quick_key(w);
+  const uint64_t q = quick_key(w, P);
   if (w.spin_epoch != e) {
     w.spin_epoch = e;
     w.spinning = false;

@@ -8,10 +8,11 @@
 // instructions name an operand's slot by its index in units of its own
 // size (the slot of index i whose lanes are Lane<T> starts at byte
 // i * 32 * sizeof(Lane<T>)), so a handler reaches it as its operation's
-// type T (Exec::lanes<T>) with one multiply-add. Every slot is 32 lanes of
-// 8 bytes (kSlotBytes). Constant slots (immediates, symbol addresses) are
-// filled when the warp is created. Predicates are one 32-bit lane mask per
-// predicate register.
+// type T (Exec::lanes<T>) with one multiply-add. A slot is 32 lanes of 4
+// bytes for registers of 32 bits and less, of 8 bytes for 64-bit ones
+// (docs/engine.md "The register file"). Constant slots (immediates, symbol
+// addresses) are filled when the warp is created. Predicates are one 32-bit
+// lane mask per predicate register.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "barrier.h"
@@ -34,14 +36,31 @@ constexpr uint32_t kNone = 0xffffffffu;
 
 // ---- the register file ------------------------------------------------------
 // The element type of a lane array that holds values of type T (as<T> and
-// bits convert between the two): 8 bytes for every type.
-template <class T> using Lane = uint64_t;
-// Bytes of one register slot: 32 lanes of 8 bytes.
-constexpr uint32_t kSlotBytes = kWarpSize * sizeof(Lane<uint64_t>);
-// The lanes of the slot of index `slot` of a register file. (Slots as
-// multiples of a fixed size, not byte offsets: the compiler then knows
-// that two slots of a handler are the same or do not overlap, and its
-// vector lane loops need no overlap test.)
+// bits convert between the two): 4 bytes for types of 32 bits and less, 8
+// for 64-bit types.
+template <class T>
+using Lane = std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>;
+// The lane width of a register reached as type T.
+template <class T> constexpr uint8_t kLaneWidth = uint8_t(sizeof(Lane<T>));
+// A slot's id where the compiler and the side tables (payloads, call
+// sites, barriers, frames) keep it: its index, with kWideSlot set for a
+// slot of 8-byte lanes. An instruction's operand slots a[k] hold the index
+// alone, their widths are Inst::wide.
+constexpr uint32_t kWideSlot = 1u << 31;
+inline uint32_t slot_index(uint32_t id) { return id & ~kWideSlot; }
+inline bool is_wide_slot(uint32_t id) { return (id & kWideSlot) != 0; }
+// Bytes of a slot of 4-byte lanes (a unit of the file); one of 8-byte
+// lanes takes two.
+constexpr uint32_t kSlotUnit = kWarpSize * 4;
+// Where slot `id` starts in the register file.
+inline size_t slot_offset(uint32_t id) {
+  return is_wide_slot(id) ? size_t(slot_index(id)) * 2 * kSlotUnit
+                          : size_t(id) * kSlotUnit;
+}
+// The lanes of the slot of index `slot` of a register file, whose lanes
+// are Lane<T>. (Slots as multiples of their own size, not byte offsets:
+// the compiler then knows that two slots of a handler are the same or do
+// not overlap, and its vector lane loops need no overlap test.)
 template <class T = uint64_t>
 inline Lane<T> *lanes_at(uint8_t *file, uint32_t slot) {
   return reinterpret_cast<Lane<T> *>(file) + size_t(slot) * kWarpSize;
@@ -50,12 +69,18 @@ template <class T = uint64_t>
 inline const Lane<T> *lanes_at(const uint8_t *file, uint32_t slot) {
   return reinterpret_cast<const Lane<T> *>(file) + size_t(slot) * kWarpSize;
 }
-// The raw bytes of one lane of a slot (kLaneBytes of them), whatever the
-// register's type: for code that moves register values without computing
-// with them (the activation stacks of recursive calls, warp_step.cpp).
-constexpr uint32_t kLaneBytes = sizeof(Lane<uint64_t>);
-inline uint8_t *lane_bytes(uint8_t *file, uint32_t slot, uint32_t lane) {
-  return file + size_t(slot) * kSlotBytes + size_t(lane) * kLaneBytes;
+// Lane `lane` of slot `id` (zero-extended), and its write (truncated to
+// the slot's width): for code that moves register values without computing
+// with them (the activation stacks of recursive calls, constants).
+inline uint64_t read_lane(const uint8_t *file, uint32_t id, uint32_t lane) {
+  return is_wide_slot(id) ? lanes_at<uint64_t>(file, slot_index(id))[lane]
+                          : lanes_at<uint32_t>(file, id)[lane];
+}
+inline void write_lane(uint8_t *file, uint32_t id, uint32_t lane, uint64_t v) {
+  if (is_wide_slot(id))
+    lanes_at<uint64_t>(file, slot_index(id))[lane] = v;
+  else
+    lanes_at<uint32_t>(file, id)[lane] = uint32_t(v);
 }
 // The modelled H100 SXM for simulated time (docs/engine.md "Simulated
 // time"): 132 SMs at 1.98 GHz.
@@ -154,11 +179,12 @@ struct Warp {
   const uint8_t *reg_file() const {
     return reinterpret_cast<const uint8_t *>(regs.data());
   }
-  template <class T = uint64_t> Lane<T> *lanes(uint32_t slot) {
-    return lanes_at<T>(reg_file(), slot);
+  // The lanes of the slot with id `id` (an index or a tagged id).
+  template <class T = uint64_t> Lane<T> *lanes(uint32_t id) {
+    return lanes_at<T>(reg_file(), slot_index(id));
   }
-  template <class T = uint64_t> const Lane<T> *lanes(uint32_t slot) const {
-    return lanes_at<T>(reg_file(), slot);
+  template <class T = uint64_t> const Lane<T> *lanes(uint32_t id) const {
+    return lanes_at<T>(reg_file(), slot_index(id));
   }
   uint64_t steps = 0;
   bool bar_blocked = false; // blocked in the barrier unit: no path runs

@@ -20,7 +20,7 @@
 
 namespace bcusim::engine::detail {
 
-SyncGroups group_by_mask(const uint64_t *mem, uint32_t m) {
+SyncGroups group_by_mask(const Lane<uint32_t> *mem, uint32_t m) {
   SyncGroups g;
   for_lanes(m, [&](uint32_t l) {
     uint32_t v = uint32_t(mem[l]);

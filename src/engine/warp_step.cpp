@@ -24,17 +24,14 @@ void Worker::threads_exited(Cta &c, Warp &w, uint32_t lanes, uint32_t pc) {
   cluster_threads_exited(c, w, lanes, S.obs);
 }
 
-// A lane's register values in the activation stack: each slot's raw lane
-// bytes (state.h lane_bytes) in a word, predicates packed 64 to a word.
+// A lane's register values in the activation stack: each slot's lane (4
+// or 8 bytes, by the slot's width: state.h read_lane) in a word,
+// predicates packed 64 to a word.
 namespace {
-static_assert(kLaneBytes <= sizeof(uint64_t));
 void save_registers(Warp &w, const FuncInfo &f, uint32_t l,
                     std::vector<uint64_t> &out) {
-  for (uint32_t slot : f.save_slots) {
-    uint64_t v = 0;
-    std::memcpy(&v, lane_bytes(w.reg_file(), slot, l), kLaneBytes);
-    out.push_back(v);
-  }
+  for (uint32_t slot : f.save_slots)
+    out.push_back(read_lane(w.reg_file(), slot, l));
   for (size_t i = 0; i < f.save_preds.size(); i += 64) {
     uint64_t word = 0;
     for (size_t j = i; j < std::min(i + 64, f.save_preds.size()); ++j)
@@ -47,8 +44,7 @@ void restore_registers(Warp &w, const FuncInfo &f, uint32_t l,
   const size_t words = (f.save_preds.size() + 63) / 64;
   const size_t at = in.size() - f.save_slots.size() - words;
   for (size_t k = 0; k < f.save_slots.size(); ++k)
-    std::memcpy(lane_bytes(w.reg_file(), f.save_slots[k], l), &in[at + k],
-                kLaneBytes);
+    write_lane(w.reg_file(), f.save_slots[k], l, in[at + k]);
   for (size_t i = 0; i < f.save_preds.size(); ++i) {
     const uint64_t word = in[at + f.save_slots.size() + i / 64];
     uint32_t &p = w.preds[f.save_preds[i]];
@@ -130,7 +126,7 @@ bool Worker::call_step(Cta &c, Warp &w, Path *&p, const Inst &in, uint32_t m) {
   const FuncInfo *callee = nullptr;
   if (in.kind == Kind::Call && P.calls[in.aux].indirect) {
     const CallSite &cs = P.calls[in.aux];
-    const uint64_t *t = x.lanes(cs.target_slot);
+    const auto t = x.reg(cs.target_slot);
     const uint32_t first = uint32_t(std::countr_zero(m));
     const uint64_t addr = t[first];
     uint32_t same = 0;
@@ -795,9 +791,9 @@ void prefetch_registers(const Program &P, const uint8_t *regs, uint32_t pc) {
   for (uint32_t k = 0; k < kPrefetchInsts && pc + 1 < P.reg_use_at.size();
        ++k) {
     for (uint32_t i = P.reg_use_at[pc]; i < P.reg_use_at[pc + 1]; ++i) {
-      const auto q =
-          reinterpret_cast<uintptr_t>(regs + size_t(P.reg_use[i]) * kSlotBytes);
-      for (uintptr_t o = 0; o < kSlotBytes; o += 64)
+      const uint32_t id = P.reg_use[i];
+      const auto q = reinterpret_cast<uintptr_t>(regs + slot_offset(id));
+      for (uintptr_t o = 0; o < (is_wide_slot(id) ? 2 : 1) * kSlotUnit; o += 64)
         __builtin_prefetch(reinterpret_cast<const void *>(q + o));
     }
     const Inst &in = P.code[pc];

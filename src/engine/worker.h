@@ -126,7 +126,7 @@ struct SyncGroups {
   std::array<uint32_t, kWarpSize> lanes{}; // its lanes present in the path
 };
 // Groups the lanes `m` by their membermask values `mem` (slot values).
-SyncGroups group_by_mask(const uint64_t *mem, uint32_t m);
+SyncGroups group_by_mask(const Lane<uint32_t> *mem, uint32_t m);
 
 // Lanes among `want` that wait (PathState::WaitWarp) in paths of `w` other
 // than path `self` at a warp-synchronous instruction with membermask `mem`

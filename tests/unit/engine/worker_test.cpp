@@ -111,7 +111,7 @@ TEST(Paths, SplittingGuardedLanesLeavesThemAtTheNextPc) {
 }
 
 TEST(SyncGroups, LanesNamingOneMaskFormOneGroup) {
-  uint64_t mem[32];
+  Lane<uint32_t> mem[32];
   for (uint32_t l = 0; l < 32; ++l)
     mem[l] = l < 8 ? 0xffu : l < 16 ? 0xff00u : 0xffff0000u;
   SyncGroups g = group_by_mask(mem, 0xffffffffu);
