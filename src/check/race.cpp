@@ -22,11 +22,72 @@
 // can never race again ("dead"): they are not kept aside.
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <tuple>
+#include <type_traits>
+
+#include <sys/mman.h>
 
 #include "report.h"
 
 namespace bcusim::check::detail {
+
+static_assert(std::is_trivially_destructible_v<Granule> &&
+              std::is_trivially_copyable_v<Granule>);
+
+void GlobalShadow::to_page(uint64_t page) {
+  Granule *&p = pages_[page];
+  if (!p)
+    p = new_page();
+  last_page_ = page;
+  last_ = p;
+}
+
+Granule *GlobalShadow::new_page() {
+  if (small_.size() < kSmallPages) {
+    small_.push_back(std::make_unique<Granule[]>(kPageGranules));
+    return small_.back().get();
+  }
+  if (size_t(slab_end_ - slab_next_) < kPageBytes) {
+    // A 2 MiB-aligned slab: map twice its size and trim both ends.
+    const size_t map = 2 * kSlabBytes;
+    void *m = mmap(nullptr, map, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+      throw std::bad_alloc();
+    char *b = static_cast<char *>(m);
+    char *a = reinterpret_cast<char *>(
+        (reinterpret_cast<uintptr_t>(b) + kSlabBytes - 1) & ~(kSlabBytes - 1));
+    if (a > b)
+      munmap(b, size_t(a - b));
+    if (a + kSlabBytes < b + map)
+      munmap(a + kSlabBytes, size_t(b + map - (a + kSlabBytes)));
+#ifdef MADV_HUGEPAGE
+    madvise(a, kSlabBytes, MADV_HUGEPAGE);
+#endif
+    slabs_.emplace_back(a, kSlabBytes);
+    slab_next_ = a;
+    slab_end_ = a + kSlabBytes;
+  }
+  // The mapped memory is zero: an empty granule (an implicit-lifetime
+  // aggregate) but for its cells' thread.
+  Granule *p = reinterpret_cast<Granule *>(slab_next_);
+  for (size_t i = 0; i < kPageGranules; ++i)
+    p[i].cell[0].tid = p[i].cell[1].tid = kNoTid;
+  slab_next_ += kPageBytes;
+  return p;
+}
+
+void GlobalShadow::clear() {
+  pages_.clear();
+  small_.clear();
+  for (auto &[a, n] : slabs_)
+    munmap(a, n);
+  slabs_.clear();
+  slab_next_ = slab_end_ = nullptr;
+  last_page_ = ~0ull;
+  last_ = nullptr;
+}
 
 namespace {
 

@@ -290,29 +290,51 @@ private:
   uint32_t n_ = 0;
 };
 
-// Global memory shadow: 4 KiB pages of granules, made on first touch.
+// Global memory shadow: 4 KiB pages of granules, made on first touch. Past
+// the first kSmallPages pages, pages are carved from 2 MiB slabs of
+// transparent huge pages (one page fault per slab instead of one per 4 KiB
+// of shadow: a stream over megabytes of global memory).
 class GlobalShadow {
 public:
-  Granule *granule(uint64_t addr) {
-    uint64_t page = addr >> 12;
-    if (page != last_page_) {
-      auto &p = pages_[page];
-      if (!p)
-        p = std::make_unique<Granule[]>(512);
-      last_page_ = page;
-      last_ = p.get();
+  static constexpr size_t kPageGranules = 512;
+  static constexpr size_t kPageBytes = kPageGranules * sizeof(Granule);
+  static constexpr size_t kSlabBytes = size_t(2) << 20;
+  static constexpr size_t kSmallPages = 16;
+  GlobalShadow() = default;
+  GlobalShadow(GlobalShadow &&o) noexcept { swap(o); }
+  GlobalShadow &operator=(GlobalShadow &&o) noexcept {
+    if (this != &o) {
+      clear();
+      swap(o);
     }
-    return last_ + ((addr >> 3) & 511);
+    return *this;
   }
-  size_t bytes() const { return pages_.size() * 512 * sizeof(Granule); }
-  void clear() {
-    pages_.clear();
-    last_page_ = ~0ull;
-    last_ = nullptr;
+  ~GlobalShadow() { clear(); }
+  Granule *granule(uint64_t addr) {
+    if ((addr >> 12) != last_page_)
+      to_page(addr >> 12);
+    return last_ + ((addr >> 3) & (kPageGranules - 1));
   }
+  size_t bytes() const { return pages_.size() * kPageBytes; }
+  void clear();
 
 private:
-  std::unordered_map<uint64_t, std::unique_ptr<Granule[]>> pages_;
+  // race.cpp: makes `page` the last one (made on first touch).
+  [[gnu::noinline]] void to_page(uint64_t page);
+  Granule *new_page();
+  void swap(GlobalShadow &o) noexcept {
+    pages_.swap(o.pages_);
+    small_.swap(o.small_);
+    slabs_.swap(o.slabs_);
+    std::swap(slab_next_, o.slab_next_);
+    std::swap(slab_end_, o.slab_end_);
+    std::swap(last_page_, o.last_page_);
+    std::swap(last_, o.last_);
+  }
+  std::unordered_map<uint64_t, Granule *> pages_;
+  std::vector<std::unique_ptr<Granule[]>> small_; // the first pages
+  std::vector<std::pair<void *, size_t>> slabs_;  // mapped: address, size
+  char *slab_next_ = nullptr, *slab_end_ = nullptr;
   uint64_t last_page_ = ~0ull;
   Granule *last_ = nullptr;
 };

@@ -427,6 +427,24 @@ TEST(Race, AtomicsRaceOnlyWithPlainAccessesOrNarrowScopes) {
   EXPECT_NE(f[1].missing.find("not morally strong"), std::string::npos);
 }
 
+// Global memory over hundreds of 4 KiB pages (its shadow then comes from
+// slabs of huge pages): every page keeps the writes made there.
+TEST(Race, WritesInFarPagesOfGlobalMemoryRaceWithLaterReads) {
+  Launch r("race", {2, 1, 1});
+  constexpr uint64_t kBase = 0x700000000000ull, kPages = 300;
+  for (uint64_t p = 0; p < kPages; ++p) // CTA 0 writes 128 bytes per page
+    r.access(AccessType::Write, 0, ~0u, kBase + p * 4096, 60, false, 0,
+             StateSpace::Global);
+  for (uint64_t p = 0; p < kPages; ++p) // CTA 1 reads one word of each
+    r.access(AccessType::Read, 0, 1, kBase + p * 4096 + 4 * (p % 32), 61, true,
+             1, StateSpace::Global);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+  EXPECT_EQ(f[0].instances, kPages);
+  EXPECT_EQ(f[0].space, "global");
+}
+
 // A warp's atomics on one counter are checked as a few lanes of the run,
 // but for every lane (docs/checker.md "Decisions"): lane 0's own earlier
 // plain write races with the other lanes' atomics, every lane acquires
