@@ -302,6 +302,19 @@ CUresult launch_kernel_ex(const CUlaunchConfig *config, CUfunction f,
 // ---- memory -----------------------------------------------------------------
 void *dev(CUdeviceptr p) { return reinterpret_cast<void *>(p); }
 
+// A runtime call that returns a device pointer (`call(void **)`), as a
+// driver call that returns a CUdeviceptr.
+template <class F> CUresult device_pointer(CUdeviceptr *dptr, F call) {
+  if (!ready())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!dptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  void *p = nullptr;
+  cudaError_t e = call(&p);
+  *dptr = reinterpret_cast<CUdeviceptr>(p);
+  return cu(e);
+}
+
 // cuMemsetD16/D32: a fill of 2- or 4-byte values; bytes that are all the
 // same are a memset, others a copy of the filled values.
 template <class T, bool PT>
@@ -335,8 +348,8 @@ CUresult fill(CUdeviceptr dst, T value, size_t n, CUstream stream, bool async) {
     delete values;
   else if (capture == cudaStreamCaptureStatusNone)
     CUDART_PT(cudaLaunchHostFunc, PT, "_ptsz")
-    (
-        s, [](void *p) { delete static_cast<std::vector<T> *>(p); }, values);
+  (
+      s, [](void *p) { delete static_cast<std::vector<T> *>(p); }, values);
   return cu(e);
 }
 
@@ -505,8 +518,7 @@ CU_API CUresult cuGetErrorString(CUresult e, const char **s) {
   return CUDA_SUCCESS;
 }
 
-// ---- devices
-// ------------------------------------------------------------------
+// ---- devices ---------------------------------------------------------------
 CU_API CUresult cuDeviceGetCount(int *count) {
   NEED_INIT;
   return cu(CUDART(cudaGetDeviceCount)(count));
@@ -567,8 +579,7 @@ CU_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice d) {
       minor, cudaDevAttrComputeCapabilityMinor, d));
 }
 
-// ---- contexts
-// -----------------------------------------------------------------
+// ---- contexts --------------------------------------------------------------
 CU_API CUresult cuCtxCreate(CUcontext *pctx, CUctxCreateParams *,
                             unsigned flags, CUdevice d) {
   return create_context(pctx, flags, d);
@@ -693,8 +704,7 @@ CU_API CUresult cuCtxGetLimit(size_t *value, CUlimit limit) {
   return cu(CUDART(cudaDeviceGetLimit)(value, cudaLimit(int(limit))));
 }
 
-// ---- modules and libraries
-// ----------------------------------------------------
+// ---- modules and libraries -------------------------------------------------
 CU_API CUresult cuModuleLoad(CUmodule *module, const char *fname) {
   if (!fname)
     return CUDA_ERROR_INVALID_VALUE;
@@ -796,8 +806,7 @@ CU_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
                            name);
 }
 
-// ---- functions
-// ----------------------------------------------------------------
+// ---- functions -------------------------------------------------------------
 CU_API CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attr,
                                    CUfunction f) {
   NEED_INIT;
@@ -884,8 +893,7 @@ CU_API CUresult cuFuncGetName(const char **name, CUfunction f) {
   return cu(CUDART(cudaFuncGetName)(name, reinterpret_cast<const void *>(f)));
 }
 
-// ---- launches
-// -----------------------------------------------------------------
+// ---- launches --------------------------------------------------------------
 CU_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
                                unsigned gz, unsigned bx, unsigned by,
                                unsigned bz, unsigned shared, CUstream s,
@@ -943,36 +951,22 @@ CU_API CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *data) {
       reinterpret_cast<cudaStream_t>(s), fn, data));
 }
 
-// ---- memory
-// -------------------------------------------------------------------
+// ---- memory ----------------------------------------------------------------
 CU_API CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
-  NEED_INIT;
-  if (!dptr)
-    return CUDA_ERROR_INVALID_VALUE;
-  void *p = nullptr;
-  cudaError_t e = CUDART(cudaMalloc)(&p, bytes);
-  *dptr = reinterpret_cast<CUdeviceptr>(p);
-  return cu(e);
+  return device_pointer(dptr,
+                        [&](void **p) { return CUDART(cudaMalloc)(p, bytes); });
 }
 CU_API CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pitch, size_t width,
                                 size_t height, unsigned) {
-  NEED_INIT;
-  if (!dptr)
-    return CUDA_ERROR_INVALID_VALUE;
-  void *p = nullptr;
-  cudaError_t e = CUDART(cudaMallocPitch)(&p, pitch, width, height);
-  *dptr = reinterpret_cast<CUdeviceptr>(p);
-  return cu(e);
+  return device_pointer(dptr, [&](void **p) {
+    return CUDART(cudaMallocPitch)(p, pitch, width, height);
+  });
 }
 CU_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes,
                                   unsigned flags) {
-  NEED_INIT;
-  if (!dptr)
-    return CUDA_ERROR_INVALID_VALUE;
-  void *p = nullptr;
-  cudaError_t e = CUDART(cudaMallocManaged)(&p, bytes, flags);
-  *dptr = reinterpret_cast<CUdeviceptr>(p);
-  return cu(e);
+  return device_pointer(dptr, [&](void **p) {
+    return CUDART(cudaMallocManaged)(p, bytes, flags);
+  });
 }
 CU_API CUresult cuMemFree(CUdeviceptr p) {
   NEED_INIT;
@@ -992,13 +986,9 @@ CU_API CUresult cuMemFreeHost(void *p) {
 }
 CU_API CUresult cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p,
                                           unsigned flags) {
-  NEED_INIT;
-  if (!dptr)
-    return CUDA_ERROR_INVALID_VALUE;
-  void *d = nullptr;
-  cudaError_t e = CUDART(cudaHostGetDevicePointer)(&d, p, flags);
-  *dptr = reinterpret_cast<CUdeviceptr>(d);
-  return cu(e);
+  return device_pointer(dptr, [&](void **d) {
+    return CUDART(cudaHostGetDevicePointer)(d, p, flags);
+  });
 }
 CU_API CUresult cuMemGetInfo(size_t *free, size_t *total) {
   NEED_INIT;
@@ -1108,9 +1098,8 @@ CU_API CUresult cuMemsetD32Async_ptsz(CUdeviceptr dst, unsigned v, size_t n,
   return fill<uint32_t, true>(dst, v, n, s, true);
 }
 
-// ---- streams and events
-// --------------------------------------------------------- Flags are numbered
-// alike in both APIs.
+// ---- streams and events ----------------------------------------------------
+// Flags are numbered alike in both APIs.
 static_assert(int(CU_STREAM_NON_BLOCKING) == int(cudaStreamNonBlocking));
 static_assert(int(CU_EVENT_DISABLE_TIMING) == int(cudaEventDisableTiming));
 CU_API CUresult cuStreamCreate(CUstream *s, unsigned flags) {
@@ -1201,8 +1190,7 @@ CU_API CUresult cuEventElapsedTime_v1(float *ms, CUevent start, CUevent end) {
   return cuEventElapsedTime(ms, start, end);
 }
 
-// ---- the table cuGetProcAddress answers from
-// --------------------------------------
+// ---- the table cuGetProcAddress answers from -------------------------------
 void *bcusim::runtime::driver_function(const char *name, int version) {
   struct Entry {
     const char *name;
