@@ -302,6 +302,16 @@ CUresult launch_kernel_ex(const CUlaunchConfig *config, CUfunction f,
 // ---- memory -----------------------------------------------------------------
 void *dev(CUdeviceptr p) { return reinterpret_cast<void *>(p); }
 
+// An out parameter of a driver call (invalid value when it is null).
+template <class T, class V> CUresult put(T *out, V value) {
+  if (!ready())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!out)
+    return CUDA_ERROR_INVALID_VALUE;
+  *out = T(value);
+  return CUDA_SUCCESS;
+}
+
 // A runtime call that returns a device pointer (`call(void **)`), as a
 // driver call that returns a CUdeviceptr.
 template <class F> CUresult device_pointer(CUdeviceptr *dptr, F call) {
@@ -644,11 +654,7 @@ CU_API CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags) {
 }
 
 CU_API CUresult cuCtxGetCurrent(CUcontext *pctx) {
-  NEED_INIT;
-  if (!pctx)
-    return CUDA_ERROR_INVALID_VALUE;
-  *pctx = t_stack.empty() ? nullptr : t_stack.back();
-  return CUDA_SUCCESS;
+  return put(pctx, t_stack.empty() ? nullptr : t_stack.back());
 }
 CU_API CUresult cuCtxSetCurrent(CUcontext ctx) {
   NEED_INIT;
@@ -681,13 +687,7 @@ CU_API CUresult cuCtxPopCurrent(CUcontext *pctx) {
   t_stack.pop_back();
   return CUDA_SUCCESS;
 }
-CU_API CUresult cuCtxGetDevice(CUdevice *d) {
-  NEED_INIT;
-  if (!d)
-    return CUDA_ERROR_INVALID_VALUE;
-  *d = 0;
-  return CUDA_SUCCESS;
-}
+CU_API CUresult cuCtxGetDevice(CUdevice *d) { return put(d, 0); }
 CU_API CUresult cuCtxSynchronize() {
   NEED_INIT;
   return cu(CUDART(cudaDeviceSynchronize)());
@@ -787,18 +787,10 @@ CU_API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary library,
                              reinterpret_cast<CUmodule>(library), name);
 }
 CU_API CUresult cuLibraryGetModule(CUmodule *m, CUlibrary library) {
-  NEED_INIT;
-  if (!m)
-    return CUDA_ERROR_INVALID_VALUE;
-  *m = reinterpret_cast<CUmodule>(library);
-  return CUDA_SUCCESS;
+  return put(m, reinterpret_cast<CUmodule>(library));
 }
 CU_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k) {
-  NEED_INIT;
-  if (!f)
-    return CUDA_ERROR_INVALID_VALUE;
-  *f = reinterpret_cast<CUfunction>(k);
-  return CUDA_SUCCESS;
+  return put(f, reinterpret_cast<CUfunction>(k));
 }
 CU_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
                                    CUlibrary library, const char *name) {
