@@ -163,6 +163,29 @@ int main(int argc, char **argv) {
     CU_CHECK(cuMemFree(dout));
   }
 
+  // A 2-D copy of a 4 x 3 box out of the middle of the device array (rows
+  // of 40 floats) into a packed host box; what a pointer is.
+  {
+    std::vector<float> box(12);
+    CUDA_MEMCPY2D c{};
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = dy;
+    c.srcXInBytes = 2 * sizeof(float);
+    c.srcY = 1;
+    c.srcPitch = 40 * sizeof(float);
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = box.data();
+    c.dstPitch = 4 * sizeof(float);
+    c.WidthInBytes = 4 * sizeof(float);
+    c.Height = 3;
+    CU_CHECK(cuMemcpy2D(&c));
+    EXPECT(box[0] == hy[42] && box[5] == hy[83] && box[11] == hy[125]);
+    unsigned type = 0;
+    CU_CHECK(
+        cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dy));
+    EXPECT(type == CU_MEMORYTYPE_DEVICE);
+  }
+
   // ---- Images bcusim cannot run, and PTX that does not compile.
   std::string cubin = compile(true);
   CUmodule bad = nullptr;
@@ -220,11 +243,18 @@ int main(int argc, char **argv) {
     CU_CHECK(cuLaunchKernel(scale_add, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s,
                             sp, nullptr));
     CU_CHECK(cuMemcpyDtoHAsync(hout.data(), dsums, m / 256 * sizeof(int), s));
+    int called = 0;
+    CU_CHECK(cuStreamAddCallback(
+        s,
+        [](CUstream, CUresult status, void *flag) {
+          *static_cast<int *>(flag) = status == CUDA_SUCCESS ? 1 : 2;
+        },
+        &called, 0));
     CU_CHECK(cuEventRecord(stop, s));
     CU_CHECK(cuStreamSynchronize(s));
     float ms = -1;
     CU_CHECK(cuEventElapsedTime(&ms, start, stop));
-    EXPECT(ms >= 0);
+    EXPECT(ms >= 0 && called == 1);
     ok = true;
     for (int c = 0; c < m / 256; ++c) {
       int want = 0;

@@ -1090,6 +1090,96 @@ CU_API CUresult cuMemsetD32Async_ptsz(CUdeviceptr dst, unsigned v, size_t n,
   return fill<uint32_t, true>(dst, v, n, s, true);
 }
 
+namespace {
+
+// A 2-D copy's side: its address at (X in bytes, Y) and its pitch. CUDA
+// arrays are not provided here (nullptr).
+const char *copy_side(CUmemorytype type, const void *host, CUdeviceptr device,
+                      size_t x, size_t y, size_t pitch) {
+  const char *base =
+      type == CU_MEMORYTYPE_HOST ? static_cast<const char *>(host)
+      : type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED
+          ? static_cast<const char *>(dev(device))
+          : nullptr;
+  return base ? base + y * pitch + x : nullptr;
+}
+template <bool PT>
+CUresult copy_2d(const CUDA_MEMCPY2D *c, CUstream s, bool async) {
+  NEED_INIT;
+  if (!c)
+    return CUDA_ERROR_INVALID_VALUE;
+  const char *src = copy_side(c->srcMemoryType, c->srcHost, c->srcDevice,
+                              c->srcXInBytes, c->srcY, c->srcPitch);
+  const char *dst = copy_side(c->dstMemoryType, c->dstHost, c->dstDevice,
+                              c->dstXInBytes, c->dstY, c->dstPitch);
+  if (!src || !dst)
+    return c->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
+                   c->dstMemoryType == CU_MEMORYTYPE_ARRAY
+               ? CUDA_ERROR_NOT_SUPPORTED
+               : CUDA_ERROR_INVALID_VALUE;
+  void *d = const_cast<char *>(dst);
+  return async
+             ? cu(CUDART_PT(cudaMemcpy2DAsync, PT, "_ptsz")(
+                   d, c->dstPitch, src, c->srcPitch, c->WidthInBytes, c->Height,
+                   cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(s)))
+             : cu(CUDART_PT(cudaMemcpy2D, PT, "_ptds")(
+                   d, c->dstPitch, src, c->srcPitch, c->WidthInBytes, c->Height,
+                   cudaMemcpyDefault));
+}
+
+} // namespace
+
+CU_API CUresult cuMemcpy2D(const CUDA_MEMCPY2D *c) {
+  return copy_2d<false>(c, nullptr, false);
+}
+CU_API CUresult cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *c) {
+  return copy_2d<false>(c, nullptr, false);
+}
+CU_API CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D *c, CUstream s) {
+  return copy_2d<false>(c, s, true);
+}
+CU_API CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *c) {
+  return copy_2d<true>(c, nullptr, false);
+}
+CU_API CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *c, CUstream s) {
+  return copy_2d<true>(c, s, true);
+}
+
+// What a pointer is: cudaPointerGetAttributes, as the driver reports it.
+CU_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr,
+                                      CUdeviceptr ptr) {
+  NEED_INIT;
+  if (!data)
+    return CUDA_ERROR_INVALID_VALUE;
+  cudaPointerAttributes a{};
+  if (cudaError_t e = CUDART(cudaPointerGetAttributes)(&a, dev(ptr)))
+    return cu(e);
+  switch (attr) {
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    if (a.type == cudaMemoryTypeUnregistered)
+      return CUDA_ERROR_INVALID_VALUE; // not memory the driver knows
+    *static_cast<unsigned *>(data) = a.type == cudaMemoryTypeHost
+                                         ? CU_MEMORYTYPE_HOST
+                                         : CU_MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+    *static_cast<CUdeviceptr *>(data) =
+        reinterpret_cast<CUdeviceptr>(a.devicePointer);
+    return a.devicePointer ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+    *static_cast<void **>(data) = a.hostPointer;
+    return a.hostPointer ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+    *static_cast<unsigned *>(data) = a.type == cudaMemoryTypeManaged;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+    *static_cast<int *>(data) = a.device;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
 // ---- streams and events ----------------------------------------------------
 // Flags are numbered alike in both APIs.
 static_assert(int(CU_STREAM_NON_BLOCKING) == int(cudaStreamNonBlocking));
@@ -1139,6 +1229,22 @@ CU_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
 }
 CU_API CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned flags) {
   return stream_wait<true>(s, e, flags);
+}
+
+// The two callback types differ only in their handle and status types.
+CU_API CUresult cuStreamAddCallback(CUstream s, CUstreamCallback fn, void *data,
+                                    unsigned flags) {
+  NEED_INIT;
+  return cu(CUDART(cudaStreamAddCallback)(
+      reinterpret_cast<cudaStream_t>(s),
+      reinterpret_cast<cudaStreamCallback_t>(fn), data, flags));
+}
+CU_API CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback fn,
+                                         void *data, unsigned flags) {
+  NEED_INIT;
+  return cu(CUDART_AS(cudaStreamAddCallback, "cudaStreamAddCallback_ptsz")(
+      reinterpret_cast<cudaStream_t>(s),
+      reinterpret_cast<cudaStreamCallback_t>(fn), data, flags));
 }
 
 CU_API CUresult cuEventCreate(CUevent *e, unsigned flags) {
