@@ -36,19 +36,31 @@ static_assert(std::is_trivially_destructible_v<Granule> &&
               std::is_trivially_copyable_v<Granule>);
 
 void GlobalShadow::to_page(uint64_t page) {
-  Granule *&p = pages_[page];
-  if (!p)
-    p = new_page();
+  Page &p = pages_[page];
+  if (!p.g) {
+    p.g = new_page();
+    if (p.rec)
+      expand(p);
+  }
   last_page_ = page;
-  last_ = p;
+  last_ = p.g;
 }
 
-Granule *GlobalShadow::new_page() {
-  if (small_.size() < kSmallPages) {
-    small_.push_back(std::make_unique<Granule[]>(kPageGranules));
+void GlobalShadow::to_record_page(uint64_t page) {
+  rec_page_[1] = rec_page_[0];
+  rec_last_[1] = rec_last_[0];
+  rec_page_[0] = page;
+  rec_last_[0] = &pages_[page];
+}
+
+void *GlobalShadow::alloc(size_t n) {
+  bytes_ += n;
+  if (small_bytes_ + n <= kSmallBytes) {
+    small_bytes_ += n;
+    small_.push_back(std::make_unique<char[]>(n)); // zeroed
     return small_.back().get();
   }
-  if (size_t(slab_end_ - slab_next_) < kPageBytes) {
+  if (size_t(slab_end_ - slab_next_) < n) {
     // A 2 MiB-aligned slab: map twice its size and trim both ends.
     const size_t map = 2 * kSlabBytes;
     void *m = mmap(nullptr, map, PROT_READ | PROT_WRITE,
@@ -69,12 +81,17 @@ Granule *GlobalShadow::new_page() {
     slab_next_ = a;
     slab_end_ = a + kSlabBytes;
   }
-  // The mapped memory is zero: an empty granule (an implicit-lifetime
-  // aggregate) but for its cells' thread.
-  Granule *p = reinterpret_cast<Granule *>(slab_next_);
+  void *p = slab_next_;
+  slab_next_ += n;
+  return p;
+}
+
+Granule *GlobalShadow::new_page() {
+  // Zeroed memory: an empty granule (an implicit-lifetime aggregate) but
+  // for its cells' thread.
+  Granule *p = static_cast<Granule *>(alloc(kPageBytes));
   for (size_t i = 0; i < kPageGranules; ++i)
     p[i].cell[0].tid = p[i].cell[1].tid = kNoTid;
-  slab_next_ += kPageBytes;
   return p;
 }
 
@@ -87,6 +104,9 @@ void GlobalShadow::clear() {
   slab_next_ = slab_end_ = nullptr;
   last_page_ = ~0ull;
   last_ = nullptr;
+  rec_page_ = {~0ull, ~0ull};
+  rec_last_ = {};
+  bytes_ = small_bytes_ = 0;
 }
 
 namespace {
@@ -1089,6 +1109,86 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
   return lanes;
 }
 
+// Line records (GlobalShadow::line_record): a plain access of 4 or 8
+// bytes per lane to global memory by lanes at consecutive addresses (lane l
+// at A + l * size, A aligned) at one clock finds nothing to check in a
+// 128-byte line that nothing touched, and takes there the cells that
+// fresh_lanes would give it: one record per such line stands for them.
+// In a line whose record is an access of the same lanes (the same warp) to
+// the same addresses, it finds nothing to check either (each lane meets its
+// own cell and another lane's other bytes), and each lane takes its own
+// cell again (access_granule: its own older access that it covers and
+// stands for, or merged into it at the same clock and kind), which leaves
+// the cells as fresh ones would be; except for a read after a write (which
+// keeps the write) and a merge of a store that keeps its bytes with one that
+// does not. Then the new record replaces the old one.
+// Returns the lanes in other lines (the other layouts: every lane), checked
+// as before (each line's granules are its own: the order of the lanes of
+// different lines does not matter).
+[[gnu::noinline]] uint32_t record_lines(LaunchSt &L, const AccessEvent &e,
+                                        uint32_t lanes, const NewAccess &a,
+                                        Tid tid0, const uint32_t *clock0,
+                                        const uint8_t *values) {
+  const uint32_t size = e.size, f = uint32_t(std::countr_zero(lanes));
+  const uint64_t a0 = e.addr[f] - uint64_t(f) * size; // lane 0's place
+  const uint32_t clock = clock0[f];
+  if (a0 & (size - 1))
+    return lanes;
+  if (lanes == ~0u) { // a whole warp: one pass without branches
+    uint64_t d = 0;
+    uint32_t dc = 0;
+    for (uint32_t l = 0; l < 32; ++l) {
+      d |= e.addr[l] ^ (a0 + uint64_t(l) * size);
+      dc |= clock0[l] ^ clock;
+    }
+    if (d | dc)
+      return lanes;
+  } else {
+    for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      if (e.addr[l] != a0 + uint64_t(l) * size || clock0[l] != clock)
+        return lanes;
+    }
+  }
+  const uint16_t rsize =
+      values ? uint16_t(a.size | kValued) : uint16_t(a.size & kSizeMax);
+  const bool write = a.flags & kWrite;
+  uint32_t rest = 0;
+  for (uint32_t m = lanes; m;) {
+    const uint64_t line =
+        e.addr[std::countr_zero(m)] & ~uint64_t(GlobalShadow::kLineBytes - 1);
+    // The lanes in this line: below lane `past`.
+    const uint64_t past = (line + GlobalShadow::kLineBytes - a0) / size;
+    const uint32_t in = past >= 32 ? m : m & ((1u << past) - 1);
+    m &= ~in;
+    uint8_t *bytes = nullptr;
+    LineRecord *r = L.global.line_record(line, values != nullptr, bytes);
+    const int32_t first = int32_t(int64_t(a0 - line));
+    if (!r || (r->lanes && (r->lanes != in || r->tid0 != tid0 ||
+                            r->first != first || (r->size & kSizeMax) != size ||
+                            (!write && (r->flags & kWrite)) ||
+                            (r->clock == clock && r->flags == a.flags &&
+                             ((r->size ^ rsize) & kValued))))) {
+      rest |= in;
+      continue;
+    }
+    r->lanes = in;
+    r->tid0 = tid0;
+    r->clock = clock;
+    r->pc = a.pc;
+    r->first = first;
+    r->size = rsize;
+    r->flags = a.flags;
+    if (values) { // the lanes' bytes, lowest to highest lane at once
+      const uint32_t lo = uint32_t(std::countr_zero(in)),
+                     hi = 31 - uint32_t(std::countl_zero(in));
+      std::memcpy(bytes + (a0 + uint64_t(lo) * size - line),
+                  values + size_t(lo) * size, size_t(hi - lo + 1) * size);
+    }
+  }
+  return rest;
+}
+
 } // namespace
 
 void check_access(LaunchSt &L, const AccessEvent &e) {
@@ -1246,6 +1346,13 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   }
   uint32_t strong_lanes = 0; // their release/acquire patterns, together
   Granule *gran[32];         // of strong lanes: the granule of the address
+  // Untouched lines of global memory: a record each.
+  if (!shadow && !strong && !is_async && (e.size == 4 || e.size == 8) &&
+      lanes) {
+    lanes = record_lines(L, e, lanes, a, tid0, clock0, values);
+    if (!lanes)
+      return; // nothing to check, nothing strong
+  }
   // Accesses to fresh granules first (the lanes before the first that is
   // not: the order of the lanes is kept).
   if (!is_async && single && lanes) [[unlikely]] {
@@ -1391,6 +1498,32 @@ void race_barrier_complete(LaunchSt &L, CtaSt &c,
           c.clock[size_t(w) * 32 + uint32_t(std::countr_zero(c.valid[w]))];
   b.whole_warps = 0;
   b.whole = true;
+}
+
+// A page's line records become the cells the accesses they stand for
+// would have written (fresh_lanes: in lane order, the first free cell).
+void GlobalShadow::expand(Page &p) {
+  for (uint32_t line = 0; line < kPageLines; ++line) {
+    const LineRecord &r = p.rec[line];
+    const uint32_t size = r.size & kSizeMax;
+    NewAccess a{};
+    a.clock = r.clock;
+    a.pc = r.pc;
+    a.flags = r.flags;
+    a.size = r.size;
+    for (uint32_t m = r.lanes; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint32_t off =
+          uint32_t(int32_t(line * kLineBytes) + r.first + int32_t(l * size));
+      Granule &g = p.g[off >> 3];
+      a.tid = r.tid0 + l;
+      a.value = (r.size & kValued)
+                    ? load_bytes(p.bytes + off, size) << (8 * (off & 7))
+                    : 0;
+      put_cell(g, g.cell[0].tid == kNoTid ? 0 : 1, a,
+               uint8_t(((1u << size) - 1) << (off & 7)));
+    }
+  }
 }
 
 } // namespace bcusim::check::detail
