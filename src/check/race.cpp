@@ -87,6 +87,12 @@ void *GlobalShadow::alloc(size_t n) {
 }
 
 Granule *GlobalShadow::new_page() {
+  if (small_bytes_ + kPageBytes <= kSmallBytes) {
+    small_bytes_ += kPageBytes;
+    bytes_ += kPageBytes;
+    small_pages_.push_back(std::make_unique<Granule[]>(kPageGranules));
+    return small_pages_.back().get();
+  }
   // Zeroed memory: an empty granule (an implicit-lifetime aggregate) but
   // for its cells' thread.
   Granule *p = static_cast<Granule *>(alloc(kPageBytes));
@@ -98,6 +104,7 @@ Granule *GlobalShadow::new_page() {
 void GlobalShadow::clear() {
   pages_.clear();
   small_.clear();
+  small_pages_.clear();
   for (auto &[a, n] : slabs_)
     munmap(a, n);
   slabs_.clear();
@@ -623,7 +630,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // droppable() of each cell, computed once (the cells do not change until
   // the new access is stored).
   int8_t dropc[2] = {-1, -1};
-  auto dropped = [&](int i) {
+  auto dropped = [&](int i) __attribute__((always_inline)) {
     if (dropc[i] < 0)
       dropc[i] = droppable(g.cell[i]) ? 1 : 0;
     return dropc[i] == 1;
@@ -1125,10 +1132,17 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
 // Returns the lanes in other lines (the other layouts: every lane), checked
 // as before (each line's granules are its own: the order of the lanes of
 // different lines does not matter).
-[[gnu::noinline]] uint32_t record_lines(LaunchSt &L, const AccessEvent &e,
-                                        uint32_t lanes, const NewAccess &a,
-                                        Tid tid0, const uint32_t *clock0,
-                                        const uint8_t *values) {
+[[gnu::noinline]] uint32_t record_lines(LaunchSt &L, const AccessEvent &e) {
+  const uint32_t lanes = e.lanes;
+  const CtaSt *cta = L.cta(e.cta);
+  if (!cta)
+    return lanes;
+  const Tid tid0 = L.tid_of(e.cta, e.warp, 0);
+  const uint32_t *const clock0 = cta->clock.data() + size_t(e.warp) * 32;
+  const bool write = e.type == engine::AccessType::Write;
+  const uint8_t *const values = write ? e.values : nullptr;
+  const uint8_t flags =
+      uint8_t((write ? kWrite : 0) | (uint8_t(e.scope) << kScopeShift));
   const uint32_t size = e.size, f = uint32_t(std::countr_zero(lanes));
   const uint64_t a0 = e.addr[f] - uint64_t(f) * size; // lane 0's place
   const uint32_t clock = clock0[f];
@@ -1150,9 +1164,7 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
         return lanes;
     }
   }
-  const uint16_t rsize =
-      values ? uint16_t(a.size | kValued) : uint16_t(a.size & kSizeMax);
-  const bool write = a.flags & kWrite;
+  const uint16_t rsize = uint16_t(values ? size | kValued : size);
   uint32_t rest = 0;
   for (uint32_t m = lanes; m;) {
     const uint64_t line =
@@ -1167,7 +1179,7 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
     if (!r || (r->lanes && (r->lanes != in || r->tid0 != tid0 ||
                             r->first != first || (r->size & kSizeMax) != size ||
                             (!write && (r->flags & kWrite)) ||
-                            (r->clock == clock && r->flags == a.flags &&
+                            (r->clock == clock && r->flags == flags &&
                              ((r->size ^ rsize) & kValued))))) {
       rest |= in;
       continue;
@@ -1175,10 +1187,10 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
     r->lanes = in;
     r->tid0 = tid0;
     r->clock = clock;
-    r->pc = a.pc;
+    r->pc = e.pc;
     r->first = first;
     r->size = rsize;
-    r->flags = a.flags;
+    r->flags = flags;
     if (values) { // the lanes' bytes, lowest to highest lane at once
       const uint32_t lo = uint32_t(std::countr_zero(in)),
                      hi = 31 - uint32_t(std::countl_zero(in));
@@ -1191,7 +1203,9 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
 
 } // namespace
 
-void check_access(LaunchSt &L, const AccessEvent &e) {
+// Checks and records the access of lanes `lanes` of the event.
+[[gnu::noinline]] static void check_lanes(LaunchSt &L, const AccessEvent &e,
+                                          uint32_t lanes) {
   if (e.space != StateSpace::Global && e.space != StateSpace::Shared)
     return;
   if (e.atom == engine::AtomicOp::Mbarrier)
@@ -1237,7 +1251,6 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // of the run stand for it. Another thread's write conflicts with all of
   // them alike, and a lane of the run that writes later still finds the
   // read of one end of the run.
-  uint32_t lanes = e.lanes;
   // Plain reads by lanes that know the same (a warp after a barrier): one
   // read entry per granule (docs/checker.md "Shadow memory").
   if (!write && !strong && !is_async && single && three_or_more(lanes) &&
@@ -1346,13 +1359,6 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   }
   uint32_t strong_lanes = 0; // their release/acquire patterns, together
   Granule *gran[32];         // of strong lanes: the granule of the address
-  // Untouched lines of global memory: a record each.
-  if (!shadow && !strong && !is_async && (e.size == 4 || e.size == 8) &&
-      lanes) {
-    lanes = record_lines(L, e, lanes, a, tid0, clock0, values);
-    if (!lanes)
-      return; // nothing to check, nothing strong
-  }
   // Accesses to fresh granules first (the lanes before the first that is
   // not: the order of the lanes is kept).
   if (!is_async && single && lanes) [[unlikely]] {
@@ -1473,6 +1479,21 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     report_found(L);
   if (strong_lanes)
     strong_access(L, e, strong_lanes, gran);
+}
+
+void check_access(LaunchSt &L, const AccessEvent &e) {
+  uint32_t lanes = e.lanes;
+  // A plain access of 4 or 8 bytes per lane to global memory: a record
+  // per untouched line first (record_lines).
+  if (e.space == StateSpace::Global && e.type != engine::AccessType::Atomic &&
+      e.order == MemOrder::Weak && e.atom == engine::AtomicOp::None &&
+      e.origin == engine::AccessOrigin::Instruction &&
+      (e.size == 4 || e.size == 8) && lanes) {
+    lanes = record_lines(L, e);
+    if (!lanes)
+      return;
+  }
+  check_lanes(L, e, lanes);
 }
 
 void race_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e) {

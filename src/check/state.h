@@ -386,6 +386,7 @@ private:
   void swap(GlobalShadow &o) noexcept {
     pages_.swap(o.pages_);
     small_.swap(o.small_);
+    small_pages_.swap(o.small_pages_);
     slabs_.swap(o.slabs_);
     std::swap(slab_next_, o.slab_next_);
     std::swap(slab_end_, o.slab_end_);
@@ -398,7 +399,9 @@ private:
   }
   // (Node-based: a Page stays where it is while others are added.)
   std::unordered_map<uint64_t, Page> pages_;
-  std::vector<std::unique_ptr<char[]>> small_;   // the first allocations
+  // The first allocations (past kSmallBytes: the slabs).
+  std::vector<std::unique_ptr<Granule[]>> small_pages_;
+  std::vector<std::unique_ptr<char[]>> small_;
   std::vector<std::pair<void *, size_t>> slabs_; // mapped: address, size
   char *slab_next_ = nullptr, *slab_end_ = nullptr;
   // The last page granule() found (one with granules) and the last two
