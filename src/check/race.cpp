@@ -628,7 +628,9 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     return false;
   };
   // droppable() of each cell, computed once (the cells do not change until
-  // the new access is stored).
+  // the new access is stored). Inlined at each use: left to the compiler,
+  // whether it is depends on the rest of the file (docs/performance.md
+  // "Line records for fresh global memory").
   int8_t dropc[2] = {-1, -1};
   auto dropped = [&](int i) __attribute__((always_inline)) {
     if (dropc[i] < 0)
@@ -1149,10 +1151,10 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
   if (a0 & (size - 1))
     return lanes;
   if (lanes == ~0u) { // a whole warp: one pass without branches
-    uint64_t d = 0;
+    uint64_t d = 0, x = a0;
     uint32_t dc = 0;
-    for (uint32_t l = 0; l < 32; ++l) {
-      d |= e.addr[l] ^ (a0 + uint64_t(l) * size);
+    for (uint32_t l = 0; l < 32; ++l, x += size) {
+      d |= e.addr[l] ^ x;
       dc |= clock0[l] ^ clock;
     }
     if (d | dc)
