@@ -636,7 +636,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // droppable() of each cell, computed once (the cells do not change until
   // the new access is stored).
   int8_t dropc[2] = {-1, -1};
-  auto dropped = [&](int i) {
+  auto dropped = [&](int i) __attribute__((always_inline)) {
     if (dropc[i] < 0)
       dropc[i] = droppable(g.cell[i]) ? 1 : 0;
     return dropc[i] == 1;
@@ -776,14 +776,41 @@ struct KnowsMemo {
   uint32_t wk = ~0u, clock = 0;
   int k = 0;
   int get(const Accessor &who, uint32_t w, uint32_t c) {
-    if (w != wk || c != clock) {
-      wk = w;
-      clock = c;
-      k = who.knows_warp(w, c);
-    }
+    if (w != wk || c != clock)
+      ask(who, w, c);
     return k;
   }
+  [[gnu::noinline]] void ask(const Accessor &who, uint32_t w, uint32_t c) {
+    wk = w;
+    clock = c;
+    k = who.knows_warp(w, c);
+  }
 };
+
+// The common case of a tile granule read by every warp between two
+// barriers (shared memory whose dead records are known, no write kept
+// aside): one cell holds another warp's read entry of this phase that the
+// lanes know nothing of, the other a write stored before the barrier (dead)
+// or on other bytes. What access_group decides then: no conflict, no merge,
+// the entry is evicted (not redundant: none of its lanes is known) and kept
+// aside. Returns false, changing nothing, in any other case.
+[[gnu::always_inline]] inline bool
+tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
+          const Accessor &who, KnowsMemo &km) {
+  const Dead &dd = L.dead_now;
+  const int r = is_entry(g.cell[0]) ? 0 : is_entry(g.cell[1]) ? 1 : -1;
+  if (r < 0)
+    return false;
+  const Cell &e = g.cell[r], &w = g.cell[1 - r];
+  // (An emptied cell keeps its other fields: its thread says it is empty.)
+  if (e.tid == kNoTid || w.tid == kNoTid || !(w.flags & kWrite) ||
+      warp_key(e.tid) == warp_key(a.tid) || ((w.mask & mask) && !dead(dd, w)) ||
+      dead(dd, e) || km.get(who, warp_key(e.tid), e.clock) != 0)
+    return false;
+  spill_read(L, g, e);
+  put_cell(g, r, a, mask);
+  return true;
+}
 
 [[gnu::always_inline]] inline bool
 access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
@@ -791,6 +818,10 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
   const uint32_t wk = warp_key(a.tid);
   const Dead &dd = L.dead_now;
   clear_dead(L, g, dd);
+  Cell &c0 = g.cell[0], &c1 = g.cell[1];
+  if (dd.floor && !(c0.size & kSpilledWrite) &&
+      tile_read(L, g, mask, a, who, km))
+    return true;
   // A read conflicts with writes only; the lanes know what the lowest one
   // knows, except for their own warp's accesses (lane by lane).
   auto clean = [&](const Cell &c) {
@@ -805,7 +836,6 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
       return c.clock < who.ts->own_floor || knows(who.ts->vc, c.tid, c.clock);
     return who.knows(c.tid, c.clock);
   };
-  Cell &c0 = g.cell[0], &c1 = g.cell[1];
   if (((c0.flags | c1.flags) & kWrite) && (!clean(c0) || !clean(c1)))
     return false;
   if (g.spill && (c0.size & kSpilledWrite)) [[unlikely]]
@@ -1284,11 +1314,17 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         cta->same_lanes[e.warp] = lanes;
       }
     }
-    if (same)
+    if (same) {
       lanes =
           read_groups(L, e, lanes, a, tid0, ts0, clock0[f], shadow, shadow_n);
+      if (!lanes) { // every lane in a read entry (nothing strong)
+        if (!found.empty()) [[unlikely]]
+          report_found(L);
+        return;
+      }
+    }
   }
-  if (!write && !strong && !is_async && std::popcount(lanes) > 2 &&
+  if (!write && !strong && !is_async && three_or_more(lanes) &&
       e.addr[std::countr_zero(lanes)] ==
           e.addr[std::countr_zero(lanes & (lanes - 1))]) {
     uint32_t prev = 32, prev2 = 32;
