@@ -404,7 +404,10 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
 [[gnu::noinline]] uint32_t check_entry(LaunchSt &L, const Target &t,
                                        const NewAccess &a, const Accessor &who,
                                        const Cell &c) {
-  const int k = who.knows_warp(warp_key(c.tid), c.clock);
+  // (A dead entry: every lane known, without a lookup.)
+  const Dead &dd = L.dead_now;
+  const int k =
+      dd.floor && dead(dd, c) ? 1 : who.knows_warp(warp_key(c.tid), c.clock);
   uint32_t d;
   if (k > 0) { // ordered after every lane (a barrier since)
     const uint8_t mask = t.mask;
@@ -787,28 +790,46 @@ struct KnowsMemo {
   }
 };
 
-// The common case of a tile granule read by every warp between two
+// The common cases of a tile granule read by every warp between two
 // barriers (shared memory whose dead records are known, no write kept
-// aside): one cell holds another warp's read entry of this phase that the
-// lanes know nothing of, the other a write stored before the barrier (dead)
-// or on other bytes. What access_group decides then: no conflict, no merge,
-// the entry is evicted (not redundant: none of its lanes is known) and kept
-// aside. Returns false, changing nothing, in any other case.
+// aside), recognized by a few tests: one cell holds another warp's read
+// entry of this phase that the lanes know nothing of, the other a write
+// stored before the barrier (dead) or on other bytes; or both cells hold
+// such writes (the first read after the tile's stores). What access_group
+// decides then: no conflict, no merge; the other warp's entry is evicted
+// (not redundant: none of its lanes is known) and kept aside, or the older
+// write is evicted (kept aside unless dead). Returns false, changing
+// nothing, in any other case.
 [[gnu::always_inline]] inline bool
 tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
           const Accessor &who, KnowsMemo &km) {
   const Dead &dd = L.dead_now;
-  const int r = is_entry(g.cell[0]) ? 0 : is_entry(g.cell[1]) ? 1 : -1;
-  if (r < 0)
-    return false;
-  const Cell &e = g.cell[r], &w = g.cell[1 - r];
+  const Cell &c0 = g.cell[0], &c1 = g.cell[1];
   // (An emptied cell keeps its other fields: its thread says it is empty.)
-  if (e.tid == kNoTid || w.tid == kNoTid || !(w.flags & kWrite) ||
-      warp_key(e.tid) == warp_key(a.tid) || ((w.mask & mask) && !dead(dd, w)) ||
-      dead(dd, e) || km.get(who, warp_key(e.tid), e.clock) != 0)
+  if (c0.tid == kNoTid || c1.tid == kNoTid)
     return false;
-  spill_read(L, g, e);
-  put_cell(g, r, a, mask);
+  // A write the lanes read after: on other bytes, or dead.
+  auto known_write = [&](const Cell &w) {
+    return (w.flags & kWrite) && (!(w.mask & mask) || dead(dd, w));
+  };
+  int slot;
+  if (c0.flags & c1.flags & kWrite) {
+    if (!known_write(c0) || !known_write(c1))
+      return false;
+    slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
+    if (!dead(dd, g.cell[slot]))
+      spill_cell(L, g, g.cell[slot]);
+  } else {
+    slot = is_entry(c0) ? 0 : is_entry(c1) ? 1 : -1;
+    if (slot < 0)
+      return false;
+    const Cell &e = g.cell[slot];
+    if (!known_write(g.cell[1 - slot]) || warp_key(e.tid) == warp_key(a.tid) ||
+        dead(dd, e) || km.get(who, warp_key(e.tid), e.clock) != 0)
+      return false;
+    spill_read(L, g, e);
+  }
+  put_cell(g, slot, a, mask);
   return true;
 }
 
