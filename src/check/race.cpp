@@ -19,7 +19,9 @@
 // (a read entry: which lanes read which half of the granule), checked once
 // against the granule's writes; a write meets it lane by lane. Records of a
 // CTA's shared memory made before a barrier that the whole CTA waited at
-// can never race again ("dead"): they are not kept aside.
+// can never race again ("dead"): they are not kept aside. A line of global
+// memory that only a warp's coalesced plain access reached is a record
+// (lines.cpp) until a granule of its page is needed (GlobalShadow::expand).
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -1293,96 +1295,19 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
   return lanes;
 }
 
-// Line records (GlobalShadow::line_record): a plain access of 4 or 8
-// bytes per lane to global memory by lanes at consecutive addresses (lane l
-// at A + l * size, A aligned) at one clock finds nothing to check in a
-// 128-byte line that nothing touched, and takes there the cells that
-// fresh_lanes would give it: one record per such line stands for them.
-// In a line whose record is an access of the same lanes (the same warp) to
-// the same addresses, it finds nothing to check either (each lane meets its
-// own cell and another lane's other bytes), and each lane takes its own
-// cell again (access_granule: its own older access that it covers and
-// stands for, or merged into it at the same clock and kind), which leaves
-// the cells as fresh ones would be; except for a read after a write (which
-// keeps the write) and a merge of a store that keeps its bytes with one that
-// does not. Then the new record replaces the old one.
-// Returns the lanes in other lines (the other layouts: every lane), checked
-// as before (each line's granules are its own: the order of the lanes of
-// different lines does not matter).
-[[gnu::noinline]] uint32_t record_lines(LaunchSt &L, const AccessEvent &e) {
-  const uint32_t lanes = e.lanes;
-  const CtaSt *cta = L.cta(e.cta);
-  if (!cta)
-    return lanes;
-  const Tid tid0 = L.tid_of(e.cta, e.warp, 0);
-  const uint32_t *const clock0 = cta->clock.data() + size_t(e.warp) * 32;
-  const bool write = e.type == engine::AccessType::Write;
-  const uint8_t *const values = write ? e.values : nullptr;
-  const uint8_t flags =
-      uint8_t((write ? kWrite : 0) | (uint8_t(e.scope) << kScopeShift));
-  const uint32_t size = e.size, f = uint32_t(std::countr_zero(lanes));
-  const uint64_t a0 = e.addr[f] - uint64_t(f) * size; // lane 0's place
-  const uint32_t clock = clock0[f];
-  if (a0 & (size - 1))
-    return lanes;
-  if (lanes == ~0u) { // a whole warp: one pass without branches
-    uint64_t d = 0, x = a0;
-    uint32_t dc = 0;
-    for (uint32_t l = 0; l < 32; ++l, x += size) {
-      d |= e.addr[l] ^ x;
-      dc |= clock0[l] ^ clock;
-    }
-    if (d | dc)
-      return lanes;
-  } else {
-    for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
-      const uint32_t l = uint32_t(std::countr_zero(m));
-      if (e.addr[l] != a0 + uint64_t(l) * size || clock0[l] != clock)
-        return lanes;
-    }
-  }
-  const uint16_t rsize = uint16_t(values ? size | kValued : size);
-  uint32_t rest = 0;
-  for (uint32_t m = lanes; m;) {
-    const uint64_t line =
-        e.addr[std::countr_zero(m)] & ~uint64_t(GlobalShadow::kLineBytes - 1);
-    // The lanes in this line: below lane `past`.
-    const uint64_t past = (line + GlobalShadow::kLineBytes - a0) / size;
-    const uint32_t in = past >= 32 ? m : m & ((1u << past) - 1);
-    m &= ~in;
-    uint8_t *bytes = nullptr;
-    LineRecord *r = L.global.line_record(line, values != nullptr, bytes);
-    const int32_t first = int32_t(int64_t(a0 - line));
-    if (!r || (r->lanes && (r->lanes != in || r->tid0 != tid0 ||
-                            r->first != first || (r->size & kSizeMax) != size ||
-                            (!write && (r->flags & kWrite)) ||
-                            (r->clock == clock && r->flags == flags &&
-                             ((r->size ^ rsize) & kValued))))) {
-      rest |= in;
-      continue;
-    }
-    r->lanes = in;
-    r->tid0 = tid0;
-    r->clock = clock;
-    r->pc = e.pc;
-    r->first = first;
-    r->size = rsize;
-    r->flags = flags;
-    if (values) { // the lanes' bytes, lowest to highest lane at once
-      const uint32_t lo = uint32_t(std::countr_zero(in)),
-                     hi = 31 - uint32_t(std::countl_zero(in));
-      std::memcpy(bytes + (a0 + uint64_t(lo) * size - line),
-                  values + size_t(lo) * size, size_t(hi - lo + 1) * size);
-    }
-  }
-  return rest;
-}
-
 } // namespace
 
-// Checks and records the access of lanes `lanes` of the event.
-[[gnu::noinline]] static void check_lanes(LaunchSt &L, const AccessEvent &e,
-                                          uint32_t lanes) {
+void check_access(LaunchSt &L, const AccessEvent &e) {
+  uint32_t lanes = e.lanes;
+  // Line records first (lines.cpp).
+  if (e.space == StateSpace::Global && e.type != engine::AccessType::Atomic &&
+      e.order == MemOrder::Weak && e.atom == engine::AtomicOp::None &&
+      e.origin == engine::AccessOrigin::Instruction &&
+      (e.size == 4 || e.size == 8) && lanes) [[unlikely]] {
+    lanes = record_lines(L, e);
+    if (!lanes)
+      return;
+  }
   if (e.space != StateSpace::Global && e.space != StateSpace::Shared)
     return;
   if (e.atom == engine::AtomicOp::Mbarrier)
@@ -1662,21 +1587,6 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
     report_found(L);
   if (strong_lanes)
     strong_access(L, e, strong_lanes, gran);
-}
-
-void check_access(LaunchSt &L, const AccessEvent &e) {
-  uint32_t lanes = e.lanes;
-  // A plain access of 4 or 8 bytes per lane to global memory: a record
-  // per untouched line first (record_lines).
-  if (e.space == StateSpace::Global && e.type != engine::AccessType::Atomic &&
-      e.order == MemOrder::Weak && e.atom == engine::AtomicOp::None &&
-      e.origin == engine::AccessOrigin::Instruction &&
-      (e.size == 4 || e.size == 8) && lanes) {
-    lanes = record_lines(L, e);
-    if (!lanes)
-      return;
-  }
-  check_lanes(L, e, lanes);
 }
 
 void race_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e) {

@@ -671,6 +671,11 @@ bool acquires(LaunchSt &L, const Granule &g, uint64_t addr, uint64_t cta,
 
 // ---- race.cpp --------------------------------------------------------------
 void check_access(LaunchSt &L, const AccessEvent &e);
+// ---- lines.cpp -------------------------------------------------------------
+// A plain access of 4 or 8 bytes per lane to global memory: records for the
+// lanes in untouched lines (docs/checker.md "Shadow memory", line
+// records); returns the other lanes, checked one by one (race.cpp).
+uint32_t record_lines(LaunchSt &L, const AccessEvent &e);
 // CTA barriers: whether a phase was one of the whole CTA, all waiting
 // (CtaSt::dead_floor).
 void race_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e);
