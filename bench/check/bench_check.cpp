@@ -304,11 +304,14 @@ Graph make_graph(Device &dev, uint32_t n) {
 // undiscovered. Each hub's distance word is read, and written with the same
 // value, by every frontier vertex, from every CTA; every discovery appends
 // to one queue through one atomicAdd counter. `vertices` 4 Ki to 64 Ki,
-// plain (mode 0) and checked (mode 2): edges_per_second stays flat when
-// the checker's cost per access does not grow with the accessors of a word.
+// plain (mode 0) and checked (mode 2), with the flag `changed` (flag 1) or
+// without it (flag 0, a null pointer): items_per_second (edges) stays flat
+// when the checker's cost per access does not grow with the accessors of a
+// word.
 void BM_GraphBfs(benchmark::State &state) {
   Device dev;
   const uint32_t n = uint32_t(state.range(1));
+  const bool flag = state.range(2) != 0;
   const Graph g = make_graph(dev, n);
   DevicePtr dist = dev.alloc(n * 4), next = dev.alloc(g.edges * 4),
             size = dev.alloc(4), changed = dev.alloc(4);
@@ -320,7 +323,7 @@ void BM_GraphBfs(benchmark::State &state) {
   w.cfg.block = {256};
   w.args = {KernelArg::ptr(g.row),  KernelArg::ptr(g.col),
             KernelArg::ptr(dist),   KernelArg::ptr(next),
-            KernelArg::ptr(size),   KernelArg::ptr(changed),
+            KernelArg::ptr(size),   KernelArg::ptr(flag ? changed : 0),
             KernelArg::s32(int(n)), KernelArg::s32(1)};
   w.covered = (n + 1) * 4ull + g.edges * 8ull + n * 4ull + 8;
   run(state, dev, w, [&] {
@@ -334,10 +337,12 @@ void BM_GraphBfs(benchmark::State &state) {
 
 // One label-propagation step (graph_kernels.cu `label_step`) from labels
 // n-1-v: the hubs have the highest labels, so every vertex reads each hub's
-// label word and lowers it with atomicMin, from every CTA.
+// label word and lowers it with atomicMin, from every CTA. Arguments as
+// BM_GraphBfs.
 void BM_GraphLabel(benchmark::State &state) {
   Device dev;
   const uint32_t n = uint32_t(state.range(1));
+  const bool flag = state.range(2) != 0;
   const Graph g = make_graph(dev, n);
   DevicePtr label = dev.alloc(n * 4), changed = dev.alloc(4);
   std::vector<int> start(n);
@@ -347,7 +352,7 @@ void BM_GraphLabel(benchmark::State &state) {
   w.cfg.grid = {(n + 255) / 256};
   w.cfg.block = {256};
   w.args = {KernelArg::ptr(g.row), KernelArg::ptr(g.col), KernelArg::ptr(label),
-            KernelArg::ptr(changed), KernelArg::s32(int(n))};
+            KernelArg::ptr(flag ? changed : 0), KernelArg::s32(int(n))};
   w.covered = (n + 1) * 4ull + g.edges * 4ull + n * 4ull + 4;
   run(state, dev, w, [&] {
     const int zero = 0;
@@ -371,12 +376,16 @@ BENCHMARK(BM_SeqCstGrowth)
     ->ArgsProduct({{0, 2}, {1 << 12, 1 << 14, 1 << 16, 1 << 18}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GraphBfs)
-    ->ArgNames({"mode", "vertices"})
-    ->ArgsProduct({{0, 2}, {1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16}})
+    ->ArgNames({"mode", "vertices", "flag"})
+    ->ArgsProduct({{0, 2},
+                   {1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16},
+                   {1, 0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GraphLabel)
-    ->ArgNames({"mode", "vertices"})
-    ->ArgsProduct({{0, 2}, {1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16}})
+    ->ArgNames({"mode", "vertices", "flag"})
+    ->ArgsProduct({{0, 2},
+                   {1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16},
+                   {1, 0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GridSync)
     ->ArgNames({"mode", "ctas"})

@@ -8,8 +8,8 @@
 //
 // Shared words are accessed through `volatile` (relaxed .sys strong
 // accesses, morally strong with each other and with the atomics), as such
-// code is written to be race-free; the flag `changed` is a plain store of
-// the same value by many threads (a benign race).
+// code is written to be race-free; the flag `changed` (when not null) is a
+// plain store of the same value by many threads (a benign race).
 
 #define GRAPH_INF 0x7fffffff
 
@@ -28,7 +28,8 @@ extern "C" __global__ void bfs_step(const int *row, const int *col,
     if (dist[v] == GRAPH_INF) {
       dist[v] = level + 1;
       next[atomicAdd(next_size, 1)] = v;
-      *changed = 1;
+      if (changed)
+        *changed = 1;
     }
   }
 }
@@ -46,7 +47,8 @@ extern "C" __global__ void label_step(const int *row, const int *col,
     const int v = col[e];
     if (label[v] > m) {
       atomicMin(const_cast<int *>(&label[v]), m);
-      *changed = 1;
+      if (changed)
+        *changed = 1;
     }
   }
 }
