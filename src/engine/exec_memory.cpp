@@ -624,7 +624,7 @@ inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
 // replaces the per-lane ones; lane l's bytes are then at hb + (base[l] +
 // rel). Returns false to take the checked per-lane path. An observed access
 // takes it too: its event is built for the whole warp at once
-// (AccessBatch::add_global / add_own_shared, the stored values from the
+// (AccessBatch::add_space, the stored values from the
 // registers), the same event the per-lane path would build.
 template <MemSpace S, uint32_t B, class A>
 [[gnu::always_inline]] inline bool
@@ -757,8 +757,8 @@ template <> struct Word<8> { using type = uint64_t; };
 constexpr uint64_t kStrideAhead = 4;
 // Warp::stream_pc[k]: the pc, with this bit once a step was seen there.
 constexpr uint32_t kStreamSeen = 1u << 31;
-inline void prefetch_stride(Exec &x, uint64_t addr, const uint8_t *p,
-                            uint32_t bytes) {
+[[gnu::always_inline]] inline void
+prefetch_stride(Exec &x, uint64_t addr, const uint8_t *p, uint32_t bytes) {
   Warp &w = *x.warp;
   const uint32_t k = x.pc & 3;
   const uint32_t at = w.stream_pc[k];
@@ -783,7 +783,8 @@ inline void prefetch_stride(Exec &x, uint64_t addr, const uint8_t *p,
 }
 
 // Whether lane l's address is the first lane's + l * B for every lane.
-template <uint32_t B, class A> inline bool contiguous(const A *base) {
+template <uint32_t B, class A>
+[[gnu::always_inline]] inline bool contiguous(const A *base) {
   uint64_t dev = 0;
   for (uint32_t l = 0; l < kWarpSize; ++l)
     dev |= uint64_t(base[l]) - uint64_t(base[0]) - uint64_t(l) * B;
@@ -904,25 +905,24 @@ template <MemSpace S, uint32_t B, class A, class V, bool Store>
 
 // The event of a warp access that took warp_fast (every lane of `m` at
 // its address in the CTA's shared memory or in global memory); a store
-// gives the values from its registers.
+// gives the values from its registers, B bytes per lane copied with a
+// size known at compile time (one block for a whole warp whose value
+// registers are B bytes wide).
 template <MemSpace S, uint32_t B, class A, class V, bool Store>
 [[gnu::noinline]] void observe_warp(Exec &x, const Inst &in, uint32_t m) {
   AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
                     B * in.n);
   const auto *base = x.lanes<A>(in.a[0]);
-  if constexpr (S == MemSpace::Shared)
-    batch.add_own_shared(m, base, in.imm);
-  else
-    batch.add_global(m, base, in.imm);
+  batch.add_space(S, m, base, in.imm);
   if constexpr (Store) {
     if (in.n == 1) {
-      batch.add_global_values(m, x.lanes<V>(in.a[1]));
+      batch.add_values<B>(m, x.lanes<V>(in.a[1]));
     } else {
       const Lane<V> *v[4] = {};
       const uint32_t n = std::min<uint32_t>(in.n, 4);
       for (uint32_t k = 0; k < n; ++k)
         v[k] = x.lanes<V>(in.a[1 + k]);
-      batch.add_vector_values(m, v, n, B);
+      batch.add_vector_values<B>(m, v, n);
     }
   }
   batch.emit();

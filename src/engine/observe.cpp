@@ -67,24 +67,6 @@ Resolved resolve_access(const Exec &x, MemSpace sp, uint64_t addr) {
   return r;
 }
 
-AccessEvent access_event(uint32_t pc, uint64_t cta, uint32_t warp,
-                         AccessType type, uint32_t size, AtomicOp atom,
-                         MemOrder order, MemScope scope, AccessOrigin origin,
-                         uint64_t async_id) {
-  AccessEvent e;
-  e.pc = pc;
-  e.cta = cta;
-  e.warp = warp;
-  e.type = type;
-  e.size = size;
-  e.atom = atom;
-  e.order = order;
-  e.scope = scope;
-  e.origin = origin;
-  e.async_id = async_id;
-  return e;
-}
-
 void AccessBatch::emit() {
   if (!on_ || lanes_ == 0)
     return;
