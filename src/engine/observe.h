@@ -122,6 +122,11 @@ public:
   void emit();
 
 private:
+  // One event per group of lanes (the lanes' keys differ).
+  [[gnu::noinline]] void emit_groups(AccessEvent &e);
+  // The event of `lanes`, of key `key`, at `addr`.
+  [[gnu::always_inline]] inline void send(AccessEvent &e, uint64_t key,
+                                          uint32_t lanes, const uint64_t *addr);
   // (space, owner, generic) in one word.
   static constexpr uint64_t key_of(StateSpace s, uint64_t owner, bool g) {
     return owner << 4 | uint64_t(s) << 1 | (g ? 1 : 0);
@@ -142,8 +147,8 @@ private:
       return kGlobalKey;
     }
   }
-  // keys_ is written only once the lanes' keys differ: until then every
-  // lane added has the key first_.
+  // The warp paths (add_lanes) write keys_ only once the lanes' keys
+  // differ: until then every lane added has the key first_.
   void note_key(uint64_t key) {
     if (!lanes_) {
       first_ = key;
@@ -165,8 +170,7 @@ private:
   }
   [[gnu::always_inline]] void put(uint32_t lane, uint64_t key, uint64_t addr) {
     note_key(key);
-    if (!uniform_)
-      keys_[lane] = key;
+    keys_[lane] = key; // one store, cheaper than a test
     addr_[lane] = addr;
     lanes_ |= 1u << lane;
   }
@@ -183,7 +187,8 @@ private:
   uint64_t first_ = 0;
   static constexpr uint32_t kMaxValue = 32; // bytes per lane (v4.b64)
   std::array<uint8_t, kWarpSize * kMaxValue> values_;
-  // Meaningful for lanes_ only, and only once !uniform_.
+  // Meaningful for lanes_ only; for the lanes of add_lanes only once
+  // !uniform_.
   std::array<uint64_t, kWarpSize> keys_;
   std::array<uint64_t, kWarpSize> addr_;
 };
