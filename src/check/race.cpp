@@ -207,22 +207,31 @@ using Dead = LaunchSt::DeadFloors;
 // Whether the record `c` (not empty) is dead: a thread's access or a read
 // entry (whose tid has both kind bits) of the CTA below its warp's floor;
 // an async-copy agent's never (its copy's knowledge is its issue's).
-inline bool dead(const Dead &d, const Cell &c) {
-  const Tid k = c.tid & kKindMask;
+inline bool dead(const Dead &d, Tid tid, uint32_t clock) {
+  const Tid k = tid & kKindMask;
   if (k == kAgentCp || k == kAgentBulk)
     return false;
-  const uint32_t w = warp_key(c.tid) - d.wk0;
-  return w < d.wpc && c.clock < d.floor[w];
+  const uint32_t w = warp_key(tid) - d.wk0;
+  return w < d.wpc && clock < d.floor[w];
+}
+inline bool dead(const Dead &d, const Cell &c) {
+  return dead(d, c.tid, c.clock);
 }
 // The history of granule `g`, when every access in it is dead: dropped.
 [[gnu::noinline]] bool drop_dead_spill(LaunchSt &L, Granule &g, const Dead &d) {
   LaunchSt::Spill &s = L.spill[g.spill - 1];
+  if (s.live_gen == L.dead_gen)
+    return false; // known to hold a live record (no barrier since)
   for (const Cell &c : s.reads)
-    if (!dead(d, c))
+    if (!dead(d, c)) {
+      s.live_gen = L.dead_gen;
       return false;
+    }
   for (const Cell &c : s.writes)
-    if (!dead(d, c))
+    if (!dead(d, c)) {
+      s.live_gen = L.dead_gen;
       return false;
+    }
   s.reads.clear();
   s.writes.clear();
   L.spill_free.push_back(g.spill);
@@ -233,7 +242,8 @@ inline bool dead(const Dead &d, const Cell &c) {
 // Drops the history of granule `g` if it holds dead records only (the
 // reads of a tile that a write after the barrier ending them meets).
 inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
-  if (d.floor && g.spill) [[unlikely]] // shared memory (global: no test)
+  if (d.floor && g.spill && L.spill[g.spill - 1].live_gen != L.dead_gen)
+      [[unlikely]] // shared memory (global: no test)
     drop_dead_spill(L, g, d);
 }
 
@@ -248,6 +258,7 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
     L.spill.emplace_back();
     g.spill = uint32_t(L.spill.size());
   }
+  L.spill[g.spill - 1].live_gen = 0;
 }
 
 [[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
@@ -271,12 +282,33 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
     std::erase_if(s.reads, subsumed);
     if (k.flags & kWrite)
       std::erase_if(s.writes, subsumed);
+    s.live_gen = 0; // the live record may have gone
   }
   // A later access of the thread to the same bytes stands for its earlier
   // one (what is ordered after it is ordered after the earlier one): the
   // latest entries are looked at, which keeps a spill O(1).
   // (A read entry: one of the same lanes of the warp.)
   for (size_t i = v.size(), n = 0; i-- > 0 && n < 2; ++n)
+    if (v[i].tid == k.tid && !(v[i].mask & ~k.mask) &&
+        (!is_entry(k) || v[i].value == k.value)) {
+      v[i] = k;
+      return;
+    }
+  v.push_back(k);
+}
+
+// spill_cell of a read (a read entry or a lane's plain or strong read:
+// no atomic), inline.
+[[gnu::always_inline]] inline void spill_read(LaunchSt &L, Granule &g,
+                                              const Cell &c) {
+  if (!g.spill) [[unlikely]]
+    spill_new(L, g);
+  auto &v = L.spill[g.spill - 1].reads;
+  Cell k = c;
+  k.size &= uint16_t(~kSpilledWrite);
+  k.flags &= 0x7f;
+  const size_t n = v.size();
+  for (size_t i = n, j = 0; i-- > 0 && j < 2; ++j)
     if (v[i].tid == k.tid && !(v[i].mask & ~k.mask) &&
         (!is_entry(k) || v[i].value == k.value)) {
       v[i] = k;
@@ -372,7 +404,10 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
 [[gnu::noinline]] uint32_t check_entry(LaunchSt &L, const Target &t,
                                        const NewAccess &a, const Accessor &who,
                                        const Cell &c) {
-  const int k = who.knows_warp(warp_key(c.tid), c.clock);
+  // (A dead entry: every lane known, without a lookup.)
+  const Dead &dd = L.dead_now;
+  const int k =
+      dd.floor && dead(dd, c) ? 1 : who.knows_warp(warp_key(c.tid), c.clock);
   uint32_t d;
   if (k > 0) { // ordered after every lane (a barrier since)
     const uint8_t mask = t.mask;
@@ -487,6 +522,7 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
                                      const NewAccess &a, const Accessor &who,
                                      LaunchSt::Spill &spill) {
   const uint8_t mask = t.mask;
+  spill.live_gen = 0; // records leave: the live one may be among them
   for (const Cell &c : spill.writes)
     check_cell(L, t, a, who, c);
   auto ordered = [&](const Cell &c) {
@@ -603,7 +639,7 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // droppable() of each cell, computed once (the cells do not change until
   // the new access is stored).
   int8_t dropc[2] = {-1, -1};
-  auto dropped = [&](int i) {
+  auto dropped = [&](int i) __attribute__((always_inline)) {
     if (dropc[i] < 0)
       dropc[i] = droppable(g.cell[i]) ? 1 : 0;
     return dropc[i] == 1;
@@ -736,24 +772,91 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
 // `a.value`). Returns false, changing nothing, when an access in the
 // granule's cells or history may conflict with one of them: the lanes are
 // then checked one by one (and so reported as before).
-[[gnu::always_inline]] inline bool access_group(LaunchSt &L, Granule &g,
-                                                const uint8_t mask,
-                                                const NewAccess &a,
-                                                const Accessor &who) {
+// What the lanes of a warp's read know of another warp's lanes at one
+// clock (Accessor::knows_warp), remembered across the granules of the read
+// (their cells mostly hold one other warp's entries of one clock).
+struct KnowsMemo {
+  uint32_t wk = ~0u, clock = 0;
+  int k = 0;
+  int get(const Accessor &who, uint32_t w, uint32_t c) {
+    if (w != wk || c != clock)
+      ask(who, w, c);
+    return k;
+  }
+  [[gnu::noinline]] void ask(const Accessor &who, uint32_t w, uint32_t c) {
+    wk = w;
+    clock = c;
+    k = who.knows_warp(w, c);
+  }
+};
+
+// The common cases of a tile granule read by every warp between two
+// barriers (shared memory whose dead records are known, no write kept
+// aside), recognized by a few tests: one cell holds another warp's read
+// entry of this phase that the lanes know nothing of, the other a write
+// stored before the barrier (dead) or on other bytes; or both cells hold
+// such writes (the first read after the tile's stores). What access_group
+// decides then: no conflict, no merge; the other warp's entry is evicted
+// (not redundant: none of its lanes is known) and kept aside, or the older
+// write is evicted (kept aside unless dead). Returns false, changing
+// nothing, in any other case.
+[[gnu::always_inline]] inline bool
+tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
+          const Accessor &who, KnowsMemo &km) {
+  const Dead &dd = L.dead_now;
+  const Cell &c0 = g.cell[0], &c1 = g.cell[1];
+  // (An emptied cell keeps its other fields: its thread says it is empty.)
+  if (c0.tid == kNoTid || c1.tid == kNoTid)
+    return false;
+  // A write the lanes read after: on other bytes, or dead.
+  auto known_write = [&](const Cell &w) {
+    return (w.flags & kWrite) && (!(w.mask & mask) || dead(dd, w));
+  };
+  int slot;
+  if (c0.flags & c1.flags & kWrite) {
+    if (!known_write(c0) || !known_write(c1))
+      return false;
+    slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
+    if (!dead(dd, g.cell[slot]))
+      spill_cell(L, g, g.cell[slot]);
+  } else {
+    slot = is_entry(c0) ? 0 : is_entry(c1) ? 1 : -1;
+    if (slot < 0)
+      return false;
+    const Cell &e = g.cell[slot];
+    if (!known_write(g.cell[1 - slot]) || warp_key(e.tid) == warp_key(a.tid) ||
+        dead(dd, e) || km.get(who, warp_key(e.tid), e.clock) != 0)
+      return false;
+    spill_read(L, g, e);
+  }
+  put_cell(g, slot, a, mask);
+  return true;
+}
+
+[[gnu::always_inline]] inline bool
+access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
+             const Accessor &who, KnowsMemo &km) {
   const uint32_t wk = warp_key(a.tid);
   const Dead &dd = L.dead_now;
   clear_dead(L, g, dd);
+  Cell &c0 = g.cell[0], &c1 = g.cell[1];
+  if (dd.floor && !(c0.size & kSpilledWrite) &&
+      tile_read(L, g, mask, a, who, km))
+    return true;
   // A read conflicts with writes only; the lanes know what the lowest one
   // knows, except for their own warp's accesses (lane by lane).
   auto clean = [&](const Cell &c) {
     if (c.tid == kNoTid || !(c.flags & kWrite) || !(c.mask & mask))
+      return true;
+    // Before a barrier of the whole CTA since: every lane knows it (one
+    // comparison instead of a lookup of the knowledge).
+    if (dd.floor && dead(dd, c))
       return true;
     // The lane that wrote it reads after it; the others as they know.
     if (!is_agent(c.tid) && warp_key(c.tid) == wk)
       return c.clock < who.ts->own_floor || knows(who.ts->vc, c.tid, c.clock);
     return who.knows(c.tid, c.clock);
   };
-  Cell &c0 = g.cell[0], &c1 = g.cell[1];
   if (((c0.flags | c1.flags) & kWrite) && (!clean(c0) || !clean(c1)))
     return false;
   if (g.spill && (c0.size & kSpilledWrite)) [[unlikely]]
@@ -799,6 +902,8 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
       cov |= lo & hi;
     if (!cov)
       return false;
+    if (dd.floor && dead(dd, u, clock))
+      return true;
     if (!is_agent(u) && warp_key(u) == wk)
       return (cov >> (u & 31) & 1) || clock < who.ts->own_floor ||
              knows(who.ts->vc, u, clock);
@@ -811,7 +916,9 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     // (Another warp's lanes that it knows none of, the common case: no
     // bytes to compare.)
     const bool other = warp_key(c.tid) != wk;
-    const int k = other ? who.knows_warp(warp_key(c.tid), c.clock) : -1;
+    const int k = dd.floor && dead(dd, c) ? 1 // every lane known
+                  : other ? km.get(who, warp_key(c.tid), c.clock)
+                          : -1;
     if (k == 0)
       return 0u;
     const uint32_t cov = entry_lanes_if(c, covers_bytes);
@@ -825,25 +932,13 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     }
     return d;
   };
-  // The lanes of cell `c` the new entry makes redundant (a plain read:
-  // bit 0), computed once per cell.
-  uint32_t dl[2];
-  int8_t dk[2] = {-1, -1};
-  auto drop_lanes = [&](int i) {
-    if (dk[i] < 0) {
-      const Cell &c = g.cell[i];
-      dl[i] = (c.flags & kWrite) ? 0
-              : is_entry(c)      ? entry_drop(c)
-                                 : uint32_t(covers(c.tid, c.clock, c.mask));
-      dk[i] = 1;
-    }
-    return dl[i];
+  // The lanes of read cell `c` the new entry makes redundant (a lane
+  // cell: bit 0), and whether that is all of it.
+  auto drop_of = [&](const Cell &c) -> uint32_t {
+    return is_entry(c) ? entry_drop(c)
+                       : uint32_t(covers(c.tid, c.clock, c.mask));
   };
-  auto droppable = [&](int i) {
-    const Cell &c = g.cell[i];
-    if (c.flags & kWrite)
-      return false;
-    const uint32_t d = drop_lanes(i);
+  auto all_of = [&](const Cell &c, uint32_t d) {
     return is_entry(c) ? d == entry_lanes(c) : d != 0;
   };
   int slot;
@@ -857,24 +952,30 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     const bool r0 = !(c0.flags & kWrite), r1 = !(c1.flags & kWrite);
     const bool older0 = c1.flags & kRecentBit;
     bool d = false;
+    uint32_t dl = 0; // the evicted read's lanes made redundant
     if (r0 && r1) {
-      const bool d0 = droppable(0), d1 = droppable(1);
+      const uint32_t l0 = drop_of(c0), l1 = drop_of(c1);
+      const bool d0 = all_of(c0, l0), d1 = all_of(c1, l1);
       slot = d0 != d1 ? (d0 ? 0 : 1) : older0 ? 0 : 1;
       d = slot == 0 ? d0 : d1;
+      dl = slot == 0 ? l0 : l1;
     } else if (r0 || r1) {
       slot = r0 ? 0 : 1;
-      d = droppable(slot);
+      dl = drop_of(g.cell[slot]);
+      d = all_of(g.cell[slot], dl);
     } else {
       slot = older0 ? 0 : 1;
     }
     const Cell &old = g.cell[slot];
     if (!d && !(dd.floor && dead(dd, old))) {
-      if (is_entry(old)) {
-        Cell k = old;
-        if (entry_trim(k, drop_lanes(slot)))
-          spill_cell(L, g, k);
-      } else {
+      if (old.flags & kWrite) {
         spill_cell(L, g, old);
+      } else if (is_entry(old) && dl) {
+        Cell k = old;
+        if (entry_trim(k, dl))
+          spill_read(L, g, k);
+      } else {
+        spill_read(L, g, old); // (a lane cell: dl is 0 here)
       }
     }
   }
@@ -903,25 +1004,46 @@ inline Granule *granule_at(LaunchSt &L, Granule *shadow, uint64_t shadow_n,
   return (gb >> 3) < shadow_n ? shadow + (gb >> 3) : nullptr;
 }
 
-// Plain reads by lanes `lanes` of a warp that all know the same: the
-// lanes reading one granule become one read entry there. Returns the
-// lanes left to check one by one.
-[[gnu::noinline]] uint32_t read_groups(LaunchSt &L, const AccessEvent &e,
-                                       uint32_t lanes, NewAccess &a, Tid tid0,
-                                       const ThreadSt *ts0, uint32_t clock,
-                                       Granule *shadow, uint64_t shadow_n) {
+// How the lanes of a warp's read fall into granules (read_groups), by
+// their addresses relative to the first lane's: the lanes' offsets from
+// it, the first lane's byte in its granule, and the granules read by three
+// lanes or more alike (read entries), each by its offset from the first
+// lane's granule. A warp reads with the same pattern again and again (a
+// tile row at each step of a loop), so a few patterns are remembered and
+// reused when every lane's offset matches (the same groups as computed
+// anew: nothing else changes).
+struct ReadLayout {
+  uint32_t lanes, size, off; // lanes 0: unused
+  uint32_t rest;             // lanes checked one by one
+  uint32_t n;                // entries in `g`
+  uint64_t delta[32];        // addr[l] - addr[first lane]; 0 for others
+  struct G {
+    uint64_t dgb; // granule base - the first lane's granule base
+    uint32_t lo, hi;
+    uint8_t mask;
+  } g[32];
+};
+constexpr uint32_t kLayouts = 4;
+thread_local ReadLayout layouts[kLayouts];
+thread_local uint32_t layout_next;
+
+// Groups the lanes of `e` by granule into `r` (r.lanes, r.size, r.off and
+// r.delta are set by the caller).
+[[gnu::noinline]] void group_lanes(const AccessEvent &e, ReadLayout &r) {
   struct Group {
     uint64_t gb;
     uint32_t lo, hi;
     uint8_t mlo, mhi;
     bool exact;
   };
+  const uint32_t lanes = r.lanes;
   Group gr[32];
   uint32_t n = 0, rest = 0;
   // Groups by granule, indexed from 32 granules below the first lane's.
   uint8_t at[64];
   std::memset(at, 0xff, sizeof at);
-  const uint64_t base = (e.addr[std::countr_zero(lanes)] & ~7ull) - 256;
+  const uint64_t first = e.addr[std::countr_zero(lanes)] & ~7ull;
+  const uint64_t base = first - 256;
   const uint32_t ones = (1u << e.size) - 1;
   if (e.size >= 4) {
     // Words and double words: each half of a granule is read whole.
@@ -974,8 +1096,7 @@ inline Granule *granule_at(LaunchSt &L, Granule *shadow, uint64_t shadow_n,
         g.mhi = bm & 0xf0;
       }
     }
-  a.clock = clock;
-  a.size = uint16_t((a.size & kSizeMax) | kWarpRead);
+  r.n = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const Group &gp = gr[i];
     const uint32_t gl = gp.lo | gp.hi;
@@ -983,9 +1104,65 @@ inline Granule *granule_at(LaunchSt &L, Granule *shadow, uint64_t shadow_n,
       rest |= gl;
       continue;
     }
-    Granule *g = granule_at(L, shadow, shadow_n, gp.gb);
+    r.g[r.n++] = {gp.gb - first, gp.lo, gp.hi,
+                  uint8_t((gp.lo ? gp.mlo : 0) | (gp.hi ? gp.mhi : 0))};
+  }
+  r.rest = rest;
+}
+
+// The layout of the lanes of `e` (remembered, or grouped now).
+inline const ReadLayout &read_layout(const AccessEvent &e, uint32_t lanes) {
+  const uint32_t f = uint32_t(std::countr_zero(lanes));
+  const uint64_t a0 = e.addr[f];
+  const uint32_t off = uint32_t(a0 & 7);
+  const uint32_t last = 31 - uint32_t(std::countl_zero(lanes));
+  const uint64_t dlast = e.addr[last] - a0;
+  for (ReadLayout &r : layouts) {
+    if (r.lanes != lanes || r.size != e.size || r.off != off ||
+        r.delta[last] != dlast)
+      continue;
+    uint64_t diff = 0;
+    if (lanes == ~0u) {
+      for (uint32_t l = 0; l < 32; ++l)
+        diff |= (e.addr[l] - a0) ^ r.delta[l];
+    } else {
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        diff |= (e.addr[l] - a0) ^ r.delta[l];
+      }
+    }
+    if (!diff)
+      return r;
+  }
+  ReadLayout &r = layouts[layout_next++ % kLayouts];
+  r.lanes = lanes;
+  r.size = e.size;
+  r.off = off;
+  for (uint32_t l = 0; l < 32; ++l)
+    r.delta[l] = lanes >> l & 1 ? e.addr[l] - a0 : 0;
+  group_lanes(e, r);
+  return r;
+}
+
+// Plain reads by lanes `lanes` of a warp that all know the same: the
+// lanes reading one granule become one read entry there. Returns the
+// lanes left to check one by one.
+[[gnu::noinline]] uint32_t read_groups(LaunchSt &L, const AccessEvent &e,
+                                       uint32_t lanes, NewAccess &a, Tid tid0,
+                                       const ThreadSt *ts0, uint32_t clock,
+                                       Granule *shadow, uint64_t shadow_n) {
+  const ReadLayout &r = read_layout(e, lanes);
+  const uint64_t first = e.addr[std::countr_zero(lanes)] & ~7ull;
+  uint32_t rest = r.rest;
+  KnowsMemo km; // the lanes know the same: one answer for all groups
+  a.clock = clock;
+  a.size = uint16_t((a.size & kSizeMax) | kWarpRead);
+  for (uint32_t i = 0, n = r.n; i < n; ++i) {
+    const ReadLayout::G &gp = r.g[i];
+    Granule *g = granule_at(L, shadow, shadow_n, first + gp.dgb);
     if (!g)
       continue; // outside the shadow: not checked, as lane by lane
+    const uint32_t gl = gp.lo | gp.hi;
     const uint32_t f = uint32_t(std::countr_zero(gl));
     Accessor who;
     who.tid = tid0 + f;
@@ -993,9 +1170,7 @@ inline Granule *granule_at(LaunchSt &L, Granule *shadow, uint64_t shadow_n,
     who.clock = clock;
     a.tid = kEntryKind | who.tid;
     a.value = uint64_t(gp.lo) | uint64_t(gp.hi) << 32;
-    if (!access_group(L, *g,
-                      uint8_t((gp.lo ? gp.mlo : 0) | (gp.hi ? gp.mhi : 0)), a,
-                      who))
+    if (!access_group(L, *g, gp.mask, a, who, km))
       rest |= gl;
   }
   a.size &= kSizeMax;
@@ -1160,11 +1335,17 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         cta->same_lanes[e.warp] = lanes;
       }
     }
-    if (same)
+    if (same) {
       lanes =
           read_groups(L, e, lanes, a, tid0, ts0, clock0[f], shadow, shadow_n);
+      if (!lanes) { // every lane in a read entry (nothing strong)
+        if (!found.empty()) [[unlikely]]
+          report_found(L);
+        return;
+      }
+    }
   }
-  if (!write && !strong && !is_async && std::popcount(lanes) > 2 &&
+  if (!write && !strong && !is_async && three_or_more(lanes) &&
       e.addr[std::countr_zero(lanes)] ==
           e.addr[std::countr_zero(lanes & (lanes - 1))]) {
     uint32_t prev = 32, prev2 = 32;
@@ -1385,10 +1566,12 @@ void race_barrier_complete(LaunchSt &L, CtaSt &c,
   // arrival (clock below the warp's clock now, release_warp) happen before
   // every thread's accesses after the barrier.
   if (b.whole && L.wpc <= 32 &&
-      b.whole_warps == (L.wpc == 32 ? ~0u : (1u << L.wpc) - 1))
+      b.whole_warps == (L.wpc == 32 ? ~0u : (1u << L.wpc) - 1)) {
+    ++L.dead_gen;
     for (uint32_t w = 0; w < L.wpc; ++w)
       c.dead_floor[w] =
           c.clock[size_t(w) * 32 + uint32_t(std::countr_zero(c.valid[w]))];
+  }
   b.whole_warps = 0;
   b.whole = true;
 }

@@ -433,6 +433,8 @@ struct LaunchSt {
     const uint32_t *floor = nullptr;
     uint32_t wk0 = 0, wpc = 0; // the CTA's first warp key, its warps
   } dead_now;
+  // Counts the barriers that raised some CTA's dead floors (Spill::live_gen).
+  uint64_t dead_gen = 1;
   // Counts the events that may change a thread's knowledge or clock (every
   // synchronization event, every strong access): what is known of a warp's
   // lanes between two such events stays true (CtaSt::same_gen).
@@ -480,6 +482,10 @@ struct LaunchSt {
   // ordered after it.
   struct Spill {
     std::vector<Cell> reads, writes;
+    // `dead_gen` when a record here was found not dead (race.cpp): until
+    // dead floors are raised again or a write removes records, the history
+    // is not all dead.
+    uint64_t live_gen = 0;
   };
   std::vector<Spill> spill;
   // Async operations in flight: (agent tid, id) -> what the issuing thread
