@@ -19,7 +19,9 @@
 // (a read entry: which lanes read which half of the granule), checked once
 // against the granule's writes; a write meets it lane by lane. Records of a
 // CTA's shared memory made before a barrier that the whole CTA waited at
-// can never race again ("dead"): they are not kept aside.
+// can never race again ("dead"): they are not kept aside. A line of global
+// memory that only a warp's coalesced plain access reached is a record
+// (lines.cpp) until a granule of its page is needed (GlobalShadow::expand).
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -36,19 +38,31 @@ static_assert(std::is_trivially_destructible_v<Granule> &&
               std::is_trivially_copyable_v<Granule>);
 
 void GlobalShadow::to_page(uint64_t page) {
-  Granule *&p = pages_[page];
-  if (!p)
-    p = new_page();
+  Page &p = pages_[page];
+  if (!p.g) {
+    p.g = new_page();
+    if (p.rec)
+      expand(p);
+  }
   last_page_ = page;
-  last_ = p;
+  last_ = p.g;
 }
 
-Granule *GlobalShadow::new_page() {
-  if (small_.size() < kSmallPages) {
-    small_.push_back(std::make_unique<Granule[]>(kPageGranules));
+void GlobalShadow::to_record_page(uint64_t page) {
+  rec_page_[1] = rec_page_[0];
+  rec_last_[1] = rec_last_[0];
+  rec_page_[0] = page;
+  rec_last_[0] = &pages_[page];
+}
+
+void *GlobalShadow::alloc(size_t n) {
+  bytes_ += n;
+  if (small_bytes_ + n <= kSmallBytes) {
+    small_bytes_ += n;
+    small_.push_back(std::make_unique<char[]>(n)); // zeroed
     return small_.back().get();
   }
-  if (size_t(slab_end_ - slab_next_) < kPageBytes) {
+  if (size_t(slab_end_ - slab_next_) < n) {
     // A 2 MiB-aligned slab: map twice its size and trim both ends.
     const size_t map = 2 * kSlabBytes;
     void *m = mmap(nullptr, map, PROT_READ | PROT_WRITE,
@@ -69,24 +83,39 @@ Granule *GlobalShadow::new_page() {
     slab_next_ = a;
     slab_end_ = a + kSlabBytes;
   }
-  // The mapped memory is zero: an empty granule (an implicit-lifetime
-  // aggregate) but for its cells' thread.
-  Granule *p = reinterpret_cast<Granule *>(slab_next_);
+  void *p = slab_next_;
+  slab_next_ += n;
+  return p;
+}
+
+Granule *GlobalShadow::new_page() {
+  if (small_bytes_ + kPageBytes <= kSmallBytes) {
+    small_bytes_ += kPageBytes;
+    bytes_ += kPageBytes;
+    small_pages_.push_back(std::make_unique<Granule[]>(kPageGranules));
+    return small_pages_.back().get();
+  }
+  // Zeroed memory: an empty granule (an implicit-lifetime aggregate) but
+  // for its cells' thread.
+  Granule *p = static_cast<Granule *>(alloc(kPageBytes));
   for (size_t i = 0; i < kPageGranules; ++i)
     p[i].cell[0].tid = p[i].cell[1].tid = kNoTid;
-  slab_next_ += kPageBytes;
   return p;
 }
 
 void GlobalShadow::clear() {
   pages_.clear();
   small_.clear();
+  small_pages_.clear();
   for (auto &[a, n] : slabs_)
     munmap(a, n);
   slabs_.clear();
   slab_next_ = slab_end_ = nullptr;
   last_page_ = ~0ull;
   last_ = nullptr;
+  rec_page_ = {~0ull, ~0ull};
+  rec_last_ = {};
+  bytes_ = small_bytes_ = 0;
 }
 
 namespace {
@@ -637,7 +666,9 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
     return false;
   };
   // droppable() of each cell, computed once (the cells do not change until
-  // the new access is stored).
+  // the new access is stored). Inlined at each use: left to the compiler,
+  // whether it is depends on the rest of the file (docs/performance.md
+  // "Line records for fresh global memory").
   int8_t dropc[2] = {-1, -1};
   auto dropped = [&](int i) __attribute__((always_inline)) {
     if (dropc[i] < 0)
@@ -1267,6 +1298,16 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
 } // namespace
 
 void check_access(LaunchSt &L, const AccessEvent &e) {
+  uint32_t lanes = e.lanes;
+  // Line records first (lines.cpp).
+  if (e.space == StateSpace::Global && e.type != engine::AccessType::Atomic &&
+      e.order == MemOrder::Weak && e.atom == engine::AtomicOp::None &&
+      e.origin == engine::AccessOrigin::Instruction &&
+      (e.size == 4 || e.size == 8) && lanes) [[unlikely]] {
+    lanes = record_lines(L, e);
+    if (!lanes)
+      return;
+  }
   if (e.space != StateSpace::Global && e.space != StateSpace::Shared)
     return;
   if (e.atom == engine::AtomicOp::Mbarrier)
@@ -1312,7 +1353,6 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // of the run stand for it. Another thread's write conflicts with all of
   // them alike, and a lane of the run that writes later still finds the
   // read of one end of the run.
-  uint32_t lanes = e.lanes;
   // Plain reads by lanes that know the same (a warp after a barrier): one
   // read entry per granule (docs/checker.md "Shadow memory").
   if (!write && !strong && !is_async && single && three_or_more(lanes) &&
@@ -1574,6 +1614,32 @@ void race_barrier_complete(LaunchSt &L, CtaSt &c,
   }
   b.whole_warps = 0;
   b.whole = true;
+}
+
+// A page's line records become the cells the accesses they stand for
+// would have written (fresh_lanes: in lane order, the first free cell).
+void GlobalShadow::expand(Page &p) {
+  for (uint32_t line = 0; line < kPageLines; ++line) {
+    const LineRecord &r = p.rec[line];
+    const uint32_t size = r.size & kSizeMax;
+    NewAccess a{};
+    a.clock = r.clock;
+    a.pc = r.pc;
+    a.flags = r.flags;
+    a.size = r.size;
+    for (uint32_t m = r.lanes; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint32_t off =
+          uint32_t(int32_t(line * kLineBytes) + r.first + int32_t(l * size));
+      Granule &g = p.g[off >> 3];
+      a.tid = r.tid0 + l;
+      a.value = (r.size & kValued)
+                    ? load_bytes(p.bytes + off, size) << (8 * (off & 7))
+                    : 0;
+      put_cell(g, g.cell[0].tid == kNoTid ? 0 : 1, a,
+               uint8_t(((1u << size) - 1) << (off & 7)));
+    }
+  }
 }
 
 } // namespace bcusim::check::detail

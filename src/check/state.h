@@ -290,16 +290,41 @@ private:
   uint32_t n_ = 0;
 };
 
-// Global memory shadow: 4 KiB pages of granules, made on first touch. Past
-// the first kSmallPages pages, pages are carved from 2 MiB slabs of
-// transparent huge pages (one page fault per slab instead of one per 4 KiB
-// of shadow: a stream over megabytes of global memory).
+// A warp's plain access (4 or 8 bytes per lane, coalesced: lane l at
+// `first + l * size` in the line, one clock for every lane) to a 128-byte
+// line of global memory that nothing touched before: it stands for the
+// cells the lanes would have taken in the line's 16 granules (race.cpp
+// "Line records"; docs/checker.md "Shadow memory"); a later access of the
+// same lanes to the same addresses that would take those cells again
+// (record_lines) replaces it. 24 bytes.
+struct LineRecord {
+  uint32_t lanes = 0; // 0: none
+  Tid tid0 = 0;       // lane 0's thread
+  uint32_t clock = 0, pc = 0;
+  int32_t first = 0; // byte of the line lane 0's address is at
+  uint16_t size = 0; // Cell::size (kValued: the page's `bytes` hold them)
+  uint8_t flags = 0; // Cell::flags
+};
+static_assert(sizeof(LineRecord) == 24);
+
+// Global memory shadow: per 4 KiB page of memory, either line records
+// (line_record: a page only ever accessed by accesses that records stand
+// for) or granules. The page's granules are made when
+// anything asks for one of them (granule(): every check, every other
+// record), and its line records expanded into them then, as the accesses
+// they stand for would have written them. Past the first kSmallBytes,
+// memory is carved from 2 MiB slabs of transparent huge pages (one page
+// fault per slab instead of one per 4 KiB of shadow: a stream over
+// megabytes of global memory).
 class GlobalShadow {
 public:
   static constexpr size_t kPageGranules = 512;
   static constexpr size_t kPageBytes = kPageGranules * sizeof(Granule);
+  static constexpr size_t kLineBytes = 128;
+  static constexpr size_t kPageLines = 4096 / kLineBytes;
   static constexpr size_t kSlabBytes = size_t(2) << 20;
   static constexpr size_t kSmallPages = 16;
+  static constexpr size_t kSmallBytes = kSmallPages * kPageBytes;
   GlobalShadow() = default;
   GlobalShadow(GlobalShadow &&o) noexcept { swap(o); }
   GlobalShadow &operator=(GlobalShadow &&o) noexcept {
@@ -315,28 +340,77 @@ public:
       to_page(addr >> 12);
     return last_ + ((addr >> 3) & (kPageGranules - 1));
   }
-  size_t bytes() const { return pages_.size() * kPageBytes; }
+  // The record of the line at `addr` (lanes 0: none yet) while its page
+  // has no granules, to be filled in; nullptr once it has. `bytes`: where
+  // the line's stored bytes go (in the page's 4 KiB of them, made when
+  // `valued`; else nullptr when not made).
+  LineRecord *line_record(uint64_t addr, bool valued, uint8_t *&bytes) {
+    const uint64_t page = addr >> 12;
+    if (page != rec_page_[0]) {
+      if (page == rec_page_[1]) {
+        std::swap(rec_page_[0], rec_page_[1]);
+        std::swap(rec_last_[0], rec_last_[1]);
+      } else {
+        to_record_page(page);
+      }
+    }
+    Page &p = *rec_last_[0];
+    if (p.g)
+      return nullptr;
+    if (!p.rec) [[unlikely]]
+      p.rec = static_cast<LineRecord *>(alloc(kPageLines * sizeof(LineRecord)));
+    if (valued && !p.bytes) [[unlikely]]
+      p.bytes = static_cast<uint8_t *>(alloc(4096));
+    const uint32_t line = uint32_t(addr >> 7) & (kPageLines - 1);
+    bytes = p.bytes ? p.bytes + line * kLineBytes : nullptr;
+    return p.rec + line;
+  }
+  // Bytes of shadow memory allocated.
+  size_t bytes() const { return bytes_; }
   void clear();
 
 private:
-  // race.cpp: makes `page` the last one (made on first touch).
+  struct Page {
+    Granule *g = nullptr;      // its granules (made on first use)
+    LineRecord *rec = nullptr; // by line, while `g` is not made
+    uint8_t *bytes = nullptr;  // bytes stored by valued records
+  };
+  // race.cpp: makes `page` the last one (its granules made on first touch,
+  // its line records expanded into them).
   [[gnu::noinline]] void to_page(uint64_t page);
+  [[gnu::noinline]] void to_record_page(uint64_t page);
+  void expand(Page &p);
   Granule *new_page();
+  // `n` bytes of zeroed memory (a multiple of 64), kept until clear().
+  void *alloc(size_t n);
   void swap(GlobalShadow &o) noexcept {
     pages_.swap(o.pages_);
     small_.swap(o.small_);
+    small_pages_.swap(o.small_pages_);
     slabs_.swap(o.slabs_);
     std::swap(slab_next_, o.slab_next_);
     std::swap(slab_end_, o.slab_end_);
     std::swap(last_page_, o.last_page_);
     std::swap(last_, o.last_);
+    rec_page_.swap(o.rec_page_);
+    rec_last_.swap(o.rec_last_);
+    std::swap(bytes_, o.bytes_);
+    std::swap(small_bytes_, o.small_bytes_);
   }
-  std::unordered_map<uint64_t, Granule *> pages_;
-  std::vector<std::unique_ptr<Granule[]>> small_; // the first pages
-  std::vector<std::pair<void *, size_t>> slabs_;  // mapped: address, size
+  // (Node-based: a Page stays where it is while others are added.)
+  std::unordered_map<uint64_t, Page> pages_;
+  // The first allocations (past kSmallBytes: the slabs).
+  std::vector<std::unique_ptr<Granule[]>> small_pages_;
+  std::vector<std::unique_ptr<char[]>> small_;
+  std::vector<std::pair<void *, size_t>> slabs_; // mapped: address, size
   char *slab_next_ = nullptr, *slab_end_ = nullptr;
+  // The last page granule() found (one with granules) and the last two
+  // pages line_record() found (a stream's input and output), latest first.
   uint64_t last_page_ = ~0ull;
   Granule *last_ = nullptr;
+  std::array<uint64_t, 2> rec_page_{~0ull, ~0ull};
+  std::array<Page *, 2> rec_last_{};
+  size_t bytes_ = 0, small_bytes_ = 0;
 };
 
 // Who performed an access and what it knows.
@@ -597,6 +671,11 @@ bool acquires(LaunchSt &L, const Granule &g, uint64_t addr, uint64_t cta,
 
 // ---- race.cpp --------------------------------------------------------------
 void check_access(LaunchSt &L, const AccessEvent &e);
+// ---- lines.cpp -------------------------------------------------------------
+// A plain access of 4 or 8 bytes per lane to global memory: records for the
+// lanes in untouched lines (docs/checker.md "Shadow memory", line
+// records); returns the other lanes, checked one by one (race.cpp).
+uint32_t record_lines(LaunchSt &L, const AccessEvent &e);
 // CTA barriers: whether a phase was one of the whole CTA, all waiting
 // (CtaSt::dead_floor).
 void race_barrier_arrive(CtaSt &c, const engine::BarrierArriveEvent &e);

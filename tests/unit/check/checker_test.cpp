@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstring>
 #include <map>
 
 #include "bcusim/check/checker.h"
@@ -1083,6 +1084,291 @@ TEST(AsyncProxy, ACopyCompletingInALaterPhaseMeansTooFewBytesAnnounced) {
 }
 
 } // namespace async_proxy
+
+// Line records (docs/checker.md "Shadow memory"): a warp's plain coalesced
+// access to an untouched 128-byte line of global memory is one record,
+// expanded into the line's granules when anything else touches its page.
+// Each case runs twice: as is, and with its pages touched first by a read
+// of their last word by a thread of CTA 3 (no record can be made there:
+// the per-lane path), with the same findings both times.
+namespace line_records {
+
+constexpr uint64_t kBase = 0x10000; // page-aligned; lines 0x10000, 0x10080..
+
+struct GlobalRun {
+  Launch r{"race", {4, 1, 1}};
+  bool touched;
+  explicit GlobalRun(bool t) : touched(t) {
+    if (touched)
+      for (uint64_t page = kBase; page < kBase + 3 * 4096; page += 4096)
+        access(AccessType::Read, 3, 0, 1, page + 4092, 1, 4);
+  }
+  // Lanes `lanes` of warp `warp` of CTA `cta`: lane l at base + size * l
+  // (or every lane at `base` when `stride` is 0), storing value + l.
+  void access(AccessType t, uint64_t cta, uint32_t warp, uint32_t lanes,
+              uint64_t base, uint32_t pc, uint32_t size, uint64_t value = 0,
+              uint32_t stride = ~0u, MemOrder order = MemOrder::Weak) {
+    std::array<uint64_t, 32> addr{}, vals{};
+    for (uint32_t l = 0; l < 32; ++l) {
+      addr[l] = base + uint64_t(stride == ~0u ? size : stride) * l;
+      vals[l] = value + l;
+    }
+    std::array<uint8_t, 32 * 8> bytes{};
+    for (uint32_t l = 0; l < 32; ++l)
+      std::memcpy(bytes.data() + l * size, &vals[l], size);
+    AccessEvent e;
+    e.pc = pc;
+    e.cta = cta;
+    e.warp = warp;
+    e.lanes = lanes;
+    e.space = StateSpace::Global;
+    e.type = t;
+    e.order = order;
+    e.scope = order == MemOrder::Weak ? MemScope::None : MemScope::Gpu;
+    e.atom = t == AccessType::Atomic ? AtomicOp::Add : AtomicOp::None;
+    e.size = size;
+    e.addr = addr.data();
+    if (t == AccessType::Write)
+      e.values = bytes.data();
+    r.checker->on_access(e);
+  }
+  const std::vector<Finding> &end() { return r.end(); }
+};
+
+// Findings as text: the kind, the instances and each instance's threads.
+std::string render(const std::vector<Finding> &fs) {
+  std::string s;
+  for (const Finding &f : fs) {
+    s += f.text + " x" + std::to_string(f.instances) + "\n";
+    for (const auto &i : f.instance_list) {
+      for (uint32_t pc : i.pcs)
+        s += " pc" + std::to_string(pc);
+      for (const ThreadRef &t : i.threads)
+        s += " t" + std::to_string(t.cta_linear) + "." +
+             std::to_string(t.warp) + "." + std::to_string(t.lane);
+      s += " @" + std::to_string(i.address) + "\n";
+    }
+  }
+  return s;
+}
+
+// Runs `body` as is and with its pages touched first; the same findings
+// both times, which `check` then examines.
+template <class Body, class Check> void both(Body body, Check check) {
+  std::string first;
+  for (bool touched : {false, true}) {
+    GlobalRun run(touched);
+    body(run);
+    const auto &f = run.end();
+    check(f);
+    if (!touched)
+      first = render(f);
+    else
+      EXPECT_EQ(render(f), first);
+  }
+}
+
+const Finding::Instance &only(const std::vector<Finding> &f) {
+  static const Finding::Instance none;
+  if (f.size() != 1 || f[0].instance_list.size() != 1) {
+    ADD_FAILURE() << render(f);
+    return none;
+  }
+  return f[0].instance_list[0];
+}
+
+TEST(LineRecords, AnotherThreadsStoreOfADifferentValueIsAnError) {
+  both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1000);
+        // Lane 5's word: 1005 before.
+        r.access(AccessType::Write, 1, 0, 1, kBase + 20, 101, 4, 7);
+      },
+      [](const std::vector<Finding> &f) {
+        const auto &i = only(f);
+        ASSERT_EQ(f[0].kind, FindingKind::DataRace);
+        EXPECT_NE(f[0].diag.message.find("different values"),
+                  std::string::npos);
+        ASSERT_EQ(i.pcs.size(), 2u);
+        EXPECT_EQ(i.pcs[0], 100u);
+        EXPECT_EQ(i.threads[0].cta_linear, 0u);
+        EXPECT_EQ(i.threads[0].lane, 5u);
+        EXPECT_EQ(i.threads[1].cta_linear, 1u);
+        EXPECT_EQ(i.address, kBase + 20);
+      });
+}
+
+TEST(LineRecords, AnotherThreadsStoreOfTheSameValueIsABenignRace) {
+  both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1000);
+        r.access(AccessType::Write, 1, 0, 1, kBase + 20, 101, 4, 1005);
+        // Lane 6's word with lane 7's value.
+        r.access(AccessType::Write, 2, 0, 1, kBase + 24, 102, 4, 1007);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 2u) << render(f);
+        EXPECT_EQ(f[0].kind, FindingKind::BenignRace);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 5u);
+        EXPECT_EQ(f[1].kind, FindingKind::DataRace);
+        EXPECT_EQ(f[1].instance_list[0].threads[0].lane, 6u);
+      });
+}
+
+TEST(LineRecords, AReadByAnotherWarpWithoutSyncRaces) {
+  both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1);
+        r.access(AccessType::Read, 0, 1, ~0u, kBase, 10, 4);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 1u) << render(f);
+        EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+        EXPECT_EQ(f[0].instances, 32u);
+        EXPECT_NE(f[0].diag.message.find("read-after-write"),
+                  std::string::npos);
+      });
+}
+
+// 8 bytes per lane: a whole warp covers two lines, 16 lanes each.
+TEST(LineRecords, EightByteLanesCoverTwoLines) {
+  both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 8, 1000);
+        r.access(AccessType::Write, 1, 0, 1, kBase + 8 * 20, 101, 8, 1020);
+        r.access(AccessType::Read, 2, 0, 1, kBase + 8 * 3 + 4, 11, 4);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 2u) << render(f);
+        EXPECT_EQ(f[0].kind, FindingKind::BenignRace);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 20u);
+        EXPECT_EQ(f[1].kind, FindingKind::DataRace);
+        EXPECT_EQ(f[1].instance_list[0].threads[0].lane, 3u);
+        EXPECT_EQ(f[1].instance_list[0].address, kBase + 28);
+      });
+}
+
+// Lanes starting mid-line: half a line each in two lines; the bytes of the
+// first line before them stay untouched.
+TEST(LineRecords, PartialLines) {
+  both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase + 64, 100, 4, 1000);
+        // Before them: no race, until the read below.
+        r.access(AccessType::Write, 1, 0, 1, kBase + 60, 101, 4, 5);
+        r.access(AccessType::Write, 1, 1, 1, kBase + 128 + 4 * 4, 102, 4, 5);
+        // Another warp's whole line over both halves.
+        r.access(AccessType::Read, 2, 0, ~0u, kBase, 12, 4);
+        // Lanes 1-2 of a warp, another layout of the same lines.
+        r.access(AccessType::Write, 2, 1, 6, kBase + 128 + 8, 103, 4, 1018);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 5u) << render(f);
+        // CTA 1 warp 1 against lane 20 (word 4 of the second line).
+        bool lane20 = false, reads = false, same = false, before = false;
+        for (const Finding &x : f)
+          for (const auto &i : x.instance_list) {
+            lane20 |=
+                i.threads[0].lane == 20 && i.pcs[0] == 100 && i.pcs[1] == 102;
+            reads |= i.pcs[0] == 100 && i.pcs[1] == 12;
+            same |= x.kind == FindingKind::BenignRace && i.pcs[1] == 103;
+            before |=
+                i.pcs[0] == 101 && i.pcs[1] == 12 && i.address == kBase + 60;
+          }
+        EXPECT_TRUE(lane20 && reads && same && before) << render(f);
+      });
+}
+
+TEST(LineRecords, AnAtomicAfterARecordedAccess) {
+  both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1);
+        r.access(AccessType::Atomic, 1, 0, 1, kBase + 36, 50, 4, 0, ~0u,
+                 MemOrder::Relaxed);
+        r.access(AccessType::Read, 0, 0, ~0u, kBase + 128, 10, 4);
+        r.access(AccessType::Atomic, 1, 0, 1, kBase + 128, 51, 4, 0, ~0u,
+                 MemOrder::Relaxed);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 2u) << render(f);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 9u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 50u);
+        EXPECT_EQ(f[1].instance_list[0].pcs[0], 10u); // the read, lane 0
+        EXPECT_EQ(f[1].instance_list[0].pcs[1], 51u);
+      });
+}
+
+// A line touched first by another layout takes no record; a later
+// coalesced access there is checked as before.
+TEST(LineRecords, ALineTouchedFirstByAnotherLayout) {
+  both(
+      [](GlobalRun &r) {
+        // Every other word (lane l at 8 l): two lines, a granule per lane.
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1000, 8);
+        r.access(AccessType::Write, 1, 0, ~0u, kBase + 4, 101, 4, 0, 8);
+        r.access(AccessType::Read, 2, 0, ~0u, kBase, 12, 4);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 2u) << render(f);
+        EXPECT_EQ(f[0].instances + f[1].instances, 32u); // 16 words each
+      });
+}
+
+// A warp's load then store of its own words (y = a * x + y): one record
+// of the store; later reports name the store, with its bytes.
+TEST(LineRecords, AWarpsLoadThenStoreOfTheSameWords) {
+  both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Read, 0, 0, ~0u, kBase, 10, 4);
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1000);
+        r.access(AccessType::Read, 0, 0, ~0u, kBase, 11, 4); // keeps the store
+        r.access(AccessType::Write, 1, 0, 1, kBase + 8, 101, 4, 1002);
+        r.access(AccessType::Read, 0, 0, ~0u, kBase + 128, 13, 4);
+        r.access(AccessType::Read, 0, 0, ~0u, kBase + 128, 14, 4); // merged
+        r.access(AccessType::Write, 1, 0, 1, kBase + 132, 102, 4, 5);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 3u) << render(f);
+        bool benign = false, read = false, write_read = false;
+        for (const Finding &x : f)
+          for (const auto &i : x.instance_list) {
+            benign |= x.kind == FindingKind::BenignRace && i.pcs[0] == 100 &&
+                      i.threads[0].lane == 2;
+            read |= i.pcs[0] == 11 && i.pcs[1] == 101;
+            write_read |=
+                i.pcs[0] == 14 && i.pcs[1] == 102 && i.threads[0].lane == 1;
+          }
+        EXPECT_TRUE(benign && read && write_read) << render(f);
+      });
+}
+
+// A stream of records: a fraction of the 7x of granules.
+TEST(LineRecords, RecordsTakeLessShadowThanGranules) {
+  Launch r("race");
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> values{};
+  AccessEvent e;
+  e.lanes = ~0u;
+  e.space = StateSpace::Global;
+  e.size = 4;
+  e.addr = addr.data();
+  constexpr uint64_t kBytes = 1 << 20;
+  for (uint64_t b = 0; b < kBytes; b += 128) {
+    for (uint32_t l = 0; l < 32; ++l)
+      addr[l] = 0x1000000 + b + 4 * l;
+    e.type = AccessType::Read;
+    e.values = nullptr;
+    r.checker->on_access(e);
+    e.type = AccessType::Write;
+    e.values = reinterpret_cast<const uint8_t *>(values.data());
+    r.checker->on_access(e);
+  }
+  EXPECT_TRUE(r.end().empty());
+  EXPECT_LT(r.checker->shadow_bytes(), kBytes * 2);
+  EXPECT_GT(r.checker->shadow_bytes(), kBytes);
+}
+
+} // namespace line_records
 
 } // namespace
 } // namespace bcusim::check
