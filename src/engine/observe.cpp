@@ -67,24 +67,6 @@ Resolved resolve_access(const Exec &x, MemSpace sp, uint64_t addr) {
   return r;
 }
 
-AccessEvent access_event(uint32_t pc, uint64_t cta, uint32_t warp,
-                         AccessType type, uint32_t size, AtomicOp atom,
-                         MemOrder order, MemScope scope, AccessOrigin origin,
-                         uint64_t async_id) {
-  AccessEvent e;
-  e.pc = pc;
-  e.cta = cta;
-  e.warp = warp;
-  e.type = type;
-  e.size = size;
-  e.atom = atom;
-  e.order = order;
-  e.scope = scope;
-  e.origin = origin;
-  e.async_id = async_id;
-  return e;
-}
-
 void AccessBatch::emit() {
   if (!on_ || lanes_ == 0)
     return;
@@ -92,36 +74,41 @@ void AccessBatch::emit() {
       access_event(x_.pc, x_.cta->linear, x_.warp->index, type_, size_, atom_,
                    order_of(in_), scope_of(in_), AccessOrigin::Instruction, 0);
   e.async_proxy = async_proxy_;
-  auto send = [&](uint64_t key, uint32_t lanes, const uint64_t *addr) {
-    e.lanes = lanes;
-    e.space = StateSpace((key >> 1) & 7);
-    e.owner = key >> 4;
-    e.generic = key & 1;
-    e.addr = addr;
-    e.values = (lanes & ~valued_) == 0 ? values_.data() : nullptr;
-    x_.obs->on_access(e);
-  };
-  if (uniform_) {
-    send(first_, lanes_, addr_.data());
-  } else {
-    std::array<uint64_t, kWarpSize> addr{};
-    uint32_t left = lanes_;
-    while (left) {
-      const uint64_t key = keys_[std::countr_zero(left)];
-      uint32_t group = 0;
-      for_lanes(left, [&](uint32_t l) {
-        if (keys_[l] == key) {
-          group |= 1u << l;
-          addr[l] = addr_[l];
-        }
-      });
-      send(key, group, addr.data());
-      left &= ~group;
-    }
-  }
+  if (uniform_)
+    send(e, first_, lanes_, addr_.data());
+  else
+    emit_groups(e);
   lanes_ = 0;
   valued_ = 0;
   uniform_ = true;
+}
+
+void AccessBatch::send(AccessEvent &e, uint64_t key, uint32_t lanes,
+                       const uint64_t *addr) {
+  e.lanes = lanes;
+  e.space = StateSpace((key >> 1) & 7);
+  e.owner = key >> 4;
+  e.generic = key & 1;
+  e.addr = addr;
+  e.values = (lanes & ~valued_) == 0 ? values_.data() : nullptr;
+  x_.obs->on_access(e);
+}
+
+void AccessBatch::emit_groups(AccessEvent &e) {
+  std::array<uint64_t, kWarpSize> addr{};
+  uint32_t left = lanes_;
+  while (left) {
+    const uint64_t key = keys_[std::countr_zero(left)];
+    uint32_t group = 0;
+    for_lanes(left, [&](uint32_t l) {
+      if (keys_[l] == key) {
+        group |= 1u << l;
+        addr[l] = addr_[l];
+      }
+    });
+    send(e, key, group, addr.data());
+    left &= ~group;
+  }
 }
 
 void observe_one(Exec &x, uint32_t pc, uint64_t cta, uint32_t warp,

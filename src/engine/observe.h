@@ -82,36 +82,38 @@ public:
   void add_resolved(uint32_t lane, const Resolved &r) {
     put(lane, key_of(r.space, r.owner, r.generic), r.addr);
   }
-  // Every lane of `m` accessed base[l] + off of the global space (fast
-  // paths).
-  template <class L> void add_global(uint32_t m, const L *base, int64_t off) {
-    add_lanes(m, kGlobalKey, base, off);
-  }
-  // Every lane of `m` accessed base[l] + off of the executing CTA's own
-  // shared memory (fast paths: the addresses are inside it).
+  // Every lane of `m` accessed base[l] + off of space `sp` as add() names
+  // it: Global, the CTA's own Shared, Local, KParam or Const (fast paths:
+  // the addresses are inside it).
   template <class L>
-  void add_own_shared(uint32_t m, const L *base, int64_t off) {
-    add_lanes(m, key_of(StateSpace::Shared, x_.cta->linear, false), base, off);
+  void add_space(MemSpace sp, uint32_t m, const L *base, int64_t off) {
+    add_lanes(m, direct_key(sp), base, off);
   }
-  // The fast path of a store: lane l stored the low `bytes` bytes of v[l].
-  template <class L> void add_global_values(uint32_t m, const L *v) {
-    if (!on_ || type_ != AccessType::Write || size_ > 8)
+  // The fast path of a store of B bytes per lane (size == B): lane l stored
+  // the low B bytes of v[l].
+  template <uint32_t B, class L> void add_values(uint32_t m, const L *v) {
+    if (!on_ || type_ != AccessType::Write || size_ != B)
       return;
-    for_lanes(m, [&](uint32_t l) {
-      std::memcpy(values_.data() + l * size_, &v[l], size_);
-    });
+    uint8_t *d = values_.data();
+    if (m == kFullMask && sizeof(L) == B) {
+      // Lane l's bytes are at l * B in both: one block.
+      std::memcpy(d, v, kWarpSize * B);
+    } else {
+      for_lanes(m, [&](uint32_t l) { std::memcpy(d + l * B, &v[l], B); });
+    }
     valued_ |= m;
   }
-  // The fast path of a vector store: lane l stored the low `bytes` bytes of
-  // v[k][l] at offset k * bytes, for k < n.
-  template <class L>
-  void add_vector_values(uint32_t m, const L *const *v, uint32_t n,
-                         uint32_t bytes) {
+  // The fast path of a vector store: lane l stored the low B bytes of
+  // v[k][l] at offset k * B, for k < n (size == B * n).
+  template <uint32_t B, class L>
+  void add_vector_values(uint32_t m, const L *const *v, uint32_t n) {
     if (!on_ || type_ != AccessType::Write || size_ > kMaxValue)
       return;
+    uint8_t *d = values_.data();
+    const uint32_t size = size_;
     for (uint32_t k = 0; k < n; ++k)
       for_lanes(m, [&](uint32_t l) {
-        std::memcpy(values_.data() + l * size_ + k * bytes, &v[k][l], bytes);
+        std::memcpy(d + l * size + k * B, &v[k][l], B);
       });
     valued_ |= m;
   }
@@ -120,30 +122,55 @@ public:
   void emit();
 
 private:
+  // One event per group of lanes (the lanes' keys differ).
+  [[gnu::noinline]] void emit_groups(AccessEvent &e);
+  // The event of `lanes`, of key `key`, at `addr`.
+  [[gnu::always_inline]] inline void send(AccessEvent &e, uint64_t key,
+                                          uint32_t lanes, const uint64_t *addr);
   // (space, owner, generic) in one word.
   static constexpr uint64_t key_of(StateSpace s, uint64_t owner, bool g) {
     return owner << 4 | uint64_t(s) << 1 | (g ? 1 : 0);
   }
   static constexpr uint64_t kGlobalKey = uint64_t(StateSpace::Global) << 1;
+  // The key of an address of `sp` that needs no resolution (add()).
+  uint64_t direct_key(MemSpace sp) const {
+    switch (sp) {
+    case MemSpace::Shared:
+      return key_of(StateSpace::Shared, x_.cta->linear, false);
+    case MemSpace::Local:
+      return key_of(StateSpace::Local, x_.cta->linear, false);
+    case MemSpace::KParam:
+      return key_of(StateSpace::Param, 0, false);
+    case MemSpace::Const:
+      return key_of(StateSpace::Const, 0, false);
+    default:
+      return kGlobalKey;
+    }
+  }
+  // The warp paths (add_lanes) write keys_ only once the lanes' keys
+  // differ: until then every lane added has the key first_.
+  void note_key(uint64_t key) {
+    if (!lanes_) {
+      first_ = key;
+    } else if (key != first_ && uniform_) {
+      for_lanes(lanes_, [&](uint32_t l) { keys_[l] = first_; });
+      uniform_ = false;
+    }
+  }
   template <class L>
   void add_lanes(uint32_t m, uint64_t key, const L *base, int64_t off) {
     if (!on_)
       return;
     for_lanes(
         m, [&](uint32_t l) { addr_[l] = uint64_t(base[l]) + uint64_t(off); });
-    if (lanes_ && first_ != key)
-      uniform_ = false;
-    for_lanes(m, [&](uint32_t l) { keys_[l] = key; });
-    if (!lanes_)
-      first_ = key;
+    note_key(key);
+    if (!uniform_)
+      for_lanes(m, [&](uint32_t l) { keys_[l] = key; });
     lanes_ |= m;
   }
   [[gnu::always_inline]] void put(uint32_t lane, uint64_t key, uint64_t addr) {
-    if (!lanes_)
-      first_ = key;
-    else if (key != first_)
-      uniform_ = false;
-    keys_[lane] = key;
+    note_key(key);
+    keys_[lane] = key; // one store, cheaper than a test
     addr_[lane] = addr;
     lanes_ |= 1u << lane;
   }
@@ -160,7 +187,9 @@ private:
   uint64_t first_ = 0;
   static constexpr uint32_t kMaxValue = 32; // bytes per lane (v4.b64)
   std::array<uint8_t, kWarpSize * kMaxValue> values_;
-  std::array<uint64_t, kWarpSize> keys_; // meaningful for lanes_ only
+  // Meaningful for lanes_ only; for the lanes of add_lanes only once
+  // !uniform_.
+  std::array<uint64_t, kWarpSize> keys_;
   std::array<uint64_t, kWarpSize> addr_;
 };
 
@@ -172,10 +201,23 @@ struct NoBatch {
 
 // The one place an access event's fields are filled (AccessBatch and
 // observe_one); lanes, space, owner and addresses follow.
-AccessEvent access_event(uint32_t pc, uint64_t cta, uint32_t warp,
-                         AccessType type, uint32_t size, AtomicOp atom,
-                         MemOrder order, MemScope scope, AccessOrigin origin,
-                         uint64_t async_id);
+inline AccessEvent access_event(uint32_t pc, uint64_t cta, uint32_t warp,
+                                AccessType type, uint32_t size, AtomicOp atom,
+                                MemOrder order, MemScope scope,
+                                AccessOrigin origin, uint64_t async_id) {
+  AccessEvent e;
+  e.pc = pc;
+  e.cta = cta;
+  e.warp = warp;
+  e.type = type;
+  e.size = size;
+  e.atom = atom;
+  e.order = order;
+  e.scope = scope;
+  e.origin = origin;
+  e.async_id = async_id;
+  return e;
+}
 
 // One access by one lane outside an instruction's lane loop (async copies,
 // mbarrier objects): `size` bytes at `r`.

@@ -1,6 +1,7 @@
 // The engine's observation point (observer.h): every memory access and
 // synchronization event of a launch, with the fields the checkers rely on.
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -250,6 +251,94 @@ TEST(Observer, OrderingQualifiersAndAtomicsReachTheObserver) {
   EXPECT_EQ(f[0].scope, MemScope::Gpu);
   EXPECT_EQ(f[1].order, MemOrder::Sc); // membar = fence.sc
   EXPECT_EQ(f[1].scope, MemScope::Cta);
+}
+
+// Accesses of the local frame, the kernel parameters and the constant bank
+// by every lane of a warp (or by some): one event per warp access, each
+// lane with its address, a store with each lane's bytes.
+TEST(Observer, LocalParamAndConstAccessesOfAWarp) {
+  struct ValueRecorder : Recorder {
+    std::vector<std::vector<uint8_t>> values; // per event, 32 * size bytes
+    void on_access(const AccessEvent &e) override {
+      Recorder::on_access(e);
+      values.emplace_back();
+      if (e.values)
+        values.back().assign(e.values, e.values + 32 * e.size);
+    }
+  } rec;
+  auto m = load_text(ptx_module(".param .u32 n", R"(
+  .local .align 8 .b8 buf[16];
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  add.u32 %r3, %r2, %r1;
+  mov.u64 %rd1, buf;
+  st.local.v2.u32 [%rd1], {%r2, %r3};
+  ld.local.u32 %r4, [%rd1+4];
+  ld.const.u32 %r5, [tbl+4];
+  setp.lt.u32 %p1, %r2, 40;
+  @%p1 st.local.u32 [%rd1+8], %r5;
+  ret;)",
+                                ".const .align 4 .u32 tbl[2] = {5, 1000};"));
+  ASSERT_TRUE(m);
+  Device d;
+  auto cfg = config({1, 1, 1}, {64, 1, 1});
+  cfg.observer = &rec;
+  auto r = d.launch(*m, "k", cfg, {KernelArg::s32(7)});
+  ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  ASSERT_EQ(rec.acc.size(), 10u); // five accesses per warp
+  auto u32_at = [](const std::vector<uint8_t> &v, size_t i) {
+    uint32_t x = 0;
+    std::memcpy(&x, v.data() + i, 4);
+    return x;
+  };
+  for (uint32_t w = 0; w < 2; ++w) {
+    std::vector<size_t> ev; // this warp's events, in order
+    for (size_t i = 0; i < rec.acc.size(); ++i)
+      if (rec.acc[i].warp == w)
+        ev.push_back(i);
+    ASSERT_EQ(ev.size(), 5u);
+    const Access &param = rec.acc[ev[0]], &st = rec.acc[ev[1]],
+                 &ld = rec.acc[ev[2]], &cst = rec.acc[ev[3]],
+                 &st2 = rec.acc[ev[4]];
+    EXPECT_EQ(param.space, StateSpace::Param);
+    EXPECT_EQ(param.type, AccessType::Read);
+    EXPECT_EQ(param.lanes, 0xffffffffu);
+    EXPECT_EQ(param.size, 4u);
+    EXPECT_EQ(st.space, StateSpace::Local);
+    EXPECT_EQ(st.type, AccessType::Write);
+    EXPECT_EQ(st.lanes, 0xffffffffu);
+    EXPECT_EQ(st.size, 8u);
+    EXPECT_EQ(ld.space, StateSpace::Local);
+    EXPECT_EQ(ld.type, AccessType::Read);
+    EXPECT_EQ(ld.size, 4u);
+    EXPECT_EQ(cst.space, StateSpace::Const);
+    EXPECT_EQ(cst.lanes, 0xffffffffu);
+    EXPECT_EQ(st2.space, StateSpace::Local);
+    EXPECT_EQ(st2.size, 4u);
+    // Lanes 0-39 of the block store the second time: all of warp 0, the
+    // first 8 lanes of warp 1.
+    EXPECT_EQ(st2.lanes, w == 0 ? 0xffffffffu : 0xffu);
+    ASSERT_EQ(rec.values[ev[1]].size(), 32u * 8);
+    ASSERT_EQ(rec.values[ev[4]].size(), 32u * 4);
+    EXPECT_TRUE(rec.values[ev[2]].empty()); // reads carry no values
+    const uint64_t frame = st.addr[0];      // buf, in each thread's own frame
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint32_t tid = w * 32 + l;
+      EXPECT_EQ(param.addr[l], 0u) << l;
+      EXPECT_EQ(st.addr[l], frame) << l;
+      EXPECT_EQ(ld.addr[l], frame + 4) << l;
+      EXPECT_EQ(cst.addr[l], cst.addr[0]) << l;
+      EXPECT_EQ(u32_at(rec.values[ev[1]], l * 8), tid) << l;
+      EXPECT_EQ(u32_at(rec.values[ev[1]], l * 8 + 4), tid + 7) << l;
+      if ((st2.lanes >> l) & 1) {
+        EXPECT_EQ(st2.addr[l], frame + 8) << l;
+        EXPECT_EQ(u32_at(rec.values[ev[4]], l * 4), 1000u) << l;
+      }
+    }
+  }
 }
 
 TEST(Observer, WarpSyncsCarryTheirMemberLanes) {
