@@ -381,9 +381,16 @@ struct FoundRace {
 };
 thread_local std::vector<FoundRace> found;
 
-[[gnu::noinline, gnu::cold]] void
-found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
-           const RaceSide &later, uint64_t addr, WriteValues v) {
+// A race that would only be counted (its kind suppressed, or its finding
+// listing as many instances as it keeps) is counted now: where it falls in
+// the report order changes nothing.
+[[gnu::noinline, gnu::cold]] void found_race(LaunchSt &L, const Target &t,
+                                             const RaceSide &earlier,
+                                             uint32_t clock,
+                                             const RaceSide &later,
+                                             uint64_t addr, WriteValues v) {
+  if (L.findings->race_counted(L, t.space, earlier, later, v))
+    return;
   found.push_back({t.space, t.owner, addr, earlier, later, clock, v});
 }
 
@@ -458,7 +465,7 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
       RaceSide s = side(c);
       s.tid = u;
       s.async_id = 0;
-      found_race(t, s, c.clock, side(a),
+      found_race(L, t, s, c.clock, side(a),
                  t.base + uint64_t(std::countr_zero(unsigned(b))),
                  WriteValues::Unknown);
     }
@@ -529,7 +536,7 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
       acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
                a.cta, scope_of(a.flags), c.tid, c.clock))
     return;
-  found_race(t, side(c), c.clock, side(a),
+  found_race(L, t, side(c), c.clock, side(a),
              t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
              compare_values(c, a, mask));
 }

@@ -694,6 +694,56 @@ TEST(Race, ASameValueInstanceOfARacingPairAddsNoWarning) {
   EXPECT_TRUE(pair);
 }
 
+// A flag stored by a thread of each of 160 CTAs, none ordered with
+// another: every pair is an instance of one benign race (160 x 159 / 2),
+// the first 10000 listed in report order; then another instruction's
+// store of a different value races with all 160 (docs/checker.md
+// "Reports": instances beyond the list are counted only).
+TEST(Race, EveryInstanceOfAFlagStoredByManyCtasIsCounted) {
+  constexpr uint64_t kCtas = 160;
+  Launch r("race", {kCtas + 1, 1, 1});
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> values{};
+  addr[0] = 0x100;
+  AccessEvent w;
+  w.lanes = 1;
+  w.space = StateSpace::Global;
+  w.type = AccessType::Write;
+  w.size = 4;
+  w.addr = addr.data();
+  w.values = reinterpret_cast<const uint8_t *>(values.data());
+  values[0] = 1;
+  w.pc = 100;
+  for (uint64_t c = 0; c < kCtas; ++c) {
+    w.cta = c;
+    r.checker->on_access(w);
+  }
+  values[0] = 2;
+  w.pc = 101;
+  w.cta = kCtas;
+  r.checker->on_access(w);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  const Finding &b = f[0], &d = f[1];
+  EXPECT_EQ(b.kind, FindingKind::BenignRace);
+  EXPECT_EQ(b.instances, kCtas * (kCtas - 1) / 2);
+  ASSERT_EQ(b.instance_list.size(), Finding::kMaxInstances);
+  // CTA k's store meets CTAs 0..k-1 in order: instance 10000 is CTA 141's
+  // with CTA 129 (140 x 141 / 2 = 9870 before it).
+  EXPECT_EQ(b.instance_list.front().threads[0].cta_linear, 0u);
+  EXPECT_EQ(b.instance_list.front().threads[1].cta_linear, 1u);
+  EXPECT_EQ(b.instance_list.back().threads[0].cta_linear, 129u);
+  EXPECT_EQ(b.instance_list.back().threads[1].cta_linear, 141u);
+  EXPECT_EQ(d.kind, FindingKind::DataRace);
+  EXPECT_EQ(d.instances, kCtas);
+  EXPECT_EQ(d.instance_list.size(), kCtas);
+  EXPECT_EQ(d.instance_list.back().threads[0].cta_linear, kCtas - 1);
+  EXPECT_NE(b.text.find(std::to_string(kCtas * (kCtas - 1) / 2 - 1) +
+                        " more instances"),
+            std::string::npos)
+      << b.text;
+}
+
 // One thread stores the two halves of a granule with two instructions;
 // another thread's unordered read of the first half names the first store.
 TEST(Race, AReportNamesTheStoreOfTheBytesNotTheThreadsLatestInTheGranule) {
