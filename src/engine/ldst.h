@@ -322,6 +322,28 @@ template <MemSpace S, class A>
 bool lanes_inside(Exec &x, const A *base, int64_t imm, uint32_t m,
                   uint32_t total, bool write);
 
+// An observed access that no warp-wide fast path took: local, parameter
+// and constant accesses with every lane inside the space run the plain
+// lane loop, then report the warp's event at once; the others go lane by
+// lane.
+template <MemSpace S, uint32_t B, class A, class V, bool Store>
+[[gnu::always_inline]] inline void observed_lanes(Exec &x, const Inst &in,
+                                                  uint32_t m) {
+  if constexpr (S == MemSpace::Local || S == MemSpace::KParam ||
+                S == MemSpace::Const) {
+    if (lanes_inside<S>(x, x.lanes<A>(in.a[0]), in.imm, m, B * in.n, Store)) {
+      NoBatch none;
+      if constexpr (Store)
+        st_lanes<S, B, A, V>(x, in, m, none);
+      else
+        ld_lanes<S, B, A, V>(x, in, m, none);
+      observe_warp<S, B, A, V, Store>(x, in, m);
+      return;
+    }
+  }
+  lanes_observed<S, B, A, V, Store>(x, in, m);
+}
+
 template <MemSpace S, uint32_t B, class A, class V, bool Obs>
 [[gnu::always_inline]] inline void exec_ld_impl(Exec &x, const Inst &in,
                                                 uint32_t m) {
@@ -389,18 +411,7 @@ template <MemSpace S, uint32_t B, class A, class V, bool Obs>
     return;
   }
   if constexpr (Obs) {
-    if constexpr (S == MemSpace::Local || S == MemSpace::KParam ||
-                  S == MemSpace::Const) {
-      // Every lane inside the space: the plain lane loop, then the event
-      // for the warp at once.
-      if (lanes_inside<S>(x, base, in.imm, m, B * n, false)) {
-        NoBatch none;
-        ld_lanes<S, B, A, V>(x, in, m, none);
-        observe_warp<S, B, A, V, false>(x, in, m);
-        return;
-      }
-    }
-    lanes_observed<S, B, A, V, false>(x, in, m);
+    observed_lanes<S, B, A, V, false>(x, in, m);
     return;
   }
   NoBatch none;
@@ -447,18 +458,7 @@ template <MemSpace S, uint32_t B, class A, class V, bool Obs>
     return;
   }
   if constexpr (Obs) {
-    if constexpr (S == MemSpace::Local || S == MemSpace::KParam ||
-                  S == MemSpace::Const) {
-      // Every lane inside the space: the plain lane loop, then the event
-      // for the warp at once.
-      if (lanes_inside<S>(x, base, in.imm, m, B * n, true)) {
-        NoBatch none;
-        st_lanes<S, B, A, V>(x, in, m, none);
-        observe_warp<S, B, A, V, true>(x, in, m);
-        return;
-      }
-    }
-    lanes_observed<S, B, A, V, true>(x, in, m);
+    observed_lanes<S, B, A, V, true>(x, in, m);
     return;
   }
   NoBatch none;
