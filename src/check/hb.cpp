@@ -221,6 +221,7 @@ void LaunchSt::release_shadow(std::vector<Granule> &shadow) {
     if (g.spill) {
       spill[g.spill - 1].reads.clear();
       spill[g.spill - 1].writes.clear();
+      spill[g.spill - 1].groups.clear();
       spill_free.push_back(g.spill);
     }
     for (uint32_t i = g.sync; i;) {

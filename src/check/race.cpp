@@ -261,8 +261,15 @@ inline bool dead(const Dead &d, const Cell &c) {
       s.live_gen = L.dead_gen;
       return false;
     }
+  for (const auto &gr : s.groups)
+    for (const auto &[tid, clock] : gr.members)
+      if (!dead(d, tid, clock)) {
+        s.live_gen = L.dead_gen;
+        return false;
+      }
   s.reads.clear();
   s.writes.clear();
+  s.groups.clear();
   L.spill_free.push_back(g.spill);
   g.spill = 0;
   g.cell[0].size &= uint16_t(~kSpilledWrite);
@@ -290,6 +297,29 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
   L.spill[g.spill - 1].live_gen = 0;
 }
 
+// Groups. A granule that keeps more than kGroupFrom writes (a flag stored
+// by thousands of threads none of which is ordered with another) keeps
+// further plain writes of one instruction, bytes, flags and value as one
+// group: the write and its writers (thread, clock). An access is checked
+// against a group by its newest member that it is not ordered after: one
+// instance per access and group, not one per member, and nothing missed
+// (an access unordered with some member finds one). A write ordered after
+// every member that covers the group's bytes and stands for it makes the
+// group redundant: it goes.
+[[gnu::noinline]] void join_group(LaunchSt::Spill &s, const Cell &k) {
+  for (auto &gr : s.groups)
+    if (gr.w.pc == k.pc && gr.w.mask == k.mask && gr.w.flags == k.flags &&
+        gr.w.size == k.size && gr.w.value == k.value) {
+      // (The thread's later write stands for its earlier one.)
+      if (gr.members.back().first == k.tid)
+        gr.members.back().second = k.clock;
+      else
+        gr.members.emplace_back(k.tid, k.clock);
+      return;
+    }
+  s.groups.push_back({k, {{k.tid, k.clock}}});
+}
+
 [[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
   if (!g.spill) [[unlikely]]
     spill_new(L, g);
@@ -312,6 +342,14 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
     if (k.flags & kWrite)
       std::erase_if(s.writes, subsumed);
     s.live_gen = 0; // the live record may have gone
+  }
+  // Beyond kGroupFrom kept writes, a plain write of known bytes joins the
+  // group of its instruction, bytes, flags and value ("Groups" below).
+  if ((k.flags & kWrite) && !(k.flags & (kAtomic | kStrong)) &&
+      (k.size & kValued) && s.writes.size() >= LaunchSt::Spill::kGroupFrom)
+      [[unlikely]] {
+    join_group(s, k);
+    return;
   }
   // A later access of the thread to the same bytes stands for its earlier
   // one (what is ordered after it is ordered after the earlier one): the
@@ -381,9 +419,16 @@ struct FoundRace {
 };
 thread_local std::vector<FoundRace> found;
 
-[[gnu::noinline, gnu::cold]] void
-found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
-           const RaceSide &later, uint64_t addr, WriteValues v) {
+// A race that would only be counted (its kind suppressed, or its finding
+// listing as many instances as it keeps) is counted now: where it falls in
+// the report order changes nothing.
+[[gnu::noinline, gnu::cold]] void found_race(LaunchSt &L, const Target &t,
+                                             const RaceSide &earlier,
+                                             uint32_t clock,
+                                             const RaceSide &later,
+                                             uint64_t addr, WriteValues v) {
+  if (L.findings->race_counted(L, t.space, earlier, later, v))
+    return;
   found.push_back({t.space, t.owner, addr, earlier, later, clock, v});
 }
 
@@ -458,7 +503,7 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
       RaceSide s = side(c);
       s.tid = u;
       s.async_id = 0;
-      found_race(t, s, c.clock, side(a),
+      found_race(L, t, s, c.clock, side(a),
                  t.base + uint64_t(std::countr_zero(unsigned(b))),
                  WriteValues::Unknown);
     }
@@ -529,7 +574,7 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
       acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
                a.cta, scope_of(a.flags), c.tid, c.clock))
     return;
-  found_race(t, side(c), c.clock, side(a),
+  found_race(L, t, side(c), c.clock, side(a),
              t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
              compare_values(c, a, mask));
 }
@@ -540,12 +585,44 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
 // after them, and what is not conflicts with the write itself; they go.
 // (A read, the common case in granules with spilled writes, has a function
 // of its own: a small one.)
+// Checks `a` against group `gr` ("Groups"): the newest member that it is
+// not ordered after, if any. Returns whether it overlaps the group's bytes
+// and is ordered after every member (program order or knowledge).
+[[gnu::noinline]] bool check_group(LaunchSt &L, const Target &t,
+                                   const NewAccess &a, const Accessor &who,
+                                   const LaunchSt::Spill::Group &gr) {
+  const uint8_t mask = t.mask;
+  if (!(gr.w.mask & mask))
+    return false;
+  bool all = true;
+  for (size_t i = gr.members.size(); i-- > 0;) {
+    const auto [tid, clock] = gr.members[i];
+    if (tid == a.tid || who.knows(tid, clock))
+      continue;
+    all = false;
+    if (a.acquire &&
+        acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
+                 a.cta, scope_of(a.flags), tid, clock))
+      continue;
+    Cell c = gr.w;
+    c.tid = tid;
+    c.clock = clock;
+    found_race(L, t, side(c), clock, side(a),
+               t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
+               compare_values(c, a, mask));
+    return false;
+  }
+  return all;
+}
+
 [[gnu::noinline]] void check_spilled_read(LaunchSt &L, const Target &t,
                                           const NewAccess &a,
                                           const Accessor &who,
                                           const LaunchSt::Spill &spill) {
   for (const Cell &c : spill.writes)
     check_cell(L, t, a, who, c);
+  for (const auto &gr : spill.groups)
+    check_group(L, t, a, who, gr);
 }
 [[gnu::noinline]] void check_spilled(LaunchSt &L, const Target &t,
                                      const NewAccess &a, const Accessor &who,
@@ -598,7 +675,12 @@ found_race(const Target &t, const RaceSide &earlier, uint32_t clock,
     v.erase(v.begin() + ptrdiff_t(keep), v.end());
   }
   std::erase_if(spill.writes, ordered);
-  if (spill.writes.empty())
+  if (!spill.groups.empty()) [[unlikely]]
+    std::erase_if(spill.groups, [&](const LaunchSt::Spill::Group &gr) {
+      return check_group(L, t, a, who, gr) && !(gr.w.mask & ~mask) &&
+             stands_for(L, a, gr.w);
+    });
+  if (spill.writes.empty() && spill.groups.empty())
     t.g.cell[0].size &= uint16_t(~kSpilledWrite);
 }
 
@@ -890,10 +972,20 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
   };
   if (((c0.flags | c1.flags) & kWrite) && (!clean(c0) || !clean(c1)))
     return false;
-  if (g.spill && (c0.size & kSpilledWrite)) [[unlikely]]
-    for (const Cell &c : L.spill[g.spill - 1].writes)
+  if (g.spill && (c0.size & kSpilledWrite)) [[unlikely]] {
+    const LaunchSt::Spill &sp = L.spill[g.spill - 1];
+    for (const Cell &c : sp.writes)
       if (!clean(c))
         return false;
+    for (const auto &gr : sp.groups)
+      for (const auto &[tid, clock] : gr.members) {
+        Cell c = gr.w;
+        c.tid = tid;
+        c.clock = clock;
+        if (!clean(c))
+          return false;
+      }
+  }
   const uint32_t lo = uint32_t(a.value), hi = uint32_t(a.value >> 32);
   // An entry of the same lanes' reads in the same epoch: merged when each
   // lane keeps what it read (the same instruction, or the same lanes,

@@ -433,18 +433,64 @@ std::vector<Site> call_stack_of(const LaunchSt &L, Tid t) {
   return out;
 }
 
+namespace {
+
+FindingKind race_kind(const RaceSide &earlier, const RaceSide &later,
+                      WriteValues values) {
+  const bool intra = !earlier.async_id && !later.async_id &&
+                     warp_key(earlier.tid) == warp_key(later.tid);
+  return values == WriteValues::Same ? FindingKind::BenignRace
+         : intra                     ? FindingKind::IntraWarpRace
+                                     : FindingKind::DataRace;
+}
+
+} // namespace
+
+bool Findings::race_counted(const LaunchSt &L, StateSpace space,
+                            const RaceSide &earlier, const RaceSide &later,
+                            WriteValues values) {
+  const FindingKind kind = race_kind(earlier, later, values);
+  if (L.checks.suppressed(kind))
+    return true;
+  auto it = race_index_.find({std::min(earlier.pc, later.pc),
+                              std::max(earlier.pc, later.pc), uint8_t(kind),
+                              uint8_t(space)});
+  if (it == race_index_.end())
+    return false;
+  Finding &f = pending_[it->second].f;
+  if (f.instance_list.size() < Finding::kMaxInstances)
+    return false;
+  ++f.instances;
+  return true;
+}
+
 void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
                     uint64_t addr, const RaceSide &earlier,
                     const RaceSide &later, WriteValues values) {
-  const bool intra = !earlier.async_id && !later.async_id &&
-                     warp_key(earlier.tid) == warp_key(later.tid);
-  const bool benign = values == WriteValues::Same;
-  FindingKind kind = benign  ? FindingKind::BenignRace
-                     : intra ? FindingKind::IntraWarpRace
-                             : FindingKind::DataRace;
+  const FindingKind kind = race_kind(earlier, later, values);
+  const bool intra = kind == FindingKind::IntraWarpRace;
+  const bool benign = kind == FindingKind::BenignRace;
   if (L.checks.suppressed(kind))
     return;
   const Severity sev = benign ? Severity::Warning : Severity::Error;
+  auto instance = [&](Finding &f) {
+    if (f.instance_list.size() < Finding::kMaxInstances)
+      f.instance_list.push_back({{earlier.pc, later.pc},
+                                 {thread_ref(L, earlier.tid, earlier.async_id),
+                                  thread_ref(L, later.tid, later.async_id)},
+                                 addr});
+  };
+  // A further instance of a pair of instructions seen before: no key to
+  // format.
+  const RaceKey rk{std::min(earlier.pc, later.pc),
+                   std::max(earlier.pc, later.pc), uint8_t(kind),
+                   uint8_t(space)};
+  if (auto r = race_index_.find(rk); r != race_index_.end()) {
+    Finding &f = pending_[r->second].f;
+    ++f.instances;
+    instance(f);
+    return;
+  }
   // One report per pair of source locations (CUDA lines, else PTX
   // instructions) per state space.
   std::string ka = source_key(L, earlier.pc), kb = source_key(L, later.pc);
@@ -454,19 +500,14 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
       std::make_tuple(int(kind), 0u, 0u,
                       fmt::format("{}|{}|{}", engine::name_of(space), ka, kb));
   auto it = index_.find(key);
-  auto instance = [&](Finding &f) {
-    if (f.instance_list.size() < Finding::kMaxInstances)
-      f.instance_list.push_back({{earlier.pc, later.pc},
-                                 {thread_ref(L, earlier.tid, earlier.async_id),
-                                  thread_ref(L, later.tid, later.async_id)},
-                                 addr});
-  };
   if (it != index_.end()) {
+    race_index_.emplace(rk, it->second);
     Finding &f = pending_[it->second].f;
     ++f.instances;
     instance(f);
     return;
   }
+  race_index_.emplace(rk, pending_.size());
   index_[key] = pending_.size();
   created_.fetch_add(1, std::memory_order_relaxed);
   Pending p;
@@ -763,6 +804,7 @@ void Findings::finish(LaunchSt &L) {
   }
   pending_.clear();
   index_.clear();
+  race_index_.clear();
 }
 
 } // namespace bcusim::check::detail

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "state.h"
 
@@ -38,6 +39,12 @@ public:
   void race(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
             const RaceSide &earlier, const RaceSide &later,
             WriteValues values = WriteValues::Unknown);
+  // A race that race() would only count: its kind is suppressed, or its
+  // finding exists with its list of instances full. Counts it and returns
+  // true; false when race() has to see it (in report order).
+  bool race_counted(const LaunchSt &L, StateSpace space,
+                    const RaceSide &earlier, const RaceSide &later,
+                    WriteValues values);
   // Two lanes of one store instruction store different values to the same
   // bytes: the result depends on which lane writes last.
   void lanes_race(LaunchSt &L, StateSpace space, uint64_t owner, uint64_t addr,
@@ -66,6 +73,21 @@ private:
   std::vector<Finding> &out_;
   std::vector<Pending> pending_;
   std::map<std::tuple<int, uint32_t, uint32_t, std::string>, size_t> index_;
+  // Race findings by kind, state space and the two instructions (the lower
+  // pc first): what `index_` found for them by their source keys, so that
+  // a further instance formats nothing.
+  struct RaceKey {
+    uint32_t pc_lo, pc_hi;
+    uint8_t kind, space;
+    bool operator==(const RaceKey &) const = default;
+  };
+  struct RaceKeyHash {
+    size_t operator()(const RaceKey &k) const {
+      uint64_t h = (uint64_t(k.pc_lo) << 32 | k.pc_hi) * 0x9e3779b97f4a7c15ull;
+      return size_t(h ^ (h >> 29) ^ (uint64_t(k.kind) << 8 | k.space));
+    }
+  };
+  std::unordered_map<RaceKey, size_t, RaceKeyHash> race_index_;
   bool hinted_ = false; // the -lineinfo note was given (once per checker)
   HostContext host_;
   std::atomic<uint64_t> created_{0}; // findings made (not instances)

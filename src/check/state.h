@@ -556,6 +556,16 @@ struct LaunchSt {
   // ordered after it.
   struct Spill {
     std::vector<Cell> reads, writes;
+    // Beyond kGroupFrom kept writes, plain writes of one instruction, bytes,
+    // flags and value are one group (race.cpp "Groups"): `w` the write
+    // (its tid and clock unused), `members` each writer's thread and clock,
+    // oldest first.
+    struct Group {
+      Cell w;
+      std::vector<std::pair<Tid, uint32_t>> members;
+    };
+    static constexpr size_t kGroupFrom = 64;
+    std::vector<Group> groups;
     // `dead_gen` when a record here was found not dead (race.cpp): until
     // dead floors are raised again or a write removes records, the history
     // is not all dead.

@@ -694,6 +694,180 @@ TEST(Race, ASameValueInstanceOfARacingPairAddsNoWarning) {
   EXPECT_TRUE(pair);
 }
 
+// Flags stored by a thread of each of 40 CTAs, 16 words in a row, none
+// ordered with another: every pair of stores of a word is an instance of
+// one benign race (16 x 40 x 39 / 2), the first 10000 listed in report
+// order; then another instruction's store of a different value races with
+// all 40 stores of the first word (docs/checker.md "Reports": instances
+// beyond the list are counted only).
+TEST(Race, EveryInstanceOfAFlagStoredByManyCtasIsCounted) {
+  constexpr uint64_t kCtas = 40, kWords = 16;
+  Launch r("race", {kCtas + 1, 1, 1});
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> values{};
+  AccessEvent w;
+  w.lanes = 1;
+  w.space = StateSpace::Global;
+  w.type = AccessType::Write;
+  w.size = 4;
+  w.addr = addr.data();
+  w.values = reinterpret_cast<const uint8_t *>(values.data());
+  values[0] = 1;
+  w.pc = 100;
+  // (earlier CTA, later CTA, word) of each instance in report order.
+  std::vector<std::array<uint64_t, 3>> order;
+  for (uint64_t c = 0; c < kCtas; ++c)
+    for (uint64_t j = 0; j < kWords; ++j) {
+      w.cta = c;
+      addr[0] = 0x100 + 8 * j;
+      r.checker->on_access(w);
+      for (uint64_t e = 0; e < c; ++e)
+        order.push_back({e, c, j});
+    }
+  values[0] = 2;
+  w.pc = 101;
+  w.cta = kCtas;
+  addr[0] = 0x100;
+  r.checker->on_access(w);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  const Finding &b = f[0], &d = f[1];
+  EXPECT_EQ(b.kind, FindingKind::BenignRace);
+  EXPECT_EQ(b.instances, order.size());
+  ASSERT_GT(order.size(), Finding::kMaxInstances);
+  ASSERT_EQ(b.instance_list.size(), Finding::kMaxInstances);
+  for (size_t i : {size_t(0), size_t(1), Finding::kMaxInstances - 1}) {
+    const auto &x = b.instance_list[i];
+    EXPECT_EQ(x.threads[0].cta_linear, order[i][0]) << i;
+    EXPECT_EQ(x.threads[1].cta_linear, order[i][1]) << i;
+    EXPECT_EQ(x.address, 0x100 + 8 * order[i][2]) << i;
+  }
+  EXPECT_EQ(d.kind, FindingKind::DataRace);
+  EXPECT_EQ(d.instances, kCtas);
+  EXPECT_EQ(d.instance_list.size(), kCtas);
+  EXPECT_EQ(d.instance_list.back().threads[0].cta_linear, kCtas - 1);
+  EXPECT_NE(b.text.find(std::to_string(order.size() - 1) + " more instances"),
+            std::string::npos)
+      << b.text;
+}
+
+// Beyond 64 kept writes of a granule, plain writes of one instruction,
+// bytes and value are one group, checked by its newest member that an
+// access is not ordered after (docs/checker.md "History"). 128 threads of
+// CTA 0 store 1 to one word at pc 100, none ordered with another; thread
+// 64's store (or, with `cta1`, a thread of CTA 1's instead) is the first
+// to join the group (2 in the cells, 64 kept, then the group).
+namespace flag_group {
+
+struct FlagRun {
+  Launch r{"race", {2, 1, 1}};
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> values{};
+  // Thread `t` of CTA `cta` accesses the word at `pc` (a store of `v`).
+  void access(uint64_t cta, uint32_t t, uint32_t pc, AccessType type,
+              uint32_t v = 1) {
+    addr[t & 31] = 0x100;
+    values[t & 31] = v;
+    AccessEvent e;
+    e.pc = pc;
+    e.cta = cta;
+    e.warp = t / 32;
+    e.lanes = 1u << (t & 31);
+    e.space = StateSpace::Global;
+    e.type = type;
+    e.size = 4;
+    e.addr = addr.data();
+    if (type == AccessType::Write)
+      e.values = reinterpret_cast<const uint8_t *>(values.data());
+    r.checker->on_access(e);
+  }
+  explicit FlagRun(bool cta1 = false) {
+    for (uint32_t t = 0; t < 128; ++t)
+      if (cta1 && t == 64)
+        access(1, 0, 100, AccessType::Write);
+      else
+        access(0, t, 100, AccessType::Write);
+  }
+};
+
+// The findings between instructions `p` and `q` (nullptr: none).
+const Finding *pair(const std::vector<Finding> &f, uint32_t p, uint32_t q) {
+  for (const Finding &x : f)
+    if (x.sites.size() == 2 && x.sites[0].pc == p && x.sites[1].pc == q)
+      return &x;
+  return nullptr;
+}
+
+// The 128 stores: each one finds every earlier store while 64 are kept,
+// then the two cells, the 64 kept and the group (one instance); another
+// thread's store of the same value finds the same 67.
+TEST(FlagGroup, AnotherSameValueStoreIsOneInstanceOfTheGroup) {
+  uint64_t before = 0;
+  for (bool more : {false, true}) {
+    FlagRun run;
+    if (more)
+      run.access(1, 0, 100, AccessType::Write);
+    auto &f = run.r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::BenignRace);
+    if (!more) {
+      // Stores 0..66 find 0..66 earlier ones (the group made by store
+      // 66's eviction of store 64); stores 67..127 find 67 each.
+      before = f[0].instances;
+      EXPECT_EQ(before, 67u * 66 / 2 + 61u * 67);
+    } else {
+      EXPECT_EQ(f[0].instances, before + 2 + 64 + 1);
+    }
+  }
+}
+
+TEST(FlagGroup, ADifferentValueIsAnErrorAgainstTheGroup) {
+  FlagRun run;
+  run.access(1, 0, 101, AccessType::Write, 2);
+  auto &f = run.r.end();
+  const Finding *d = pair(f, 100, 101);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, FindingKind::DataRace);
+  EXPECT_EQ(d->instances, 2u + 64 + 1);
+}
+
+// CTA 0's barrier orders its stores before thread 0's read; CTA 1's store,
+// the group's oldest member, is not: the read races with it.
+TEST(FlagGroup, AReadUnorderedWithTheOldestMemberOnlyRaces) {
+  FlagRun run(true);
+  run.r.barrier(0b1111);
+  run.access(0, 0, 300, AccessType::Read);
+  auto &f = run.r.end();
+  const Finding *d = pair(f, 100, 300);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, FindingKind::DataRace);
+  EXPECT_EQ(d->instances, 1u);
+  EXPECT_EQ(d->sites[0].thread.cta_linear, 1u);
+  // Without CTA 1's store, nothing races with the read.
+  FlagRun all0;
+  all0.r.barrier(0b1111);
+  all0.access(0, 0, 300, AccessType::Read);
+  EXPECT_FALSE(pair(all0.r.end(), 100, 300));
+}
+
+// After the barrier two threads of CTA 0 store again (pc 200, the two
+// cells): ordered after every member, they drop the kept stores and the
+// group; CTA 1's read then races with them only.
+TEST(FlagGroup, AWriteOrderedAfterEveryMemberDropsTheGroup) {
+  FlagRun run;
+  run.r.barrier(0b1111);
+  run.access(0, 0, 200, AccessType::Write);
+  run.access(0, 1, 200, AccessType::Write);
+  run.access(1, 0, 300, AccessType::Read);
+  auto &f = run.r.end();
+  EXPECT_FALSE(pair(f, 100, 300));
+  const Finding *d = pair(f, 200, 300);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->instances, 2u);
+}
+
+} // namespace flag_group
+
 // One thread stores the two halves of a granule with two instructions;
 // another thread's unordered read of the first half names the first store.
 TEST(Race, AReportNamesTheStoreOfTheBytesNotTheThreadsLatestInTheGranule) {
