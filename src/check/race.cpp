@@ -330,9 +330,10 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
 // is unused: 0). A write is checked against such a group as against a
 // group of writes (check_group), except that a strong write of the group's
 // size at .gpu or .sys scope, the group's scope being .gpu or .sys too, is
-// morally strong with every member: it passes over the group at once. The
-// members such a write is ordered after stay (a later access that races
-// with one races with the write too: at most an extra instance).
+// morally strong with every member: it passes over the group at once. Only
+// a plain write drops the group (ordered after every member); the members
+// a strong write is ordered after stay (a later access that races with one
+// races with the write too: at most a further report of that race).
 inline bool strong_read_joins(const LaunchSt::Spill &s, const Cell &k) {
   return (k.flags & kStrong) && !(k.flags & (kWrite | kAtomic)) &&
          !is_entry(k) && s.reads.size() >= LaunchSt::Spill::kGroupFrom;
@@ -725,8 +726,10 @@ thread_local std::vector<FoundRace> found;
       if (strong_gpu && !((gr.w.size ^ a.size) & kSizeMax) &&
           scope_of(gr.w.flags) >= MemScope::Gpu)
         return false;
+      // (A strong write stands for a read of its own CTA only, and the
+      // members may be of several: it leaves the group.)
       return check_group(L, t, a, who, gr) && !(gr.w.mask & ~mask) &&
-             stands_for(L, a, gr.w);
+             !(a.flags & kStrong);
     });
   }
   if (spill.writes.empty() && spill.groups.empty())
