@@ -222,6 +222,7 @@ void LaunchSt::release_shadow(std::vector<Granule> &shadow) {
       spill[g.spill - 1].reads.clear();
       spill[g.spill - 1].writes.clear();
       spill[g.spill - 1].groups.clear();
+      spill[g.spill - 1].strong_reads.clear();
       spill_free.push_back(g.spill);
     }
     for (uint32_t i = g.sync; i;) {

@@ -261,15 +261,17 @@ inline bool dead(const Dead &d, const Cell &c) {
       s.live_gen = L.dead_gen;
       return false;
     }
-  for (const auto &gr : s.groups)
-    for (const auto &[tid, clock] : gr.members)
-      if (!dead(d, tid, clock)) {
-        s.live_gen = L.dead_gen;
-        return false;
-      }
+  for (const auto *gs : {&s.groups, &s.strong_reads})
+    for (const auto &gr : *gs)
+      for (const auto &[tid, clock] : gr.members)
+        if (!dead(d, tid, clock)) {
+          s.live_gen = L.dead_gen;
+          return false;
+        }
   s.reads.clear();
   s.writes.clear();
   s.groups.clear();
+  s.strong_reads.clear();
   L.spill_free.push_back(g.spill);
   g.spill = 0;
   g.cell[0].size &= uint16_t(~kSpilledWrite);
@@ -306,8 +308,9 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
 // (an access unordered with some member finds one). A write ordered after
 // every member that covers the group's bytes and stands for it makes the
 // group redundant: it goes.
-[[gnu::noinline]] void join_group(LaunchSt::Spill &s, const Cell &k) {
-  for (auto &gr : s.groups)
+[[gnu::noinline]] void join_group(std::vector<LaunchSt::Spill::Group> &groups,
+                                  const Cell &k) {
+  for (auto &gr : groups)
     if (gr.w.pc == k.pc && gr.w.mask == k.mask && gr.w.flags == k.flags &&
         gr.w.size == k.size && gr.w.value == k.value) {
       // (The thread's later write stands for its earlier one.)
@@ -317,7 +320,27 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
         gr.members.emplace_back(k.tid, k.clock);
       return;
     }
-  s.groups.push_back({k, {{k.tid, k.clock}}});
+  groups.push_back({k, {{k.tid, k.clock}}});
+}
+
+// Groups of strong reads. A granule that keeps more than kGroupFrom reads
+// (a word every thread reads with a strong load and then lowers with an
+// atomic) keeps further strong reads (not atomics) of one instruction,
+// bytes, flags and size as one group, joined by join_group (a read's value
+// is unused: 0). A write is checked against such a group as against a
+// group of writes (check_group), except that a strong write of the group's
+// size at .gpu or .sys scope, the group's scope being .gpu or .sys too, is
+// morally strong with every member: it passes over the group at once. Only
+// a plain write drops the group (ordered after every member); the members
+// a strong write is ordered after stay (a later access that races with one
+// races with the write too: at most a further report of that race).
+inline bool strong_read_joins(const LaunchSt::Spill &s, const Cell &k) {
+  return (k.flags & kStrong) && !(k.flags & (kWrite | kAtomic)) &&
+         !is_entry(k) && s.reads.size() >= LaunchSt::Spill::kGroupFrom;
+}
+[[gnu::noinline]] void join_strong_read(LaunchSt::Spill &s, Cell k) {
+  k.value = 0;
+  join_group(s.strong_reads, k);
 }
 
 [[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
@@ -348,7 +371,11 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
   if ((k.flags & kWrite) && !(k.flags & (kAtomic | kStrong)) &&
       (k.size & kValued) && s.writes.size() >= LaunchSt::Spill::kGroupFrom)
       [[unlikely]] {
-    join_group(s, k);
+    join_group(s.groups, k);
+    return;
+  }
+  if (strong_read_joins(s, k)) [[unlikely]] {
+    join_strong_read(s, k);
     return;
   }
   // A later access of the thread to the same bytes stands for its earlier
@@ -370,10 +397,15 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
                                               const Cell &c) {
   if (!g.spill) [[unlikely]]
     spill_new(L, g);
-  auto &v = L.spill[g.spill - 1].reads;
+  auto &s = L.spill[g.spill - 1];
+  auto &v = s.reads;
   Cell k = c;
   k.size &= uint16_t(~kSpilledWrite);
   k.flags &= 0x7f;
+  if (strong_read_joins(s, k)) [[unlikely]] {
+    join_strong_read(s, k);
+    return;
+  }
   const size_t n = v.size();
   for (size_t i = n, j = 0; i-- > 0 && j < 2; ++j)
     if (v[i].tid == k.tid && !(v[i].mask & ~k.mask) &&
@@ -600,13 +632,16 @@ thread_local std::vector<FoundRace> found;
     if (tid == a.tid || who.knows(tid, clock))
       continue;
     all = false;
+    Cell c = gr.w;
+    c.tid = tid;
+    c.clock = clock;
+    // (A group of strong reads: a member may be morally strong with `a`.)
+    if ((c.flags & a.flags & kStrong) && morally_strong(L, c, a))
+      continue;
     if (a.acquire &&
         acquires(L, t.g, t.base + uint64_t(std::countr_zero(unsigned(mask))),
                  a.cta, scope_of(a.flags), tid, clock))
       continue;
-    Cell c = gr.w;
-    c.tid = tid;
-    c.clock = clock;
     found_race(L, t, side(c), clock, side(a),
                t.base + uint64_t(std::countr_zero(unsigned(c.mask & mask))),
                compare_values(c, a, mask));
@@ -680,6 +715,23 @@ thread_local std::vector<FoundRace> found;
       return check_group(L, t, a, who, gr) && !(gr.w.mask & ~mask) &&
              stands_for(L, a, gr.w);
     });
+  if (!spill.strong_reads.empty()) [[unlikely]] {
+    // ("Groups of strong reads": a strong write of the group's size, both
+    // at .gpu or .sys scope, is morally strong with every member.)
+    const bool strong_gpu =
+        (a.flags & kStrong) && scope_of(a.flags) >= MemScope::Gpu;
+    std::erase_if(spill.strong_reads, [&](const LaunchSt::Spill::Group &gr) {
+      if (!(gr.w.mask & mask))
+        return false;
+      if (strong_gpu && !((gr.w.size ^ a.size) & kSizeMax) &&
+          scope_of(gr.w.flags) >= MemScope::Gpu)
+        return false;
+      // (A strong write stands for a read of its own CTA only, and the
+      // members may be of several: it leaves the group.)
+      return check_group(L, t, a, who, gr) && !(gr.w.mask & ~mask) &&
+             !(a.flags & kStrong);
+    });
+  }
   if (spill.writes.empty() && spill.groups.empty())
     t.g.cell[0].size &= uint16_t(~kSpilledWrite);
 }

@@ -566,6 +566,10 @@ struct LaunchSt {
     };
     static constexpr size_t kGroupFrom = 64;
     std::vector<Group> groups;
+    // Beyond kGroupFrom kept reads, strong reads (not atomics) of one
+    // instruction, bytes, flags and size are one group (race.cpp "Groups
+    // of strong reads"): `w` the read (its tid, clock and value unused).
+    std::vector<Group> strong_reads;
     // `dead_gen` when a record here was found not dead (race.cpp): until
     // dead floors are raised again or a write removes records, the history
     // is not all dead.

@@ -868,6 +868,125 @@ TEST(FlagGroup, AWriteOrderedAfterEveryMemberDropsTheGroup) {
 
 } // namespace flag_group
 
+// Beyond 64 kept reads of a granule, strong reads (not atomics) of one
+// instruction, bytes, flags and size are one group (docs/checker.md
+// "History"): a strong write of their size at .gpu or .sys scope passes
+// over it, other writes are checked against its newest member they are not
+// ordered after. 128 threads of CTA 0 read one word at pc 100 with a
+// relaxed .sys load (thread 64, or with `cta1` a thread of CTA 1 instead,
+// is the first to join the group: 2 in the cells, 64 kept, then the group).
+namespace strong_read_group {
+
+struct HubRun {
+  Launch r;
+  StateSpace sp;
+  void at(AccessType type, uint64_t cta, uint32_t t, uint32_t pc,
+          MemOrder o = MemOrder::Weak, MemScope s = MemScope::None) {
+    r.access(type, t / 32, 1u << (t & 31), 0x40, pc, true, cta, sp, o, s);
+  }
+  void read(uint64_t cta, uint32_t t) {
+    at(AccessType::Read, cta, t, 100, MemOrder::Relaxed, MemScope::Sys);
+  }
+  explicit HubRun(bool cta1 = false, StateSpace space = StateSpace::Global)
+      : r("race", {2, 1, 1}), sp(space) {
+    for (uint32_t t = 0; t < 128; ++t)
+      if (cta1 && t == 64)
+        read(1, 0);
+      else
+        read(0, t);
+  }
+};
+using flag_group::pair;
+
+// An atomic of CTA 1 at .gpu scope is morally strong with every read; at
+// .cta scope with none of CTA 0's (the cells, the 64 kept, the group: one
+// instance), but with all of them when it is CTA 0's.
+TEST(StrongReadGroup, AnAtomicAtGpuScopePassesOverTheGroup) {
+  HubRun gpu;
+  gpu.at(AccessType::Atomic, 1, 0, 200, MemOrder::Relaxed, MemScope::Gpu);
+  EXPECT_TRUE(gpu.r.end().empty());
+  HubRun cta;
+  cta.at(AccessType::Atomic, 1, 0, 200, MemOrder::Relaxed, MemScope::Cta);
+  auto &f = cta.r.end();
+  const Finding *d = pair(f, 100, 200);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, FindingKind::DataRace);
+  EXPECT_EQ(d->instances, 2u + 64 + 1);
+  HubRun own;
+  own.at(AccessType::Atomic, 0, 0, 200, MemOrder::Relaxed, MemScope::Cta);
+  EXPECT_TRUE(own.r.end().empty());
+}
+
+// CTA 0's barrier orders its reads before thread 0's plain write; CTA 1's
+// read, the group's oldest member, is not: the write races with it.
+TEST(StrongReadGroup, APlainWriteUnorderedWithTheOldestMemberOnlyRaces) {
+  HubRun run(true);
+  run.r.barrier(0b1111);
+  run.at(AccessType::Write, 0, 0, 300);
+  auto &f = run.r.end();
+  const Finding *d = pair(f, 100, 300);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, FindingKind::DataRace);
+  EXPECT_EQ(d->instances, 1u);
+  EXPECT_EQ(d->sites[0].thread.cta_linear, 1u);
+  HubRun all0;
+  all0.r.barrier(0b1111);
+  all0.at(AccessType::Write, 0, 0, 300);
+  EXPECT_TRUE(all0.r.end().empty());
+}
+
+// After the barrier two threads of CTA 0 store (pc 200, the two cells):
+// ordered after every member, they drop the kept reads and the group; CTA
+// 1's store then races with them only.
+TEST(StrongReadGroup, AWriteOrderedAfterEveryMemberDropsTheGroup) {
+  HubRun run;
+  run.r.barrier(0b1111);
+  run.at(AccessType::Write, 0, 0, 200);
+  run.at(AccessType::Write, 0, 1, 200);
+  run.at(AccessType::Write, 1, 0, 300);
+  auto &f = run.r.end();
+  EXPECT_FALSE(pair(f, 100, 300));
+  const Finding *d = pair(f, 200, 300);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->instances, 2u);
+}
+
+// Shared memory: the barrier makes the 128 reads dead, the group too, so
+// the history goes at warp 3's next read; thread 0's store then races with
+// warp 3's 32 reads after the barrier only (the cells and 30 kept: below
+// the group threshold again).
+TEST(StrongReadGroup, ADeadGroupGoesWithTheDeadHistory) {
+  HubRun run(false, StateSpace::Shared);
+  run.r.barrier(0b1111);
+  for (uint32_t t = 96; t < 128; ++t)
+    run.read(0, t);
+  run.at(AccessType::Write, 0, 0, 200);
+  auto &f = run.r.end();
+  ASSERT_EQ(f.size(), 1u);
+  const Finding *d = pair(f, 100, 200);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->instances, 32u);
+  for (const auto &x : d->instance_list)
+    EXPECT_EQ(x.threads[0].warp, 3u);
+}
+
+// CTA 0's shared memory history (with its group) is recycled when it ends:
+// CTA 2, taking its place, keeps nothing of it at the same offset (its
+// atomic at .cta scope would race with CTA 0's reads).
+TEST(StrongReadGroup, ARetiredCtasGroupIsNotKept) {
+  HubRun run(false, StateSpace::Shared);
+  engine::CtaEvent e;
+  e.cta = 0;
+  run.r.checker->on_cta_end(e);
+  run.r.begin_cta(2);
+  for (uint32_t t = 0; t < 3; ++t)
+    run.read(2, t);
+  run.at(AccessType::Atomic, 2, 0, 200, MemOrder::Relaxed, MemScope::Cta);
+  EXPECT_TRUE(run.r.end().empty());
+}
+
+} // namespace strong_read_group
+
 // One thread stores the two halves of a granule with two instructions;
 // another thread's unordered read of the first half names the first store.
 TEST(Race, AReportNamesTheStoreOfTheBytesNotTheThreadsLatestInTheGranule) {
