@@ -623,29 +623,39 @@ TEST(Race, AWriteIsCheckedAgainstEvictedConcurrentReads) {
   EXPECT_EQ(f[0].sites[1].pc, 100u);
 }
 
+// One lane's 4-byte access to global memory, given to the checker: thread
+// `t` of CTA `cta` at `pc` (a store of `v`, its bytes in the event).
+struct OneLane {
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> values{};
+  void access(Launch &r, uint64_t cta, uint32_t t, uint64_t address,
+              uint32_t pc, AccessType type, uint32_t v = 1) {
+    addr[t & 31] = address;
+    values[t & 31] = v;
+    AccessEvent e;
+    e.pc = pc;
+    e.cta = cta;
+    e.warp = t / 32;
+    e.lanes = 1u << (t & 31);
+    e.space = StateSpace::Global;
+    e.type = type;
+    e.size = 4;
+    e.addr = addr.data();
+    if (type == AccessType::Write)
+      e.values = reinterpret_cast<const uint8_t *>(values.data());
+    r.checker->on_access(e);
+  }
+};
+
 // Writes of the same value by unordered threads: a benign race (a
 // warning); different values: an error; both suppressible by kind.
 TEST(Race, WritesOfTheSameValueAreABenignRace) {
   for (uint32_t second : {7u, 8u}) {
     for (bool suppress : {false, true}) {
       Launch r(suppress ? "race,-benign-race" : "race", {2, 1, 1});
-      std::array<uint64_t, 32> addr{};
-      std::array<uint32_t, 32> values{};
-      addr[0] = 0x100;
-      AccessEvent w;
-      w.lanes = 1;
-      w.space = StateSpace::Global;
-      w.type = AccessType::Write;
-      w.size = 4;
-      w.addr = addr.data();
-      w.values = reinterpret_cast<const uint8_t *>(values.data());
-      values[0] = 7;
-      w.pc = 100;
-      r.checker->on_access(w);
-      values[0] = second;
-      w.cta = 1;
-      w.pc = 101;
-      r.checker->on_access(w);
+      OneLane w;
+      w.access(r, 0, 0, 0x100, 100, AccessType::Write, 7);
+      w.access(r, 1, 0, 0x100, 101, AccessType::Write, second);
       auto &f = r.end();
       if (second == 7 && suppress) {
         EXPECT_TRUE(f.empty());
@@ -666,24 +676,12 @@ TEST(Race, WritesOfTheSameValueAreABenignRace) {
 // different values in another: error races, no benign-race beside them.
 TEST(Race, ASameValueInstanceOfARacingPairAddsNoWarning) {
   Launch r("race", {3, 1, 1});
-  std::array<uint64_t, 32> addr{};
-  std::array<uint32_t, 32> values{};
-  addr[0] = 0x100;
-  AccessEvent w;
-  w.lanes = 1;
-  w.space = StateSpace::Global;
-  w.type = AccessType::Write;
-  w.size = 4;
-  w.addr = addr.data();
-  w.values = reinterpret_cast<const uint8_t *>(values.data());
+  OneLane w;
   const std::array<std::pair<uint32_t, uint32_t>, 3> writes{
       {{100, 7}, {101, 7}, {100, 8}}}; // (pc, value) of CTAs 0, 1, 2
-  for (uint64_t c = 0; c < 3; ++c) {
-    w.cta = c;
-    w.pc = writes[c].first;
-    values[0] = writes[c].second;
-    r.checker->on_access(w);
-  }
+  for (uint64_t c = 0; c < 3; ++c)
+    w.access(r, c, 0, 0x100, writes[c].first, AccessType::Write,
+             writes[c].second);
   auto &f = r.end();
   bool pair = false;
   for (const Finding &x : f) {
@@ -703,32 +701,16 @@ TEST(Race, ASameValueInstanceOfARacingPairAddsNoWarning) {
 TEST(Race, EveryInstanceOfAFlagStoredByManyCtasIsCounted) {
   constexpr uint64_t kCtas = 40, kWords = 16;
   Launch r("race", {kCtas + 1, 1, 1});
-  std::array<uint64_t, 32> addr{};
-  std::array<uint32_t, 32> values{};
-  AccessEvent w;
-  w.lanes = 1;
-  w.space = StateSpace::Global;
-  w.type = AccessType::Write;
-  w.size = 4;
-  w.addr = addr.data();
-  w.values = reinterpret_cast<const uint8_t *>(values.data());
-  values[0] = 1;
-  w.pc = 100;
+  OneLane w;
   // (earlier CTA, later CTA, word) of each instance in report order.
   std::vector<std::array<uint64_t, 3>> order;
   for (uint64_t c = 0; c < kCtas; ++c)
     for (uint64_t j = 0; j < kWords; ++j) {
-      w.cta = c;
-      addr[0] = 0x100 + 8 * j;
-      r.checker->on_access(w);
+      w.access(r, c, 0, 0x100 + 8 * j, 100, AccessType::Write, 1);
       for (uint64_t e = 0; e < c; ++e)
         order.push_back({e, c, j});
     }
-  values[0] = 2;
-  w.pc = 101;
-  w.cta = kCtas;
-  addr[0] = 0x100;
-  r.checker->on_access(w);
+  w.access(r, kCtas, 0, 0x100, 101, AccessType::Write, 2);
   auto &f = r.end();
   ASSERT_EQ(f.size(), 2u);
   const Finding &b = f[0], &d = f[1];
@@ -761,25 +743,11 @@ namespace flag_group {
 
 struct FlagRun {
   Launch r{"race", {2, 1, 1}};
-  std::array<uint64_t, 32> addr{};
-  std::array<uint32_t, 32> values{};
+  OneLane one;
   // Thread `t` of CTA `cta` accesses the word at `pc` (a store of `v`).
   void access(uint64_t cta, uint32_t t, uint32_t pc, AccessType type,
               uint32_t v = 1) {
-    addr[t & 31] = 0x100;
-    values[t & 31] = v;
-    AccessEvent e;
-    e.pc = pc;
-    e.cta = cta;
-    e.warp = t / 32;
-    e.lanes = 1u << (t & 31);
-    e.space = StateSpace::Global;
-    e.type = type;
-    e.size = 4;
-    e.addr = addr.data();
-    if (type == AccessType::Write)
-      e.values = reinterpret_cast<const uint8_t *>(values.data());
-    r.checker->on_access(e);
+    one.access(r, cta, t, 0x100, pc, type, v);
   }
   explicit FlagRun(bool cta1 = false) {
     for (uint32_t t = 0; t < 128; ++t)
