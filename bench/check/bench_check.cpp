@@ -304,14 +304,15 @@ Graph make_graph(Device &dev, uint32_t n) {
 // undiscovered. Each hub's distance word is read, and written with the same
 // value, by every frontier vertex, from every CTA; every discovery appends
 // to one queue through one atomicAdd counter. `vertices` 4 Ki to 64 Ki,
-// plain (mode 0) and checked (mode 2), with the flag `changed` (flag 1) or
-// without it (flag 0, a null pointer): items_per_second (edges) stays flat
+// plain (mode 0) and checked (mode 2), with the flag `changed` (flag 1), a
+// `volatile` flag instead (flag 2: `vchanged`) or without (flag 0, null
+// pointers): items_per_second (edges) stays flat
 // when the checker's cost per access does not grow with the accessors of a
 // word.
 void BM_GraphBfs(benchmark::State &state) {
   Device dev;
   const uint32_t n = uint32_t(state.range(1));
-  const bool flag = state.range(2) != 0;
+  const int64_t flag = state.range(2);
   const Graph g = make_graph(dev, n);
   DevicePtr dist = dev.alloc(n * 4), next = dev.alloc(g.edges * 4),
             size = dev.alloc(4), changed = dev.alloc(4);
@@ -321,10 +322,15 @@ void BM_GraphBfs(benchmark::State &state) {
   Workload w{&graph_module(), "bfs_step", {}, {}, 0};
   w.cfg.grid = {(n + 255) / 256};
   w.cfg.block = {256};
-  w.args = {KernelArg::ptr(g.row),  KernelArg::ptr(g.col),
-            KernelArg::ptr(dist),   KernelArg::ptr(next),
-            KernelArg::ptr(size),   KernelArg::ptr(flag ? changed : 0),
-            KernelArg::s32(int(n)), KernelArg::s32(1)};
+  w.args = {KernelArg::ptr(g.row),
+            KernelArg::ptr(g.col),
+            KernelArg::ptr(dist),
+            KernelArg::ptr(next),
+            KernelArg::ptr(size),
+            KernelArg::ptr(flag == 1 ? changed : 0),
+            KernelArg::s32(int(n)),
+            KernelArg::s32(1),
+            KernelArg::ptr(flag == 2 ? changed : 0)};
   w.covered = (n + 1) * 4ull + g.edges * 8ull + n * 4ull + 8;
   run(state, dev, w, [&] {
     const int zero = 0;
@@ -379,7 +385,7 @@ BENCHMARK(BM_GraphBfs)
     ->ArgNames({"mode", "vertices", "flag"})
     ->ArgsProduct({{0, 2},
                    {1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16},
-                   {1, 0}})
+                   {1, 0, 2}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GraphLabel)
     ->ArgNames({"mode", "vertices", "flag"})

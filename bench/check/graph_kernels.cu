@@ -9,7 +9,8 @@
 // Shared words are accessed through `volatile` (relaxed .sys strong
 // accesses, morally strong with each other and with the atomics), as such
 // code is written to be race-free; the flag `changed` (when not null) is a
-// plain store of the same value by many threads (a benign race).
+// plain store of the same value by many threads (a benign race), the flag
+// `vchanged` (bfs_step, when not null) a `volatile` one (morally strong).
 
 #define GRAPH_INF 0x7fffffff
 
@@ -19,7 +20,7 @@
 extern "C" __global__ void bfs_step(const int *row, const int *col,
                                     volatile int *dist, int *next,
                                     int *next_size, int *changed, int n,
-                                    int level) {
+                                    int level, volatile int *vchanged) {
   const int u = blockIdx.x * blockDim.x + threadIdx.x;
   if (u >= n || dist[u] != level)
     return;
@@ -30,6 +31,8 @@ extern "C" __global__ void bfs_step(const int *row, const int *col,
       next[atomicAdd(next_size, 1)] = v;
       if (changed)
         *changed = 1;
+      if (vchanged)
+        *vchanged = 1;
     }
   }
 }

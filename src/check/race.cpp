@@ -307,7 +307,12 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
 // instance per access and group, not one per member, and nothing missed
 // (an access unordered with some member finds one). A write ordered after
 // every member that covers the group's bytes and stands for it makes the
-// group redundant: it goes.
+// group redundant: it goes. A group of strong writes (a `volatile` flag) is
+// checked so too, except that a strong access of its size at .gpu or .sys
+// scope, the group's scope being .gpu or .sys too, is morally strong with
+// every member: it passes over the group at once (passes_group). Only a
+// plain write drops such a group (a strong one stands for an access of its
+// own CTA only, and the members may be of several).
 [[gnu::noinline]] void join_group(std::vector<LaunchSt::Spill::Group> &groups,
                                   const Cell &k) {
   for (auto &gr : groups)
@@ -321,6 +326,15 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
       return;
     }
   groups.push_back({k, {{k.tid, k.clock}}});
+}
+
+// Whether `a` is morally strong with every member of group `gr` (of strong
+// writes or strong reads): both strong, of one size, at .gpu or .sys scope.
+inline bool passes_group(const NewAccess &a, const LaunchSt::Spill::Group &gr) {
+  return (a.flags & gr.w.flags & kStrong) &&
+         !((gr.w.size ^ a.size) & kSizeMax) &&
+         scope_of(a.flags) >= MemScope::Gpu &&
+         scope_of(gr.w.flags) >= MemScope::Gpu;
 }
 
 // Groups of strong reads. A granule that keeps more than kGroupFrom reads
@@ -366,11 +380,11 @@ inline bool strong_read_joins(const LaunchSt::Spill &s, const Cell &k) {
       std::erase_if(s.writes, subsumed);
     s.live_gen = 0; // the live record may have gone
   }
-  // Beyond kGroupFrom kept writes, a plain write of known bytes joins the
-  // group of its instruction, bytes, flags and value ("Groups" below).
-  if ((k.flags & kWrite) && !(k.flags & (kAtomic | kStrong)) &&
-      (k.size & kValued) && s.writes.size() >= LaunchSt::Spill::kGroupFrom)
-      [[unlikely]] {
+  // Beyond kGroupFrom kept writes, a plain or strong (not atomic) write of
+  // known bytes joins the group of its instruction, bytes, flags and value
+  // ("Groups" below).
+  if ((k.flags & kWrite) && !(k.flags & kAtomic) && (k.size & kValued) &&
+      s.writes.size() >= LaunchSt::Spill::kGroupFrom) [[unlikely]] {
     join_group(s.groups, k);
     return;
   }
@@ -657,7 +671,8 @@ thread_local std::vector<FoundRace> found;
   for (const Cell &c : spill.writes)
     check_cell(L, t, a, who, c);
   for (const auto &gr : spill.groups)
-    check_group(L, t, a, who, gr);
+    if (!passes_group(a, gr))
+      check_group(L, t, a, who, gr);
 }
 [[gnu::noinline]] void check_spilled(LaunchSt &L, const Target &t,
                                      const NewAccess &a, const Accessor &who,
@@ -712,19 +727,18 @@ thread_local std::vector<FoundRace> found;
   std::erase_if(spill.writes, ordered);
   if (!spill.groups.empty()) [[unlikely]]
     std::erase_if(spill.groups, [&](const LaunchSt::Spill::Group &gr) {
+      if (passes_group(a, gr))
+        return false;
+      // (A strong write stands for no group: not a plain one, and not a
+      // strong one whose members may be of other CTAs.)
       return check_group(L, t, a, who, gr) && !(gr.w.mask & ~mask) &&
-             stands_for(L, a, gr.w);
+             !(a.flags & kStrong);
     });
   if (!spill.strong_reads.empty()) [[unlikely]] {
     // ("Groups of strong reads": a strong write of the group's size, both
     // at .gpu or .sys scope, is morally strong with every member.)
-    const bool strong_gpu =
-        (a.flags & kStrong) && scope_of(a.flags) >= MemScope::Gpu;
     std::erase_if(spill.strong_reads, [&](const LaunchSt::Spill::Group &gr) {
-      if (!(gr.w.mask & mask))
-        return false;
-      if (strong_gpu && !((gr.w.size ^ a.size) & kSizeMax) &&
-          scope_of(gr.w.flags) >= MemScope::Gpu)
+      if (!(gr.w.mask & mask) || passes_group(a, gr))
         return false;
       // (A strong write stands for a read of its own CTA only, and the
       // members may be of several: it leaves the group.)

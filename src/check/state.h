@@ -556,8 +556,9 @@ struct LaunchSt {
   // ordered after it.
   struct Spill {
     std::vector<Cell> reads, writes;
-    // Beyond kGroupFrom kept writes, plain writes of one instruction, bytes,
-    // flags and value are one group (race.cpp "Groups"): `w` the write
+    // Beyond kGroupFrom kept writes, plain or strong (not atomic) writes of
+    // one instruction, bytes, flags and value are one group (race.cpp
+    // "Groups"): `w` the write
     // (its tid and clock unused), `members` each writer's thread and clock,
     // oldest first.
     struct Group {

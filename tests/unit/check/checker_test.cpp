@@ -629,7 +629,9 @@ struct OneLane {
   std::array<uint64_t, 32> addr{};
   std::array<uint32_t, 32> values{};
   void access(Launch &r, uint64_t cta, uint32_t t, uint64_t address,
-              uint32_t pc, AccessType type, uint32_t v = 1) {
+              uint32_t pc, AccessType type, uint32_t v = 1,
+              MemOrder order = MemOrder::Weak,
+              MemScope scope = MemScope::None) {
     addr[t & 31] = address;
     values[t & 31] = v;
     AccessEvent e;
@@ -639,6 +641,8 @@ struct OneLane {
     e.lanes = 1u << (t & 31);
     e.space = StateSpace::Global;
     e.type = type;
+    e.order = order;
+    e.scope = scope;
     e.size = 4;
     e.addr = addr.data();
     if (type == AccessType::Write)
@@ -832,6 +836,103 @@ TEST(FlagGroup, AWriteOrderedAfterEveryMemberDropsTheGroup) {
   const Finding *d = pair(f, 200, 300);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->instances, 2u);
+}
+
+// The same with a `volatile` flag: 128 relaxed .sys stores, morally strong
+// with one another (no finding), thread 64's the first to join the group.
+struct VolatileRun {
+  Launch r{"race", {2, 1, 1}};
+  OneLane one;
+  void access(uint64_t cta, uint32_t t, uint32_t pc, AccessType type,
+              uint32_t v = 1, MemOrder o = MemOrder::Weak,
+              MemScope s = MemScope::None) {
+    one.access(r, cta, t, 0x100, pc, type, v, o, s);
+  }
+  void store(uint64_t cta, uint32_t t, uint32_t pc, MemScope s,
+             uint32_t v = 1) {
+    access(cta, t, pc, AccessType::Write, v, MemOrder::Relaxed, s);
+  }
+  explicit VolatileRun(bool cta1 = false) {
+    for (uint32_t t = 0; t < 128; ++t)
+      if (cta1 && t == 64)
+        store(1, 0, 100, MemScope::Sys);
+      else
+        store(0, t, 100, MemScope::Sys);
+  }
+};
+
+// A strong store of CTA 1 at .gpu scope is morally strong with every
+// member (it passes over the group); at .cta scope with none of CTA 0's
+// (the cells, the 64 kept, the group: one instance), but with all of them
+// when it is CTA 0's.
+TEST(FlagGroup, AStrongStoreAtGpuScopePassesOverAStrongGroup) {
+  VolatileRun gpu;
+  gpu.store(1, 0, 200, MemScope::Gpu);
+  EXPECT_TRUE(gpu.r.end().empty());
+  VolatileRun cta;
+  cta.store(1, 0, 200, MemScope::Cta);
+  auto &f = cta.r.end();
+  ASSERT_EQ(f.size(), 1u);
+  const Finding *b = pair(f, 100, 200);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->kind, FindingKind::BenignRace);
+  EXPECT_EQ(b->instances, 2u + 64 + 1);
+  VolatileRun own;
+  own.store(0, 0, 200, MemScope::Cta, 2);
+  EXPECT_TRUE(own.r.end().empty());
+}
+
+// A plain store of another value races with the strong ones: one instance
+// for the group, as for plain members.
+TEST(FlagGroup, APlainStoreOfAnotherValueIsAnErrorAgainstAStrongGroup) {
+  VolatileRun run;
+  run.access(1, 0, 101, AccessType::Write, 2);
+  auto &f = run.r.end();
+  const Finding *d = pair(f, 100, 101);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, FindingKind::DataRace);
+  EXPECT_EQ(d->instances, 2u + 64 + 1);
+}
+
+// CTA 0's barrier orders its stores before thread 0's plain read; CTA 1's
+// store, the group's oldest member, is not: the read races with it. A
+// strong read at .sys scope passes over the group.
+TEST(FlagGroup, APlainReadUnorderedWithTheOldestStrongMemberOnlyRaces) {
+  VolatileRun run(true);
+  run.r.barrier(0b1111);
+  run.access(0, 0, 300, AccessType::Read);
+  auto &f = run.r.end();
+  const Finding *d = pair(f, 100, 300);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, FindingKind::DataRace);
+  EXPECT_EQ(d->instances, 1u);
+  EXPECT_EQ(d->sites[0].thread.cta_linear, 1u);
+  VolatileRun strong(true);
+  strong.access(1, 1, 300, AccessType::Read, 0, MemOrder::Relaxed,
+                MemScope::Sys);
+  EXPECT_FALSE(pair(strong.r.end(), 100, 300));
+}
+
+// After the barrier two threads of CTA 0 store plainly (pc 200, the two
+// cells): ordered after every member, they drop the kept stores and the
+// group; CTA 1's read then races with them only. Strong stores at .cta
+// scope instead keep the group: the read races with it too.
+TEST(FlagGroup, APlainWriteOrderedAfterEveryMemberDropsAStrongGroup) {
+  for (bool strong : {false, true}) {
+    VolatileRun run;
+    run.r.barrier(0b1111);
+    for (uint32_t t : {0u, 1u})
+      if (strong)
+        run.store(0, t, 200, MemScope::Cta);
+      else
+        run.access(0, t, 200, AccessType::Write);
+    run.access(1, 0, 300, AccessType::Read);
+    auto &f = run.r.end();
+    EXPECT_EQ(pair(f, 100, 300) != nullptr, strong) << strong;
+    const Finding *d = pair(f, 200, 300);
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->instances, 2u);
+  }
 }
 
 } // namespace flag_group
