@@ -750,15 +750,26 @@ struct FlagRun {
   OneLane one;
   // Thread `t` of CTA `cta` accesses the word at `pc` (a store of `v`).
   void access(uint64_t cta, uint32_t t, uint32_t pc, AccessType type,
-              uint32_t v = 1) {
-    one.access(r, cta, t, 0x100, pc, type, v);
+              uint32_t v = 1, MemOrder o = MemOrder::Weak,
+              MemScope s = MemScope::None) {
+    one.access(r, cta, t, 0x100, pc, type, v, o, s);
   }
-  explicit FlagRun(bool cta1 = false) {
-    for (uint32_t t = 0; t < 128; ++t)
-      if (cta1 && t == 64)
-        access(1, 0, 100, AccessType::Write);
+  // A relaxed store at scope `s`.
+  void store(uint64_t cta, uint32_t t, uint32_t pc, MemScope s,
+             uint32_t v = 1) {
+    access(cta, t, pc, AccessType::Write, v, MemOrder::Relaxed, s);
+  }
+  // With `strong`, the 128 stores are relaxed at .sys scope (a `volatile`
+  // flag): morally strong with one another, no finding among them.
+  explicit FlagRun(bool cta1 = false, bool strong = false) {
+    for (uint32_t t = 0; t < 128; ++t) {
+      const uint64_t cta = cta1 && t == 64 ? 1 : 0;
+      const uint32_t thread = cta ? 0 : t;
+      if (strong)
+        store(cta, thread, 100, MemScope::Sys);
       else
-        access(0, t, 100, AccessType::Write);
+        access(cta, thread, 100, AccessType::Write);
+    }
   }
 };
 
@@ -838,27 +849,10 @@ TEST(FlagGroup, AWriteOrderedAfterEveryMemberDropsTheGroup) {
   EXPECT_EQ(d->instances, 2u);
 }
 
-// The same with a `volatile` flag: 128 relaxed .sys stores, morally strong
-// with one another (no finding), thread 64's the first to join the group.
-struct VolatileRun {
-  Launch r{"race", {2, 1, 1}};
-  OneLane one;
-  void access(uint64_t cta, uint32_t t, uint32_t pc, AccessType type,
-              uint32_t v = 1, MemOrder o = MemOrder::Weak,
-              MemScope s = MemScope::None) {
-    one.access(r, cta, t, 0x100, pc, type, v, o, s);
-  }
-  void store(uint64_t cta, uint32_t t, uint32_t pc, MemScope s,
-             uint32_t v = 1) {
-    access(cta, t, pc, AccessType::Write, v, MemOrder::Relaxed, s);
-  }
-  explicit VolatileRun(bool cta1 = false) {
-    for (uint32_t t = 0; t < 128; ++t)
-      if (cta1 && t == 64)
-        store(1, 0, 100, MemScope::Sys);
-      else
-        store(0, t, 100, MemScope::Sys);
-  }
+// The same with a `volatile` flag: thread 64's store the first to join
+// the group.
+struct VolatileRun : FlagRun {
+  explicit VolatileRun(bool cta1 = false) : FlagRun(cta1, true) {}
 };
 
 // A strong store of CTA 1 at .gpu scope is morally strong with every
