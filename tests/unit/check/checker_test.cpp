@@ -804,28 +804,35 @@ TEST(FlagGroup, AnotherSameValueStoreIsOneInstanceOfTheGroup) {
   }
 }
 
+// A plain store of another value is an error against the group, one
+// instance for it, whether its members are plain or strong stores.
 TEST(FlagGroup, ADifferentValueIsAnErrorAgainstTheGroup) {
-  FlagRun run;
-  run.access(1, 0, 101, AccessType::Write, 2);
-  auto &f = run.r.end();
-  const Finding *d = pair(f, 100, 101);
-  ASSERT_TRUE(d);
-  EXPECT_EQ(d->kind, FindingKind::DataRace);
-  EXPECT_EQ(d->instances, 2u + 64 + 1);
+  for (bool strong : {false, true}) {
+    FlagRun run(false, strong);
+    run.access(1, 0, 101, AccessType::Write, 2);
+    auto &f = run.r.end();
+    const Finding *d = pair(f, 100, 101);
+    ASSERT_TRUE(d) << strong;
+    EXPECT_EQ(d->kind, FindingKind::DataRace);
+    EXPECT_EQ(d->instances, 2u + 64 + 1);
+  }
 }
 
-// CTA 0's barrier orders its stores before thread 0's read; CTA 1's store,
-// the group's oldest member, is not: the read races with it.
+// CTA 0's barrier orders its stores before thread 0's plain read; CTA 1's
+// store, the group's oldest member, is not: the read races with it (plain
+// or strong members).
 TEST(FlagGroup, AReadUnorderedWithTheOldestMemberOnlyRaces) {
-  FlagRun run(true);
-  run.r.barrier(0b1111);
-  run.access(0, 0, 300, AccessType::Read);
-  auto &f = run.r.end();
-  const Finding *d = pair(f, 100, 300);
-  ASSERT_TRUE(d);
-  EXPECT_EQ(d->kind, FindingKind::DataRace);
-  EXPECT_EQ(d->instances, 1u);
-  EXPECT_EQ(d->sites[0].thread.cta_linear, 1u);
+  for (bool strong : {false, true}) {
+    FlagRun run(true, strong);
+    run.r.barrier(0b1111);
+    run.access(0, 0, 300, AccessType::Read);
+    auto &f = run.r.end();
+    const Finding *d = pair(f, 100, 300);
+    ASSERT_TRUE(d) << strong;
+    EXPECT_EQ(d->kind, FindingKind::DataRace);
+    EXPECT_EQ(d->instances, 1u);
+    EXPECT_EQ(d->sites[0].thread.cta_linear, 1u);
+  }
   // Without CTA 1's store, nothing races with the read.
   FlagRun all0;
   all0.r.barrier(0b1111);
@@ -876,31 +883,8 @@ TEST(FlagGroup, AStrongStoreAtGpuScopePassesOverAStrongGroup) {
   EXPECT_TRUE(own.r.end().empty());
 }
 
-// A plain store of another value races with the strong ones: one instance
-// for the group, as for plain members.
-TEST(FlagGroup, APlainStoreOfAnotherValueIsAnErrorAgainstAStrongGroup) {
-  VolatileRun run;
-  run.access(1, 0, 101, AccessType::Write, 2);
-  auto &f = run.r.end();
-  const Finding *d = pair(f, 100, 101);
-  ASSERT_TRUE(d);
-  EXPECT_EQ(d->kind, FindingKind::DataRace);
-  EXPECT_EQ(d->instances, 2u + 64 + 1);
-}
-
-// CTA 0's barrier orders its stores before thread 0's plain read; CTA 1's
-// store, the group's oldest member, is not: the read races with it. A
-// strong read at .sys scope passes over the group.
-TEST(FlagGroup, APlainReadUnorderedWithTheOldestStrongMemberOnlyRaces) {
-  VolatileRun run(true);
-  run.r.barrier(0b1111);
-  run.access(0, 0, 300, AccessType::Read);
-  auto &f = run.r.end();
-  const Finding *d = pair(f, 100, 300);
-  ASSERT_TRUE(d);
-  EXPECT_EQ(d->kind, FindingKind::DataRace);
-  EXPECT_EQ(d->instances, 1u);
-  EXPECT_EQ(d->sites[0].thread.cta_linear, 1u);
+// A strong read at .sys scope passes over a group of strong stores.
+TEST(FlagGroup, AStrongReadPassesOverAStrongGroup) {
   VolatileRun strong(true);
   strong.access(1, 1, 300, AccessType::Read, 0, MemOrder::Relaxed,
                 MemScope::Sys);
