@@ -237,14 +237,15 @@ using Dead = LaunchSt::DeadFloors;
 // Whether the record `c` (not empty) is dead: a thread's access or a read
 // entry (whose tid has both kind bits) of the CTA below its warp's floor;
 // an async-copy agent's never (its copy's knowledge is its issue's).
-inline bool dead(const Dead &d, Tid tid, uint32_t clock) {
+[[gnu::always_inline]] inline bool dead(const Dead &d, Tid tid,
+                                        uint32_t clock) {
   const Tid k = tid & kKindMask;
   if (k == kAgentCp || k == kAgentBulk)
     return false;
   const uint32_t w = warp_key(tid) - d.wk0;
   return w < d.wpc && clock < d.floor[w];
 }
-inline bool dead(const Dead &d, const Cell &c) {
+[[gnu::always_inline]] inline bool dead(const Dead &d, const Cell &c) {
   return dead(d, c.tid, c.clock);
 }
 // The history of granule `g`, when every access in it is dead: dropped.
