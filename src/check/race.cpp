@@ -1480,9 +1480,9 @@ uint32_t readlog_layout(ReadLog &rl, const AccessEvent &e, uint32_t lanes) {
   return seen.second;
 }
 
-void readlog_replay(LaunchSt &L, CtaSt &c, const ReadLogEntry &x, bool keep) {
+void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x, bool keep) {
   ThreadSt ts;
-  ts.vc = x.vc;
+  ts.vc = std::move(x.vc); // (the log is cleared after its replay)
   ts.own_floor = x.own_floor;
   NewAccess a;
   a.pc = x.pc;

@@ -27,7 +27,8 @@
 //     store to other bytes would then take the free cell instead of merging,
 //     or the reverse.)
 // A CTA whose log had to be replayed before its barrier twice logs no more
-// (its reads and writes share epochs: a block reduction).
+// (its reads and writes share epochs: a block reduction); a log of
+// kLogMax reads is replayed so too (a table read in a long loop).
 
 #include "state.h"
 
@@ -36,6 +37,9 @@ namespace bcusim::check::detail {
 namespace {
 // Epochs replayed before a CTA stops logging.
 constexpr uint8_t kReplaysOff = 2;
+// Reads a log holds at most: a longer epoch (a table read in a loop
+// between two barriers) is replayed with its history and logs no more.
+constexpr size_t kLogMax = 4096;
 
 void replay(LaunchSt &L, CtaSt &c, bool keep) {
   const LaunchSt::DeadFloors saved = L.dead_now;
@@ -43,7 +47,7 @@ void replay(LaunchSt &L, CtaSt &c, bool keep) {
   // of the whole CTA, which replays the log first.)
   L.dead_now = LaunchSt::DeadFloors{c.dead_floor.data(),
                                     uint32_t(c.linear * L.wpc), L.wpc};
-  for (const ReadLogEntry &x : c.rlog.log)
+  for (ReadLogEntry &x : c.rlog.log)
     readlog_replay(L, c, x, keep);
   c.rlog.log.clear();
   L.dead_now = saved;
@@ -53,9 +57,9 @@ void replay(LaunchSt &L, CtaSt &c, bool keep) {
 bool readlog_read(LaunchSt &L, CtaSt &owner, const AccessEvent &e,
                   uint32_t lanes, uint8_t flags, Tid tid0, const ThreadSt &ts,
                   uint32_t clock) {
-  if (!L.dead_ok)
-    return false;
   ReadLog &rl = owner.rlog;
+  if (!L.dead_ok || rl.log.size() >= kLogMax)
+    return false;
   const uint32_t layout = readlog_layout(rl, e, lanes);
   if (layout == ~0u)
     return false;

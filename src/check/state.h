@@ -751,7 +751,8 @@ void readlog_barrier(LaunchSt &L, CtaSt &c);
 uint32_t readlog_layout(ReadLog &rl, const AccessEvent &e, uint32_t lanes);
 // race.cpp: entry `x` into CTA `c`'s granules as read_groups would have
 // put it when logged (with the history when `keep`, else the cells alone).
-void readlog_replay(LaunchSt &L, CtaSt &c, const ReadLogEntry &x, bool keep);
+// (Its knowledge is moved out: the log is cleared after.)
+void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x, bool keep);
 // ---- lines.cpp -------------------------------------------------------------
 // A plain access of 4 or 8 bytes per lane to global memory: records for the
 // lanes in untouched lines (docs/checker.md "Shadow memory", line

@@ -530,6 +530,18 @@ TEST(ReadLog, TheLogEndsAtABarrierOfTheWholeCta) {
       2); // the stores after the reads; lane 0 of the storing warp too
 }
 
+// A long epoch of reads (a table read in a loop): the log is replayed when
+// it is full, and what the reads after it find is the same.
+TEST(ReadLog, AFullLogIsReplayed) {
+  same_when_logged(
+      [](Launch &r) {
+        for (uint32_t i = 0; i < 5000; ++i)
+          r.read_row(i % 3, 64 * (i % 4), 10 + i % 5);
+        r.write(3, 1u << 5, 0);
+      },
+      5); // one per read instruction
+}
+
 // At a barrier of the whole CTA the log goes into the cells, as the reads
 // would have left them: a later store over a read entry takes its lanes
 // out and empties its cell, so the thread's next store to the other bytes
