@@ -90,8 +90,12 @@ void readlog_barrier(LaunchSt &L, CtaSt &c) {
   ReadLog &rl = c.rlog;
   // An asynchronous copy issued since: the reads' records will not be known
   // dead (LaunchSt::dead_ok), so they keep their history.
-  if (!rl.log.empty())
-    replay(L, c, !L.dead_ok);
+  if (!rl.log.empty()) {
+    if (L.dead_ok)
+      rl.log.clear(); // every read in it dead from now on
+    else
+      replay(L, c, true);
+  }
   rl.on = L.dead_ok && rl.replays < kReplaysOff;
 }
 
