@@ -127,9 +127,10 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
                       e.atom != engine::AtomicOp::Mbarrier);
   const bool writes = e.type != engine::AccessType::Read;
   const bool local = e.space == StateSpace::Local;
-  // Reads of shared memory every byte of which was written (a tile after
-  // its first fill, a reduction's array): nothing to report.
-  if (!local && !writes && c->shared_unset == 0)
+  // Shared memory every byte of which was written (a tile after its first
+  // fill, a reduction's array): a read has nothing to report, a write no
+  // bit to set (bits of shared memory are never cleared).
+  if (!local && c->shared_unset == 0)
     return;
   // Plain reads of a small span of shared memory that is initialized
   // throughout (a tile row, a broadcast element): nothing to report.

@@ -309,9 +309,11 @@ std::vector<std::pair<uint32_t, uint32_t>> VcData::thread_entries() const {
   return v;
 }
 
-uint64_t VcData::Stamp::next() {
+void VcData::Stamp::refill() {
+  constexpr uint64_t kBlock = 4096;
   static std::atomic<uint64_t> n{1};
-  return n.fetch_add(1, std::memory_order_relaxed);
+  cur_ = n.fetch_add(kBlock, std::memory_order_relaxed);
+  end_ = cur_ + kBlock;
 }
 
 namespace {

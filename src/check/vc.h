@@ -144,7 +144,15 @@ struct VcData {
     Stamp(const Stamp &) {}
     Stamp &operator=(const Stamp &) { return *this; }
     void renew() { v = next(); }
-    static uint64_t next();
+    // Numbers are handed out by host thread from blocks of a shared
+    // counter (no atomic operation per number).
+    static uint64_t next() {
+      if (cur_ == end_) [[unlikely]]
+        refill();
+      return cur_++;
+    }
+    static void refill();
+    static inline thread_local uint64_t cur_ = 0, end_ = 0;
   };
   Stamp stamp;
   // An object (and its stamp then) that this one is known to dominate: a
@@ -231,6 +239,30 @@ public:
   bool operator==(std::nullptr_t) const { return p_ == nullptr; }
   // The object to change in place (only when use_count() == 1).
   VcData *mutable_data() const { return p_; }
+  // The holders `at(i)` for the bits i of `m`, every one holding `old`,
+  // given `v`'s object, each object's count updated once (the lanes of a
+  // warp that went through a barrier together: one update, not 32).
+  template <class At>
+  static void reseat(uint32_t m, const VcData *old, const Vc &v, At &&at) {
+    if (old == v.p_ || !m)
+      return;
+    uint32_t n = 0;
+    if (m == ~0u) {
+      for (uint32_t i = 0; i < 32; ++i)
+        at(i).p_ = v.p_;
+      n = 32;
+    } else {
+      for (; m; m &= m - 1, ++n)
+        at(uint32_t(__builtin_ctz(m))).p_ = v.p_;
+    }
+    if (v.p_)
+      v.p_->refs.n += n;
+    if (old) {
+      VcData *o = const_cast<VcData *>(old);
+      if ((o->refs.n -= n) == 0)
+        delete o;
+    }
+  }
 
 private:
   friend class VcFill;
