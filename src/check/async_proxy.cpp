@@ -99,6 +99,22 @@ void proxy_access(LaunchSt &L, const AccessEvent &e) {
     const uint32_t pc = e.pc, size = e.size;
     ProxySt::Word *const wd = w.data();
     const uint64_t n = w.size();
+    // A whole warp's store of 4 or 8 bytes per lane to consecutive,
+    // 4-byte-aligned words (a tile's or an array's fill), by threads that
+    // executed no proxy fence: the words in order, as lane by lane.
+    if (!fenced && e.lanes == ~0u && (size == 4 || size == 8)) {
+      const uint64_t a0 = e.addr[0], k = size / 4;
+      uint64_t d = a0 & 3;
+      for (uint32_t l = 1; l < 32; ++l)
+        d |= e.addr[l] ^ (a0 + uint64_t(l) * size);
+      if (!d && a0 / 4 + 32 * k <= n) {
+        ProxySt::Word *const p = wd + a0 / 4;
+        for (uint32_t l = 0; l < 32; ++l)
+          for (uint64_t j = 0; j < k; ++j)
+            p[l * k + j] = {tid0 + l, pc, 0};
+        return;
+      }
+    }
     for (uint32_t m = e.lanes; m; m &= m - 1) {
       const uint32_t lane = uint32_t(std::countr_zero(m));
       const Tid tid = tid0 + lane;

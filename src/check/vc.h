@@ -146,13 +146,7 @@ struct VcData {
     void renew() { v = next(); }
     // Numbers are handed out by host thread from blocks of a shared
     // counter (no atomic operation per number).
-    static uint64_t next() {
-      if (cur_ == end_) [[unlikely]]
-        refill();
-      return cur_++;
-    }
-    static void refill();
-    static inline thread_local uint64_t cur_ = 0, end_ = 0;
+    static uint64_t next();
   };
   Stamp stamp;
   // An object (and its stamp then) that this one is known to dominate: a
