@@ -1053,6 +1053,20 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
   if (dd.floor && !(c0.size & kSpilledWrite) &&
       tile_read(L, g, mask, a, who, km))
     return true;
+  // Without dead records (global memory: a word read by every CTA), both
+  // cells other warps' read entries that the lanes know nothing of and no
+  // write kept aside: what the tests below decide then is no conflict, no
+  // merge, none of either entry's lanes redundant, the older entry evicted
+  // and kept aside.
+  if (!dd.floor && c0.tid != kNoTid && c1.tid != kNoTid && is_entry(c0) &&
+      is_entry(c1) && !(c0.size & kSpilledWrite) && warp_key(c0.tid) != wk &&
+      warp_key(c1.tid) != wk && km.get(who, warp_key(c0.tid), c0.clock) == 0 &&
+      km.get(who, warp_key(c1.tid), c1.clock) == 0) {
+    const int slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
+    spill_read(L, g, g.cell[slot]);
+    put_cell(g, slot, a, mask);
+    return true;
+  }
   // A read conflicts with writes only; the lanes know what the lowest one
   // knows, except for their own warp's accesses (lane by lane).
   auto clean = [&](const Cell &c) {
