@@ -1570,12 +1570,13 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
 // never one it may take). Both cells are rewritten, so only the choice is
 // computed. Returns the lanes of the other granules, checked one by one.
 [[gnu::noinline]] uint32_t store_pairs(LaunchSt &L, const AccessEvent &e,
-                                       uint32_t lanes, NewAccess &a, Tid tid0,
-                                       const uint32_t *clock0,
+                                       uint32_t lanes, const NewAccess &ar,
+                                       Tid tid0, const uint32_t *clock0,
                                        const uint8_t *values, Granule *shadow,
                                        uint64_t shadow_n) {
   const Dead &dd = L.dead_now;
   uint32_t rest = 0;
+  NewAccess a = ar; // (a copy of its own: kept in registers)
   a.size = uint16_t((a.size & kSizeMax) | kValued);
   for (uint32_t m = lanes & 0x55555555u; m; m &= m - 1) {
     const uint32_t l = uint32_t(std::countr_zero(m));
@@ -1638,8 +1639,6 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
     a.value = load_bytes(values + size_t(l + 1) * 4, 4) << 32;
     put_cell(*g, 1 - s, a, 0xf0);
   }
-  a.size &= kSizeMax;
-  a.value = 0;
   return rest;
 }
 
