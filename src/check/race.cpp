@@ -1602,9 +1602,9 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
         return;
       const uint32_t d =
           entry_lanes_if(c, [](uint8_t b) { return !(b & 0xf0); });
-      Cell k = c;
       if (!d)
         return;
+      Cell k = c;
       if (entry_trim(k, d))
         mask = k.mask;
       else
