@@ -191,6 +191,7 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
   c->same_gen.assign(L.wpc, 0);
   c->same_lanes.assign(L.wpc, 0);
   c->dead_floor.assign(L.wpc, 0);
+  c->rlog.reset();
   c->exit_pc.assign(size_t(L.wpc) * 32, ~0u);
   for (uint32_t w = 0; w < L.wpc; ++w) {
     uint32_t rem = L.tpc - w * 32;

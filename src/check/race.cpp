@@ -26,6 +26,7 @@
 // is a record (lines.cpp) until a granule of its page is needed
 // (GlobalShadow::expand).
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <tuple>
@@ -1009,7 +1010,9 @@ struct KnowsMemo {
 // decides then: no conflict, no merge; the other warp's entry is evicted
 // (not redundant: none of its lanes is known) and kept aside, or the older
 // write is evicted (kept aside unless dead). Returns false, changing
-// nothing, in any other case.
+// nothing, in any other case. (`Keep` false: nothing is kept aside, for
+// a replay of logged reads that are all dead by then: readlog.cpp.)
+template <bool Keep>
 [[gnu::always_inline]] inline bool
 tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
           const Accessor &who, KnowsMemo &km) {
@@ -1027,7 +1030,7 @@ tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
     if (!known_write(c0) || !known_write(c1))
       return false;
     slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
-    if (!dead(dd, g.cell[slot]))
+    if (Keep && !dead(dd, g.cell[slot]))
       spill_cell(L, g, g.cell[slot]);
   } else {
     slot = is_entry(c0) ? 0 : is_entry(c1) ? 1 : -1;
@@ -1037,12 +1040,14 @@ tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
     if (!known_write(g.cell[1 - slot]) || warp_key(e.tid) == warp_key(a.tid) ||
         dead(dd, e) || km.get(who, warp_key(e.tid), e.clock) != 0)
       return false;
-    spill_read(L, g, e);
+    if (Keep)
+      spill_read(L, g, e);
   }
   put_cell(g, slot, a, mask);
   return true;
 }
 
+template <bool Keep = true>
 [[gnu::always_inline]] inline bool
 access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
              const Accessor &who, KnowsMemo &km) {
@@ -1051,19 +1056,20 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
   clear_dead(L, g, dd);
   Cell &c0 = g.cell[0], &c1 = g.cell[1];
   if (dd.floor && !(c0.size & kSpilledWrite) &&
-      tile_read(L, g, mask, a, who, km))
+      tile_read<Keep>(L, g, mask, a, who, km))
     return true;
   // Without dead records (global memory: a word read by every CTA), both
   // cells other warps' read entries that the lanes know nothing of and no
   // write kept aside: what the tests below decide then is no conflict, no
   // merge, none of either entry's lanes redundant, the older entry evicted
-  // and kept aside.
+  // and kept aside (unless `Keep` is false, as below).
   if (!dd.floor && c0.tid != kNoTid && c1.tid != kNoTid && is_entry(c0) &&
       is_entry(c1) && !(c0.size & kSpilledWrite) && warp_key(c0.tid) != wk &&
       warp_key(c1.tid) != wk && km.get(who, warp_key(c0.tid), c0.clock) == 0 &&
       km.get(who, warp_key(c1.tid), c1.clock) == 0) {
     const int slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
-    spill_read(L, g, g.cell[slot]);
+    if (Keep)
+      spill_read(L, g, g.cell[slot]);
     put_cell(g, slot, a, mask);
     return true;
   }
@@ -1201,7 +1207,7 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
       slot = older0 ? 0 : 1;
     }
     const Cell &old = g.cell[slot];
-    if (!d && !(dd.floor && dead(dd, old))) {
+    if (Keep && !d && !(dd.floor && dead(dd, old))) {
       if (old.flags & kWrite) {
         spill_cell(L, g, old);
       } else if (is_entry(old) && dl) {
@@ -1247,6 +1253,7 @@ inline Granule *granule_at(LaunchSt &L, Granule *shadow, uint64_t shadow_n,
 // reused when every lane's offset matches (the same groups as computed
 // anew: nothing else changes).
 struct ReadLayout {
+  uint64_t serial;           // renewed when regrouped (ReadLog::seen)
   uint32_t lanes, size, off; // lanes 0: unused
   uint32_t rest;             // lanes checked one by one
   uint32_t n;                // entries in `g`
@@ -1260,6 +1267,7 @@ struct ReadLayout {
 constexpr uint32_t kLayouts = 4;
 thread_local ReadLayout layouts[kLayouts];
 thread_local uint32_t layout_next;
+std::atomic<uint64_t> layout_serial{1};
 
 // Groups the lanes of `e` by granule into `r` (r.lanes, r.size, r.off and
 // r.delta are set by the caller).
@@ -1369,6 +1377,7 @@ inline const ReadLayout &read_layout(const AccessEvent &e, uint32_t lanes) {
       return r;
   }
   ReadLayout &r = layouts[layout_next++ % kLayouts];
+  r.serial = layout_serial.fetch_add(1, std::memory_order_relaxed);
   r.lanes = lanes;
   r.size = e.size;
   r.off = off;
@@ -1644,6 +1653,56 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
 
 } // namespace
 
+uint32_t readlog_layout(ReadLog &rl, const AccessEvent &e, uint32_t lanes) {
+  const ReadLayout &r = read_layout(e, lanes);
+  if (r.rest)
+    return ~0u;
+  auto &seen = rl.seen[size_t(&r - layouts) % rl.seen.size()];
+  if (seen.first == r.serial)
+    return seen.second;
+  if (rl.layouts.size() >= 64)
+    return ~0u; // (a kernel of many read patterns: not logged)
+  ReadLog::Layout &k = rl.layouts.emplace_back();
+  for (uint32_t i = 0; i < r.n; ++i)
+    k.g.push_back({r.g[i].dgb, r.g[i].lo, r.g[i].hi, r.g[i].mask});
+  seen = {r.serial, uint32_t(rl.layouts.size() - 1)};
+  return seen.second;
+}
+
+void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x, bool keep) {
+  ThreadSt ts;
+  ts.vc = std::move(x.vc); // (the log is cleared after its replay)
+  ts.own_floor = x.own_floor;
+  NewAccess a;
+  a.pc = x.pc;
+  a.flags = x.flags;
+  a.size = uint16_t(x.size | kWarpRead);
+  a.cta = c.linear;
+  a.acquire = false;
+  a.clock = x.clock;
+  Granule *const shadow = c.shadow.data();
+  const uint64_t shadow_n = c.shadow.size();
+  KnowsMemo km;
+  for (const ReadLog::Group &gp : c.rlog.layouts[x.layout].g) {
+    Granule *g = granule_at(L, shadow, shadow_n, x.first + gp.dgb);
+    if (!g)
+      continue;
+    const uint32_t gl = gp.lo | gp.hi;
+    Accessor who;
+    who.tid = x.tid0 + uint32_t(std::countr_zero(gl));
+    who.ts = &ts;
+    who.clock = x.clock;
+    a.tid = kEntryKind | who.tid;
+    a.value = uint64_t(gp.lo) | uint64_t(gp.hi) << 32;
+    // (The CTA's records were all dead when it was logged: no write to
+    // check against, so every group is taken whole, as it was.)
+    if (keep)
+      access_group<true>(L, *g, gp.mask, a, who, km);
+    else
+      access_group<false>(L, *g, gp.mask, a, who, km);
+  }
+}
+
 void check_access(LaunchSt &L, const AccessEvent &e) {
   uint32_t lanes = e.lanes;
   // Line records first (lines.cpp).
@@ -1698,6 +1757,12 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   L.dead_now.wk0 = dead_on ? uint32_t(e.owner * L.wpc) : 0;
   L.dead_now.wpc = dead_on ? L.wpc : 0;
   const Dead &dd = L.dead_now;
+  // A CTA's reads while its shared memory is clean are logged
+  // (readlog.cpp); anything else that reaches it replays the log first.
+  if (owner && owner->rlog.on) [[unlikely]]
+    if (write || strong || is_async || !single || e.owner != e.cta ||
+        !three_or_more(lanes) || !few_granules(e, lanes))
+      readlog_flush(L, *owner);
   // Plain reads of one address by a run of lanes that know the same (tile
   // elements broadcast to a row of threads): the first and the last lane
   // of the run stand for it. Another thread's write conflicts with all of
@@ -1730,6 +1795,12 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         cta->same_gen[e.warp] = L.sync_gen;
         cta->same_lanes[e.warp] = lanes;
       }
+    }
+    if (owner && owner->rlog.on) [[unlikely]] {
+      if (same &&
+          readlog_read(L, *owner, e, lanes, a.flags, tid0, ts0[f], clock0[f]))
+        return; // nothing found, nothing strong
+      readlog_flush(L, *owner);
     }
     if (same) {
       lanes = entries == 1 ? read_groups(L, e, lanes, a, tid0, ts0, clock0[f],
@@ -1972,6 +2043,7 @@ void race_barrier_complete(LaunchSt &L, CtaSt &c,
   // every thread's accesses after the barrier.
   if (b.whole && L.wpc <= 32 &&
       b.whole_warps == (L.wpc == 32 ? ~0u : (1u << L.wpc) - 1)) {
+    readlog_barrier(L, c); // (before the floors rise)
     ++L.dead_gen;
     for (uint32_t w = 0; w < L.wpc; ++w)
       c.dead_floor[w] =

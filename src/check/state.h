@@ -128,6 +128,50 @@ struct WarpFence {
   uint32_t lanes = 0; // the lanes whose latest fence this is
 };
 
+// A CTA's plain shared-memory reads between two barriers of the whole CTA
+// while its shared memory is "clean" (readlog.cpp; docs/checker.md "Shadow
+// memory", the read log): each warp read that read_groups would take whole
+// as read entries, not yet put into the granules. Replayed into them
+// (readlog_replay) before anything else reaches the CTA's shared memory, or
+// at the next barrier of the whole CTA into the cells alone.
+struct ReadLogEntry {
+  Vc vc;               // what the lanes knew (they know the same)
+  uint64_t first = 0;  // the granule of the first lane's address
+  uint32_t layout = 0; // ReadLog::layouts
+  uint32_t pc = 0;
+  Tid tid0 = 0; // lane 0's thread
+  uint32_t clock = 0, own_floor = 0;
+  uint16_t size = 0;
+  uint8_t flags = 0;
+};
+struct ReadLog {
+  std::vector<ReadLogEntry> log;
+  // How the lanes of logged reads fall into granules (race.cpp
+  // ReadLayout): by index, kept for the CTA's life; `seen` maps the
+  // remembered layouts (by their serial number) to an index here.
+  struct Group {
+    uint64_t dgb;
+    uint32_t lo, hi;
+    uint8_t mask;
+  };
+  struct Layout {
+    std::vector<Group> g;
+  };
+  std::vector<Layout> layouts;
+  std::array<std::pair<uint64_t, uint32_t>, 4> seen{};
+  // Reads are logged: a barrier of the whole CTA raised its dead floors,
+  // and nothing but logged reads reached its shared memory since.
+  bool on = false;
+  uint8_t replays = 0; // epochs whose log had to be replayed
+  void reset() {
+    log.clear();
+    layouts.clear();
+    seen = {};
+    on = false;
+    replays = 0;
+  }
+};
+
 struct CtaSt {
   uint64_t linear = 0;
   uint64_t cluster = 0;
@@ -146,6 +190,7 @@ struct CtaSt {
   // asynchronous copy was issued (LaunchSt::dead_ok), its record there can
   // never race again (race.cpp, "dead" records).
   std::vector<uint32_t> dead_floor;
+  ReadLog rlog; // readlog.cpp
   // Lane `l` of warp `w`: what its latest release fence published and the
   // fence's scope.
   const Released &fence_of(uint32_t w, uint32_t l, MemScope &scope) const {
@@ -686,6 +731,28 @@ bool acquires(LaunchSt &L, const Granule &g, uint64_t addr, uint64_t cta,
 
 // ---- race.cpp --------------------------------------------------------------
 void check_access(LaunchSt &L, const AccessEvent &e);
+// ---- readlog.cpp -----------------------------------------------------------
+// A plain shared-memory read of CTA `owner`'s memory by lanes that know the
+// same (`ts`: the first lane's state, `clock` its clock), which
+// read_groups would take whole: logged instead while the CTA's shared
+// memory is clean (returns true; nothing else to do for it), else the log
+// is replayed (returns false).
+bool readlog_read(LaunchSt &L, CtaSt &owner, const AccessEvent &e,
+                  uint32_t lanes, uint8_t flags, Tid tid0, const ThreadSt &ts,
+                  uint32_t clock);
+// Anything else that reaches the CTA's shared memory: the log replayed into
+// the granules first, and no more logging until the next barrier.
+void readlog_flush(LaunchSt &L, CtaSt &owner);
+// A barrier of the whole CTA that raises its dead floors completes (before
+// they are raised).
+void readlog_barrier(LaunchSt &L, CtaSt &c);
+// race.cpp: the layout of the lanes of `e` as an index in `rl.layouts`,
+// ~0u when read_groups would not take every lane in a read entry.
+uint32_t readlog_layout(ReadLog &rl, const AccessEvent &e, uint32_t lanes);
+// race.cpp: entry `x` into CTA `c`'s granules as read_groups would have
+// put it when logged (with the history when `keep`, else the cells alone).
+// (Its knowledge is moved out: the log is cleared after.)
+void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x, bool keep);
 // ---- lines.cpp -------------------------------------------------------------
 // A plain access of 4 or 8 bytes per lane to global memory: records for the
 // lanes in untouched lines (docs/checker.md "Shadow memory", line

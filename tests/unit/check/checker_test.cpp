@@ -369,6 +369,201 @@ TEST(Race, AReadEntryKeepsItsInstructionForLanesThatReadAgain) {
   EXPECT_EQ(f[1].sites[0].pc, 11u);
 }
 
+// The read log (docs/checker.md "Shadow memory"): after a barrier of the
+// whole CTA, plain tile reads are logged instead of put into the shadow,
+// and replayed before anything else reaches the CTA's shared memory. Each
+// case runs twice, with that barrier first (the reads are logged) and
+// without it (they are not), and must find and report the same.
+std::vector<std::string> reports(Launch &r) {
+  std::vector<std::string> v;
+  for (const Finding &f : r.end())
+    v.push_back(f.text + " x" + std::to_string(f.instances));
+  return v;
+}
+template <class Steps> void same_when_logged(Steps steps, size_t n) {
+  Launch logged("race"), plain("race");
+  logged.barrier(0b1111); // the CTA's shared memory is clean
+  steps(logged);
+  steps(plain);
+  auto a = reports(logged), b = reports(plain);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), n);
+}
+
+// Another warp's write in the epoch of the reads: every reading lane of
+// every warp is an instance, the earliest lowest thread named.
+TEST(ReadLog, AWriteByAnotherWarpInTheEpochRaces) {
+  same_when_logged(
+      [](Launch &r) {
+        for (uint32_t w = 0; w < 3; ++w)
+          r.read_row(w, 0);
+        r.write(3, 1u << 5, 0);
+      },
+      1);
+  Launch r("race");
+  r.barrier(0b1111);
+  for (uint32_t w = 0; w < 3; ++w)
+    r.read_row(w, 0);
+  r.write(3, 1u << 5, 0);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].instances, 6u); // lanes 5 and 21 of warps 0, 1 and 2
+  EXPECT_EQ(f[0].sites[0].thread.warp, 0u);
+  EXPECT_EQ(f[0].sites[0].thread.lane, 5u);
+}
+
+// A reader's own write after a warp sync of the readers (a change of
+// knowledge that leaves the log as it is): no race; without the sync the
+// other lanes' reads race with it.
+TEST(ReadLog, AWriteByAReadingThreadDoesNotRace) {
+  same_when_logged(
+      [](Launch &r) {
+        r.access(AccessType::Read, 0, ~0u, 0, 10, true); // every lane: s[0]
+        r.warp_sync(0, ~0u);
+        r.write(0, 1, 0); // lane 0 writes s[0]
+      },
+      0);
+  same_when_logged(
+      [](Launch &r) {
+        r.access(AccessType::Read, 0, ~0u, 0, 10, true);
+        r.write(0, 1, 0);
+      },
+      1);
+}
+
+// An asynchronous copy into the tile: the log is replayed first, and the
+// copy races with the reads its issuing thread did not know of.
+TEST(ReadLog, AnAsyncCopyMeetsTheLoggedReads) {
+  same_when_logged(
+      [](Launch &r) {
+        for (uint32_t w = 0; w < 3; ++w)
+          r.read_row(w, 0);
+        engine::AsyncIssueEvent is;
+        is.warp = 3;
+        is.lanes = 1;
+        is.async_id = 1;
+        is.what = engine::AsyncKind::Copy;
+        is.group = 0;
+        r.checker->on_async_issue(is);
+        std::array<uint64_t, 32> addr{};
+        AccessEvent w;
+        w.pc = 100;
+        w.warp = 3;
+        w.lanes = 1;
+        w.space = StateSpace::Shared;
+        w.type = AccessType::Write;
+        w.origin = AccessOrigin::AsyncCopy;
+        w.async_id = 1;
+        w.size = 16;
+        w.addr = addr.data();
+        r.checker->on_access(w);
+        r.barrier(0b1111);
+        // After it nothing is logged (an asynchronous copy was issued):
+        // warp 2's store races with warp 1's read (no barrier between).
+        r.read_row(1, 0, 11);
+        r.write(2, 1u << 5, 0, 101);
+      },
+      3); // the copy after the reads, the read after the copy, the store
+}
+
+// A strong read of the tile: not logged; the log is replayed before it, and
+// a later write races with the logged reads and the strong one alike.
+TEST(ReadLog, AStrongReadReplaysTheLog) {
+  same_when_logged(
+      [](Launch &r) {
+        r.read_row(0, 0);
+        r.read_row(2, 0);
+        r.access(AccessType::Read, 3, 1, 20, 12, true, 0, StateSpace::Shared,
+                 MemOrder::Relaxed, MemScope::Cta); // lane 0: element 5
+        r.read_row(1, 0, 13);
+        r.write(1, 1u << 5, 0);
+      },
+      3);
+}
+
+// A barrier of some warps does not end the log: the write after it is
+// checked against the reads of the warps that did not take part only.
+TEST(ReadLog, ABarrierOfSomeWarpsKeepsTheLog) {
+  same_when_logged(
+      [](Launch &r) {
+        for (uint32_t w = 0; w < 4; ++w)
+          r.read_row(w, 0);
+        r.barrier(0b0110, 1, 64);
+        r.write(2, 1u << 5, 0);
+      },
+      1);
+  Launch r("race");
+  r.barrier(0b1111);
+  for (uint32_t w = 0; w < 4; ++w)
+    r.read_row(w, 0);
+  r.barrier(0b0110, 1, 64);
+  r.write(2, 1u << 5, 0);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].instances, 4u); // lanes 5 and 21 of warps 0 and 3
+}
+
+// A barrier of the whole CTA ends the log's reads: the next tile's stores
+// and its reads race with nothing, epoch after epoch; a store whose
+// barrier is missing still races with the reads before it.
+TEST(ReadLog, TheLogEndsAtABarrierOfTheWholeCta) {
+  same_when_logged(
+      [](Launch &r) {
+        for (int step = 0; step < 3; ++step) {
+          r.write(step % 4, ~0u, 0, 100);
+          r.barrier(0b1111);
+          for (uint32_t w = 0; w < 4; ++w)
+            r.read_row(w, 0, 10);
+          r.barrier(0b1111);
+        }
+      },
+      0);
+  same_when_logged(
+      [](Launch &r) {
+        for (int step = 0; step < 3; ++step) {
+          r.write(step % 4, ~0u, 0, 100);
+          r.barrier(0b1111);
+          for (uint32_t w = 0; w < 4; ++w)
+            r.read_row(w, 0, 10);
+        }
+      },
+      2); // the stores after the reads; lane 0 of the storing warp too
+}
+
+// A long epoch of reads (a table read in a loop): the log is replayed when
+// it is full, and what the reads after it find is the same.
+TEST(ReadLog, AFullLogIsReplayed) {
+  same_when_logged(
+      [](Launch &r) {
+        for (uint32_t i = 0; i < 5000; ++i)
+          r.read_row(i % 3, 64 * (i % 4), 10 + i % 5);
+        r.write(3, 1u << 5, 0);
+      },
+      5); // one per read instruction
+}
+
+// At a barrier of the whole CTA the log goes into the cells, as the reads
+// would have left them: a later store over a read entry takes its lanes
+// out and empties its cell, so the thread's next store to the other bytes
+// keeps a cell of its own, and a racing read names the store that wrote
+// its bytes (left as it was before the reads, the tile's older stores would
+// still fill both cells, and the two stores would merge into the later).
+TEST(ReadLog, TheCellsAfterTheBarrierAreThoseTheReadsLeft) {
+  Launch r("race");
+  r.write(3, 0b11, 0, 100); // lanes 0 and 1: s[0] and s[1]
+  r.barrier(0b1111);
+  r.read_row(0, 0);
+  r.read_row(1, 0);
+  r.barrier(0b1111);
+  r.write(2, 1, 0, 110); // warp 2 lane 0: s[0], then s[1]
+  r.write(2, 1, 4, 111);
+  r.read(0, 1, 0, 12); // warp 0 lane 0 reads s[0], no barrier
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].sites[0].pc, 110u);
+  EXPECT_EQ(f[0].sites[1].pc, 12u);
+}
+
 // Lanes of one store to one address: one of the writes is performed last
 // (CUDA), no race among them; a later read by another warp without a
 // barrier still races, and a read-modify-write by lanes does too.
