@@ -1231,7 +1231,12 @@ inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
   const uint64_t a = e.addr[std::countr_zero(lanes)],
                  b = e.addr[31 - std::countl_zero(lanes)];
   const uint64_t span = ((a > b ? a - b : b - a) >> 3) + 1;
-  return span * 2 < uint64_t(std::popcount(lanes));
+  // (The lanes counted inline: std::popcount is a libgcc call on the
+  // baseline x86-64 this is built for.)
+  uint32_t n = lanes - ((lanes >> 1) & 0x55555555u);
+  n = (n & 0x33333333u) + ((n >> 2) & 0x33333333u);
+  n = (((n + (n >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+  return span * 2 < n;
 }
 
 // The shadow granule of granule base `gb`: in the CTA's shared-memory
@@ -1836,7 +1841,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // different values make the result depend on which lane writes last (an
   // error). The first such lane stands for the others in shadow memory
   // (docs/checker.md "Decisions").
-  if (write && !atomic && !is_async && std::popcount(lanes) > 1) {
+  if (write && !atomic && !is_async && (lanes & (lanes - 1))) {
     bool increasing = true;
     uint64_t prev = 0;
     for (uint32_t m = lanes, first = 1; m; m &= m - 1, first = 0) {
