@@ -80,17 +80,59 @@ void proxy_access(LaunchSt &L, const AccessEvent &e) {
   if (e.origin == engine::AccessOrigin::Instruction && !wgmma) {
     if (e.type == engine::AccessType::Read)
       return;
-    auto &w = P.words[e.owner];
-    if (w.empty())
-      w.resize(size_t(L.shared_bytes) / 4 + 1);
+    // The owner's words: remembered from its last write; a retired CTA's
+    // vector is reused.
+    if (P.last_owner != e.owner || !P.last_words) {
+      auto &w = P.words[e.owner];
+      if (w.empty()) {
+        w.swap(P.spare);
+        w.assign(size_t(L.shared_bytes) / 4 + 1, ProxySt::Word{});
+      }
+      P.last_owner = e.owner;
+      P.last_words = &w;
+    }
+    auto &w = *P.last_words;
+    // Threads that executed no proxy fence (every thread of a launch
+    // without one) count 0 fences without a lookup.
+    const bool fenced = !P.fences.empty();
+    const Tid tid0 = L.tid_of(e.cta, e.warp, 0);
+    const uint32_t pc = e.pc, size = e.size;
+    ProxySt::Word *const wd = w.data();
+    const uint64_t n = w.size();
+    // A whole warp's store of 4 or 8 bytes per lane to consecutive,
+    // 4-byte-aligned words (a tile's or an array's fill), by threads that
+    // executed no proxy fence: the words in order, as lane by lane.
+    if (!fenced && e.lanes == ~0u && (size == 4 || size == 8)) {
+      const uint64_t a0 = e.addr[0], k = size / 4;
+      uint64_t d = a0 & 3;
+      for (uint32_t l = 1; l < 32; ++l)
+        d |= e.addr[l] ^ (a0 + uint64_t(l) * size);
+      if (!d && a0 / 4 + 32 * k <= n) {
+        ProxySt::Word *const p = wd + a0 / 4;
+        for (uint32_t l = 0; l < 32; ++l)
+          for (uint64_t j = 0; j < k; ++j)
+            p[l * k + j] = {tid0 + l, pc, 0};
+        return;
+      }
+    }
     for (uint32_t m = e.lanes; m; m &= m - 1) {
       const uint32_t lane = uint32_t(std::countr_zero(m));
-      const Tid tid = L.tid_of(e.cta, e.warp, lane);
-      auto f = P.fences.find(tid);
-      const uint32_t fences = f == P.fences.end() ? 0 : f->second;
+      const Tid tid = tid0 + lane;
+      uint32_t fences = 0;
+      if (fenced) [[unlikely]] {
+        auto f = P.fences.find(tid);
+        fences = f == P.fences.end() ? 0 : f->second;
+      }
       const uint64_t a = e.addr[lane];
-      for (uint64_t i = a / 4; i <= (a + e.size - 1) / 4 && i < w.size(); ++i)
-        w[i] = {tid, e.pc, fences};
+      if ((a & 3) + size <= 4 && size) {
+        // One word (every aligned access up to 4 bytes).
+        if (a / 4 < n)
+          wd[a / 4] = {tid, pc, fences};
+        continue;
+      }
+      const uint64_t last = (a + size - 1) / 4;
+      for (uint64_t i = a / 4; i <= last && i < n; ++i)
+        wd[i] = {tid, pc, fences};
     }
     return;
   }
@@ -154,6 +196,18 @@ void proxy_access(LaunchSt &L, const AccessEvent &e) {
           std::move(notes), "proxy");
     }
   }
+}
+
+void proxy_words_end(LaunchSt &L, uint64_t cta) {
+  ProxySt &P = L.proxy;
+  auto it = P.words.find(cta);
+  if (it == P.words.end())
+    return;
+  if (P.last_words == &it->second)
+    P.last_words = nullptr;
+  if (P.spare.capacity() < it->second.capacity())
+    P.spare.swap(it->second);
+  P.words.erase(it);
 }
 
 void proxy_fence(LaunchSt &L, const engine::FenceEvent &e) {

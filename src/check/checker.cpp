@@ -227,14 +227,26 @@ nlohmann::json Finding::to_json() const {
 }
 
 struct Checker::Impl {
-  explicit Impl(const Checks &c) : findings(all) { L.checks = c; }
+  explicit Impl(const Checks &c) : findings(all), serial(c.race || c.init) {
+    L.checks = c;
+  }
   std::vector<Finding> all;
   detail::Findings findings;
   detail::LaunchSt L;
   detail::CdpSt cdp;
   uint64_t launches = 0;
   uint64_t peak_shadow = 0, peak_covered = 0;
-  std::mutex mu; // concurrent() observers: sync checks only
+  std::mutex mu;     // concurrent() observers: sync checks only
+  const bool serial; // not a concurrent() observer (wants accesses)
+  // Held for a launch's events where the checker is a concurrent()
+  // observer; otherwise the engine delivers every event of the launch from
+  // one host thread (on_access takes no lock either), and an uncontended
+  // lock would still cost two atomic operations per event.
+  std::unique_lock<std::mutex> event_lock() {
+    if (serial)
+      return std::unique_lock<std::mutex>(mu, std::defer_lock);
+    return std::unique_lock<std::mutex>(mu);
+  }
   template <class E, class Hb, class Rules>
   void sync(const E &e, Hb &&hb, Rules &&rules);
 };
@@ -291,7 +303,7 @@ void Checker::on_frame_end(const engine::AccessEvent &e) {
 // CTA the checker knows; `hb` (happens-before) only when races are checked.
 template <class E, class Hb, class Rules>
 void Checker::Impl::sync(const E &e, Hb &&hb, Rules &&rules) {
-  std::lock_guard<std::mutex> g(mu);
+  auto g = event_lock();
   detail::CtaSt *c = L.cta(e.cta);
   if (!c)
     return;
@@ -306,12 +318,12 @@ constexpr auto kNone = [](detail::CtaSt &) {};
 } // namespace
 
 void Checker::on_cta_begin(const engine::CtaEvent &e) {
-  std::lock_guard<std::mutex> g(impl_->mu);
+  auto g = impl_->event_lock();
   detail::cta_begin(impl_->L, e.cta, e.cluster);
 }
 
 void Checker::on_cta_end(const engine::CtaEvent &e) {
-  std::lock_guard<std::mutex> g(impl_->mu);
+  auto g = impl_->event_lock();
   detail::LaunchSt &L = impl_->L;
   uint64_t shadow = 0;
   for (auto &[k, c] : L.ctas)
@@ -321,7 +333,7 @@ void Checker::on_cta_end(const engine::CtaEvent &e) {
   detail::rules_cta_end(L, it != L.ctas.end() ? it->second.get() : nullptr,
                         e.cta);
   detail::proxy_cta_end(L, e.cta);
-  L.proxy.words.erase(e.cta);
+  detail::proxy_words_end(L, e.cta);
   if (it != L.ctas.end()) {
     L.pool.push_back(std::move(it->second));
     L.ctas.erase(it);

@@ -44,13 +44,47 @@ template <class F> void each_lane(uint32_t m, F &&f) {
     f(uint32_t(std::countr_zero(m)));
 }
 
+// Whether `lanes` of the warp whose threads start at `ts` all hold the
+// knowledge object `first` (a full warp: one pass without branches).
+bool lanes_hold(const ThreadSt *ts, uint32_t lanes, const VcData *first) {
+  uintptr_t d = 0;
+  if (lanes == ~0u) {
+#pragma GCC unroll 8
+    for (uint32_t l = 0; l < 32; ++l)
+      d |= uintptr_t(ts[l].vc.get()) ^ uintptr_t(first);
+  } else {
+    each_lane(lanes, [&](uint32_t l) {
+      d |= uintptr_t(ts[l].vc.get()) ^ uintptr_t(first);
+    });
+  }
+  return !d;
+}
+
 // Lanes acquiring one knowledge object share the result of the join when
 // they shared their knowledge before (the common case), also when they
 // acquire it in different events (CtaSt::acquire_memo).
 void acquire_lanes(CtaSt &c, uint32_t warp, uint32_t lanes, const Vc &v) {
-  if (!v)
+  if (!v || !lanes)
     return;
   auto &m = c.acquire_memo;
+  // Lanes that hold one object (a warp resuming from a barrier, the common
+  // case): one join (or the memo's result), and the lanes' handles moved
+  // to it with one update of each count.
+  ThreadSt *const ts = c.threads.data() + size_t(warp) * 32;
+  const uint32_t f = uint32_t(std::countr_zero(lanes));
+  const VcData *const first = ts[f].vc.get();
+  if (lanes_hold(ts, lanes, first)) {
+    if (!(m.src == v && m.in.get() == first)) {
+      m.in = ts[f].vc;
+      m.src = v;
+      Vc out = ts[f].vc;
+      join_into(out, v);
+      m.out = std::move(out);
+    }
+    Vc::reseat(lanes, first, m.out,
+               [&](uint32_t l) -> Vc & { return ts[l].vc; });
+    return;
+  }
   VcFill fill;
   each_lane(lanes, [&](uint32_t l) {
     ThreadSt &t = thread_at(c, warp, l);
@@ -172,6 +206,14 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
   if (!L.pool.empty()) {
     c = std::move(L.pool.back());
     L.pool.pop_back();
+    // The lanes of a warp mostly hold one knowledge object: dropped with
+    // one update of its count.
+    for (size_t w = 0; w + 32 <= c->threads.size(); w += 32) {
+      ThreadSt *const ts = c->threads.data() + w;
+      const VcData *const f = ts[0].vc.get();
+      if (f && lanes_hold(ts, ~0u, f))
+        Vc::reseat(~0u, f, Vc(), [&](uint32_t l) -> Vc & { return ts[l].vc; });
+    }
     c->threads.assign(c->threads.size(), ThreadSt{});
     std::fill(c->bars.begin(), c->bars.end(), BarrierSt{});
     c->mbars.clear();
@@ -186,7 +228,9 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
   c->valid.resize(L.wpc);
   c->exited.assign(L.wpc, 0);
   c->fences.assign(L.wpc, WarpFence{});
-  c->lane_fences.assign(size_t(L.wpc) * 32, LaneFence{});
+  if (c->lane_fences_used || c->lane_fences.size() != size_t(L.wpc) * 32)
+    c->lane_fences.assign(size_t(L.wpc) * 32, LaneFence{});
+  c->lane_fences_used = false;
   c->pending_lanes.assign(L.wpc, 0);
   c->same_gen.assign(L.wpc, 0);
   c->same_lanes.assign(L.wpc, 0);
@@ -257,22 +301,18 @@ Released release_warp(LaunchSt &L, CtaSt &c, uint32_t warp, uint32_t lanes) {
     uint32_t m = 0;
     uint32_t *const clk = c.clock.data() + size_t(warp) * 32;
     const ThreadSt *const ts = c.threads.data() + size_t(warp) * 32;
-    bool shared = true; // every lane holds the same knowledge object
-    const VcData *first = ts[std::countr_zero(lanes)].vc.get();
+    // Whether every lane holds the same knowledge object.
+    const bool shared =
+        lanes_hold(ts, lanes, ts[std::countr_zero(lanes)].vc.get());
     if (c.valid[warp] == ~0u && lanes == ~0u) {
       // A full warp (the common case): loops the compiler vectorizes.
       for (uint32_t l = 0; l < 32; ++l)
         m = std::max(m, clk[l]);
       for (uint32_t l = 0; l < 32; ++l)
-        shared &= ts[l].vc.get() == first;
-      for (uint32_t l = 0; l < 32; ++l)
         clk[l] = m + 1;
     } else {
       each_lane(c.valid[warp], [&](uint32_t l) { m = std::max(m, clk[l]); });
-      each_lane(lanes, [&](uint32_t l) {
-        shared &= ts[l].vc.get() == first;
-        clk[l] = m + 1;
-      });
+      each_lane(lanes, [&](uint32_t l) { clk[l] = m + 1; });
     }
     const uint32_t wk = warp_key(L.tid_of(c.linear, warp, 0));
     // The common case (a warp that went through its synchronization
@@ -344,7 +384,12 @@ void acquire(ThreadSt &t, const Vc &v) { t.vc = join(t.vc, v); }
 
 void hb_thread_exit(CtaSt &c, const engine::ThreadEvent &e) {
   c.exited[e.warp] |= e.lanes;
-  each_lane(e.lanes, [&](uint32_t l) { c.exit_pc[e.warp * 32 + l] = e.pc; });
+  uint32_t *const pcs = c.exit_pc.data() + size_t(e.warp) * 32;
+  if (e.lanes == ~0u) {
+    std::fill_n(pcs, 32, e.pc); // a whole warp (a loop without branches)
+    return;
+  }
+  each_lane(e.lanes, [&](uint32_t l) { pcs[l] = e.pc; });
 }
 
 void hb_barrier_arrive(LaunchSt &L, CtaSt &c,
@@ -371,6 +416,23 @@ void hb_barrier_resume(CtaSt &c, const engine::BarrierResumeEvent &e) {
 
 void hb_warp_sync(LaunchSt &L, CtaSt &c, const engine::WarpSyncEvent &e) {
   const uint32_t live = live_lanes(c, e.warp);
+  if (e.lanes == ~0u && c.valid[e.warp] == ~0u && !c.exited[e.warp]) {
+    // A full warp holding one knowledge object (a shuffle after a
+    // barrier): only its floor and clocks move, in loops the compiler
+    // vectorizes.
+    ThreadSt *const ts = c.threads.data() + size_t(e.warp) * 32;
+    uint32_t *const clk = c.clock.data() + size_t(e.warp) * 32;
+    if (lanes_hold(ts, ~0u, ts[0].vc.get())) {
+      uint32_t m = 0;
+      for (uint32_t l = 0; l < 32; ++l)
+        m = std::max(m, clk[l]);
+      for (uint32_t l = 0; l < 32; ++l) {
+        ts[l].own_floor = m + 1;
+        clk[l] = m + 1;
+      }
+      return;
+    }
+  }
   if (e.lanes == live) {
     uint32_t m = 0;
     each_lane(c.valid[e.warp],
@@ -541,6 +603,7 @@ void hb_fence(LaunchSt &L, CtaSt &c, const engine::FenceEvent &e) {
     WarpFence &f = c.fences[e.warp];
     each_lane(f.lanes & ~e.lanes, [&](uint32_t l) {
       c.lane_fences[e.warp * 32 + l] = {f.rel, f.scope};
+      c.lane_fences_used = true;
     });
     f.rel = release_warp(L, c, e.warp, e.lanes);
     f.scope = e.scope;

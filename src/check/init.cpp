@@ -127,9 +127,10 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
                       e.atom != engine::AtomicOp::Mbarrier);
   const bool writes = e.type != engine::AccessType::Read;
   const bool local = e.space == StateSpace::Local;
-  // Reads of shared memory every byte of which was written (a tile after
-  // its first fill, a reduction's array): nothing to report.
-  if (!local && !writes && c->shared_unset == 0)
+  // Shared memory every byte of which was written (a tile after its first
+  // fill, a reduction's array): a read has nothing to report, a write no
+  // bit to set (bits of shared memory are never cleared).
+  if (!local && c->shared_unset == 0)
     return;
   // Plain reads of a small span of shared memory that is initialized
   // throughout (a tile row, a broadcast element): nothing to report.
@@ -152,6 +153,22 @@ void init_access(LaunchSt &L, const AccessEvent &e) {
   // every byte has its bit; local memory's are not.
   uint64_t *const unset =
       !local && c->shared_unset != 0 ? &c->shared_unset : nullptr;
+  // A whole warp's store of 4 or 8 bytes per lane to consecutive,
+  // 8-byte-aligned shared memory (a tile's or an array's first fill): the
+  // bitmap bytes of its span all become set, as lane by lane.
+  if (unset && writes && !reads && e.lanes == ~0u && (size == 4 || size == 8)) {
+    const uint64_t a0 = e.addr[0], end = a0 + 32 * uint64_t(size);
+    uint64_t d = a0 & 7;
+    for (uint32_t l = 1; l < 32; ++l)
+      d |= e.addr[l] ^ (a0 + uint64_t(l) * size);
+    if (!d && end <= L.shared_bytes && end / 8 <= nbytes) {
+      for (uint64_t b = a0 / 8; b < end / 8; ++b) {
+        *unset -= bits_in(uint8_t(~data[b]));
+        data[b] = 0xff;
+      }
+      return;
+    }
+  }
   for (uint32_t m = e.lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
     uint64_t first = e.addr[lane];

@@ -864,10 +864,13 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
   // is one, so that a report names the instruction that accessed the bytes
   // (s[t] and s[t + 1] swapped by two stores); the two merge when the cell
   // is needed (below).
+  // (A dead record, which can never race again, leaves its cell as good
+  // as free: docs/checker.md "Records that can never race again".)
   auto merges = [&](const Cell &c, const Cell &other) {
     return c.clock == a.clock && ((c.flags ^ a.flags) & 0x7f) == 0 &&
            ((c.size ^ a.size) & kSizeMax) == 0 &&
-           (c.pc == a.pc || (c.mask & mask) || !other.empty());
+           (c.pc == a.pc || (c.mask & mask) ||
+            !(other.empty() || (L.dead_now.floor && dead(L.dead_now, other))));
   };
   if (c0.tid == a.tid) {
     if (merges(c0, c1)) {

@@ -17,15 +17,13 @@
 //   - before anything else reaches the CTA's shared memory (a write, an
 //     atomic, a strong or asynchronous access, a read not logged): with the
 //     history, so that the access is checked against every earlier read;
-//   - at the next barrier of the whole CTA, before its dead floors rise:
-//     into the cells alone (every logged read is dead after the barrier, and
-//     a history of dead records is dropped unseen at the granule's next
-//     access), so that which cell a later access takes, and so what a
-//     report names, is what it was. (Dropping the log there would leave the
-//     cells as they were before the reads, and a later write empties a read
-//     entry it covers where it keeps an older write's cell: a thread's next
-//     store to other bytes would then take the free cell instead of merging,
-//     or the reverse.)
+// It is dropped at the next barrier of the whole CTA: every read in it is
+// dead then (it can race with nothing and is never kept aside), and a dead
+// record leaves its cell as good as free for a thread's later accesses
+// (race.cpp, access_granule), so the cells the reads would have left lead
+// to the same reports as the cells before them. (A launch that issued an
+// asynchronous copy since: replayed with its history, its records are no
+// longer known dead.)
 // A CTA whose log had to be replayed before its barrier twice logs no more
 // (its reads and writes share epochs: a block reduction); a log of
 // kLogMax reads is replayed so too (a table read in a long loop).
@@ -90,8 +88,12 @@ void readlog_barrier(LaunchSt &L, CtaSt &c) {
   ReadLog &rl = c.rlog;
   // An asynchronous copy issued since: the reads' records will not be known
   // dead (LaunchSt::dead_ok), so they keep their history.
-  if (!rl.log.empty())
-    replay(L, c, !L.dead_ok);
+  if (!rl.log.empty()) {
+    if (L.dead_ok)
+      rl.log.clear(); // every read in it dead from now on
+    else
+      replay(L, c, true);
+  }
   rl.on = L.dead_ok && rl.replays < kReplaysOff;
 }
 

@@ -178,6 +178,7 @@ struct CtaSt {
   std::vector<ThreadSt> threads;       // by warp * 32 + lane
   std::vector<WarpFence> fences;       // per warp
   std::vector<LaneFence> lane_fences;  // per thread, unless in `fences`
+  bool lane_fences_used = false;       // one was set (cleared per CTA)
   std::vector<uint32_t> pending_lanes; // per warp: ThreadSt::pending set
   // Per warp: lanes found to have one clock and one knowledge (read
   // entries) at LaunchSt::sync_gen `same_gen`.
@@ -505,6 +506,11 @@ struct ProxySt {
     uint32_t fences = 0;
   };
   std::unordered_map<uint64_t, std::vector<Word>> words;
+  // The entry of `words` written last (nullptr: none) and its owner; the
+  // vector of a retired CTA, kept for the next one's first write.
+  uint64_t last_owner = 0;
+  std::vector<Word> *last_words = nullptr;
+  std::vector<Word> spare;
   std::unordered_map<Tid, uint32_t> fences; // per thread
   // wgmma proxy-fence reports made: (CTA, warp, wgmma pc, write pc).
   std::set<std::tuple<uint64_t, uint32_t, uint32_t, uint32_t>> wgmma_seen;
@@ -781,6 +787,9 @@ void proxy_expect_tx(LaunchSt &L, const engine::MbarEvent &e, bool arrive);
 void proxy_complete_tx(LaunchSt &L, const engine::MbarEvent &e);
 void proxy_mbar_init(LaunchSt &L, const engine::MbarEvent &e);
 void proxy_phase_complete(LaunchSt &L, const engine::MbarEvent &e);
+// CTA `cta` ended: its shared memory's generic writes are forgotten (the
+// vector kept for the next CTA).
+void proxy_words_end(LaunchSt &L, uint64_t cta);
 // Phases left incomplete with unbalanced transaction bytes (mbarriers of
 // CTA `cta`, or of every CTA when `all`).
 void proxy_cta_end(LaunchSt &L, uint64_t cta, bool all = false);

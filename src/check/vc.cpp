@@ -309,9 +309,23 @@ std::vector<std::pair<uint32_t, uint32_t>> VcData::thread_entries() const {
   return v;
 }
 
+namespace {
+// The numbers a host thread may hand out next: [cur, end).
+struct StampBlock { // zero-initialized (thread storage)
+  uint64_t cur, end;
+};
+thread_local StampBlock stamp_block;
+} // namespace
+
 uint64_t VcData::Stamp::next() {
-  static std::atomic<uint64_t> n{1};
-  return n.fetch_add(1, std::memory_order_relaxed);
+  StampBlock &b = stamp_block;
+  if (b.cur == b.end) [[unlikely]] {
+    constexpr uint64_t kBlock = 4096;
+    static std::atomic<uint64_t> n{1};
+    b.cur = n.fetch_add(kBlock, std::memory_order_relaxed);
+    b.end = b.cur + kBlock;
+  }
+  return b.cur++;
 }
 
 namespace {

@@ -144,6 +144,8 @@ struct VcData {
     Stamp(const Stamp &) {}
     Stamp &operator=(const Stamp &) { return *this; }
     void renew() { v = next(); }
+    // Numbers are handed out by host thread from blocks of a shared
+    // counter (no atomic operation per number).
     static uint64_t next();
   };
   Stamp stamp;
@@ -231,6 +233,30 @@ public:
   bool operator==(std::nullptr_t) const { return p_ == nullptr; }
   // The object to change in place (only when use_count() == 1).
   VcData *mutable_data() const { return p_; }
+  // The holders `at(i)` for the bits i of `m`, every one holding `old`,
+  // given `v`'s object, each object's count updated once (the lanes of a
+  // warp that went through a barrier together: one update, not 32).
+  template <class At>
+  static void reseat(uint32_t m, const VcData *old, const Vc &v, At &&at) {
+    if (old == v.p_ || !m)
+      return;
+    uint32_t n = 0;
+    if (m == ~0u) {
+      for (uint32_t i = 0; i < 32; ++i)
+        at(i).p_ = v.p_;
+      n = 32;
+    } else {
+      for (; m; m &= m - 1, ++n)
+        at(uint32_t(__builtin_ctz(m))).p_ = v.p_;
+    }
+    if (v.p_)
+      v.p_->refs.n += n;
+    if (old) {
+      VcData *o = const_cast<VcData *>(old);
+      if ((o->refs.n -= n) == 0)
+        delete o;
+    }
+  }
 
 private:
   friend class VcFill;

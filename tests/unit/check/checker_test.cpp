@@ -542,13 +542,12 @@ TEST(ReadLog, AFullLogIsReplayed) {
       5); // one per read instruction
 }
 
-// At a barrier of the whole CTA the log goes into the cells, as the reads
-// would have left them: a later store over a read entry takes its lanes
-// out and empties its cell, so the thread's next store to the other bytes
-// keeps a cell of its own, and a racing read names the store that wrote
-// its bytes (left as it was before the reads, the tile's older stores would
-// still fill both cells, and the two stores would merge into the later).
-TEST(ReadLog, TheCellsAfterTheBarrierAreThoseTheReadsLeft) {
+// At a barrier of the whole CTA the log is dropped: the cells keep the
+// tile's older stores (dead), and a thread's two stores to the two halves of
+// a granule still keep a cell each (a dead cell is as good as free), so a
+// racing read names the store that wrote its bytes, as it does when the
+// reads went into the cells.
+TEST(ReadLog, AStoreAfterTheDroppedLogIsNamedByItsBytes) {
   Launch r("race");
   r.write(3, 0b11, 0, 100); // lanes 0 and 1: s[0] and s[1]
   r.barrier(0b1111);
@@ -562,6 +561,35 @@ TEST(ReadLog, TheCellsAfterTheBarrierAreThoseTheReadsLeft) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].sites[0].pc, 110u);
   EXPECT_EQ(f[0].sites[1].pc, 12u);
+}
+
+// Two stores of one thread to the two halves of a granule whose cells hold
+// records that can never race again (stores before a barrier of the whole
+// CTA) keep a cell each, as in a fresh granule: a racing read names the
+// store that wrote its bytes, and a read of both halves both stores.
+TEST(Race, ADeadCellDoesNotMergeAThreadsStores) {
+  for (uint64_t at : {0, 4}) {
+    Launch r("race");
+    r.write(3, 0b11, 0, 100); // lanes 0 and 1: s[0] and s[1]
+    r.barrier(0b1111);
+    r.write(2, 1, 0, 110); // warp 2 lane 0: s[0], then s[1]
+    r.write(2, 1, 4, 111);
+    r.read(0, 1, at, 12); // warp 0 lane 0, no barrier
+    auto &f = r.end();
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].sites[0].pc, at ? 111u : 110u);
+    EXPECT_EQ(f[0].sites[1].pc, 12u);
+  }
+  Launch both("race");
+  both.write(3, 0b11, 0, 100);
+  both.barrier(0b1111);
+  both.write(2, 1, 0, 110);
+  both.write(2, 1, 4, 111);
+  both.access(AccessType::Read, 0, 1, 0, 12, true, 0, StateSpace::Shared,
+              MemOrder::Weak, MemScope::None, 8); // s[0] and s[1] at once
+  auto &f = both.end();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].sites[0].pc + f[1].sites[0].pc, 110u + 111u);
 }
 
 // Lanes of one store to one address: one of the writes is performed last
