@@ -1767,9 +1767,12 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   const Dead &dd = L.dead_now;
   // A CTA's reads while its shared memory is clean are logged
   // (readlog.cpp); anything else that reaches it replays the log first.
+  // (Whether the lanes read granules of three lanes or more: asked once.)
+  const bool plain_read =
+      !write && !strong && !is_async && single && three_or_more(lanes);
+  const bool grouped = plain_read && few_granules(e, lanes);
   if (owner && owner->rlog.on) [[unlikely]]
-    if (write || strong || is_async || !single || e.owner != e.cta ||
-        !three_or_more(lanes) || !few_granules(e, lanes))
+    if (e.owner != e.cta || !grouped)
       readlog_flush(L, *owner);
   // Plain reads of one address by a run of lanes that know the same (tile
   // elements broadcast to a row of threads): the first and the last lane
@@ -1780,11 +1783,11 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // read entry per granule (docs/checker.md "Shadow memory").
   // (In global memory, a coalesced load of words too: a read entry of two
   // lanes per granule, word_pairs.)
-  int entries = 0; // 1: granules of three lanes or more; 2: of word pairs
-  if (!write && !strong && !is_async && single && three_or_more(lanes))
-    entries = few_granules(e, lanes)                           ? 1
-              : !shadow && e.size == 4 && word_pairs(e, lanes) ? 2
-                                                               : 0;
+  // 1: granules of three lanes or more; 2: of word pairs
+  const int entries =
+      grouped                                                        ? 1
+      : plain_read && !shadow && e.size == 4 && word_pairs(e, lanes) ? 2
+                                                                     : 0;
   if (entries) {
     const uint32_t f = uint32_t(std::countr_zero(lanes));
     // Known from an earlier instruction of the warp since which nothing
