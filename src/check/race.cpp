@@ -15,13 +15,16 @@
 // state) and checked against later; a write drops what it is ordered after.
 // Cells keep the bytes a store wrote: unordered writes of the same value are
 // a benign race (a warning), different values an error. A warp's plain
-// reads of a granule by three lanes or more that know the same are one cell
-// (a read entry: which lanes read which half of the granule), checked once
-// against the granule's writes; a write meets it lane by lane. Records of a
-// CTA's shared memory made before a barrier that the whole CTA waited at
-// can never race again ("dead"): they are not kept aside. A line of global
-// memory that only a warp's coalesced plain access reached is a record
-// (lines.cpp) until a granule of its page is needed (GlobalShadow::expand).
+// reads of a granule by three lanes or more that know the same (in global
+// memory, a coalesced word load's pairs of lanes too) are one cell (a read
+// entry: which lanes read which half of the granule), checked once against
+// the granule's writes; a write meets it lane by lane. Records of a CTA's
+// shared memory made before a barrier that the whole CTA waited at can
+// never race again ("dead"): they are not kept aside, and a warp's word
+// stores onto granules of dead records take their cells per granule. A
+// line of global memory that only a warp's coalesced plain access reached
+// is a record (lines.cpp) until a granule of its page is needed
+// (GlobalShadow::expand).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -297,6 +300,9 @@ inline void clear_dead(LaunchSt &L, Granule &g, const Dead &d) {
   } else {
     L.spill.emplace_back();
     g.spill = uint32_t(L.spill.size());
+    // (Room for a few reads at once: a word read by every CTA keeps one
+    // read entry per CTA, which grew the vector 1, 2, 4, 8.)
+    L.spill.back().reads.reserve(8);
   }
   L.spill[g.spill - 1].live_gen = 0;
 }
@@ -359,38 +365,49 @@ inline bool strong_read_joins(const LaunchSt::Spill &s, const Cell &k) {
   join_group(s.strong_reads, k);
 }
 
+// A cell kept aside: without the bits of its place in the granule
+// (kSpilledWrite, kSyncBit, kRecentBit).
+inline void clear_cell_bits(Cell &k) {
+  k.size &= uint16_t(~kSpilledWrite);
+  k.flags &= 0x7f;
+}
+
 [[gnu::noinline]] void spill_cell(LaunchSt &L, Granule &g, const Cell &c) {
   if (!g.spill) [[unlikely]]
     spill_new(L, g);
   auto &s = L.spill[g.spill - 1];
   auto &v = (c.flags & kWrite) ? s.writes : s.reads;
-  Cell k = c;
-  k.size &= uint16_t(~kSpilledWrite);
-  k.flags &= 0x7f;
   if (c.flags & kWrite)
     g.cell[0].size |= kSpilledWrite;
+  // (`c` is copied whole below; a copy with its cell bits cleared, made
+  // field by field, only where it is compared or kept field by field.)
   // Atomics on a location are totally ordered: as in the cells, an atomic
   // subsumes the older atomics on its bytes that it writes over or that only
   // read (two atomics sharing a granule, each evicting the other's cell,
   // would otherwise keep one entry per thread and iteration).
-  if (k.flags & kAtomic) {
-    auto subsumed = [&](const Cell &e) {
-      return (e.flags & kAtomic) && !(e.mask & ~k.mask);
+  if (c.flags & kAtomic) {
+    const uint8_t m = c.mask;
+    auto subsumed = [m](const Cell &e) {
+      return (e.flags & kAtomic) && !(e.mask & ~m);
     };
     std::erase_if(s.reads, subsumed);
-    if (k.flags & kWrite)
+    if (c.flags & kWrite)
       std::erase_if(s.writes, subsumed);
     s.live_gen = 0; // the live record may have gone
   }
   // Beyond kGroupFrom kept writes, a plain or strong (not atomic) write of
   // known bytes joins the group of its instruction, bytes, flags and value
   // ("Groups" below).
-  if ((k.flags & kWrite) && !(k.flags & kAtomic) && (k.size & kValued) &&
+  if ((c.flags & kWrite) && !(c.flags & kAtomic) && (c.size & kValued) &&
       s.writes.size() >= LaunchSt::Spill::kGroupFrom) [[unlikely]] {
+    Cell k = c;
+    clear_cell_bits(k);
     join_group(s.groups, k);
     return;
   }
-  if (strong_read_joins(s, k)) [[unlikely]] {
+  if (strong_read_joins(s, c)) [[unlikely]] {
+    Cell k = c;
+    clear_cell_bits(k);
     join_strong_read(s, k);
     return;
   }
@@ -399,12 +416,14 @@ inline bool strong_read_joins(const LaunchSt::Spill &s, const Cell &k) {
   // latest entries are looked at, which keeps a spill O(1).
   // (A read entry: one of the same lanes of the warp.)
   for (size_t i = v.size(), n = 0; i-- > 0 && n < 2; ++n)
-    if (v[i].tid == k.tid && !(v[i].mask & ~k.mask) &&
-        (!is_entry(k) || v[i].value == k.value)) {
-      v[i] = k;
+    if (v[i].tid == c.tid && !(v[i].mask & ~c.mask) &&
+        (!is_entry(c) || v[i].value == c.value)) {
+      v[i] = c;
+      clear_cell_bits(v[i]);
       return;
     }
-  v.push_back(k);
+  v.push_back(c);
+  clear_cell_bits(v.back());
 }
 
 // spill_cell of a read (a read entry or a lane's plain or strong read:
@@ -415,21 +434,25 @@ inline bool strong_read_joins(const LaunchSt::Spill &s, const Cell &k) {
     spill_new(L, g);
   auto &s = L.spill[g.spill - 1];
   auto &v = s.reads;
-  Cell k = c;
-  k.size &= uint16_t(~kSpilledWrite);
-  k.flags &= 0x7f;
-  if (strong_read_joins(s, k)) [[unlikely]] {
+  // (`c` is copied whole and its cell bits cleared in place: a copy made
+  // on the stack field by field and then read back whole would wait for
+  // its byte stores.)
+  if (strong_read_joins(s, c)) [[unlikely]] {
+    Cell k = c;
+    clear_cell_bits(k);
     join_strong_read(s, k);
     return;
   }
   const size_t n = v.size();
   for (size_t i = n, j = 0; i-- > 0 && j < 2; ++j)
-    if (v[i].tid == k.tid && !(v[i].mask & ~k.mask) &&
-        (!is_entry(k) || v[i].value == k.value)) {
-      v[i] = k;
+    if (v[i].tid == c.tid && !(v[i].mask & ~c.mask) &&
+        (!is_entry(c) || v[i].value == c.value)) {
+      v[i] = c;
+      clear_cell_bits(v[i]);
       return;
     }
-  v.push_back(k);
+  v.push_back(c);
+  clear_cell_bits(v.back());
 }
 
 // Whether the new access `a` stands for cell `c` in later checks: whatever
@@ -960,17 +983,24 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
 // clock (Accessor::knows_warp), remembered across the granules of the read
 // (their cells mostly hold one other warp's entries of one clock).
 struct KnowsMemo {
-  uint32_t wk = ~0u, clock = 0;
-  int k = 0;
+  // The last two warps and clocks asked (the two cells of a granule read
+  // by every CTA hold two other warps' entries).
+  uint32_t wk[2] = {~0u, ~0u}, clock[2] = {0, 0};
+  int k[2] = {0, 0};
   int get(const Accessor &who, uint32_t w, uint32_t c) {
-    if (w != wk || c != clock)
-      ask(who, w, c);
-    return k;
+    if (w == wk[0] && c == clock[0])
+      return k[0];
+    if (w == wk[1] && c == clock[1])
+      return k[1];
+    return ask(who, w, c);
   }
-  [[gnu::noinline]] void ask(const Accessor &who, uint32_t w, uint32_t c) {
-    wk = w;
-    clock = c;
-    k = who.knows_warp(w, c);
+  [[gnu::noinline]] int ask(const Accessor &who, uint32_t w, uint32_t c) {
+    wk[1] = wk[0];
+    clock[1] = clock[0];
+    k[1] = k[0];
+    wk[0] = w;
+    clock[0] = c;
+    return k[0] = who.knows_warp(w, c);
   }
 };
 
@@ -1031,6 +1061,21 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
   if (dd.floor && !(c0.size & kSpilledWrite) &&
       tile_read<Keep>(L, g, mask, a, who, km))
     return true;
+  // Without dead records (global memory: a word read by every CTA), both
+  // cells other warps' read entries that the lanes know nothing of and no
+  // write kept aside: what the tests below decide then is no conflict, no
+  // merge, none of either entry's lanes redundant, the older entry evicted
+  // and kept aside (unless `Keep` is false, as below).
+  if (!dd.floor && c0.tid != kNoTid && c1.tid != kNoTid && is_entry(c0) &&
+      is_entry(c1) && !(c0.size & kSpilledWrite) && warp_key(c0.tid) != wk &&
+      warp_key(c1.tid) != wk && km.get(who, warp_key(c0.tid), c0.clock) == 0 &&
+      km.get(who, warp_key(c1.tid), c1.clock) == 0) {
+    const int slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
+    if (Keep)
+      spill_read(L, g, g.cell[slot]);
+    put_cell(g, slot, a, mask);
+    return true;
+  }
   // A read conflicts with writes only; the lanes know what the lowest one
   // knows, except for their own warp's accesses (lane by lane).
   auto clean = [&](const Cell &c) {
@@ -1189,7 +1234,12 @@ inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
   const uint64_t a = e.addr[std::countr_zero(lanes)],
                  b = e.addr[31 - std::countl_zero(lanes)];
   const uint64_t span = ((a > b ? a - b : b - a) >> 3) + 1;
-  return span * 2 < uint64_t(std::popcount(lanes));
+  // (The lanes counted inline: std::popcount is a libgcc call on the
+  // baseline x86-64 this is built for.)
+  uint32_t n = lanes - ((lanes >> 1) & 0x55555555u);
+  n = (n & 0x33333333u) + ((n >> 2) & 0x33333333u);
+  n = (((n + (n >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+  return span * 2 < n;
 }
 
 // The shadow granule of granule base `gb`: in the CTA's shared-memory
@@ -1379,6 +1429,63 @@ inline const ReadLayout &read_layout(const AccessEvent &e, uint32_t lanes) {
   return rest;
 }
 
+// Whether lanes 2j and 2j+1 of `lanes` read the two words of one granule
+// each, every pair in a granule above the previous pair's (a coalesced load
+// of 4-byte words in global memory, perhaps in runs: the rows of a tile,
+// A[row * n + t + tx]); no lane without its pair.
+inline bool word_pairs(const AccessEvent &e, uint32_t lanes) {
+  uint64_t bad = 0;
+  if (lanes == ~0u) { // a whole warp: one pass without branches
+    for (uint32_t j = 0; j < 32; j += 2) {
+      const uint64_t x = e.addr[j];
+      bad |= (x & 7) | (e.addr[j + 1] - x - 4);
+      if (j)
+        bad |= uint64_t(x < e.addr[j - 2] + 8);
+    }
+    return !bad;
+  }
+  if ((lanes & 0x55555555u) != ((lanes >> 1) & 0x55555555u))
+    return false;
+  uint64_t prev = 0;
+  for (uint32_t m = lanes & 0x55555555u, first = 1; m; m &= m - 1, first = 0) {
+    const uint32_t j = uint32_t(std::countr_zero(m));
+    const uint64_t x = e.addr[j];
+    bad |= (x & 7) | (e.addr[j + 1] - x - 4);
+    if (!first)
+      bad |= uint64_t(x < prev + 8);
+    prev = x;
+  }
+  return !bad;
+}
+
+// Plain word reads by lanes `lanes` of a warp that all know the same, in
+// pairs (word_pairs): each pair becomes one read entry of its granule, as
+// read_groups makes entries of three lanes or more. Returns the lanes left
+// to check one by one.
+[[gnu::noinline]] uint32_t read_pairs(LaunchSt &L, const AccessEvent &e,
+                                      uint32_t lanes, NewAccess &a, Tid tid0,
+                                      const ThreadSt *ts0, uint32_t clock) {
+  uint32_t rest = 0;
+  KnowsMemo km; // the lanes know the same: one answer for all pairs
+  a.clock = clock;
+  a.size = uint16_t((a.size & kSizeMax) | kWarpRead);
+  for (uint32_t m = lanes & 0x55555555u; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    Granule *g = L.global.granule(e.addr[l]);
+    Accessor who;
+    who.tid = tid0 + l;
+    who.ts = ts0 + l;
+    who.clock = clock;
+    a.tid = kEntryKind | who.tid;
+    a.value = uint64_t(1u << l) | uint64_t(2u << l) << 32;
+    if (!access_group(L, *g, 0xff, a, who, km))
+      rest |= 3u << l;
+  }
+  a.size &= kSizeMax;
+  a.value = 0;
+  return rest;
+}
+
 // The bytes `n` (1 to 8) at `src` as the low bytes of a 64-bit value:
 // loads of their own size (a memcpy of variable length would make the
 // 64-bit load after it wait for its byte stores).
@@ -1463,6 +1570,93 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
     }
   }
   return lanes;
+}
+
+// Plain word stores by lanes `lanes` of a warp in pairs (word_pairs) to
+// the CTA's own shared memory where its dead records apply (L.dead_now,
+// `values` the bytes stored): a pair's granule whose cells hold dead
+// records or nothing, without release sequences, and without a history once
+// its dead records are dropped (a tile rewritten after the barrier that
+// ended its reads). Nothing there can conflict (a dead record is known to
+// every thread of the CTA), and what access_granule decides lane by lane,
+// lane 2j then 2j + 1, follows from the cells at once: lane 2j's write
+// takes the read entries' lanes it covers out of them (check_entry), then a
+// cell: its own thread's older access it covers, an empty cell, one it
+// covers, else the older one (evicted: dead, not kept aside); lane 2j + 1's
+// write takes the other cell whatever it holds (lane 2j's new write is
+// never one it may take). Both cells are rewritten, so only the choice is
+// computed. Returns the lanes of the other granules, checked one by one.
+[[gnu::noinline]] uint32_t store_pairs(LaunchSt &L, const AccessEvent &e,
+                                       uint32_t lanes, const NewAccess &ar,
+                                       Tid tid0, const uint32_t *clock0,
+                                       const uint8_t *values, Granule *shadow,
+                                       uint64_t shadow_n) {
+  const Dead &dd = L.dead_now;
+  uint32_t rest = 0;
+  NewAccess a = ar; // (a copy of its own: kept in registers)
+  a.size = uint16_t((a.size & kSizeMax) | kValued);
+  for (uint32_t m = lanes & 0x55555555u; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    const uint64_t gi = e.addr[l] >> 3;
+    Granule *g = gi < shadow_n ? shadow + gi : nullptr;
+    if (!g || g->sync || (g->cell[0].flags & kSyncBit)) {
+      rest |= 3u << l;
+      continue;
+    }
+    clear_dead(L, *g, dd);
+    const Cell &x = g->cell[0], &y = g->cell[1];
+    if (g->spill || (x.tid != kNoTid && !dead(dd, x)) ||
+        (y.tid != kNoTid && !dead(dd, y))) {
+      rest |= 3u << l;
+      continue;
+    }
+    // Each cell as lane 2j's write leaves it before it takes one: an entry
+    // without the lanes whose bytes it covers (empty when none is left).
+    auto after = [](const Cell &c, Tid &tid, uint8_t &mask) {
+      tid = c.tid;
+      mask = c.mask;
+      if (tid == kNoTid || !is_entry(c) || !(c.mask & 0x0f))
+        return;
+      const uint32_t d =
+          entry_lanes_if(c, [](uint8_t b) { return !(b & 0xf0); });
+      if (!d)
+        return;
+      Cell k = c;
+      if (entry_trim(k, d))
+        mask = k.mask;
+      else
+        tid = kNoTid;
+    };
+    Tid xt, yt;
+    uint8_t xm, ym;
+    after(x, xt, xm);
+    after(y, yt, ym);
+    const Tid tp = tid0 + l;
+    int s;
+    if (xt == tp && !(xm & 0xf0))
+      s = 0;
+    else if (yt == tp && !(ym & 0xf0))
+      s = 1;
+    else if (xt == kNoTid)
+      s = 0;
+    else if (yt == kNoTid)
+      s = 1;
+    else if (!(xm & 0xf0))
+      s = 0;
+    else if (!(ym & 0xf0))
+      s = 1;
+    else
+      s = (y.flags & kRecentBit) ? 0 : 1; // the older one
+    a.tid = tp;
+    a.clock = clock0[l];
+    a.value = load_bytes(values + size_t(l) * 4, 4);
+    put_cell(*g, s, a, 0x0f);
+    a.tid = tp + 1;
+    a.clock = clock0[l + 1];
+    a.value = load_bytes(values + size_t(l + 1) * 4, 4) << 32;
+    put_cell(*g, 1 - s, a, 0xf0);
+  }
+  return rest;
 }
 
 } // namespace
@@ -1564,15 +1758,21 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   Granule *const shadow = owner ? owner->shadow.data() : nullptr;
   const uint64_t shadow_n = owner ? owner->shadow.size() : 0;
   const bool single = e.size <= 8;
-  Dead dd;
-  if (owner && L.dead_ok && !is_async && e.owner == e.cta)
-    dd = Dead{owner->dead_floor.data(), uint32_t(e.owner * L.wpc), L.wpc};
-  L.dead_now = dd;
+  // (Set field by field from scalars: a 16-byte copy of a struct just
+  // written as two 8-byte halves would wait for them.)
+  const bool dead_on = owner && L.dead_ok && !is_async && e.owner == e.cta;
+  L.dead_now.floor = dead_on ? owner->dead_floor.data() : nullptr;
+  L.dead_now.wk0 = dead_on ? uint32_t(e.owner * L.wpc) : 0;
+  L.dead_now.wpc = dead_on ? L.wpc : 0;
+  const Dead &dd = L.dead_now;
   // A CTA's reads while its shared memory is clean are logged
   // (readlog.cpp); anything else that reaches it replays the log first.
+  // (Whether the lanes read granules of three lanes or more: asked once.)
+  const bool plain_read =
+      !write && !strong && !is_async && single && three_or_more(lanes);
+  const bool grouped = plain_read && few_granules(e, lanes);
   if (owner && owner->rlog.on) [[unlikely]]
-    if (write || strong || is_async || !single || e.owner != e.cta ||
-        !three_or_more(lanes) || !few_granules(e, lanes))
+    if (e.owner != e.cta || !grouped)
       readlog_flush(L, *owner);
   // Plain reads of one address by a run of lanes that know the same (tile
   // elements broadcast to a row of threads): the first and the last lane
@@ -1581,8 +1781,14 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // read of one end of the run.
   // Plain reads by lanes that know the same (a warp after a barrier): one
   // read entry per granule (docs/checker.md "Shadow memory").
-  if (!write && !strong && !is_async && single && three_or_more(lanes) &&
-      few_granules(e, lanes)) {
+  // (In global memory, a coalesced load of words too: a read entry of two
+  // lanes per granule, word_pairs.)
+  // 1: granules of three lanes or more; 2: of word pairs
+  const int entries =
+      grouped                                                        ? 1
+      : plain_read && !shadow && e.size == 4 && word_pairs(e, lanes) ? 2
+                                                                     : 0;
+  if (entries) {
     const uint32_t f = uint32_t(std::countr_zero(lanes));
     // Known from an earlier instruction of the warp since which nothing
     // changed any thread's knowledge or clock (the loads of a tile between
@@ -1608,8 +1814,9 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       readlog_flush(L, *owner);
     }
     if (same) {
-      lanes =
-          read_groups(L, e, lanes, a, tid0, ts0, clock0[f], shadow, shadow_n);
+      lanes = entries == 1 ? read_groups(L, e, lanes, a, tid0, ts0, clock0[f],
+                                         shadow, shadow_n)
+                           : read_pairs(L, e, lanes, a, tid0, ts0, clock0[f]);
       if (!lanes) { // every lane in a read entry (nothing strong)
         if (!found.empty()) [[unlikely]]
           report_found(L);
@@ -1640,7 +1847,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // different values make the result depend on which lane writes last (an
   // error). The first such lane stands for the others in shadow memory
   // (docs/checker.md "Decisions").
-  if (write && !atomic && !is_async && std::popcount(lanes) > 1) {
+  if (write && !atomic && !is_async && (lanes & (lanes - 1))) {
     bool increasing = true;
     uint64_t prev = 0;
     for (uint32_t m = lanes, first = 1; m; m &= m - 1, first = 0) {
@@ -1696,6 +1903,14 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
         quiet |= 1u << prev; // neither the first two nor the last
       prev = l;
     }
+  }
+  // Word stores in pairs to granules holding dead records only (a tile
+  // rewritten after a barrier): per granule at once.
+  if (write && !strong && !is_async && dd.floor && values && e.size == 4 &&
+      three_or_more(lanes) && word_pairs(e, lanes)) {
+    lanes = store_pairs(L, e, lanes, a, tid0, clock0, values, shadow, shadow_n);
+    if (!lanes)
+      return; // nothing found, nothing strong
   }
   uint32_t strong_lanes = 0; // their release/acquire patterns, together
   Granule *gran[32];         // of strong lanes: the granule of the address

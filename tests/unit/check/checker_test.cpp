@@ -1933,5 +1933,269 @@ TEST(LineRecords, RecordsTakeLessShadowThanGranules) {
 
 } // namespace line_records
 
+// Read entries of word pairs (docs/checker.md "Read entries"): a warp's
+// coalesced load of words in global memory, lanes 2j and 2j + 1 reading
+// one granule, is one entry per granule. Each case runs twice: the warp's
+// load as one event (entries) and lane by lane, one event per lane (lane
+// cells), with the same findings both times.
+namespace word_pairs {
+
+constexpr uint64_t kA = 0x20000; // a 128-word-wide matrix of words
+
+// Warp `warp` of CTA `cta` reads two rows of a 16-word tile (lanes 0-15
+// row 0, lanes 16-31 row 1, 512 bytes on: A[row * n + t + tx] of a tiled
+// matrix product): no line record (two rows), one pair of lanes per
+// granule.
+void read_rows(Launch &r, uint64_t cta, uint32_t warp, bool split) {
+  std::array<uint64_t, 32> addr{};
+  for (uint32_t l = 0; l < 32; ++l)
+    addr[l] = kA + (l / 16) * 512 + 4 * (l % 16);
+  AccessEvent e;
+  e.pc = 10;
+  e.cta = cta;
+  e.owner = cta;
+  e.warp = warp;
+  e.space = StateSpace::Global;
+  e.type = AccessType::Read;
+  e.size = 4;
+  e.addr = addr.data();
+  for (uint32_t l = 0; l < 32; ++l)
+    if (split || l == 0) {
+      e.lanes = split ? 1u << l : ~0u;
+      r.checker->on_access(e);
+    }
+}
+
+// Runs `body` with the loads as one event and lane by lane; the same
+// findings both times, which `check` then examines.
+template <class Body, class Check> void both(Body body, Check check) {
+  std::string first;
+  for (bool split : {false, true}) {
+    Launch r("race", {4, 1, 1});
+    body(r, split);
+    const auto &f = r.end();
+    check(f);
+    if (!split)
+      first = line_records::render(f);
+    else
+      EXPECT_EQ(line_records::render(f), first);
+  }
+}
+
+// Three CTAs read the tile (the entries of two go into the history), then
+// a thread of a fourth writes the words of lanes 5 and 6 (row 0): each
+// CTA's two reads race with it.
+TEST(WordPairs, AWriteOfAnotherCtaRacesWithEveryCtasReads) {
+  both(
+      [](Launch &r, bool split) {
+        for (uint64_t cta = 0; cta < 3; ++cta)
+          read_rows(r, cta, 0, split);
+        r.access(AccessType::Write, 1, 0b11, kA + 20, 100, false, 3,
+                 StateSpace::Global);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+        EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+        EXPECT_EQ(f[0].instances, 6u);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 5u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[0], 10u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 100u);
+      });
+}
+
+// Three warps of one CTA read the tile, then a fourth writes the words of
+// lanes 16 and 17 (row 1): without a barrier each warp's two reads race
+// with it; after a barrier of the four warps nothing does.
+TEST(WordPairs, AWriteAfterABarrierOfTheReadersDoesNotRace) {
+  for (bool bar : {false, true})
+    both(
+        [bar](Launch &r, bool split) {
+          for (uint32_t w = 0; w < 3; ++w)
+            read_rows(r, 0, w, split);
+          if (bar)
+            r.barrier(0b1111);
+          r.access(AccessType::Write, 3, 0b11, kA + 512, 100, false, 0,
+                   StateSpace::Global);
+        },
+        [bar](const std::vector<Finding> &f) {
+          if (bar) {
+            EXPECT_TRUE(f.empty()) << line_records::render(f);
+            return;
+          }
+          ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+          EXPECT_EQ(f[0].instances, 6u);
+          EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 16u);
+        });
+}
+
+// A lane of the entry writes its own word afterwards: not a race with its
+// own read; the other CTAs' reads of it are.
+TEST(WordPairs, ALanesOwnReadDoesNotRaceWithItsWrite) {
+  both(
+      [](Launch &r, bool split) {
+        for (uint64_t cta = 0; cta < 2; ++cta)
+          read_rows(r, cta, 0, split);
+        r.access(AccessType::Write, 0, 1u << 3, kA, 100, false, 1,
+                 StateSpace::Global); // lane 3 of CTA 1: word 3
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+        EXPECT_EQ(f[0].instances, 1u);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].cta_linear, 0u);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 3u);
+      });
+}
+
+// Stores of word pairs over dead records (docs/checker.md "Records that can
+// never race again"): a warp's word stores to shared memory, lanes 2j and
+// 2j + 1 in one granule whose records are all dead, are recorded per
+// granule at once. The same runs with each lane's store an event of its
+// own (lane by lane) give the same findings.
+void store(Launch &r, uint32_t warp, uint32_t lanes, uint32_t pc,
+           uint32_t value, bool split) {
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> vals{};
+  for (uint32_t l = 0; l < 32; ++l) {
+    addr[l] = 4ull * l;
+    vals[l] = value + l;
+  }
+  AccessEvent e;
+  e.pc = pc;
+  e.warp = warp;
+  e.space = StateSpace::Shared;
+  e.type = AccessType::Write;
+  e.size = 4;
+  e.addr = addr.data();
+  e.values = reinterpret_cast<const uint8_t *>(vals.data());
+  for (uint32_t l = 0; l < 32; ++l)
+    if (lanes >> l & 1 && (split || l == uint32_t(std::countr_zero(lanes)))) {
+      e.lanes = split ? 1u << l : lanes;
+      r.checker->on_access(e);
+    }
+}
+
+template <class Body, class Check> void both_shared(Body body, Check check) {
+  std::string first;
+  for (bool split : {false, true}) {
+    Launch r("race");
+    body(r, split);
+    const auto &f = r.end();
+    check(f);
+    if (!split)
+      first = line_records::render(f);
+    else
+      EXPECT_EQ(line_records::render(f), first);
+  }
+}
+
+// A tile written, read by every warp after a barrier of the CTA, written
+// again after the next: the rewrite races with nothing (every record
+// before it is dead), and a read of another warp without a barrier races
+// with the rewrite, as does another warp's store of other values (which
+// races with that read too).
+TEST(StorePairs, ATileRewrittenOverDeadRecordsRacesWithLaterAccesses) {
+  both_shared(
+      [](Launch &r, bool split) {
+        store(r, 0, ~0u, 100, 1000, split);
+        r.barrier(0b1111);
+        for (uint32_t w = 0; w < 4; ++w)
+          r.read_row(w, 0);
+        r.read(1, ~0u, 0, 11);
+        r.barrier(0b1111);
+        store(r, 2, ~0u, 101, 2000, split);
+        r.read(3, 0xff, 0, 12);
+        store(r, 1, 0b1100, 102, 3000, split);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 3u) << line_records::render(f);
+        EXPECT_EQ(f[0].instances, 8u); // warp 3's read of words 0-7
+        EXPECT_EQ(f[0].instance_list[0].pcs[0], 101u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 12u);
+        EXPECT_EQ(f[1].instances, 2u); // words 2, 3 written by two warps
+        EXPECT_EQ(f[1].instance_list[0].pcs[0], 101u);
+        EXPECT_EQ(f[1].instance_list[0].pcs[1], 102u);
+        EXPECT_NE(f[1].diag.message.find("different values"),
+                  std::string::npos);
+        EXPECT_EQ(f[2].instances, 2u); // and read by warp 3 before
+        EXPECT_EQ(f[2].instance_list[0].pcs[0], 12u);
+        EXPECT_EQ(f[2].instance_list[0].pcs[1], 102u);
+      });
+}
+
+// After a barrier of some warps only, the reads of the warp that did not
+// take part are not dead: the rewrite races with them.
+TEST(StorePairs, AReadOutsideTheBarrierStillRacesWithTheRewrite) {
+  for (uint32_t warps : {0b1111u, 0b0111u})
+    both_shared(
+        [warps](Launch &r, bool split) {
+          store(r, 0, ~0u, 100, 1000, split);
+          r.barrier(0b1111);
+          for (uint32_t w = 0; w < 4; ++w)
+            r.read_row(w, 0);
+          r.barrier(warps);
+          store(r, 2, ~0u, 101, 2000, split);
+        },
+        [warps](const std::vector<Finding> &f) {
+          if (warps == 0b1111u) {
+            EXPECT_TRUE(f.empty()) << line_records::render(f);
+            return;
+          }
+          ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+          EXPECT_EQ(f[0].instances, 32u); // warp 3's lanes, 16 words
+          EXPECT_EQ(f[0].instance_list[0].threads[0].warp, 3u);
+        });
+}
+
+// Random runs of word stores, tile reads, barriers of the CTA or of some
+// warps and single-lane stores (a fixed sequence per seed): the stores in
+// one event per warp and lane by lane give the same findings.
+TEST(StorePairs, RandomRunsDecideAsLaneByLane) {
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::string out[2];
+    for (bool split : {false, true}) {
+      Launch r("race");
+      uint32_t x = seed;
+      auto rnd = [&x](uint32_t n) {
+        x = x * 1103515245u + 12345u;
+        return (x >> 16) % n;
+      };
+      for (int step = 0; step < 40; ++step) {
+        const uint32_t w = rnd(4);
+        switch (rnd(7)) {
+        case 0:
+        case 1: { // word stores by pairs of lanes, or the whole warp
+          uint32_t lanes = ~0u;
+          if (rnd(2))
+            for (uint32_t j = 0; j < 32; j += 2)
+              if (!rnd(4))
+                lanes &= ~(3u << j);
+          if (lanes)
+            store(r, w, lanes, 100 + rnd(2), 1000 * rnd(2), split);
+          break;
+        }
+        case 2:
+          r.read_row(w, 64 * rnd(2), 10 + rnd(2));
+          break;
+        case 3:
+          r.read(w, rnd(2) ? ~0u : 0xffffu << (16 * rnd(2)), 0, 12);
+          break;
+        case 4:
+          r.barrier(rnd(4) ? 0b1111 : 0b0111);
+          break;
+        case 5:
+          r.access(AccessType::Read, w, 1u << rnd(32), 4 * rnd(32), 13, true);
+          break;
+        case 6:
+          r.access(AccessType::Write, w, 1u << rnd(32), 4 * rnd(32), 103, true);
+          break;
+        }
+      }
+      out[split] = line_records::render(r.end());
+    }
+    EXPECT_EQ(out[0], out[1]) << "seed " << seed;
+  }
+}
+} // namespace word_pairs
+
 } // namespace
 } // namespace bcusim::check
