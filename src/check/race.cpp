@@ -1013,9 +1013,7 @@ struct KnowsMemo {
 // decides then: no conflict, no merge; the other warp's entry is evicted
 // (not redundant: none of its lanes is known) and kept aside, or the older
 // write is evicted (kept aside unless dead). Returns false, changing
-// nothing, in any other case. (`Keep` false: nothing is kept aside, for
-// a replay of logged reads that are all dead by then: readlog.cpp.)
-template <bool Keep>
+// nothing, in any other case.
 [[gnu::always_inline]] inline bool
 tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
           const Accessor &who, KnowsMemo &km) {
@@ -1033,7 +1031,7 @@ tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
     if (!known_write(c0) || !known_write(c1))
       return false;
     slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
-    if (Keep && !dead(dd, g.cell[slot]))
+    if (!dead(dd, g.cell[slot]))
       spill_cell(L, g, g.cell[slot]);
   } else {
     slot = is_entry(c0) ? 0 : is_entry(c1) ? 1 : -1;
@@ -1043,14 +1041,12 @@ tile_read(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
     if (!known_write(g.cell[1 - slot]) || warp_key(e.tid) == warp_key(a.tid) ||
         dead(dd, e) || km.get(who, warp_key(e.tid), e.clock) != 0)
       return false;
-    if (Keep)
-      spill_read(L, g, e);
+    spill_read(L, g, e);
   }
   put_cell(g, slot, a, mask);
   return true;
 }
 
-template <bool Keep = true>
 [[gnu::always_inline]] inline bool
 access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
              const Accessor &who, KnowsMemo &km) {
@@ -1059,20 +1055,19 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
   clear_dead(L, g, dd);
   Cell &c0 = g.cell[0], &c1 = g.cell[1];
   if (dd.floor && !(c0.size & kSpilledWrite) &&
-      tile_read<Keep>(L, g, mask, a, who, km))
+      tile_read(L, g, mask, a, who, km))
     return true;
   // Without dead records (global memory: a word read by every CTA), both
   // cells other warps' read entries that the lanes know nothing of and no
   // write kept aside: what the tests below decide then is no conflict, no
   // merge, none of either entry's lanes redundant, the older entry evicted
-  // and kept aside (unless `Keep` is false, as below).
+  // and kept aside.
   if (!dd.floor && c0.tid != kNoTid && c1.tid != kNoTid && is_entry(c0) &&
       is_entry(c1) && !(c0.size & kSpilledWrite) && warp_key(c0.tid) != wk &&
       warp_key(c1.tid) != wk && km.get(who, warp_key(c0.tid), c0.clock) == 0 &&
       km.get(who, warp_key(c1.tid), c1.clock) == 0) {
     const int slot = (c1.flags & kRecentBit) ? 0 : 1; // the older one
-    if (Keep)
-      spill_read(L, g, g.cell[slot]);
+    spill_read(L, g, g.cell[slot]);
     put_cell(g, slot, a, mask);
     return true;
   }
@@ -1210,7 +1205,7 @@ access_group(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &a,
       slot = older0 ? 0 : 1;
     }
     const Cell &old = g.cell[slot];
-    if (Keep && !d && !(dd.floor && dead(dd, old))) {
+    if (!d && !(dd.floor && dead(dd, old))) {
       if (old.flags & kWrite) {
         spill_cell(L, g, old);
       } else if (is_entry(old) && dl) {
@@ -1677,7 +1672,7 @@ uint32_t readlog_layout(ReadLog &rl, const AccessEvent &e, uint32_t lanes) {
   return seen.second;
 }
 
-void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x, bool keep) {
+void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x) {
   ThreadSt ts;
   ts.vc = std::move(x.vc); // (the log is cleared after its replay)
   ts.own_floor = x.own_floor;
@@ -1704,10 +1699,7 @@ void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x, bool keep) {
     a.value = uint64_t(gp.lo) | uint64_t(gp.hi) << 32;
     // (The CTA's records were all dead when it was logged: no write to
     // check against, so every group is taken whole, as it was.)
-    if (keep)
-      access_group<true>(L, *g, gp.mask, a, who, km);
-    else
-      access_group<false>(L, *g, gp.mask, a, who, km);
+    access_group(L, *g, gp.mask, a, who, km);
   }
 }
 

@@ -39,14 +39,14 @@ constexpr uint8_t kReplaysOff = 2;
 // between two barriers) is replayed with its history and logs no more.
 constexpr size_t kLogMax = 4096;
 
-void replay(LaunchSt &L, CtaSt &c, bool keep) {
+void replay(LaunchSt &L, CtaSt &c) {
   const LaunchSt::DeadFloors saved = L.dead_now;
   // (The floors the reads were logged under: they rise only at a barrier
   // of the whole CTA, which replays the log first.)
   L.dead_now = LaunchSt::DeadFloors{c.dead_floor.data(),
                                     uint32_t(c.linear * L.wpc), L.wpc};
   for (ReadLogEntry &x : c.rlog.log)
-    readlog_replay(L, c, x, keep);
+    readlog_replay(L, c, x);
   c.rlog.log.clear();
   L.dead_now = saved;
 }
@@ -81,7 +81,7 @@ void readlog_flush(LaunchSt &L, CtaSt &owner) {
     return;
   if (rl.replays < kReplaysOff)
     ++rl.replays;
-  replay(L, owner, true);
+  replay(L, owner);
 }
 
 void readlog_barrier(LaunchSt &L, CtaSt &c) {
@@ -92,7 +92,7 @@ void readlog_barrier(LaunchSt &L, CtaSt &c) {
     if (L.dead_ok)
       rl.log.clear(); // every read in it dead from now on
     else
-      replay(L, c, true);
+      replay(L, c);
   }
   rl.on = L.dead_ok && rl.replays < kReplaysOff;
 }

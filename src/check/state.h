@@ -132,8 +132,8 @@ struct WarpFence {
 // while its shared memory is "clean" (readlog.cpp; docs/checker.md "Shadow
 // memory", the read log): each warp read that read_groups would take whole
 // as read entries, not yet put into the granules. Replayed into them
-// (readlog_replay) before anything else reaches the CTA's shared memory, or
-// at the next barrier of the whole CTA into the cells alone.
+// (readlog_replay) before anything else reaches the CTA's shared memory;
+// dropped at the next barrier of the whole CTA (every read in it dead).
 struct ReadLogEntry {
   Vc vc;               // what the lanes knew (they know the same)
   uint64_t first = 0;  // the granule of the first lane's address
@@ -755,10 +755,10 @@ void readlog_barrier(LaunchSt &L, CtaSt &c);
 // race.cpp: the layout of the lanes of `e` as an index in `rl.layouts`,
 // ~0u when read_groups would not take every lane in a read entry.
 uint32_t readlog_layout(ReadLog &rl, const AccessEvent &e, uint32_t lanes);
-// race.cpp: entry `x` into CTA `c`'s granules as read_groups would have
-// put it when logged (with the history when `keep`, else the cells alone).
-// (Its knowledge is moved out: the log is cleared after.)
-void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x, bool keep);
+// race.cpp: entry `x` into CTA `c`'s granules, with their history, as
+// read_groups would have put it when logged. (Its knowledge is moved out:
+// the log is cleared after.)
+void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x);
 // ---- lines.cpp -------------------------------------------------------------
 // A plain access of 4 or 8 bytes per lane to global memory: records for the
 // lanes in untouched lines (docs/checker.md "Shadow memory", line
