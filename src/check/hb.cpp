@@ -737,8 +737,13 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
       if (e.type == engine::AccessType::Write)
         loc.restart(); // a store starts a new release sequence
       // Joined in place where the location alone holds its knowledge; a
-      // location that had none shares the published object.
-      auto publish = [&](const Released &s, MemScope rs) {
+      // location that had none shares the published object. Without
+      // clusters of several CTAs a cluster's releases are its one CTA's
+      // (those at cluster scope or wider), which that CTA alone reads with
+      // all of its CTA's: no table by cluster (a third object for a
+      // spinning thread to acquire at every load).
+      auto publish = [&](const Released &s, MemScope rs)
+          __attribute__((always_inline)) {
         if (s.empty())
           return;
         auto into = [&](Vc &dst) {
@@ -765,7 +770,8 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
             loc.multi = std::make_unique<SyncLoc::Multi>();
             SyncLoc::Multi &m = *loc.multi;
             m.by_cta[loc.one_cta] = loc.one;
-            if (loc.one_scope >= MemScope::Cluster)
+            if (L.cluster_dims.count() > 1 &&
+                loc.one_scope >= MemScope::Cluster)
               m.by_cluster[loc.one_cluster] = loc.one;
             if (loc.one_scope >= MemScope::Gpu)
               m.gpu = loc.one;
@@ -773,7 +779,7 @@ void strong_access(LaunchSt &L, const AccessEvent &e, uint32_t lanes,
           }
           SyncLoc::Multi &m = *loc.multi;
           into(m.by_cta[cta]);
-          if (rs >= MemScope::Cluster)
+          if (rs >= MemScope::Cluster && L.cluster_dims.count() > 1)
             into(m.by_cluster[cluster]);
           if (rs >= MemScope::Gpu)
             into(m.gpu);
