@@ -120,6 +120,29 @@ public:
             uint64_t cta = 0) {
     access(AccessType::Read, warp, lanes, base, pc, false, cta);
   }
+  // Lane 0 of `warp` issues a cp.async (id 1, group 0) that writes 16
+  // bytes of shared memory at address 0.
+  void async_copy(uint32_t warp) {
+    engine::AsyncIssueEvent is;
+    is.warp = warp;
+    is.lanes = 1;
+    is.async_id = 1;
+    is.what = engine::AsyncKind::Copy;
+    is.group = 0;
+    checker->on_async_issue(is);
+    std::array<uint64_t, 32> addr{};
+    AccessEvent w;
+    w.pc = 100;
+    w.warp = warp;
+    w.lanes = 1;
+    w.space = StateSpace::Shared;
+    w.type = AccessType::Write;
+    w.origin = AccessOrigin::AsyncCopy;
+    w.async_id = 1;
+    w.size = 16;
+    w.addr = addr.data();
+    checker->on_access(w);
+  }
   void warp_sync(uint32_t warp, uint32_t lanes) {
     engine::WarpSyncEvent e;
     e.warp = warp;
@@ -438,25 +461,7 @@ TEST(ReadLog, AnAsyncCopyMeetsTheLoggedReads) {
       [](Launch &r) {
         for (uint32_t w = 0; w < 3; ++w)
           r.read_row(w, 0);
-        engine::AsyncIssueEvent is;
-        is.warp = 3;
-        is.lanes = 1;
-        is.async_id = 1;
-        is.what = engine::AsyncKind::Copy;
-        is.group = 0;
-        r.checker->on_async_issue(is);
-        std::array<uint64_t, 32> addr{};
-        AccessEvent w;
-        w.pc = 100;
-        w.warp = 3;
-        w.lanes = 1;
-        w.space = StateSpace::Shared;
-        w.type = AccessType::Write;
-        w.origin = AccessOrigin::AsyncCopy;
-        w.async_id = 1;
-        w.size = 16;
-        w.addr = addr.data();
-        r.checker->on_access(w);
+        r.async_copy(3);
         r.barrier(0b1111);
         // After it nothing is logged (an asynchronous copy was issued):
         // warp 2's store races with warp 1's read (no barrier between).
@@ -1316,34 +1321,15 @@ TEST(Race, LanesOfOneStoreWithDifferentValuesRace) {
 }
 
 TEST(Race, AsyncCopiesAreOrderedByTheirWait) {
-  auto copy = [](Launch &r) {
-    engine::AsyncIssueEvent is;
-    is.lanes = 1;
-    is.async_id = 1;
-    is.what = engine::AsyncKind::Copy;
-    is.group = 0;
-    r.checker->on_async_issue(is);
-    std::array<uint64_t, 32> addr{};
-    AccessEvent w;
-    w.pc = 100;
-    w.lanes = 1;
-    w.space = StateSpace::Shared;
-    w.type = AccessType::Write;
-    w.origin = AccessOrigin::AsyncCopy;
-    w.async_id = 1;
-    w.size = 16;
-    w.addr = addr.data();
-    r.checker->on_access(w);
-  };
   Launch early("race");
-  copy(early);
+  early.async_copy(0);
   early.access(AccessType::Read, 0, 1, 0, 10, true); // before any wait
   auto &f = early.end();
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].missing.find("asynchronous copy"), std::string::npos);
 
   Launch waited("race");
-  copy(waited);
+  waited.async_copy(0);
   engine::AsyncWaitEvent wt;
   wt.lanes = 1;
   wt.below = 1; // groups < 1 are complete
