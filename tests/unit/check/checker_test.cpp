@@ -1952,12 +1952,14 @@ void read_rows(Launch &r, uint64_t cta, uint32_t warp, bool split) {
     }
 }
 
-// Runs `body` with the loads as one event and lane by lane; the same
-// findings both times, which `check` then examines.
-template <class Body, class Check> void both(Body body, Check check) {
+// Runs `body` with the accesses as one event and lane by lane (in a grid
+// of `grid` CTAs); the same findings both times, which `check` then
+// examines.
+template <class Body, class Check>
+void both(Body body, Check check, uint32_t grid = 4) {
   std::string first;
   for (bool split : {false, true}) {
-    Launch r("race", {4, 1, 1});
+    Launch r("race", {grid, 1, 1});
     body(r, split);
     const auto &f = r.end();
     check(f);
@@ -2060,27 +2062,13 @@ void store(Launch &r, uint32_t warp, uint32_t lanes, uint32_t pc,
     }
 }
 
-template <class Body, class Check> void both_shared(Body body, Check check) {
-  std::string first;
-  for (bool split : {false, true}) {
-    Launch r("race");
-    body(r, split);
-    const auto &f = r.end();
-    check(f);
-    if (!split)
-      first = line_records::render(f);
-    else
-      EXPECT_EQ(line_records::render(f), first);
-  }
-}
-
 // A tile written, read by every warp after a barrier of the CTA, written
 // again after the next: the rewrite races with nothing (every record
 // before it is dead), and a read of another warp without a barrier races
 // with the rewrite, as does another warp's store of other values (which
 // races with that read too).
 TEST(StorePairs, ATileRewrittenOverDeadRecordsRacesWithLaterAccesses) {
-  both_shared(
+  both(
       [](Launch &r, bool split) {
         store(r, 0, ~0u, 100, 1000, split);
         r.barrier(0b1111);
@@ -2105,14 +2093,15 @@ TEST(StorePairs, ATileRewrittenOverDeadRecordsRacesWithLaterAccesses) {
         EXPECT_EQ(f[2].instances, 2u); // and read by warp 3 before
         EXPECT_EQ(f[2].instance_list[0].pcs[0], 12u);
         EXPECT_EQ(f[2].instance_list[0].pcs[1], 102u);
-      });
+      },
+      1);
 }
 
 // After a barrier of some warps only, the reads of the warp that did not
 // take part are not dead: the rewrite races with them.
 TEST(StorePairs, AReadOutsideTheBarrierStillRacesWithTheRewrite) {
   for (uint32_t warps : {0b1111u, 0b0111u})
-    both_shared(
+    both(
         [warps](Launch &r, bool split) {
           store(r, 0, ~0u, 100, 1000, split);
           r.barrier(0b1111);
@@ -2129,7 +2118,8 @@ TEST(StorePairs, AReadOutsideTheBarrierStillRacesWithTheRewrite) {
           ASSERT_EQ(f.size(), 1u) << line_records::render(f);
           EXPECT_EQ(f[0].instances, 32u); // warp 3's lanes, 16 words
           EXPECT_EQ(f[0].instance_list[0].threads[0].warp, 3u);
-        });
+        },
+        1);
 }
 
 // Random runs of word stores, tile reads, barriers of the CTA or of some
