@@ -258,19 +258,29 @@ template <MemSpace S, uint32_t B, class A>
 
 // The per-lane paths of ld and st (every space, vectors, partial warps),
 // reporting each lane's access to `batch` (AccessBatch or NoBatch).
+// Lane `l`'s address (`addr`) and host bytes for an access of `total`
+// bytes, or nullptr once the warp has faulted, the address is misaligned
+// (a fault) or it does not translate (xlate faults).
+template <MemSpace S, class A>
+inline uint8_t *lane_bytes(Exec &x, const Inst &in, const A *base, uint32_t l,
+                           uint32_t total, bool write, uint64_t &addr) {
+  if (x.faulted)
+    return nullptr;
+  addr = uint64_t(base[l]) + uint64_t(in.imm);
+  if (addr & (total - 1)) {
+    x.set_fault(FaultKind::Misaligned, S, addr, total, l, write);
+    return nullptr;
+  }
+  return xlate<S>(x, addr, total, write, l);
+}
+
 template <MemSpace S, uint32_t B, class A, class V, class Batch>
 inline void ld_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
   const auto *base = x.lanes<A>(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   for_lanes(m, [&](uint32_t l) {
-    if (x.faulted)
-      return;
-    uint64_t addr = uint64_t(base[l]) + uint64_t(in.imm);
-    if (addr & (total - 1)) {
-      x.set_fault(FaultKind::Misaligned, S, addr, total, l, false);
-      return;
-    }
-    uint8_t *p = xlate<S>(x, addr, total, false, l);
+    uint64_t addr = 0;
+    uint8_t *p = lane_bytes<S>(x, in, base, l, total, false, addr);
     if (!p)
       return;
     batch.add(l, S, addr);
@@ -292,14 +302,8 @@ inline void st_lanes(Exec &x, const Inst &in, uint32_t m, Batch &batch) {
   const auto *base = x.lanes<A>(in.a[0]);
   const uint32_t n = in.n, total = B * n;
   for_lanes(m, [&](uint32_t l) {
-    if (x.faulted)
-      return;
-    uint64_t addr = uint64_t(base[l]) + uint64_t(in.imm);
-    if (addr & (total - 1)) {
-      x.set_fault(FaultKind::Misaligned, S, addr, total, l, true);
-      return;
-    }
-    uint8_t *p = xlate<S>(x, addr, total, true, l);
+    uint64_t addr = 0;
+    uint8_t *p = lane_bytes<S>(x, in, base, l, total, true, addr);
     if (!p)
       return;
     for (uint32_t k = 0; k < n; ++k) {
