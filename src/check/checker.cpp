@@ -277,6 +277,7 @@ void Checker::on_launch_begin(const engine::LaunchView &v) {
   // Thread ids have 30 bits (vc.h).
   L.race_on = L.grid.count() * L.wpc * 32 < (1ull << 30);
   L.dead_ok = L.cluster_dims.count() <= 1;
+  L.proxy_on = v.async_proxy();
   L.findings = &impl_->findings;
   if (checks_.race)
     detail::cdp_launch_begin(impl_->cdp, L);
@@ -286,7 +287,8 @@ void Checker::on_access(const engine::AccessEvent &e) {
   detail::LaunchSt &L = impl_->L;
   if (checks_.race && L.race_on) {
     detail::check_access(L, e);
-    detail::proxy_access(L, e);
+    if (L.proxy_on)
+      detail::proxy_access(L, e);
     detail::cdp_access(impl_->cdp, L, e);
   }
   if (checks_.init)

@@ -552,6 +552,10 @@ struct LaunchSt {
   // memory), until the launch's first asynchronous copy (whose knowledge
   // may be older than the barrier).
   bool dead_ok = false;
+  // Whether the program can access shared memory through the async proxy
+  // (LaunchView::async_proxy): without it, generic writes are not
+  // remembered for the cross-proxy fence rule (async_proxy.cpp).
+  bool proxy_on = true;
   // For the access being checked: its CTA's dead floors when it is to
   // the CTA's own shared memory and they apply (race.cpp), else none.
   struct DeadFloors {

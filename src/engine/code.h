@@ -363,6 +363,9 @@ struct Program {
   // per pc: 1 for an aligned barrier (every bar.*; barrier.*.aligned), from
   // the instruction's opcode and modifier set.
   std::vector<uint8_t> code_aligned;
+  // Whether some instruction can access shared memory through the async
+  // proxy (any `cp` or `wgmma`: LaunchView::async_proxy).
+  bool async_proxy = false;
   // per pc: the CUDA source position from `.loc` (file 0 = none), and the
   // module's `.file` table.
   struct CudaPos {

@@ -319,6 +319,8 @@ Inst &Compiler::emit(ExecFn f, Kind k) {
       add(add, o);
   }
   prog.reg_use_at.push_back(uint32_t(prog.reg_use.size()));
+  if (cur && (cur->op == ptx::Op::cp || cur->op == ptx::Op::wgmma))
+    prog.async_proxy = true;
   prog.code_aligned.push_back(
       cur && ((cur->op == ptx::Op::bar && !cur->mods.empty()) ||
               cur->has(ptx::Mod::aligned))

@@ -709,6 +709,7 @@ public:
   bool aligned(uint32_t pc) const override {
     return pc < P.code_aligned.size() && P.code_aligned[pc] != 0;
   }
+  bool async_proxy() const override { return P.async_proxy; }
   CudaLoc cuda_loc(uint32_t pc) const override {
     CudaLoc r;
     if (pc >= P.cuda_pos.size() || P.cuda_pos[pc].line == 0)

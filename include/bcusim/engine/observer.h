@@ -339,6 +339,10 @@ public:
     return false;
   }
   virtual CudaLoc cuda_loc(uint32_t pc) const = 0;
+  // Whether the program holds an instruction that can access shared memory
+  // through the async proxy (cp.async.bulk and tensor copies, wgmma): with
+  // none, no access of the launch is made by the async proxy there.
+  virtual bool async_proxy() const { return true; }
   // A name for an address: the .shared variable (and offset) at a shared
   // offset, the allocation or module variable at a global address; empty
   // when none.

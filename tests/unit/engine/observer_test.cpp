@@ -55,9 +55,11 @@ struct Recorder : Observer {
   std::vector<WarpSyncEvent> warp_syncs;
   std::vector<MbarEvent> mbar_arrivals, mbar_waits;
   int begins = 0, ends = 0;
+  bool async_proxy = false; // LaunchView::async_proxy of the last launch
   bool wants_accesses() const override { return accesses; }
   void on_launch_begin(const LaunchView &v) override {
     ++begins;
+    async_proxy = v.async_proxy();
     EXPECT_EQ(v.kernel(), "k");
   }
   void on_launch_end(const LaunchView &) override { ++ends; }
@@ -149,6 +151,9 @@ TEST(Observer, SharedAccessesAndABarrier) {
   ASSERT_TRUE(r.ok()) << r.diagnostics_text();
   EXPECT_EQ(rec.begins, 1);
   EXPECT_EQ(rec.ends, 1);
+  // No cp or wgmma in the program: nothing reaches shared memory through
+  // the async proxy.
+  EXPECT_FALSE(rec.async_proxy);
   std::vector<Access> shared;
   for (const auto &a : rec.acc)
     if (a.space == StateSpace::Shared)
@@ -496,6 +501,7 @@ W:
   cfg.observer = &rec;
   auto r = dev.launch(*m, "k", cfg, {KernelArg::raw(bytes.data(), 128)});
   ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  EXPECT_TRUE(rec.async_proxy);
   ASSERT_EQ(rec.issues.size(), 1u);
   ASSERT_EQ(rec.completes.size(), 1u);
   EXPECT_EQ(rec.issues[0].what, AsyncKind::BulkMbarrierTx);
@@ -567,6 +573,7 @@ TEST(Observer, WgmmaIssuesCommitsAndWaits) {
   cfg.observer = &rec;
   auto r = d.launch(*m, "k", cfg, {});
   ASSERT_TRUE(r.ok()) << r.diagnostics_text();
+  EXPECT_TRUE(rec.async_proxy);
   for (uint32_t warp = 0; warp < 4; ++warp) {
     std::string kinds;
     std::vector<WgmmaEvent> ev;
