@@ -42,14 +42,19 @@ static_assert(std::is_trivially_destructible_v<Granule> &&
               std::is_trivially_copyable_v<Granule>);
 
 void GlobalShadow::to_page(uint64_t page) {
-  Page &p = pages_[page];
-  if (!p.g) {
-    p.g = new_page();
-    if (p.rec)
-      expand(p);
+  Recent &r = recent_[page & (kRecent - 1)];
+  if (r.page != page) {
+    Page &p = pages_[page];
+    if (!p.g) {
+      p.g = new_page();
+      if (p.rec)
+        expand(p);
+    }
+    r.page = page;
+    r.g = p.g;
   }
   last_page_ = page;
-  last_ = p.g;
+  last_ = r.g;
 }
 
 void GlobalShadow::to_record_page(uint64_t page) {
@@ -117,6 +122,7 @@ void GlobalShadow::clear() {
   slab_next_ = slab_end_ = nullptr;
   last_page_ = ~0ull;
   last_ = nullptr;
+  recent_.fill({});
   rec_page_ = {~0ull, ~0ull};
   rec_last_ = {};
   bytes_ = small_bytes_ = 0;
