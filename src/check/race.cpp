@@ -42,14 +42,19 @@ static_assert(std::is_trivially_destructible_v<Granule> &&
               std::is_trivially_copyable_v<Granule>);
 
 void GlobalShadow::to_page(uint64_t page) {
-  Page &p = pages_[page];
-  if (!p.g) {
-    p.g = new_page();
-    if (p.rec)
-      expand(p);
+  Recent &r = recent_[page & (kRecent - 1)];
+  if (r.page != page) {
+    Page &p = pages_[page];
+    if (!p.g) {
+      p.g = new_page();
+      if (p.rec)
+        expand(p);
+    }
+    r.page = page;
+    r.g = p.g;
   }
   last_page_ = page;
-  last_ = p.g;
+  last_ = r.g;
 }
 
 void GlobalShadow::to_record_page(uint64_t page) {
@@ -117,6 +122,7 @@ void GlobalShadow::clear() {
   slab_next_ = slab_end_ = nullptr;
   last_page_ = ~0ull;
   last_ = nullptr;
+  recent_.fill({});
   rec_page_ = {~0ull, ~0ull};
   rec_last_ = {};
   bytes_ = small_bytes_ = 0;
@@ -222,6 +228,10 @@ bool morally_strong(const LaunchSt &L, const Cell &c, const NewAccess &a) {
   if (!(c.flags & kStrong) || !(a.flags & kStrong) ||
       ((c.size ^ a.size) & kSizeMax))
     return false;
+  // (Both at .gpu or .sys scope: each includes every thread of the launch,
+  // whatever their CTAs.)
+  if (scope_of(c.flags) >= MemScope::Gpu && scope_of(a.flags) >= MemScope::Gpu)
+    return true;
   const uint64_t cc = L.cta_of(c.tid);
   return L.scope_covers(scope_of(c.flags), cc, a.cta) &&
          L.scope_covers(scope_of(a.flags), a.cta, cc);
@@ -1237,6 +1247,67 @@ inline bool few_granules(const AccessEvent &e, uint32_t lanes) {
   return span * 2 < n;
 }
 
+// Whether the lanes of `e` reach global memory far apart (the first and the
+// last lane more than 1 KiB from each other: a graph's neighbour words, one
+// vertex per lane), where each lane's shadow is likely a cache miss of its
+// own (scattered_lanes below).
+inline bool scattered(const AccessEvent &e, uint32_t lanes) {
+  const uint64_t a = e.addr[std::countr_zero(lanes)],
+                 b = e.addr[31 - std::countl_zero(lanes)];
+  return (a > b ? a - b : b - a) > 1024;
+}
+
+// Fetches ahead the shadow the lanes of `e` (in global memory, each within
+// one granule) are about to reach: each lane's granule, then its kept
+// history and release-sequence state, then the history's latest reads
+// (where a read goes aside) and, for a write, its kept reads and writes
+// (which it goes through). The lanes are then checked one by one as
+// before, finding their shadow in the cache: the lanes' misses overlap
+// instead of following one another. It changes nothing but the cache:
+// every page it asks for is one a lane's check asks for in this event.
+[[gnu::noinline]] void scattered_lanes(LaunchSt &L, const AccessEvent &e,
+                                       uint32_t lanes, bool write) {
+  Granule *gran[32];
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    Granule *g = L.global.granule(e.addr[l] & ~7ull);
+    __builtin_prefetch(g, 1);
+    gran[l] = g;
+  }
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const Granule &g = *gran[std::countr_zero(m)];
+    if (g.spill)
+      __builtin_prefetch(&L.spill[g.spill - 1]);
+    if (g.sync)
+      __builtin_prefetch(&L.sync_at(g.sync));
+  }
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const Granule &g = *gran[std::countr_zero(m)];
+    if (!g.spill)
+      continue;
+    const LaunchSt::Spill &s = L.spill[g.spill - 1];
+    const Cell *r = s.reads.data(), *re = r + s.reads.size();
+    if (!write) {
+      if (r != re)
+        __builtin_prefetch(re - 1, 1);
+      __builtin_prefetch(re, 1);
+      if (!s.writes.empty())
+        __builtin_prefetch(s.writes.data());
+      continue;
+    }
+    // (At most eight lines of each: the hardware's own prefetch follows
+    // a longer pass.)
+    const char *p = reinterpret_cast<const char *>(r),
+               *pe = reinterpret_cast<const char *>(re);
+    for (int k = 0; k < 8 && p < pe; ++k, p += 64)
+      __builtin_prefetch(p, 1);
+    p = reinterpret_cast<const char *>(s.writes.data());
+    pe = reinterpret_cast<const char *>(s.writes.data() + s.writes.size());
+    for (int k = 0; k < 8 && p < pe; ++k, p += 64)
+      __builtin_prefetch(p, 1);
+  }
+}
+
 // The shadow granule of granule base `gb`: in the CTA's shared-memory
 // shadow when `shadow` is given (nullptr past its end: not checked), else in
 // the launch's global shadow.
@@ -1713,6 +1784,15 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     lanes = record_lines(L, e);
     if (!lanes)
       return;
+  } else if (e.space == StateSpace::Global && e.size <= 8 &&
+             e.origin == engine::AccessOrigin::Instruction &&
+             e.atom != engine::AtomicOp::Mbarrier && (lanes & (lanes - 1)) &&
+             (e.type == engine::AccessType::Atomic ||
+              e.order != MemOrder::Weak) &&
+             scattered(e, lanes)) [[unlikely]] {
+    // Strong accesses (never line records) of lanes far apart in global
+    // memory: their shadow fetched first.
+    scattered_lanes(L, e, lanes, e.type != engine::AccessType::Read);
   }
   if (e.space != StateSpace::Global && e.space != StateSpace::Shared)
     return;

@@ -438,6 +438,7 @@ private:
     std::swap(slab_end_, o.slab_end_);
     std::swap(last_page_, o.last_page_);
     std::swap(last_, o.last_);
+    recent_.swap(o.recent_);
     rec_page_.swap(o.rec_page_);
     rec_last_.swap(o.rec_last_);
     std::swap(bytes_, o.bytes_);
@@ -454,6 +455,15 @@ private:
   // pages line_record() found (a stream's input and output), latest first.
   uint64_t last_page_ = ~0ull;
   Granule *last_ = nullptr;
+  // Pages to_page found, by page number modulo kRecent: a page asked for
+  // again (lanes of a warp over a few pages, each page asked for by a lane
+  // after another page) without a lookup in `pages_`.
+  struct Recent {
+    uint64_t page = ~0ull;
+    Granule *g = nullptr;
+  };
+  static constexpr size_t kRecent = 256;
+  std::array<Recent, kRecent> recent_{};
   std::array<uint64_t, 2> rec_page_{~0ull, ~0ull};
   std::array<Page *, 2> rec_last_{};
   size_t bytes_ = 0, small_bytes_ = 0;

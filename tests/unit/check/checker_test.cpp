@@ -1262,6 +1262,62 @@ TEST(StrongReadGroup, ARetiredCtasGroupIsNotKept) {
 
 } // namespace strong_read_group
 
+namespace scattered {
+using flag_group::pair;
+
+// Every lane of warp `warp` of CTA `cta` accesses the global word at
+// 0x100000 + stride * lane: a stride of 4 bytes is a coalesced access, one
+// of 4 KiB puts the lanes far apart (a graph's neighbour words), where the
+// checker fetches the lanes' shadow ahead before checking them one by one.
+void at(Launch &r, AccessType t, uint64_t cta, uint32_t warp, uint64_t stride,
+        uint32_t pc, MemOrder o = MemOrder::Weak, MemScope s = MemScope::None) {
+  std::array<uint64_t, 32> addr{};
+  for (uint32_t l = 0; l < 32; ++l)
+    addr[l] = 0x100000 + stride * l;
+  AccessEvent e;
+  e.pc = pc;
+  e.cta = cta;
+  e.owner = cta;
+  e.warp = warp;
+  e.lanes = ~0u;
+  e.space = StateSpace::Global;
+  e.type = t;
+  e.order = o;
+  e.scope = s;
+  e.atom = t == AccessType::Atomic ? AtomicOp::Add : AtomicOp::None;
+  e.size = 4;
+  e.addr = addr.data();
+  r.checker->on_access(e);
+}
+
+// Three warps' `volatile` reads of each word (the third goes aside), an
+// atomic at .gpu scope (morally strong with them), then another warp's
+// plain store: far apart or not, the store races with the three reads and
+// the atomic of its word, and the atomic with nothing.
+TEST(Scattered, FarApartLanesFindWhatCoalescedLanesFind) {
+  for (uint64_t stride : {4ull, 4096ull}) {
+    Launch r("race", {2, 1, 1});
+    at(r, AccessType::Read, 0, 0, stride, 10, MemOrder::Relaxed, MemScope::Sys);
+    at(r, AccessType::Read, 1, 0, stride, 10, MemOrder::Relaxed, MemScope::Sys);
+    at(r, AccessType::Read, 1, 1, stride, 10, MemOrder::Relaxed, MemScope::Sys);
+    at(r, AccessType::Atomic, 0, 2, stride, 20, MemOrder::Relaxed,
+       MemScope::Gpu);
+    at(r, AccessType::Write, 1, 2, stride, 30);
+    auto &f = r.end();
+    EXPECT_EQ(f.size(), 2u) << stride;
+    EXPECT_FALSE(pair(f, 10, 20));
+    const Finding *d = pair(f, 10, 30);
+    ASSERT_TRUE(d) << stride;
+    EXPECT_EQ(d->kind, FindingKind::DataRace);
+    EXPECT_EQ(d->instances, 32u * 3) << stride;
+    const Finding *a = pair(f, 20, 30);
+    ASSERT_TRUE(a) << stride;
+    EXPECT_EQ(a->instances, 32u) << stride;
+  }
+}
+
+} // namespace scattered
+
 // One thread stores the two halves of a granule with two instructions;
 // another thread's unordered read of the first half names the first store.
 TEST(Race, AReportNamesTheStoreOfTheBytesNotTheThreadsLatestInTheGranule) {
