@@ -1638,6 +1638,149 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
   return lanes;
 }
 
+// A dead record that is not a read entry, or nothing.
+[[gnu::always_inline]] inline bool dead_cell(const Dead &d, const Cell &c) {
+  return c.tid == kNoTid || (!is_entry(c) && dead(d, c));
+}
+
+// Plain word loads by lanes `lanes` of a warp in pairs (word_pairs) from
+// the CTA's own shared memory where its dead records apply (L.dead_now;
+// the lanes' clocks above their warp's floor): a pair's granule whose
+// cells are empty or dead lane cells (no read entry), without release
+// sequences and without a history once its dead records are dropped (a
+// reduction's `s[t]` read in the round after the one that wrote it).
+// Nothing there can conflict with a read, and what access_granule decides,
+// lane 2j then 2j + 1, follows from the cells: lane 2j's read takes its
+// own thread's older read of no more bytes, else an empty cell, else of
+// two reads one it covers (a dead record it would drop) or the older one,
+// else the read of the two, else the older one (a dead record evicted is
+// not kept aside; the other cell of the same thread, clock and kind takes
+// its bytes, as if merged when made). Lane 2j + 1's read then takes the
+// other cell when it is empty or a read (its own older one, one it covers
+// or the older one), else it evicts lane 2j's live read into the
+// granule's history. Returns the lanes of the other granules, checked one
+// by one.
+[[gnu::noinline]] uint32_t load_pairs(LaunchSt &L, const AccessEvent &e,
+                                      uint32_t lanes, const NewAccess &ar,
+                                      Tid tid0, const uint32_t *clock0,
+                                      Granule *shadow, uint64_t shadow_n) {
+  const Dead &dd = L.dead_now;
+  uint32_t rest = 0;
+  NewAccess a = ar; // (a copy of its own: kept in registers)
+  a.size &= kSizeMax;
+  a.value = 0;
+  for (uint32_t m = lanes & 0x55555555u; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    const uint64_t gi = e.addr[l] >> 3;
+    Granule *g = gi < shadow_n ? shadow + gi : nullptr;
+    const Tid tp = tid0 + l;
+    if (!g || g->sync || (g->cell[0].flags & kSyncBit) ||
+        dead(dd, tp, clock0[l]) || dead(dd, tp + 1, clock0[l + 1])) {
+      rest |= 3u << l;
+      continue;
+    }
+    clear_dead(L, *g, dd);
+    Cell &x = g->cell[0], &y = g->cell[1];
+    if (g->spill || !dead_cell(dd, x) || !dead_cell(dd, y)) {
+      rest |= 3u << l;
+      continue;
+    }
+    auto read = [](const Cell &c) { return !(c.flags & kWrite); };
+    int s;
+    if (x.tid == tp && !(x.mask & 0xf0) && read(x))
+      s = 0;
+    else if (y.tid == tp && !(y.mask & 0xf0) && read(y))
+      s = 1;
+    else if (x.tid == kNoTid)
+      s = 0;
+    else if (y.tid == kNoTid)
+      s = 1;
+    else {
+      const int older = (y.flags & kRecentBit) ? 0 : 1;
+      const bool r0 = read(x), r1 = read(y);
+      // (A dead read of no more bytes: one the read would drop.)
+      const bool d0 = r0 && !(x.mask & 0xf0), d1 = r1 && !(y.mask & 0xf0);
+      s = r0 && r1   ? (d0 != d1 ? (d0 ? 0 : 1) : older)
+          : r0 || r1 ? (r0 ? 0 : 1)
+                     : older;
+      if (!(s == 0 ? d0 : d1)) {
+        const Cell &old = g->cell[s];
+        Cell &sib = g->cell[1 - s];
+        if (sib.tid == old.tid && sib.clock == old.clock &&
+            ((sib.flags ^ old.flags) & 0x7f) == 0 &&
+            ((sib.size ^ old.size) & kSizeMax) == 0) {
+          if ((sib.size & kValued) && (old.size & kValued)) {
+            const uint64_t bm = byte_mask(old.mask);
+            sib.value = (sib.value & ~bm) | (old.value & bm);
+          } else {
+            sib.size &= uint16_t(~kValued);
+          }
+          sib.mask |= old.mask;
+        }
+      }
+    }
+    a.tid = tp;
+    a.clock = clock0[l];
+    put_cell(*g, s, a, 0x0f);
+    const Cell &z = g->cell[1 - s];
+    int s2 = 1 - s;
+    if (z.tid != kNoTid && !read(z)) {
+      spill_read(L, *g, g->cell[s]);
+      s2 = s;
+    }
+    a.tid = tp + 1;
+    a.clock = clock0[l + 1];
+    put_cell(*g, s2, a, 0xf0);
+  }
+  return rest;
+}
+
+// The stores of lanes 2j and 2j + 1 (threads `tp`, tp + 1, clocks and
+// stored words at `clock` and `value`) onto granule `g` (with a history)
+// as a pair's loads left it (load_pairs): one cell lane 2j + 1's read of
+// the high word, the newer, the other empty or a dead lane cell, and lane
+// 2j's read of the low word alone in the history. Nothing there can
+// conflict with the stores: lane 2j's write drops its own read from the
+// history (which, left empty, goes; so does a history of that read once
+// it is dead) and takes the other cell (its own older access, an empty
+// cell, one it is ordered after and covers, or the older one: dead, not
+// kept aside), lane 2j + 1's write its own read's cell. Returns false,
+// changing nothing, for any other granule.
+[[gnu::always_inline]] inline bool over_own_reads(LaunchSt &L, Granule &g,
+                                                  NewAccess &a, Tid tp,
+                                                  const uint32_t *clock,
+                                                  const uint8_t *value) {
+  const Dead &dd = L.dead_now;
+  if (dead(dd, tp, clock[0]) || dead(dd, tp + 1, clock[1]))
+    return false;
+  LaunchSt::Spill &sp = L.spill[g.spill - 1];
+  if (sp.reads.size() != 1 || !sp.writes.empty() || !sp.groups.empty() ||
+      !sp.strong_reads.empty() || sp.reads[0].tid != tp ||
+      (sp.reads[0].mask & 0xf0))
+    return false;
+  const int p = (g.cell[1].flags & kRecentBit) ? 1 : 0; // the newer
+  const Cell &r = g.cell[p], &z = g.cell[1 - p];
+  if (r.tid != tp + 1 || (r.flags & kWrite) || (r.mask & 0x0f) ||
+      !dead_cell(dd, z) || (z.tid == r.tid && z.clock == r.clock))
+    return false;
+  // (Left empty, the history goes at lane 2j + 1's write, as a history of
+  // dead records only.)
+  sp.live_gen = 0;
+  sp.reads.clear();
+  L.spill_free.push_back(g.spill);
+  g.spill = 0;
+  g.cell[0].size &= uint16_t(~kSpilledWrite);
+  a.tid = tp;
+  a.clock = clock[0];
+  a.value = load_bytes(value, 4);
+  put_cell(g, 1 - p, a, 0x0f);
+  a.tid = tp + 1;
+  a.clock = clock[1];
+  a.value = load_bytes(value + 4, 4) << 32;
+  put_cell(g, p, a, 0xf0);
+  return true;
+}
+
 // Plain word stores by lanes `lanes` of a warp in pairs (word_pairs) to
 // the CTA's own shared memory where its dead records apply (L.dead_now,
 // `values` the bytes stored): a pair's granule whose cells hold dead
@@ -1669,6 +1812,10 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
       rest |= 3u << l;
       continue;
     }
+    // (Before the test of its history, which its live read fails.)
+    if (g->spill &&
+        over_own_reads(L, *g, a, tid0 + l, clock0 + l, values + size_t(l) * 4))
+      continue;
     clear_dead(L, *g, dd);
     const Cell &x = g->cell[0], &y = g->cell[1];
     if (g->spill || (x.tid != kNoTid && !dead(dd, x)) ||
@@ -1977,10 +2124,19 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     }
   }
   // Word stores in pairs to granules holding dead records only (a tile
-  // rewritten after a barrier): per granule at once.
+  // rewritten after a barrier) or their lanes' own loads (a reduction's
+  // `s[t] += s[t + stride]`): per granule at once.
   if (write && !strong && !is_async && dd.floor && values && e.size == 4 &&
       three_or_more(lanes) && word_pairs(e, lanes)) {
     lanes = store_pairs(L, e, lanes, a, tid0, clock0, values, shadow, shadow_n);
+    if (!lanes)
+      return; // nothing found, nothing strong
+  }
+  // Word loads in pairs from granules of dead records (the reduction's
+  // `s[t]` and `s[t + stride]`): per granule at once.
+  if (dd.floor && !write && !strong && !is_async && e.size == 4 &&
+      three_or_more(lanes) && word_pairs(e, lanes)) {
+    lanes = load_pairs(L, e, lanes, a, tid0, clock0, shadow, shadow_n);
     if (!lanes)
       return; // nothing found, nothing strong
   }

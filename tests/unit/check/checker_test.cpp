@@ -2227,6 +2227,167 @@ TEST(StorePairs, RandomRunsDecideAsLaneByLane) {
     EXPECT_EQ(out[0], out[1]) << "seed " << seed;
   }
 }
+
+// Loads of word pairs from granules of dead records, and the stores of
+// the same lanes over their own reads (docs/checker.md "Records that can
+// never race again"): lanes 2j and 2j + 1 of a warp load (or store) the
+// words at base + 4 * lane, as one event or lane by lane.
+void pairs(Launch &r, AccessType t, uint32_t warp, uint32_t lanes,
+           uint64_t base, uint32_t pc, uint32_t value, bool split) {
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> vals{};
+  for (uint32_t l = 0; l < 32; ++l) {
+    addr[l] = base + 4ull * l;
+    vals[l] = value + l;
+  }
+  AccessEvent e;
+  e.pc = pc;
+  e.warp = warp;
+  e.space = StateSpace::Shared;
+  e.type = t;
+  e.size = 4;
+  e.addr = addr.data();
+  e.values = t == AccessType::Write
+                 ? reinterpret_cast<const uint8_t *>(vals.data())
+                 : nullptr;
+  for (uint32_t l = 0; l < 32; ++l)
+    if (lanes >> l & 1 && (split || l == uint32_t(std::countr_zero(lanes)))) {
+      e.lanes = split ? 1u << l : lanes;
+      r.checker->on_access(e);
+    }
+}
+
+// `s[t] += s[t + stride]` by warp `w` (words of 4 bytes, t = 32 w + lane).
+void reduce_round(Launch &r, uint32_t w, uint32_t stride, bool split) {
+  pairs(r, AccessType::Read, w, ~0u, 128ull * w, 20, 0, split);
+  pairs(r, AccessType::Read, w, ~0u, 128ull * w + 4 * stride, 21, 0, split);
+  pairs(r, AccessType::Write, w, ~0u, 128ull * w, 120, 1000 * stride, split);
+}
+
+// A block reduction's rounds (128 words, strides 64 and 32) race with
+// nothing; another warp's store without a barrier races with the loads of
+// the last round, the even lane's (kept aside) and the odd lane's (in a
+// cell), and another warp's load with its stores.
+TEST(LoadPairs, AReductionsRoundsRaceOnlyWithUnorderedAccesses) {
+  both(
+      [](Launch &r, bool split) {
+        for (uint32_t w = 0; w < 4; ++w)
+          pairs(r, AccessType::Write, w, ~0u, 128ull * w, 110, 0, split);
+        r.barrier(0b1111);
+        for (uint32_t w = 0; w < 2; ++w)
+          reduce_round(r, w, 64, split);
+        r.barrier(0b1111);
+        reduce_round(r, 0, 32, split);
+        r.access(AccessType::Write, 3, 0b11u << 8, 128, 130); // words 40, 41
+        r.read(2, 1u << 5, 0, 30);                            // word 5
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 2u) << line_records::render(f);
+        EXPECT_EQ(f[0].instances, 2u); // lanes 8 and 9 of warp 0
+        EXPECT_EQ(f[0].instance_list[0].pcs[0], 21u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 130u);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 8u);
+        EXPECT_EQ(f[1].instances, 1u); // warp 0's store of word 5
+        EXPECT_EQ(f[1].instance_list[0].pcs[0], 120u);
+        EXPECT_EQ(f[1].instance_list[0].pcs[1], 30u);
+        EXPECT_EQ(f[1].instance_list[0].threads[0].lane, 5u);
+      },
+      1);
+  // Without the barrier between the rounds, warp 1's stores race with
+  // warp 0's loads of its words, and warp 0's stores with warp 1's loads.
+  both(
+      [](Launch &r, bool split) {
+        for (uint32_t w = 0; w < 4; ++w)
+          pairs(r, AccessType::Write, w, ~0u, 128ull * w, 110, 0, split);
+        r.barrier(0b1111);
+        reduce_round(r, 1, 64, split);
+        reduce_round(r, 0, 32, split);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+        EXPECT_EQ(f[0].instances, 32u); // warp 1's 32 words
+        EXPECT_EQ(f[0].instance_list[0].pcs[0], 120u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 21u);
+      },
+      1);
+}
+
+// Another warp's read of a word between a pair's loads and its stores
+// (without a barrier) leaves the granule as the stores do not expect: they
+// are checked lane by lane and race with that read.
+TEST(LoadPairs, AReadBetweenTheLoadsAndTheStoresRacesWithTheStore) {
+  both(
+      [](Launch &r, bool split) {
+        pairs(r, AccessType::Write, 0, ~0u, 0, 110, 0, split);
+        pairs(r, AccessType::Write, 1, ~0u, 128, 110, 0, split);
+        r.barrier(0b1111);
+        pairs(r, AccessType::Read, 0, ~0u, 0, 20, 0, split);
+        pairs(r, AccessType::Read, 0, ~0u, 128, 21, 0, split);
+        r.read(1, 0b11u << 6, 0, 30); // words 6, 7
+        pairs(r, AccessType::Write, 0, ~0u, 0, 120, 5, split);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+        EXPECT_EQ(f[0].instances, 2u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[0], 30u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 120u);
+      },
+      1);
+}
+
+// Random runs of pair loads and stores, barriers of the CTA or of some
+// warps, tile reads and single-lane accesses (a fixed sequence per seed):
+// as one event per warp and lane by lane, the same findings.
+TEST(LoadPairs, RandomRunsDecideAsLaneByLane) {
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::string out[2];
+    for (bool split : {false, true}) {
+      Launch r("race");
+      uint32_t x = seed;
+      auto rnd = [&x](uint32_t n) {
+        x = x * 1103515245u + 12345u;
+        return (x >> 16) % n;
+      };
+      for (int step = 0; step < 60; ++step) {
+        const uint32_t w = rnd(4);
+        const uint64_t base = 64ull * rnd(3);
+        uint32_t lanes = ~0u;
+        if (rnd(3) == 0)
+          for (uint32_t j = 0; j < 32; j += 2)
+            if (!rnd(4))
+              lanes &= ~(3u << j);
+        switch (rnd(9)) {
+        case 0:
+        case 1:
+        case 2:
+          if (lanes)
+            pairs(r, AccessType::Read, w, lanes, base, 20 + rnd(2), 0, split);
+          break;
+        case 3:
+        case 4:
+          if (lanes)
+            pairs(r, AccessType::Write, w, lanes, base, 120 + rnd(2),
+                  1000 * rnd(2), split);
+          break;
+        case 5:
+          r.barrier(rnd(4) ? 0b1111 : 0b0111);
+          break;
+        case 6:
+          r.read_row(w, 64 * rnd(2), 10 + rnd(2));
+          break;
+        case 7:
+          r.access(AccessType::Read, w, 1u << rnd(32), 4 * rnd(48), 13, true);
+          break;
+        case 8:
+          r.access(AccessType::Write, w, 1u << rnd(32), 4 * rnd(48), 103, true);
+          break;
+        }
+      }
+      out[split] = line_records::render(r.end());
+    }
+    EXPECT_EQ(out[0], out[1]) << "seed " << seed;
+  }
+}
 } // namespace word_pairs
 
 } // namespace
