@@ -549,13 +549,24 @@ thread_local std::vector<FoundRace> found;
 [[gnu::noinline]] uint32_t check_entry(LaunchSt &L, const Target &t,
                                        const NewAccess &a, const Accessor &who,
                                        const Cell &c) {
+  const uint8_t mask = t.mask;
+  // The lanes that read some of these bytes, and the writer's own lane:
+  // when no other lane did, nothing can conflict, and the lanes the write
+  // covers are its own (no knowledge asked: a thread's store of the word
+  // it loaded, the pair's other lane reading the other word).
+  const uint32_t over = ((c.mask & mask & 0x0f) ? uint32_t(c.value) : 0u) |
+                        ((c.mask & mask & 0xf0) ? uint32_t(c.value >> 32) : 0u);
+  const uint32_t own = !is_agent(a.tid) && warp_key(c.tid) == warp_key(a.tid)
+                           ? 1u << (a.tid & 31)
+                           : 0u;
   // (A dead entry: every lane known, without a lookup.)
   const Dead &dd = L.dead_now;
-  const int k =
-      dd.floor && dead(dd, c) ? 1 : who.knows_warp(warp_key(c.tid), c.clock);
+  const int k = !(over & ~own) ? 1
+                : dd.floor && dead(dd, c)
+                    ? 1
+                    : who.knows_warp(warp_key(c.tid), c.clock);
   uint32_t d;
-  if (k > 0) { // ordered after every lane (a barrier since)
-    const uint8_t mask = t.mask;
+  if (k > 0) { // ordered after every lane (a barrier since), or none other
     d = (a.flags & kStrong)
             ? 0
             : entry_lanes_if(c, [mask](uint8_t m) { return !(m & ~mask); });

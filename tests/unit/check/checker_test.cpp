@@ -2174,6 +2174,8 @@ TEST(StorePairs, RandomRunsDecideAsLaneByLane) {
 } // namespace word_pairs
 
 namespace cta_floors {
+using line_records::GlobalRun;
+using line_records::kBase;
 using line_records::render;
 
 // After a barrier that the whole CTA waited at, a thread of the CTA knows
@@ -2220,6 +2222,31 @@ TEST(CtaFloors, AWholeCtaBarrierOrdersTheCtasGlobalAccesses) {
   EXPECT_EQ(got, "102:13 103:15 101:16 ") << render(f);
 }
 
+// A warp's word-pair load, then its store of the same words: each lane's
+// store meets its pair's read entry, in which no other lane read its bytes
+// (check_entry asks no knowledge and takes its own lane out); another
+// warp's store to a word of an entry still races with the lane that read
+// it, and the warp's store then with that store.
+TEST(CtaFloors, AStoreOfTheWordsAWarpLoadedMeetsOnlyItsOwnLane) {
+  line_records::both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 99, 4, 500);
+        r.r.barrier(0b1111);
+        r.access(AccessType::Read, 0, 0, ~0u, kBase, 10, 4);
+        r.access(AccessType::Write, 0, 1, 1, kBase + 4, 101, 4, 7);
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1000);
+        r.access(AccessType::Read, 1, 0, 0b100, kBase, 11, 4);
+      },
+      [](const std::vector<Finding> &f) {
+        std::string got;
+        for (const Finding &x : f)
+          for (const auto &i : x.instance_list)
+            got += std::to_string(i.pcs[0]) + ":" + std::to_string(i.pcs[1]) +
+                   " t" + std::to_string(i.threads[0].warp) + "." +
+                   std::to_string(i.threads[0].lane) + " ";
+        EXPECT_EQ(got, "10:101 t0.1 101:100 t1.0 100:11 t0.2 ") << render(f);
+      });
+}
 } // namespace cta_floors
 
 } // namespace
