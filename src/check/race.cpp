@@ -559,13 +559,24 @@ thread_local std::vector<FoundRace> found;
 [[gnu::noinline]] uint32_t check_entry(LaunchSt &L, const Target &t,
                                        const NewAccess &a, const Accessor &who,
                                        const Cell &c) {
+  const uint8_t mask = t.mask;
+  // The lanes that read some of these bytes, and the writer's own lane:
+  // when no other lane did, nothing can conflict, and the lanes the write
+  // covers are its own (no knowledge asked: a thread's store of the word
+  // it loaded, the pair's other lane reading the other word).
+  const uint32_t over = ((c.mask & mask & 0x0f) ? uint32_t(c.value) : 0u) |
+                        ((c.mask & mask & 0xf0) ? uint32_t(c.value >> 32) : 0u);
+  const uint32_t own = !is_agent(a.tid) && warp_key(c.tid) == warp_key(a.tid)
+                           ? 1u << (a.tid & 31)
+                           : 0u;
   // (A dead entry: every lane known, without a lookup.)
   const Dead &dd = L.dead_now;
-  const int k =
-      dd.floor && dead(dd, c) ? 1 : who.knows_warp(warp_key(c.tid), c.clock);
+  const int k = !(over & ~own) ? 1
+                : dd.floor && dead(dd, c)
+                    ? 1
+                    : who.knows_warp(warp_key(c.tid), c.clock);
   uint32_t d;
-  if (k > 0) { // ordered after every lane (a barrier since)
-    const uint8_t mask = t.mask;
+  if (k > 0) { // ordered after every lane (a barrier since), or none other
     d = (a.flags & kStrong)
             ? 0
             : entry_lanes_if(c, [mask](uint8_t m) { return !(m & ~mask); });
@@ -1467,13 +1478,17 @@ inline const ReadLayout &read_layout(const AccessEvent &e, uint32_t lanes) {
 [[gnu::noinline]] uint32_t read_groups(LaunchSt &L, const AccessEvent &e,
                                        uint32_t lanes, NewAccess &a, Tid tid0,
                                        const ThreadSt *ts0, uint32_t clock,
-                                       Granule *shadow, uint64_t shadow_n) {
+                                       Granule *shadow, uint64_t shadow_n,
+                                       const CtaSt &cta) {
   const ReadLayout &r = read_layout(e, lanes);
   const uint64_t first = e.addr[std::countr_zero(lanes)] & ~7ull;
   uint32_t rest = r.rest;
   KnowsMemo km; // the lanes know the same: one answer for all groups
   a.clock = clock;
   a.size = uint16_t((a.size & kSizeMax) | kWarpRead);
+  Accessor who;
+  who.clock = clock;
+  who.set_cta(cta, warp_key(tid0) - e.warp);
   for (uint32_t i = 0, n = r.n; i < n; ++i) {
     const ReadLayout::G &gp = r.g[i];
     Granule *g = granule_at(L, shadow, shadow_n, first + gp.dgb);
@@ -1481,10 +1496,8 @@ inline const ReadLayout &read_layout(const AccessEvent &e, uint32_t lanes) {
       continue; // outside the shadow: not checked, as lane by lane
     const uint32_t gl = gp.lo | gp.hi;
     const uint32_t f = uint32_t(std::countr_zero(gl));
-    Accessor who;
     who.tid = tid0 + f;
     who.ts = ts0 + f;
-    who.clock = clock;
     a.tid = kEntryKind | who.tid;
     a.value = uint64_t(gp.lo) | uint64_t(gp.hi) << 32;
     if (!access_group(L, *g, gp.mask, a, who, km))
@@ -1530,18 +1543,20 @@ inline bool word_pairs(const AccessEvent &e, uint32_t lanes) {
 // to check one by one.
 [[gnu::noinline]] uint32_t read_pairs(LaunchSt &L, const AccessEvent &e,
                                       uint32_t lanes, NewAccess &a, Tid tid0,
-                                      const ThreadSt *ts0, uint32_t clock) {
+                                      const ThreadSt *ts0, uint32_t clock,
+                                      const CtaSt &cta) {
   uint32_t rest = 0;
   KnowsMemo km; // the lanes know the same: one answer for all pairs
   a.clock = clock;
   a.size = uint16_t((a.size & kSizeMax) | kWarpRead);
+  Accessor who;
+  who.clock = clock;
+  who.set_cta(cta, warp_key(tid0) - e.warp);
   for (uint32_t m = lanes & 0x55555555u; m; m &= m - 1) {
     const uint32_t l = uint32_t(std::countr_zero(m));
     Granule *g = L.global.granule(e.addr[l]);
-    Accessor who;
     who.tid = tid0 + l;
     who.ts = ts0 + l;
-    who.clock = clock;
     a.tid = kEntryKind | who.tid;
     a.value = uint64_t(1u << l) | uint64_t(2u << l) << 32;
     if (!access_group(L, *g, 0xff, a, who, km))
@@ -2033,9 +2048,10 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       readlog_flush(L, *owner);
     }
     if (same) {
-      lanes = entries == 1 ? read_groups(L, e, lanes, a, tid0, ts0, clock0[f],
-                                         shadow, shadow_n)
-                           : read_pairs(L, e, lanes, a, tid0, ts0, clock0[f]);
+      lanes = entries == 1
+                  ? read_groups(L, e, lanes, a, tid0, ts0, clock0[f], shadow,
+                                shadow_n, *cta)
+                  : read_pairs(L, e, lanes, a, tid0, ts0, clock0[f], *cta);
       if (!lanes) { // every lane in a read entry (nothing strong)
         if (!found.empty()) [[unlikely]]
           report_found(L);
@@ -2153,9 +2169,11 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
     if (!lanes && !strong_lanes)
       return; // nothing found, nothing strong
   }
+  Accessor who;
+  if (!is_async)
+    who.set_cta(*cta, warp_key(tid0) - e.warp);
   for (uint32_t m = lanes; m; m &= m - 1) {
     const uint32_t lane = uint32_t(std::countr_zero(m));
-    Accessor who;
     if (is_async) {
       Tid agent =
           (e.origin == engine::AccessOrigin::BulkCopy ? kAgentBulk : kAgentCp) |
@@ -2164,8 +2182,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
           L.async_snap.find(uint64_t(agent) << 32 ^ (e.async_id & 0xffffffffu));
       who.tid = agent;
       who.clock = uint32_t(e.async_id);
-      if (it != L.async_snap.end())
-        who.vc = it->second.vc.get();
+      who.vc = it != L.async_snap.end() ? it->second.vc.get() : nullptr;
     } else {
       who.tid = tid0 + lane;
       who.ts = ts0 + lane;

@@ -475,13 +475,33 @@ struct Accessor {
   uint32_t clock = 0;
   const ThreadSt *ts = nullptr; // a thread; else `vc` is an agent's
   const VcData *vc = nullptr;
+  // A thread's CTA: its warps' clocks at the CTA's latest barrier of the
+  // whole CTA (CtaSt::dead_floor; `cta_wk0` the first warp's key, `cta_w`
+  // its warps, 0: not given). Every thread of the CTA acquired those
+  // floors there, so an access of the CTA below them is known without a
+  // lookup in the thread's knowledge (a grid's worth of floors after a
+  // grid sync).
+  const uint32_t *cta_floor = nullptr;
+  uint32_t cta_wk0 = 0, cta_w = 0;
+  void set_cta(const CtaSt &c, uint32_t wk0) {
+    cta_floor = c.dead_floor.data();
+    cta_wk0 = wk0;
+    cta_w = uint32_t(c.dead_floor.size());
+  }
   bool knows(Tid u, uint32_t c) const {
     if (u == tid)
       return true;
     if (ts) {
       if (!is_agent(u) && warp_key(u) == warp_key(tid) && c < ts->own_floor)
         return true;
-      return check::detail::knows(ts->vc, u, c);
+      const VcData *d = ts->vc.get();
+      if (!d)
+        return false;
+      // (The CTA's floors first where the floors are a tree to walk.)
+      if (!is_agent(u) && d->floors.deep() && warp_key(u) - cta_wk0 < cta_w &&
+          c < cta_floor[warp_key(u) - cta_wk0])
+        return true;
+      return d->knows(u, c);
     }
     return vc && vc->knows(u, c);
   }
@@ -493,6 +513,9 @@ struct Accessor {
       if (!is_agent(tid) && wk == warp_key(tid) && clock < ts->own_floor)
         return 1;
       d = ts->vc.get();
+      if (d && d->floors.deep() && wk - cta_wk0 < cta_w &&
+          clock < cta_floor[wk - cta_wk0])
+        return 1;
     }
     if (!d)
       return 0;

@@ -106,6 +106,8 @@ public:
   }
   uint32_t get_deep(uint32_t key) const;
   bool empty() const { return !root_; }
+  // More than one leaf: get() walks the tree (get_deep).
+  bool deep() const { return root_ && root_->height; }
   // The entry of `key` raised to at least v; true when it changed.
   bool raise(uint32_t key, uint32_t v);
   // Every entry raised to b's; true when one changed.

@@ -2390,5 +2390,81 @@ TEST(LoadPairs, RandomRunsDecideAsLaneByLane) {
 }
 } // namespace word_pairs
 
+namespace cta_floors {
+using line_records::GlobalRun;
+using line_records::kBase;
+using line_records::render;
+
+// After a barrier that the whole CTA waited at, a thread of the CTA knows
+// the CTA's accesses from before it without a lookup in its knowledge
+// (Accessor::knows, the CTA's floors), where that knowledge is a tree of
+// several leaves (here: another CTA's warps, acquired through a flag). No
+// race with them, in read entries of a warp's word pairs and lane by lane;
+// an access of the CTA after the barrier, one ordered by a barrier of some
+// warps only, and another CTA's access to the CTA's words still race.
+TEST(CtaFloors, AWholeCtaBarrierOrdersTheCtasGlobalAccesses) {
+  Launch r("race", {12, 1, 1});
+  constexpr uint64_t kB = 0x10000, kFlag = 0x20000;
+  auto access = [&](AccessType t, uint64_t cta, uint32_t warp, uint32_t lanes,
+                    uint64_t at, uint32_t pc, MemOrder order = MemOrder::Weak) {
+    r.access(t, warp, lanes, at, pc, false, cta, StateSpace::Global, order,
+             order == MemOrder::Weak ? MemScope::None : MemScope::Gpu);
+  };
+  access(AccessType::Write, 0, 0, ~0u, kB, 100);
+  r.barrier(0b1111, 0, 0, 0);
+  access(AccessType::Write, 0, 0, 1, kFlag, 200, MemOrder::Release);
+  access(AccessType::Write, 9, 0, ~0u, kB + 256, 101);
+  access(AccessType::Read, 9, 0, 1, kFlag, 20, MemOrder::Acquire);
+  r.barrier(0b1111, 0, 0, 9);
+  access(AccessType::Read, 9, 1, ~0u, kB + 256, 10); // word pairs: ordered
+  access(AccessType::Read, 9, 2, 1, kB + 260, 11);   // ordered
+  access(AccessType::Read, 9, 2, 1, kB + 4, 12);     // CTA 0's: ordered
+  // After the barrier: unordered with warp 3.
+  access(AccessType::Write, 9, 0, 1, kB + 512, 102);
+  access(AccessType::Read, 9, 3, 1, kB + 512, 13);
+  // A barrier of warps 0 and 1 orders warp 2 with nothing.
+  access(AccessType::Write, 9, 0, 1, kB + 768, 103);
+  r.barrier(0b0011, 1, 64, 9);
+  access(AccessType::Read, 9, 1, 1, kB + 768, 14); // ordered
+  access(AccessType::Read, 9, 2, 1, kB + 768, 15);
+  // CTA 9's words read by CTA 5.
+  access(AccessType::Read, 5, 0, 1, kB + 264, 16);
+  const auto &f = r.end();
+  std::string got;
+  for (const Finding &x : f) {
+    EXPECT_EQ(x.kind, FindingKind::DataRace);
+    for (const auto &i : x.instance_list)
+      got += std::to_string(i.pcs[0]) + ":" + std::to_string(i.pcs[1]) + " ";
+  }
+  EXPECT_EQ(got, "102:13 103:15 101:16 ") << render(f);
+}
+
+// A warp's word-pair load, then its store of the same words: each lane's
+// store meets its pair's read entry, in which no other lane read its bytes
+// (check_entry asks no knowledge and takes its own lane out); another
+// warp's store to a word of an entry still races with the lane that read
+// it, and the warp's store then with that store.
+TEST(CtaFloors, AStoreOfTheWordsAWarpLoadedMeetsOnlyItsOwnLane) {
+  line_records::both(
+      [](GlobalRun &r) {
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 99, 4, 500);
+        r.r.barrier(0b1111);
+        r.access(AccessType::Read, 0, 0, ~0u, kBase, 10, 4);
+        r.access(AccessType::Write, 0, 1, 1, kBase + 4, 101, 4, 7);
+        r.access(AccessType::Write, 0, 0, ~0u, kBase, 100, 4, 1000);
+        r.access(AccessType::Read, 1, 0, 0b100, kBase, 11, 4);
+      },
+      [](const std::vector<Finding> &f) {
+        std::string got;
+        for (const Finding &x : f)
+          for (const auto &i : x.instance_list)
+            got += std::to_string(i.pcs[0]) + ":" + std::to_string(i.pcs[1]) +
+                   " t" + std::to_string(i.threads[0].warp) + "." +
+                   std::to_string(i.threads[0].lane) + " ";
+        EXPECT_EQ(got, "10:101 t0.1 101:100 t1.0 100:11 t0.2 ") << render(f);
+      });
+}
+} // namespace cta_floors
+
 } // namespace
 } // namespace bcusim::check
