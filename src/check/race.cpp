@@ -1008,7 +1008,7 @@ struct KnowsMemo {
   // by every CTA hold two other warps' entries).
   uint32_t wk[2] = {~0u, ~0u}, clock[2] = {0, 0};
   int k[2] = {0, 0};
-  int get(const Accessor &who, uint32_t w, uint32_t c) {
+  [[gnu::always_inline]] int get(const Accessor &who, uint32_t w, uint32_t c) {
     if (w == wk[0] && c == clock[0])
       return k[0];
     if (w == wk[1] && c == clock[1])
@@ -1567,6 +1567,47 @@ inline bool word_pairs(const AccessEvent &e, uint32_t lanes) {
   return rest;
 }
 
+// Whether a whole warp's word loads are its neighbours' words (`v = a[t +
+// 1]`): lanes 2j + 1 and 2j + 2 reading the two words of one granule each,
+// every pair in a granule above the previous pair's, lane 0 the high word
+// of a granule below the first pair's; lane 31 reads anything.
+inline bool shifted_pairs(const AccessEvent &e) {
+  uint64_t bad = (e.addr[0] & 7) ^ 4;
+  for (uint32_t j = 1; j < 31; j += 2) {
+    const uint64_t x = e.addr[j];
+    bad |= (x & 7) | (e.addr[j + 1] - x - 4) | uint64_t(x < e.addr[j - 1] + 4);
+  }
+  return !bad;
+}
+
+// Plain word reads by a whole warp that knows the same, in shifted pairs
+// (shifted_pairs): each pair becomes one read entry of its granule, as in
+// read_pairs. Returns the lanes left to check one by one (0 and 31, and the
+// pairs access_group leaves).
+[[gnu::noinline]] uint32_t
+read_shifted_pairs(LaunchSt &L, const AccessEvent &e, NewAccess &a, Tid tid0,
+                   const ThreadSt *ts0, uint32_t clock, const CtaSt &cta) {
+  uint32_t rest = 0x80000001u;
+  KnowsMemo km; // the lanes know the same: one answer for all pairs
+  a.clock = clock;
+  a.size = uint16_t((a.size & kSizeMax) | kWarpRead);
+  Accessor who;
+  who.clock = clock;
+  who.set_cta(cta, warp_key(tid0) - e.warp);
+  for (uint32_t l = 1; l < 31; l += 2) {
+    Granule *g = L.global.granule(e.addr[l]);
+    who.tid = tid0 + l;
+    who.ts = ts0 + l;
+    a.tid = kEntryKind | who.tid;
+    a.value = uint64_t(1u << l) | uint64_t(2u << l) << 32;
+    if (!access_group(L, *g, 0xff, a, who, km))
+      rest |= 3u << l;
+  }
+  a.size &= kSizeMax;
+  a.value = 0;
+  return rest;
+}
+
 // The bytes `n` (1 to 8) at `src` as the low bytes of a 64-bit value:
 // loads of their own size (a memcpy of variable length would make the
 // 64-bit load after it wait for its byte stores).
@@ -2018,10 +2059,13 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
   // (In global memory, a coalesced load of words too: a read entry of two
   // lanes per granule, word_pairs.)
   // 1: granules of three lanes or more; 2: of word pairs
+  // 3: of a neighbour's words in pairs (shifted_pairs)
   const int entries =
       grouped                                                        ? 1
       : plain_read && !shadow && e.size == 4 && word_pairs(e, lanes) ? 2
-                                                                     : 0;
+      : plain_read && !shadow && e.size == 4 && lanes == ~0u && shifted_pairs(e)
+          ? 3
+          : 0;
   if (entries) {
     const uint32_t f = uint32_t(std::countr_zero(lanes));
     // Known from an earlier instruction of the warp since which nothing
@@ -2048,10 +2092,11 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
       readlog_flush(L, *owner);
     }
     if (same) {
-      lanes = entries == 1
-                  ? read_groups(L, e, lanes, a, tid0, ts0, clock0[f], shadow,
-                                shadow_n, *cta)
-                  : read_pairs(L, e, lanes, a, tid0, ts0, clock0[f], *cta);
+      lanes = entries == 1 ? read_groups(L, e, lanes, a, tid0, ts0, clock0[f],
+                                         shadow, shadow_n, *cta)
+              : entries == 2
+                  ? read_pairs(L, e, lanes, a, tid0, ts0, clock0[f], *cta)
+                  : read_shifted_pairs(L, e, a, tid0, ts0, clock0[f], *cta);
       if (!lanes) { // every lane in a read entry (nothing strong)
         if (!found.empty()) [[unlikely]]
           report_found(L);

@@ -2090,6 +2090,109 @@ TEST(WordPairs, ALanesOwnReadDoesNotRaceWithItsWrite) {
       });
 }
 
+// A warp's loads of its neighbours' words (`v = a[t + 1]`, docs/checker.md
+// "Read entries"): lanes 2j + 1 and 2j + 2 reading one granule are one read
+// entry of it, lanes 0 and 31 are checked alone. The same runs with each
+// lane's load an event of its own give the same findings.
+void read_neighbours(Launch &r, uint64_t cta, uint32_t warp, bool split) {
+  std::array<uint64_t, 32> addr{};
+  for (uint32_t l = 0; l < 32; ++l)
+    addr[l] = kA + 4 * (l + 1);
+  AccessEvent e;
+  e.pc = 10;
+  e.cta = cta;
+  e.owner = cta;
+  e.warp = warp;
+  e.space = StateSpace::Global;
+  e.type = AccessType::Read;
+  e.size = 4;
+  e.addr = addr.data();
+  for (uint32_t l = 0; l < 32; ++l)
+    if (split || l == 0) {
+      e.lanes = split ? 1u << l : ~0u;
+      r.checker->on_access(e);
+    }
+}
+
+// Three CTAs load their neighbours' words, then a thread of a fourth
+// writes the words of lanes 5 and 6 (one entry per CTA, two in the
+// history), another lane 0's word (read alone): every CTA's reads of them
+// race with the writes.
+TEST(ShiftedPairs, AWriteOfAnotherCtaRacesWithEveryCtasReads) {
+  both(
+      [](Launch &r, bool split) {
+        for (uint64_t cta = 0; cta < 3; ++cta)
+          read_neighbours(r, cta, 0, split);
+        r.access(AccessType::Write, 1, 0b11, kA + 24, 100, false, 3,
+                 StateSpace::Global);
+        r.access(AccessType::Write, 2, 0b1, kA + 4, 101, false, 3,
+                 StateSpace::Global);
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 2u) << line_records::render(f);
+        EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+        EXPECT_EQ(f[0].instances, 6u);
+        EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 5u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[0], 10u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 100u);
+        EXPECT_EQ(f[1].instances, 3u);
+        EXPECT_EQ(f[1].instance_list[0].threads[0].lane, 0u);
+        EXPECT_EQ(f[1].instance_list[0].pcs[1], 101u);
+      });
+}
+
+// The words the warp then loads, stored by its lanes (a[t + 1]) and
+// ordered before the loads by a barrier of warps 0 and 1 (not fresh memory:
+// no line records).
+void store_neighbours(Launch &r) {
+  r.access(AccessType::Write, 0, ~0u, kA + 4, 5, false, 0, StateSpace::Global);
+  r.barrier(0b11);
+}
+
+// One warp loads its neighbours' words, then another writes the words of
+// lanes 5 and 6: both race without a barrier, nothing after a barrier of
+// the two warps.
+TEST(ShiftedPairs, AWriteAfterABarrierOfTheReadersDoesNotRace) {
+  for (bool bar : {false, true})
+    both(
+        [bar](Launch &r, bool split) {
+          store_neighbours(r);
+          read_neighbours(r, 0, 0, split);
+          if (bar)
+            r.barrier(0b11);
+          r.access(AccessType::Write, 1, 0b11, kA + 24, 100, false, 0,
+                   StateSpace::Global);
+        },
+        [bar](const std::vector<Finding> &f) {
+          if (bar) {
+            EXPECT_TRUE(f.empty()) << line_records::render(f);
+            return;
+          }
+          ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+          EXPECT_EQ(f[0].instances, 2u);
+          EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 5u);
+        });
+}
+
+// Lane 5 writes the word it loaded: not a race; lane 6 then writes the same
+// word, which lane 5 loaded in the entry with lane 6's own load: a race.
+TEST(ShiftedPairs, ALanesOwnReadDoesNotRaceWithItsWrite) {
+  both(
+      [](Launch &r, bool split) {
+        store_neighbours(r);
+        read_neighbours(r, 0, 0, split);
+        r.access(AccessType::Write, 0, 1u << 5, kA + 4, 100, false, 0,
+                 StateSpace::Global); // lane 5: kA + 24
+        r.access(AccessType::Write, 0, 1u << 6, kA, 101, false, 0,
+                 StateSpace::Global); // lane 6: kA + 24
+      },
+      [](const std::vector<Finding> &f) {
+        ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+        EXPECT_EQ(f[0].instances, 1u);
+        EXPECT_EQ(f[0].instance_list[0].pcs[1], 101u);
+      });
+}
+
 // Stores of word pairs over dead records (docs/checker.md "Records that can
 // never race again"): a warp's word stores to shared memory, lanes 2j and
 // 2j + 1 in one granule whose records are all dead, are recorded per
