@@ -429,6 +429,10 @@ private:
   Granule *new_page();
   // `n` bytes of zeroed memory (a multiple of 64), kept until clear().
   void *alloc(size_t n);
+  // `n` bytes past the first kSmallBytes, from a slab (slabs.cpp): zeroed
+  // when `slab_zeroed_` (a slab fresh from the kernel, not one kept from
+  // an earlier launch).
+  void *slab_alloc(size_t n);
   void swap(GlobalShadow &o) noexcept {
     pages_.swap(o.pages_);
     small_.swap(o.small_);
@@ -436,6 +440,7 @@ private:
     slabs_.swap(o.slabs_);
     std::swap(slab_next_, o.slab_next_);
     std::swap(slab_end_, o.slab_end_);
+    std::swap(slab_zeroed_, o.slab_zeroed_);
     std::swap(last_page_, o.last_page_);
     std::swap(last_, o.last_);
     recent_.swap(o.recent_);
@@ -467,6 +472,9 @@ private:
   std::array<uint64_t, 2> rec_page_{~0ull, ~0ull};
   std::array<Page *, 2> rec_last_{};
   size_t bytes_ = 0, small_bytes_ = 0;
+  // Whether the current slab is zeroed memory (a slab kept from an earlier
+  // launch is not).
+  bool slab_zeroed_ = true;
 };
 
 // Who performed an access and what it knows.

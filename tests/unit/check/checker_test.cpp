@@ -674,6 +674,39 @@ TEST(Race, WritesInFarPagesOfGlobalMemoryRaceWithLaterReads) {
   EXPECT_EQ(f[0].space, "global");
 }
 
+// Shadow memory past the first pages comes from slabs that a launch keeps
+// for the next ones: a later launch's pages and line records start empty
+// (nothing of an earlier launch's writes) and keep their own.
+TEST(Race, ALaunchOnSlabsKeptFromAnEarlierOneStartsEmpty) {
+  constexpr uint64_t kBase = 0x700000000000ull, kPages = 300;
+  auto writes = [&](Launch &r) { // CTA 0 writes 128 bytes per page
+    for (uint64_t p = 0; p < kPages; ++p)
+      r.access(AccessType::Write, 0, ~0u, kBase + p * 4096, 60, false, 0,
+               StateSpace::Global);
+  };
+  auto reads = [&](Launch &r) { // CTA 1 reads one word of each
+    for (uint64_t p = 0; p < kPages; ++p)
+      r.access(AccessType::Read, 0, 1, kBase + p * 4096 + 4 * (p % 32), 61,
+               true, 1, StateSpace::Global);
+  };
+  for (int round = 0; round < 3; ++round) {
+    {
+      Launch r("race", {2, 1, 1});
+      writes(r);
+      reads(r);
+      auto &f = r.end();
+      ASSERT_EQ(f.size(), 1u);
+      EXPECT_EQ(f[0].kind, FindingKind::DataRace);
+      EXPECT_EQ(f[0].instances, kPages);
+    }
+    { // the reads alone, on the slabs of the launch above
+      Launch r("race", {2, 1, 1});
+      reads(r);
+      EXPECT_TRUE(r.end().empty());
+    }
+  }
+}
+
 // A warp's atomics on one counter are checked as a few lanes of the run,
 // but for every lane (docs/checker.md "Decisions"): lane 0's own earlier
 // plain write races with the other lanes' atomics, every lane acquires
