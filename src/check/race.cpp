@@ -1373,6 +1373,35 @@ std::atomic<uint64_t> layout_serial{1};
   r.rest = rest;
 }
 
+// Whether every lane of a whole warp's `addr` is `a0` plus its `delta`
+// (read_layout's test of a remembered layout): four lanes per step where
+// the host has AVX2, which the baseline x86-64 build does not use.
+using SameDeltas = bool (*)(const uint64_t *, uint64_t, const uint64_t *);
+bool same_deltas(const uint64_t *addr, uint64_t a0, const uint64_t *delta) {
+  uint64_t diff = 0;
+  for (uint32_t l = 0; l < 32; ++l)
+    diff |= (addr[l] - a0) ^ delta[l];
+  return !diff;
+}
+__attribute__((target("avx2"))) bool
+same_deltas_avx2(const uint64_t *addr, uint64_t a0, const uint64_t *delta) {
+  using V = uint64_t __attribute__((vector_size(32)));
+  const V base = {a0, a0, a0, a0};
+  V diff = {0, 0, 0, 0};
+  for (uint32_t l = 0; l < 32; l += 4) {
+    V x, d;
+    std::memcpy(&x, addr + l, sizeof x);
+    std::memcpy(&d, delta + l, sizeof d);
+    diff |= (x - base) ^ d;
+  }
+  return !(diff[0] | diff[1] | diff[2] | diff[3]);
+}
+// (Set before main: the CPU model is read first.)
+const SameDeltas same_deltas_host = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? &same_deltas_avx2 : &same_deltas;
+}();
+
 // The layout of the lanes of `e` (remembered, or grouped now).
 inline const ReadLayout &read_layout(const AccessEvent &e, uint32_t lanes) {
   const uint32_t f = uint32_t(std::countr_zero(lanes));
@@ -1386,8 +1415,9 @@ inline const ReadLayout &read_layout(const AccessEvent &e, uint32_t lanes) {
       continue;
     uint64_t diff = 0;
     if (lanes == ~0u) {
-      for (uint32_t l = 0; l < 32; ++l)
-        diff |= (e.addr[l] - a0) ^ r.delta[l];
+      if (same_deltas_host(e.addr, a0, r.delta))
+        return r;
+      continue;
     } else {
       for (uint32_t m = lanes; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
@@ -1913,7 +1943,61 @@ void readlog_replay(LaunchSt &L, CtaSt &c, ReadLogEntry &x) {
   }
 }
 
+namespace {
+
+// Whether lanes `lanes` of warp `warp` of `cta` have one clock and one
+// knowledge: known from an earlier instruction of the warp since which
+// nothing changed any thread's knowledge or clock (the loads of a tile
+// between two barriers), else compared lane by lane.
+inline bool same_knowledge(const LaunchSt &L, CtaSt &cta, uint32_t warp,
+                           uint32_t lanes, const ThreadSt *ts0,
+                           const uint32_t *clock0) {
+  if (cta.same_gen[warp] == L.sync_gen && !(lanes & ~cta.same_lanes[warp]))
+    return true;
+  const uint32_t f = uint32_t(std::countr_zero(lanes));
+  for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    if (clock0[l] != clock0[f] || !(ts0[l].vc == ts0[f].vc) ||
+        ts0[l].own_floor != ts0[f].own_floor)
+      return false;
+  }
+  cta.same_gen[warp] = L.sync_gen;
+  cta.same_lanes[warp] = lanes;
+  return true;
+}
+
+// A warp's plain load of granules of three lanes or more from its own
+// CTA's shared memory while the CTA's read log is on (a tile row between
+// two barriers): logged (readlog_read) as check_access would log it,
+// without the setup its other paths need. False, having changed nothing
+// but what check_access's own tests change (the warp's same-knowledge
+// memo, the remembered layouts), where check_access is to take it.
+inline bool logged_read(LaunchSt &L, const AccessEvent &e) {
+  const uint32_t lanes = e.lanes;
+  CtaSt *const cta = L.cta(e.cta);
+  if (!cta || !cta->rlog.on || !few_granules(e, lanes))
+    return false;
+  const ThreadSt *const ts0 = cta->threads.data() + size_t(e.warp) * 32;
+  const uint32_t *const clock0 = cta->clock.data() + size_t(e.warp) * 32;
+  if (!same_knowledge(L, *cta, e.warp, lanes, ts0, clock0))
+    return false;
+  const uint32_t f = uint32_t(std::countr_zero(lanes));
+  // (The flags of a plain read: its scope only.)
+  return readlog_read(L, *cta, e, lanes,
+                      uint8_t(uint8_t(e.scope) << kScopeShift),
+                      L.tid_of(e.cta, e.warp, 0), ts0[f], clock0[f]);
+}
+
+} // namespace
+
 void check_access(LaunchSt &L, const AccessEvent &e) {
+  // The tiles' loads between two barriers first (the read log).
+  if (e.space == StateSpace::Shared && e.owner == e.cta &&
+      e.type == engine::AccessType::Read && e.order == MemOrder::Weak &&
+      e.atom == engine::AtomicOp::None &&
+      e.origin == engine::AccessOrigin::Instruction && e.size <= 8 &&
+      three_or_more(e.lanes) && logged_read(L, e))
+    return;
   uint32_t lanes = e.lanes;
   // Line records first (lines.cpp).
   if (e.space == StateSpace::Global && e.type != engine::AccessType::Atomic &&
@@ -2004,23 +2088,7 @@ void check_access(LaunchSt &L, const AccessEvent &e) {
           : 0;
   if (entries) {
     const uint32_t f = uint32_t(std::countr_zero(lanes));
-    // Known from an earlier instruction of the warp since which nothing
-    // changed any thread's knowledge or clock (the loads of a tile between
-    // two barriers), else compared lane by lane.
-    bool same = cta->same_gen[e.warp] == L.sync_gen &&
-                !(lanes & ~cta->same_lanes[e.warp]);
-    if (!same) {
-      same = true;
-      for (uint32_t m = lanes & (lanes - 1); m && same; m &= m - 1) {
-        const uint32_t l = uint32_t(std::countr_zero(m));
-        same = clock0[l] == clock0[f] && ts0[l].vc == ts0[f].vc &&
-               ts0[l].own_floor == ts0[f].own_floor;
-      }
-      if (same) {
-        cta->same_gen[e.warp] = L.sync_gen;
-        cta->same_lanes[e.warp] = lanes;
-      }
-    }
+    const bool same = same_knowledge(L, *cta, e.warp, lanes, ts0, clock0);
     if (owner && owner->rlog.on) [[unlikely]] {
       if (same &&
           readlog_read(L, *owner, e, lanes, a.flags, tid0, ts0[f], clock0[f]))

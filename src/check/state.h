@@ -816,7 +816,22 @@ void race_barrier_complete(LaunchSt &L, CtaSt &c,
                            const engine::BarrierCompleteEvent &e);
 
 // ---- init.cpp --------------------------------------------------------------
-void init_access(LaunchSt &L, const AccessEvent &e);
+void init_access_lanes(LaunchSt &L, const AccessEvent &e);
+// An access's uninitialized-read test. Global memory has none, and a read
+// or write of shared memory every byte of which was written (a tile after
+// its first fill) has nothing to report and no bit to set: answered here,
+// without the call (the tiles' loads of a checked matmul, one per event).
+inline void init_access(LaunchSt &L, const AccessEvent &e) {
+  if (e.space == StateSpace::Shared) {
+    const CtaSt *c = L.cta(e.owner);
+    if (!c ||
+        (c->shared_unset == 0 && e.origin != engine::AccessOrigin::CallCopy))
+      return;
+  } else if (e.space != StateSpace::Local) {
+    return;
+  }
+  init_access_lanes(L, e);
+}
 // A recursive activation's frame ends: its local bytes become
 // uninitialized (a later activation there starts fresh).
 void init_frame_end(LaunchSt &L, const AccessEvent &e);

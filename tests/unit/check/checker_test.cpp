@@ -547,6 +547,40 @@ TEST(ReadLog, AFullLogIsReplayed) {
       5); // one per read instruction
 }
 
+// Reads the log's own test at the top of the check declines while the log
+// is on go the general way (the log replayed first): a warp whose lanes
+// know differently (a warp sync of some of them) and a coalesced read (two
+// lanes a granule, no read entries). Another warp's write still races with
+// them and with the logged reads.
+TEST(ReadLog, ReadsTheLogDeclinesMeetTheLoggedReads) {
+  same_when_logged(
+      [](Launch &r) {
+        r.read_row(0, 0);
+        r.warp_sync(1, 0xffff); // lanes 0-15 of warp 1 only
+        r.read_row(1, 0, 11);
+        r.read_row(2, 0, 12);
+        r.write(3, 1u << 5, 0);
+      },
+      3); // the write with each reading instruction
+  same_when_logged(
+      [](Launch &r) {
+        r.read_row(0, 0);
+        r.read(1, ~0u, 0, 11); // s[0..31], lane by lane
+        r.read_row(2, 0, 12);
+        r.write(3, 1u << 5, 0);
+      },
+      3);
+  Launch r("race");
+  r.barrier(0b1111);
+  r.read_row(0, 0);
+  r.warp_sync(1, 0xffff);
+  r.read_row(1, 0, 11);
+  r.write(3, 1u << 5, 0);
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].instances + f[1].instances, 4u); // lanes 5, 21 of 0 and 1
+}
+
 // At a barrier of the whole CTA the log is dropped: the cells keep the
 // tile's older stores (dead), and a thread's two stores to the two halves of
 // a granule still keep a cell each (a dead cell is as good as free), so a
@@ -1518,6 +1552,24 @@ TEST(Init, ReadsOfUnwrittenSharedAndLocalMemory) {
   EXPECT_EQ(f[0].kind, FindingKind::UninitializedRead);
   EXPECT_EQ(f[0].instances, 32u);
   EXPECT_EQ(f[1].space, "local");
+}
+
+// Shared memory every byte of which was written answers a read at once
+// (nothing to report); until then a read of an unwritten word is reported,
+// and a CTA's whole memory written by another CTA's writes is not this
+// one's.
+TEST(Init, SharedMemoryWrittenThroughout) {
+  Launch r("init", {2, 1, 1});
+  for (uint64_t b = 0; b < 1024; b += 128)
+    r.write(0, ~0u, b, 100, 0); // CTA 0: every byte of its 1 KiB
+  r.read(1, ~0u, 512, 12, 0);   // written: nothing
+  r.write(0, ~0u, 0, 100, 1);   // CTA 1: s[0..31] only
+  r.read(1, ~0u, 512, 13, 1);   // never written there
+  auto &f = r.end();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, FindingKind::UninitializedRead);
+  EXPECT_EQ(f[0].instances, 32u);
+  EXPECT_EQ(f[0].sites[0].pc, 13u);
 }
 
 // A structure {char; int} copied whole reads its padding word-wise: a
