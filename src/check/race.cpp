@@ -85,6 +85,24 @@ inline uint64_t byte_mask(uint8_t mask) {
   return m;
 }
 
+// When `sib` is `old`'s thread's cell of the same clock and kind (on other
+// bytes of the granule), `old`'s bytes (and value) join it, as if the two
+// had been one record when made; false, changing nothing, otherwise.
+[[gnu::always_inline]] inline bool merge_sibling(Cell &sib, const Cell &old) {
+  if (sib.tid != old.tid || sib.clock != old.clock ||
+      ((sib.flags ^ old.flags) & 0x7f) != 0 ||
+      ((sib.size ^ old.size) & kSizeMax) != 0)
+    return false;
+  if ((sib.size & kValued) && (old.size & kValued)) {
+    const uint64_t bm = byte_mask(old.mask);
+    sib.value = (sib.value & ~bm) | (old.value & bm);
+  } else {
+    sib.size &= uint16_t(~kValued);
+  }
+  sib.mask |= old.mask;
+  return true;
+}
+
 // Two conflicting writes: did they store the same bytes where they overlap?
 inline WriteValues compare_values(const Cell &c, const NewAccess &a,
                                   uint8_t mask) {
@@ -904,19 +922,8 @@ access_granule(LaunchSt &L, Granule &g, const uint8_t mask, const NewAccess &ar,
           // Two cells of one thread's epoch and kind on disjoint bytes
           // (kept apart above) become one again, as if merged when made:
           // nothing goes aside. (An entry's tid is no thread's.)
-          if (sib.tid == old.tid && sib.clock == old.clock &&
-              ((sib.flags ^ old.flags) & 0x7f) == 0 &&
-              ((sib.size ^ old.size) & kSizeMax) == 0) {
-            if ((sib.size & kValued) && (old.size & kValued)) {
-              const uint64_t bm = byte_mask(old.mask);
-              sib.value = (sib.value & ~bm) | (old.value & bm);
-            } else {
-              sib.size &= uint16_t(~kValued);
-            }
-            sib.mask |= old.mask;
-          } else if (!gone) {
+          if (!merge_sibling(sib, old) && !gone)
             spill_cell(L, g, old);
-          }
         }
       }
     }
@@ -1725,21 +1732,8 @@ fresh_lanes(LaunchSt &L, const AccessEvent &e, uint32_t lanes, NewAccess &a,
       s = r0 && r1   ? (d0 != d1 ? (d0 ? 0 : 1) : older)
           : r0 || r1 ? (r0 ? 0 : 1)
                      : older;
-      if (!(s == 0 ? d0 : d1)) {
-        const Cell &old = g->cell[s];
-        Cell &sib = g->cell[1 - s];
-        if (sib.tid == old.tid && sib.clock == old.clock &&
-            ((sib.flags ^ old.flags) & 0x7f) == 0 &&
-            ((sib.size ^ old.size) & kSizeMax) == 0) {
-          if ((sib.size & kValued) && (old.size & kValued)) {
-            const uint64_t bm = byte_mask(old.mask);
-            sib.value = (sib.value & ~bm) | (old.value & bm);
-          } else {
-            sib.size &= uint16_t(~kValued);
-          }
-          sib.mask |= old.mask;
-        }
-      }
+      if (!(s == 0 ? d0 : d1))
+        merge_sibling(g->cell[1 - s], g->cell[s]);
     }
     a.tid = tp;
     a.clock = clock0[l];

@@ -2111,6 +2111,20 @@ void both(Body body, Check check, uint32_t grid = 4) {
   }
 }
 
+// The check of a write after the readers' barrier (`bar`: no finding) or
+// without it: one race of `instances` instances, the first naming `lane`.
+auto race_unless_barrier(bool bar, uint32_t instances, uint32_t lane) {
+  return [=](const std::vector<Finding> &f) {
+    if (bar) {
+      EXPECT_TRUE(f.empty()) << line_records::render(f);
+      return;
+    }
+    ASSERT_EQ(f.size(), 1u) << line_records::render(f);
+    EXPECT_EQ(f[0].instances, instances);
+    EXPECT_EQ(f[0].instance_list[0].threads[0].lane, lane);
+  };
+}
+
 // Three CTAs read the tile (the entries of two go into the history), then
 // a thread of a fourth writes the words of lanes 5 and 6 (row 0): each
 // CTA's two reads race with it.
@@ -2146,15 +2160,7 @@ TEST(WordPairs, AWriteAfterABarrierOfTheReadersDoesNotRace) {
           r.access(AccessType::Write, 3, 0b11, kA + 512, 100, false, 0,
                    StateSpace::Global);
         },
-        [bar](const std::vector<Finding> &f) {
-          if (bar) {
-            EXPECT_TRUE(f.empty()) << line_records::render(f);
-            return;
-          }
-          ASSERT_EQ(f.size(), 1u) << line_records::render(f);
-          EXPECT_EQ(f[0].instances, 6u);
-          EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 16u);
-        });
+        race_unless_barrier(bar, 6, 16));
 }
 
 // A lane of the entry writes its own word afterwards: not a race with its
@@ -2248,15 +2254,7 @@ TEST(ShiftedPairs, AWriteAfterABarrierOfTheReadersDoesNotRace) {
           r.access(AccessType::Write, 1, 0b11, kA + 24, 100, false, 0,
                    StateSpace::Global);
         },
-        [bar](const std::vector<Finding> &f) {
-          if (bar) {
-            EXPECT_TRUE(f.empty()) << line_records::render(f);
-            return;
-          }
-          ASSERT_EQ(f.size(), 1u) << line_records::render(f);
-          EXPECT_EQ(f[0].instances, 2u);
-          EXPECT_EQ(f[0].instance_list[0].threads[0].lane, 5u);
-        });
+        race_unless_barrier(bar, 2, 5));
 }
 
 // Lane 5 writes the word it loaded: not a race; lane 6 then writes the same
