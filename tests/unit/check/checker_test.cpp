@@ -2111,6 +2111,26 @@ void both(Body body, Check check, uint32_t grid = 4) {
   }
 }
 
+// Seeds 1 to 300: `steps(r, rnd, split)` makes a run of accesses from the
+// seed's fixed sequence `rnd(n)` (0 to n - 1), as one event per warp and
+// lane by lane (`split`); the two give the same findings.
+template <class Steps> void random_runs(Steps steps) {
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::string out[2];
+    for (bool split : {false, true}) {
+      Launch r("race");
+      uint32_t x = seed;
+      auto rnd = [&x](uint32_t n) {
+        x = x * 1103515245u + 12345u;
+        return (x >> 16) % n;
+      };
+      steps(r, rnd, split);
+      out[split] = line_records::render(r.end());
+    }
+    EXPECT_EQ(out[0], out[1]) << "seed " << seed;
+  }
+}
+
 // The check of a write after the readers' barrier (`bar`: no finding) or
 // without it: one race of `instances` instances, the first naming `lane`.
 auto race_unless_barrier(bool bar, uint32_t instances, uint32_t lane) {
@@ -2368,50 +2388,39 @@ TEST(StorePairs, AReadOutsideTheBarrierStillRacesWithTheRewrite) {
 // warps and single-lane stores (a fixed sequence per seed): the stores in
 // one event per warp and lane by lane give the same findings.
 TEST(StorePairs, RandomRunsDecideAsLaneByLane) {
-  for (uint32_t seed = 1; seed <= 300; ++seed) {
-    std::string out[2];
-    for (bool split : {false, true}) {
-      Launch r("race");
-      uint32_t x = seed;
-      auto rnd = [&x](uint32_t n) {
-        x = x * 1103515245u + 12345u;
-        return (x >> 16) % n;
-      };
-      for (int step = 0; step < 40; ++step) {
-        const uint32_t w = rnd(4);
-        switch (rnd(7)) {
-        case 0:
-        case 1: { // word stores by pairs of lanes, or the whole warp
-          uint32_t lanes = ~0u;
-          if (rnd(2))
-            for (uint32_t j = 0; j < 32; j += 2)
-              if (!rnd(4))
-                lanes &= ~(3u << j);
-          if (lanes)
-            store(r, w, lanes, 100 + rnd(2), 1000 * rnd(2), split);
-          break;
-        }
-        case 2:
-          r.read_row(w, 64 * rnd(2), 10 + rnd(2));
-          break;
-        case 3:
-          r.read(w, rnd(2) ? ~0u : 0xffffu << (16 * rnd(2)), 0, 12);
-          break;
-        case 4:
-          r.barrier(rnd(4) ? 0b1111 : 0b0111);
-          break;
-        case 5:
-          r.access(AccessType::Read, w, 1u << rnd(32), 4 * rnd(32), 13, true);
-          break;
-        case 6:
-          r.access(AccessType::Write, w, 1u << rnd(32), 4 * rnd(32), 103, true);
-          break;
-        }
+  random_runs([](Launch &r, auto &rnd, bool split) {
+    for (int step = 0; step < 40; ++step) {
+      const uint32_t w = rnd(4);
+      switch (rnd(7)) {
+      case 0:
+      case 1: { // word stores by pairs of lanes, or the whole warp
+        uint32_t lanes = ~0u;
+        if (rnd(2))
+          for (uint32_t j = 0; j < 32; j += 2)
+            if (!rnd(4))
+              lanes &= ~(3u << j);
+        if (lanes)
+          store(r, w, lanes, 100 + rnd(2), 1000 * rnd(2), split);
+        break;
       }
-      out[split] = line_records::render(r.end());
+      case 2:
+        r.read_row(w, 64 * rnd(2), 10 + rnd(2));
+        break;
+      case 3:
+        r.read(w, rnd(2) ? ~0u : 0xffffu << (16 * rnd(2)), 0, 12);
+        break;
+      case 4:
+        r.barrier(rnd(4) ? 0b1111 : 0b0111);
+        break;
+      case 5:
+        r.access(AccessType::Read, w, 1u << rnd(32), 4 * rnd(32), 13, true);
+        break;
+      case 6:
+        r.access(AccessType::Write, w, 1u << rnd(32), 4 * rnd(32), 103, true);
+        break;
+      }
     }
-    EXPECT_EQ(out[0], out[1]) << "seed " << seed;
-  }
+  });
 }
 
 // Loads of word pairs from granules of dead records, and the stores of
@@ -2525,54 +2534,43 @@ TEST(LoadPairs, AReadBetweenTheLoadsAndTheStoresRacesWithTheStore) {
 // warps, tile reads and single-lane accesses (a fixed sequence per seed):
 // as one event per warp and lane by lane, the same findings.
 TEST(LoadPairs, RandomRunsDecideAsLaneByLane) {
-  for (uint32_t seed = 1; seed <= 300; ++seed) {
-    std::string out[2];
-    for (bool split : {false, true}) {
-      Launch r("race");
-      uint32_t x = seed;
-      auto rnd = [&x](uint32_t n) {
-        x = x * 1103515245u + 12345u;
-        return (x >> 16) % n;
-      };
-      for (int step = 0; step < 60; ++step) {
-        const uint32_t w = rnd(4);
-        const uint64_t base = 64ull * rnd(3);
-        uint32_t lanes = ~0u;
-        if (rnd(3) == 0)
-          for (uint32_t j = 0; j < 32; j += 2)
-            if (!rnd(4))
-              lanes &= ~(3u << j);
-        switch (rnd(9)) {
-        case 0:
-        case 1:
-        case 2:
-          if (lanes)
-            pairs(r, AccessType::Read, w, lanes, base, 20 + rnd(2), 0, split);
-          break;
-        case 3:
-        case 4:
-          if (lanes)
-            pairs(r, AccessType::Write, w, lanes, base, 120 + rnd(2),
-                  1000 * rnd(2), split);
-          break;
-        case 5:
-          r.barrier(rnd(4) ? 0b1111 : 0b0111);
-          break;
-        case 6:
-          r.read_row(w, 64 * rnd(2), 10 + rnd(2));
-          break;
-        case 7:
-          r.access(AccessType::Read, w, 1u << rnd(32), 4 * rnd(48), 13, true);
-          break;
-        case 8:
-          r.access(AccessType::Write, w, 1u << rnd(32), 4 * rnd(48), 103, true);
-          break;
-        }
+  random_runs([](Launch &r, auto &rnd, bool split) {
+    for (int step = 0; step < 60; ++step) {
+      const uint32_t w = rnd(4);
+      const uint64_t base = 64ull * rnd(3);
+      uint32_t lanes = ~0u;
+      if (rnd(3) == 0)
+        for (uint32_t j = 0; j < 32; j += 2)
+          if (!rnd(4))
+            lanes &= ~(3u << j);
+      switch (rnd(9)) {
+      case 0:
+      case 1:
+      case 2:
+        if (lanes)
+          pairs(r, AccessType::Read, w, lanes, base, 20 + rnd(2), 0, split);
+        break;
+      case 3:
+      case 4:
+        if (lanes)
+          pairs(r, AccessType::Write, w, lanes, base, 120 + rnd(2),
+                1000 * rnd(2), split);
+        break;
+      case 5:
+        r.barrier(rnd(4) ? 0b1111 : 0b0111);
+        break;
+      case 6:
+        r.read_row(w, 64 * rnd(2), 10 + rnd(2));
+        break;
+      case 7:
+        r.access(AccessType::Read, w, 1u << rnd(32), 4 * rnd(48), 13, true);
+        break;
+      case 8:
+        r.access(AccessType::Write, w, 1u << rnd(32), 4 * rnd(48), 103, true);
+        break;
       }
-      out[split] = line_records::render(r.end());
     }
-    EXPECT_EQ(out[0], out[1]) << "seed " << seed;
-  }
+  });
 }
 } // namespace word_pairs
 
