@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Runs one of this suite's launches as recorded on an NVIDIA H100 and
+"""Runs one of this suite's launches as recorded on an NVIDIA GPU and
 compares bcusim's stdout with the hardware's, line by line.
 
-  h100_launch.py --bcusim PATH --hardware DIR CASE [--skip-columns N:K,K...]
+  gpu_launch.py --bcusim PATH --hardware DIR CASE [--skip-columns N:K,K...]
+                 [--gpu H200]
 
-DIR is ../shared/hardware/conformance (cmds.txt: NAME<TAB>bcusim run
-arguments relative to tests/kernels; h100-outputs.tar.gz: NAME.out, the
-H100's stdout, driver 580.159.04, CUDA 13.0). --skip-columns N:K,... leaves
+DIR holds cmds.txt (NAME<TAB>bcusim run arguments relative to
+tests/kernels) and GPU-outputs.tar.gz (NAME.out, the GPU's stdout; GPU in
+lower case, h100 by default): ../shared/hardware/conformance and
+tests/hardware/conformance (H100, driver 580.159.04, CUDA 13.0),
+tests/hardware/conformance-h200 (H200, driver 580.159.04, CUDA 13.0). --skip-columns N:K,... leaves
 out the lines whose index mod N is one of the K (results the model does not
 reproduce, listed with their reason in docs/conformance.md "Measured on
 H100"). Exits 77 (skipped) when DIR is missing.
@@ -25,11 +28,12 @@ def main():
     ap.add_argument("--bcusim", required=True)
     ap.add_argument("--hardware", required=True)
     ap.add_argument("--skip-columns", default="")
+    ap.add_argument("--gpu", default="H100")
     ap.add_argument("case")
     a = ap.parse_args()
     a.bcusim = os.path.abspath(a.bcusim)
     cmds = os.path.join(a.hardware, "cmds.txt")
-    tar = os.path.join(a.hardware, "h100-outputs.tar.gz")
+    tar = os.path.join(a.hardware, f"{a.gpu.lower()}-outputs.tar.gz")
     if not (os.path.exists(cmds) and os.path.exists(tar)):
         print(f"skipped: no hardware data in {a.hardware}")
         return 77
@@ -60,14 +64,14 @@ def main():
         n, ks = a.skip_columns.split(":")
         skip_n, skip = int(n), {int(k) for k in ks.split(",")}
     if len(got) != len(want):
-        print(f"{a.case}: bcusim printed {len(got)} lines, the H100 {len(want)}")
+        print(f"{a.case}: bcusim printed {len(got)} lines, the {a.gpu} {len(want)}")
         return 1
     bad = [i for i in range(len(want))
            if got[i] != want[i] and not (skip_n and i % skip_n in skip)]
     for i in bad[:5]:
-        print(f"line {i + 1}: bcusim {got[i]}, H100 {want[i]}")
+        print(f"line {i + 1}: bcusim {got[i]}, {a.gpu} {want[i]}")
     checked = sum(1 for i in range(len(want)) if not (skip_n and i % skip_n in skip))
-    print(f"{a.case}: {len(bad)} of {checked} lines differ from the H100")
+    print(f"{a.case}: {len(bad)} of {checked} lines differ from the {a.gpu}")
     return 1 if bad else 0
 
 
