@@ -1199,6 +1199,8 @@ bool build_program(const ptx::Module &mod, Program &prog,
     fi.entry_pc = static_cast<uint32_t>(prog.code.size());
     auto &bpc = body_pc[f];
     bpc.resize(fa.body.size() + 1);
+    const std::vector<Contraction> contractions = find_contractions(fa);
+    c.contractions = &contractions;
     for (size_t b = 0; b < fa.body.size(); ++b) {
       bpc[b] = static_cast<uint32_t>(prog.code.size());
       const auto &in = fa.body[b];
@@ -1213,6 +1215,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
                                       u->name));
       }
       c.cur = &in;
+      c.cur_index = static_cast<uint32_t>(b);
       c.scratch_used[0] = c.scratch_used[1] = c.scratch_used[2] = 0;
       c.scratch_pred_used = 0;
       bool handled = false;
@@ -1224,6 +1227,7 @@ bool build_program(const ptx::Module &mod, Program &prog,
                 fmt::format("unsupported instruction '{}'", c.text_of(in)));
     }
     bpc[fa.body.size()] = static_cast<uint32_t>(prog.code.size());
+    c.contractions = nullptr;
     // Falling off the end of a function returns (kernels: exit).
     c.cur = nullptr;
     Inst &end = c.emit(nullptr, fa.is_entry ? Kind::Exit : Kind::Ret);

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "code.h"
+#include "contract.h"
 
 namespace bcusim::engine::detail {
 
@@ -132,6 +133,10 @@ public:
   DiagnosticSink sink;
   uint32_t fidx = 0;
   const ptx::Instruction *cur = nullptr;
+  // The multiply-adds the assembler would fuse in the current function
+  // (contract.h), indexed by body index; `cur_index` is cur's.
+  const std::vector<Contraction> *contractions = nullptr;
+  uint32_t cur_index = 0;
   bool failed = false;
 
   FuncInfo &fn() { return prog.funcs[fidx]; }

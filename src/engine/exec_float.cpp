@@ -267,6 +267,13 @@ template <bool Ftz> struct FFmaT {
       return std::fma(a, b, c);
   }
 };
+// A contracted mul and add/sub (contract.h): the signs of the product and
+// the addend as the assembler's fused multiply-add applies them.
+template <bool Ftz, bool NegP, bool NegC> struct FFmaSigned {
+  template <class T> T operator()(T a, T b, T c) const {
+    return FFmaT<Ftz>{}(NegP ? -a : a, b, NegC ? -c : c);
+  }
+};
 struct FRcp {
   template <class T> T operator()(T a) const { return T(1) / a; }
 };
@@ -537,6 +544,14 @@ void exec_approx64(Exec &x, const Inst &in, uint32_t m) {
 
 } // namespace
 
+template <bool Ftz> ExecFn pick_contracted(Ty t, int fs, bool np, bool nc) {
+  if (np)
+    return nc ? pick<f3x, FFmaSigned<Ftz, true, true>>(t, 0, fs)
+              : pick<f3x, FFmaSigned<Ftz, true, false>>(t, 0, fs);
+  return nc ? pick<f3x, FFmaSigned<Ftz, false, true>>(t, 0, fs)
+            : pick<f3x, FFmaSigned<Ftz, false, false>>(t, 0, fs);
+}
+
 bool compile_float(Compiler &c, const ptx::Instruction &in) {
   for (const auto &m : in.modifiers)
     if (auto ht = parse_type(m); ht && is_half_type(*ht))
@@ -653,6 +668,27 @@ bool compile_float(Compiler &c, const ptx::Instruction &in) {
       i.flags = (fs & kFtz) ? 1 : 0;
       return true;
     }
+  }
+  if ((op == ptx::Op::add || op == ptx::Op::sub) && c.contractions &&
+      (*c.contractions)[c.cur_index].contracted()) {
+    // The assembler fuses this add with the mul that feeds it: one
+    // rounding of a * b + c (docs/engine.md "Multiply-add contraction").
+    const Contraction &k = (*c.contractions)[c.cur_index];
+    const ptx::Instruction &mul = c.ast().body[k.mul];
+    if (!c.expect_operands(3) || !c.finish(mods))
+      return true;
+    uint32_t a = c.src(mul.operands[1], *t), b = c.src(mul.operands[2], *t);
+    uint32_t s = c.src(in.operands[k.addend], *t);
+    uint32_t d = c.dst(in.operands[0]);
+    Inst &i = c.emit(
+        (fs & kFtz)
+            ? pick_contracted<true>(*t, fs, k.neg_product, k.neg_addend)
+            : pick_contracted<false>(*t, fs, k.neg_product, k.neg_addend));
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.a[3] = s;
+    return true;
   }
   ExecFn f = nullptr;
   size_t nsrc = 2;
