@@ -249,6 +249,7 @@ struct Runtime::Running {
   std::unique_ptr<Session::Active> active;
   StreamOrder::Work work;
   engine::RunReport report;
+  std::vector<uintptr_t> stack; // the host's launch call (under --check)
 };
 
 Runtime::~Runtime() {
@@ -744,8 +745,11 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   cfg.error_string = device_error_string;
   // The checks, a timeline (--timeline) and a progress line (terminal)
   // watch the launch together; findings name the host's call stacks.
+  // A queued launch keeps the stack of the call that submitted it.
+  std::optional<std::vector<uintptr_t>> submitted = std::move(call_stack_);
+  call_stack_.reset();
   if (check::Checker *checker = session_->checker()) {
-    launch_stack_ = capture_host_stack();
+    launch_stack_ = submitted ? std::move(*submitted) : capture_host_stack();
     if (!symbolizer_)
       symbolizer_ = std::make_unique<HostSymbolizer>();
     check::HostContext host;
@@ -769,10 +773,12 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
       bytes->push_back(a.bytes);
     defer(
         stream,
-        [this, host_fn, p, bytes](StreamOrder::Stream sid) {
+        [this, host_fn, p, bytes,
+         stack = launch_stack_](StreamOrder::Stream sid) {
           std::vector<void *> ptrs;
           for (auto &b : *bytes)
             ptrs.push_back(b.data());
+          call_stack_ = stack;
           return launch(host_fn, p, ptrs.data(), sid);
         },
         after, after.empty() ? std::string() : fn->name);
@@ -791,6 +797,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   r->active = session_->begin_launch(r->cfg, stream,
                                      {timeline_.get(), progress_.get()});
   r->work = r->active->work;
+  r->stack = launch_stack_;
   r->cfg.on_stuck = [r](uint64_t progress) {
     std::unique_lock g(r->mu);
     r->progress = progress;
@@ -997,6 +1004,9 @@ bool Runtime::query(const StreamOrder::Clock &event) {
 
 Error Runtime::finish_launch(std::unique_ptr<Running> run) {
   runners_.push_back(std::move(run->runner));
+  // Its findings name its own launch call (a pending launch ends after
+  // later calls).
+  launch_stack_ = std::move(run->stack);
   auto say = [](const std::string &s) { std::fputs(s.c_str(), stderr); };
   const engine::Module *m = run->module;
   const std::string &kernel = run->name;

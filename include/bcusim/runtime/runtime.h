@@ -488,6 +488,8 @@ private:
   std::vector<void *> pool_freed_;
   void release_pool();
   std::vector<uintptr_t> launch_stack_;
+  // A queued launch, as it runs: the stack of the call that submitted it.
+  std::optional<std::vector<uintptr_t>> call_stack_;
   std::unique_ptr<HostSymbolizer> symbolizer_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
