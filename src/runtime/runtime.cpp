@@ -163,6 +163,11 @@ uint32_t DeviceModel::blocks_per_sm(uint32_t threads, uint64_t shared) const {
 Runtime::Runtime(RunOptions options)
     : opts_(std::move(options)), dev_(std::make_unique<engine::Device>()) {
   stack_limit = opts_.stack_size;
+  // Lazy loading is CUDA's default; only EAGER turns it off (what the
+  // real runtime does with other values is unknown: decided, lazy).
+  if (const char *v = std::getenv("CUDA_MODULE_LOADING");
+      v && std::string_view(v) == "EAGER")
+    loading = Loading::Eager;
   std::string err;
   check::Checks checks;
   if (!opts_.check.empty()) {
@@ -244,6 +249,7 @@ struct Runtime::Running {
   std::unique_ptr<Session::Active> active;
   StreamOrder::Work work;
   engine::RunReport report;
+  std::vector<uintptr_t> stack; // the host's launch call (under --check)
 };
 
 Runtime::~Runtime() {
@@ -470,7 +476,10 @@ int Runtime::module_of(int image, const std::string &name, bool kernel) const {
 void Runtime::register_function(int image, const void *host_fn,
                                 std::string device_name) {
   int m = module_of(image, device_name, true);
-  kernels_[host_fn] = Kernel{m, std::move(device_name), -1};
+  Kernel k;
+  k.module = m;
+  k.name = std::move(device_name);
+  kernels_[host_fn] = std::move(k);
 }
 
 void Runtime::register_var(int image, const void *host_var,
@@ -582,7 +591,82 @@ std::optional<Runtime::FuncInfo> Runtime::function(const void *host_fn,
     err = Error::InvalidDeviceFunction;
     return std::nullopt;
   }
+  use(it->second); // resolving the kernel loads it
   return FuncInfo{it->second.name, *info, *sizes};
+}
+
+bool Runtime::use_kernel(const void *host_fn) {
+  auto it = kernels_.find(host_fn);
+  if (it == kernels_.end())
+    return false;
+  use(it->second);
+  return true;
+}
+
+bool Runtime::kernel_loaded(const void *host_fn) {
+  auto it = kernels_.find(host_fn);
+  if (it == kernels_.end())
+    return false;
+  return loading == Loading::Eager ||
+         (it->second.used && !load_pending(it->second));
+}
+
+// Lazy loading (docs/exec.md "Lazy loading"): measured on an NVIDIA H200
+// (driver 580.159.04, CUDA 13.0, 2026-11-28), a kernel first used while
+// another kernel runs starts only after the work in flight at that use.
+void Runtime::use(Kernel &k) {
+  if (loading == Loading::Eager || k.used)
+    return;
+  k.used = true;
+  // While queued work runs (a deferred graph launch's nodes), the device
+  // is already past the call that submitted it: loaded at once.
+  if (!current_)
+    k.load_after = in_flight();
+}
+
+bool Runtime::load_pending(Kernel &k) {
+  if (k.load_after.empty())
+    return false;
+  for (const auto &r : running_)
+    if (follows(k.load_after, r->work))
+      return true;
+  for (const auto &q : queue_)
+    if (follows(k.load_after, q.work))
+      return true;
+  k.load_after.clear(); // loaded
+  return false;
+}
+
+StreamOrder::Clock Runtime::in_flight() const {
+  StreamOrder::Clock c;
+  auto add = [&c](const StreamOrder::Work &w) {
+    if (c.size() <= w.stream)
+      c.resize(size_t(w.stream) + 1, 0);
+    c[w.stream] = std::max(c[w.stream], w.seq);
+  };
+  for (const auto &r : running_)
+    add(r->work);
+  for (const auto &q : queue_)
+    add(q.work);
+  return c;
+}
+
+StreamOrder::Clock Runtime::reach(StreamOrder::Clock c) const {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto &q : queue_) {
+      if (q.after.empty() || !follows(c, q.work))
+        continue;
+      if (c.size() < q.after.size())
+        c.resize(q.after.size(), 0);
+      for (size_t i = 0; i < q.after.size(); ++i)
+        if (q.after[i] > c[i]) {
+          c[i] = q.after[i];
+          grew = true;
+        }
+    }
+  }
+  return c;
 }
 
 const std::string *Runtime::kernel_name(const void *host_fn) const {
@@ -594,6 +678,7 @@ Error Runtime::set_max_dynamic_shared(const void *host_fn, int bytes) {
   auto it = kernels_.find(host_fn);
   if (it == kernels_.end())
     return Error::InvalidDeviceFunction;
+  use(it->second); // a use: lazy loading loads it
   if (bytes < 0 || uint64_t(bytes) > model_.shared_per_block_optin)
     return Error::InvalidValue;
   it->second.max_dynamic_shared = bytes;
@@ -610,7 +695,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   auto fn = function(host_fn, err);
   if (!fn)
     return record(err);
-  const Kernel &k = kernels_.at(host_fn);
+  Kernel &k = kernels_.at(host_fn);
   engine::Module *m = module(k.module, err);
   auto say = [](const std::string &s) { std::fputs(s.c_str(), stderr); };
   // Dynamic shared memory beyond 48 KiB needs the opt-in attribute.
@@ -660,8 +745,11 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   cfg.error_string = device_error_string;
   // The checks, a timeline (--timeline) and a progress line (terminal)
   // watch the launch together; findings name the host's call stacks.
+  // A queued launch keeps the stack of the call that submitted it.
+  std::optional<std::vector<uintptr_t>> submitted = std::move(call_stack_);
+  call_stack_.reset();
   if (check::Checker *checker = session_->checker()) {
-    launch_stack_ = capture_host_stack();
+    launch_stack_ = submitted ? std::move(*submitted) : capture_host_stack();
     if (!symbolizer_)
       symbolizer_ = std::make_unique<HostSymbolizer>();
     check::HostContext host;
@@ -673,17 +761,27 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
     };
     checker->set_host_context(std::move(host));
   }
-  // Behind a launch that yielded: queued, with its arguments.
-  if (must_defer(stream)) {
+  // A kernel still loading starts after the work in flight at its first
+  // use (lazy loading); queued work runs once that has completed.
+  StreamOrder::Clock after;
+  if (!current_ && load_pending(k))
+    after = k.load_after;
+  // Behind a launch that yielded or a load: queued, with its arguments.
+  if (!after.empty() || must_defer(stream)) {
     auto bytes = std::make_shared<std::vector<std::vector<uint8_t>>>();
     for (const auto &a : kargs)
       bytes->push_back(a.bytes);
-    defer(stream, [this, host_fn, p, bytes](StreamOrder::Stream sid) {
-      std::vector<void *> ptrs;
-      for (auto &b : *bytes)
-        ptrs.push_back(b.data());
-      return launch(host_fn, p, ptrs.data(), sid);
-    });
+    defer(
+        stream,
+        [this, host_fn, p, bytes,
+         stack = launch_stack_](StreamOrder::Stream sid) {
+          std::vector<void *> ptrs;
+          for (auto &b : *bytes)
+            ptrs.push_back(b.data());
+          call_stack_ = stack;
+          return launch(host_fn, p, ptrs.data(), sid);
+        },
+        after, after.empty() ? std::string() : fn->name);
     return Error::Success;
   }
   // Work on `stream` follows the pending launches it is ordered after.
@@ -699,6 +797,7 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
   r->active = session_->begin_launch(r->cfg, stream,
                                      {timeline_.get(), progress_.get()});
   r->work = r->active->work;
+  r->stack = launch_stack_;
   r->cfg.on_stuck = [r](uint64_t progress) {
     std::unique_lock g(r->mu);
     r->progress = progress;
@@ -768,11 +867,14 @@ void Runtime::settle() {
     // Queued work whose predecessors completed, in submission order.
     for (size_t i = 0; i < queue_.size();) {
       const StreamOrder::Clock &start = queue_[i].work.start;
+      const StreamOrder::Clock &after = queue_[i].after;
       bool blocked =
-          std::any_of(running_.begin(), running_.end(),
-                      [&](const auto &r) { return follows(start, r->work); });
+          std::any_of(running_.begin(), running_.end(), [&](const auto &r) {
+            return follows(start, r->work) || follows(after, r->work);
+          });
       for (size_t j = 0; j < i && !blocked; ++j)
-        blocked = follows(start, queue_[j].work);
+        blocked =
+            follows(start, queue_[j].work) || follows(after, queue_[j].work);
       if (blocked) {
         ++i;
         continue;
@@ -804,28 +906,54 @@ bool Runtime::must_defer(StreamOrder::Stream s) const {
   return false;
 }
 
-void Runtime::defer(StreamOrder::Stream id, Work fn) {
+void Runtime::defer(StreamOrder::Stream id, Work fn, StreamOrder::Clock after,
+                    std::string loads) {
   Queued q;
   q.work = streams().submit(id);
   q.id = id;
   q.fn = std::move(fn);
+  q.after = std::move(after);
+  q.loads = std::move(loads);
   queue_.push_back(std::move(q));
 }
 
 void Runtime::wait_for(const StreamOrder::Clock &c, bool all) {
-  // Queued work it follows runs once the launches before it complete.
+  // Queued work it follows runs once the launches before it (and those
+  // its kernel's load waits for) complete.
   while (!running_.empty() || !queue_.empty()) {
     settle();
+    const StreamOrder::Clock waits = reach(c);
     auto it =
-        std::find_if(running_.begin(), running_.end(),
-                     [&](const auto &r) { return all || follows(c, r->work); });
+        std::find_if(running_.begin(), running_.end(), [&](const auto &r) {
+          return all || follows(waits, r->work);
+        });
     if (it == running_.end())
       return;
-    // Nothing else can change what it waits for: its deadlock is reported.
+    // Nothing else can change what it waits for: its deadlock is reported,
+    // with the loads that wait for it and nothing else.
     std::unique_ptr<Running> r = std::move(*it);
     running_.erase(it);
+    std::vector<std::string> loads;
+    for (const auto &q : queue_)
+      if (!q.loads.empty() && follows(q.after, r->work) &&
+          !follows(q.work.start, r->work) &&
+          std::find(loads.begin(), loads.end(), q.loads) == loads.end())
+        loads.push_back(q.loads);
+    const std::string spinner = r->name;
     turn(*r, false);
     finish_launch(std::move(r));
+    for (const auto &k : loads)
+      std::fputs(
+          fmt::format(
+              "bcusim: kernel '{}' was first used while '{}' was running: "
+              "with lazy loading (CUDA_MODULE_LOADING unset or LAZY) it "
+              "starts only after the work then in flight; set "
+              "CUDA_MODULE_LOADING=EAGER or use the kernel "
+              "(cudaFuncGetAttributes) before launching the kernel that "
+              "waits for it\n",
+              pretty(k), pretty(spinner))
+              .c_str(),
+          stderr);
   }
 }
 
@@ -846,8 +974,10 @@ void Runtime::host_sync_all() {
   release_pool();
 }
 
-bool Runtime::query(const StreamOrder::Clock &c) {
+bool Runtime::query(const StreamOrder::Clock &event) {
   settle();
+  // What the work it covers waits for, loads included.
+  const StreamOrder::Clock c = reach(event);
   uint64_t progress = 0;
   bool pending = false;
   for (const auto &r : running_)
@@ -874,6 +1004,9 @@ bool Runtime::query(const StreamOrder::Clock &c) {
 
 Error Runtime::finish_launch(std::unique_ptr<Running> run) {
   runners_.push_back(std::move(run->runner));
+  // Its findings name its own launch call (a pending launch ends after
+  // later calls).
+  launch_stack_ = std::move(run->stack);
   auto say = [](const std::string &s) { std::fputs(s.c_str(), stderr); };
   const engine::Module *m = run->module;
   const std::string &kernel = run->name;
@@ -1537,6 +1670,11 @@ void Runtime::reset() {
     }
   sticky_ = Error::Success;
   last_ = Error::Success;
+  // A new context: kernels load again at their first use.
+  for (auto &[fn, k] : kernels_) {
+    k.used = false;
+    k.load_after.clear();
+  }
   // A new context: the stack limit is the default again.
   stack_limit = opts_.stack_size;
   // The device is idle and its memory gone: no earlier work races with

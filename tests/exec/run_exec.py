@@ -10,7 +10,9 @@ Exit 77 (skipped) when nvcc or the libcudart.so.13 stand-in is missing.
   --native-stdout TARBALL --native-name N (the program's stdout must be the
   one recorded on a GPU, member N.out of TARBALL; tests/hardware/exec),
   --expect-stdout-file F (the program's whole stdout must equal F, e.g. what
-  the program printed on a GPU; skipped, with a note, while F does not exist)
+  the program printed on a GPU; skipped, with a note, while F does not exist),
+  --env NAME=VALUE (set for the program; CUDA_MODULE_LOADING is otherwise
+  unset, CUDA's default, whatever the caller's environment says)
 """
 import argparse, os, subprocess, sys
 
@@ -32,6 +34,8 @@ ap.add_argument("--expect-report-item", action="append", default=[],
                 nargs=3, metavar=("FILE", "KEY", "ITEM"),
                 help="the --report JSON FILE's list KEY holds ITEM")
 ap.add_argument("--expect-exit", type=int, default=0)
+ap.add_argument("--env", action="append", default=[],
+                help="NAME=VALUE in the program's environment")
 ap.add_argument("--arg", action="append", default=[],
                 help="an argument for the program (default: --program-arg)")
 ap.add_argument("--expect-report", help="a --report JSON file to check: "
@@ -60,9 +64,10 @@ name = os.path.splitext(os.path.basename(a.source))[0]
 # Tests that share a source with other run options get their own build.
 # (named by their options and arguments: ctest runs them in parallel).
 import hashlib
-variant = hashlib.sha1(repr((a.option, a.arg)).encode()).hexdigest()[:8]
+key = (a.option, a.arg) + ((a.env,) if a.env else ())
+variant = hashlib.sha1(repr(key).encode()).hexdigest()[:8]
 exe = os.path.join(a.out, f"{name}.{a.mode}" +
-                   (f".{variant}" if a.option or a.arg else "")
+                   (f".{variant}" if a.option or a.arg or a.env else "")
                    + "".join(f.replace("=", "").replace("/", "_")
                              for f in a.nvcc_flag))
 flags = {"run": ["-cudart", "shared", "-arch=sm_90"],
@@ -95,9 +100,15 @@ if (not os.path.exists(exe) or
 for stale in [a.expect_report] + [i[0] for i in a.expect_report_item]:
     if stale and os.path.exists(stale):
         os.remove(stale)
+run_env = {k: v for k, v in os.environ.items() if k != "CUDA_MODULE_LOADING"}
+for kv in a.env:
+    k, sep, v = kv.partition("=")
+    if not sep:
+        sys.exit(f"--env {kv}: not NAME=VALUE")
+    run_env[k] = v
 r = subprocess.run([a.bcusim, "exec", *a.option, exe,
                     *(a.arg or ["--program-arg"])],
-                   capture_output=True, text=True, timeout=600)
+                   capture_output=True, text=True, timeout=600, env=run_env)
 print(r.stdout)
 print(r.stderr, file=sys.stderr)
 ok = True

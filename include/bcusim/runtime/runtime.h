@@ -178,6 +178,24 @@ public:
   // cudaFuncSetAttribute: the opt-in dynamic shared memory limit.
   Error set_max_dynamic_shared(const void *host_fn, int bytes);
 
+  // ---- module loading (docs/exec.md "Lazy loading") ---------------------
+  // CUDA_MODULE_LOADING, read when the runtime is made: EAGER loads every
+  // kernel with its module; LAZY (the default: unset, empty or any other
+  // value) loads a kernel at its first use, after the work in flight then
+  // (every pending launch and queued work item): a launch of it waits for
+  // that work. The first use is any call that resolves the kernel
+  // (function(): launches, cudaFuncGetAttributes, the occupancy calls,
+  // kernel graph nodes; set_max_dynamic_shared()) and use_kernel().
+  enum class Loading { Lazy, Eager };
+  Loading loading = Loading::Lazy;
+  // A use of the kernel that resolves nothing else (cudaGetFuncBySymbol,
+  // cudaFuncGetName, cudaFuncSetCacheConfig, cuModuleGetFunction); false
+  // when host_fn is unknown.
+  bool use_kernel(const void *host_fn);
+  // Whether the kernel is loaded: used, and the work in flight at its
+  // first use has completed (always under EAGER).
+  bool kernel_loaded(const void *host_fn);
+
   // ---- memory -----------------------------------------------------------
   Error malloc(void **p, uint64_t bytes);
   Error free(void *p);
@@ -409,7 +427,20 @@ private:
     int module = -1;
     std::string name;
     int max_dynamic_shared = -1;
+    // Lazy loading: whether it was used, and what was in flight at its
+    // first use (empty once that has completed).
+    bool used = false;
+    StreamOrder::Clock load_after;
   };
+  // Lazy loading: the first use of `k` (nothing under EAGER), and whether
+  // its load still waits for work in flight.
+  void use(Kernel &k);
+  bool load_pending(Kernel &k);
+  // What is in flight now (pending launches, queued work) as a clock that
+  // follows each of them.
+  StreamOrder::Clock in_flight() const;
+  // `c` and what the queued work it follows waits for to load its kernel.
+  StreamOrder::Clock reach(StreamOrder::Clock c) const;
   struct Var {
     int module = -1;
     std::string name;
@@ -457,6 +488,8 @@ private:
   std::vector<void *> pool_freed_;
   void release_pool();
   std::vector<uintptr_t> launch_stack_;
+  // A queued launch, as it runs: the stack of the call that submitted it.
+  std::optional<std::vector<uintptr_t>> call_stack_;
   std::unique_ptr<HostSymbolizer> symbolizer_;
   engine::Schedule schedule_;
   std::vector<ModuleSlot> modules_;
@@ -475,12 +508,18 @@ private:
     StreamOrder::Work work; // its place in the order of the streams
     StreamOrder::Stream id = StreamOrder::kLegacy;
     Work fn;
+    // A launch of a kernel still loading: what its load waits for, and
+    // the kernel's name.
+    StreamOrder::Clock after;
+    std::string loads;
   };
   std::deque<Queued> queue_; // in submission order
   // While a queued item runs: its work item.
   std::optional<StreamOrder::Work> current_;
-  // Queues `fn` as work of `id`.
-  void defer(StreamOrder::Stream id, Work fn);
+  // Queues `fn` as work of `id` (a launch of a kernel still loading: after
+  // `after`, `loads` naming the kernel).
+  void defer(StreamOrder::Stream id, Work fn, StreamOrder::Clock after = {},
+             std::string loads = {});
   // Whether `c` (what a work item follows) covers `w`.
   static bool follows(const StreamOrder::Clock &c, const StreamOrder::Work &w) {
     return w.stream < c.size() && c[w.stream] >= w.seq;

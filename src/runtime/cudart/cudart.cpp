@@ -435,6 +435,15 @@ bcusim_cudart_library_load(cudaLibrary_t *library, const void *code,
   return load_library(library, bytes.data(), file, api);
 }
 
+// The libcuda.so.1 stand-in's cuModuleGetFunction and cuKernelGetFunction:
+// a use of the kernel (lazy loading loads it, docs/exec.md "Lazy
+// loading"); cudaErrorInvalidDeviceFunction when `kernel` is none.
+extern "C" __attribute__((visibility("default"))) cudaError_t
+bcusim_cudart_kernel_use(const void *kernel) {
+  std::lock_guard lock(g_mutex);
+  return rt().use_kernel(kernel) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
 extern "C" {
 
 // Stubs call this (stubs.cpp): the name once, then cudaErrorNotSupported.
@@ -767,7 +776,9 @@ cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex,
   }
 }
 
-cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) {
+cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache) {
+  std::lock_guard lock(g_mutex);
+  rt().use_kernel(func); // a use: lazy loading loads it
   return cudaSuccess;
 }
 
@@ -2199,7 +2210,7 @@ cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr,
   std::lock_guard lock(g_mutex);
   if (!functionPtr)
     return rec(Error::InvalidValue);
-  if (!rt().kernel_name(symbolPtr))
+  if (!rt().use_kernel(symbolPtr)) // a use: lazy loading loads it
     return rec(Error::InvalidDeviceFunction);
   *functionPtr =
       reinterpret_cast<cudaFunction_t>(const_cast<void *>(symbolPtr));
@@ -2220,6 +2231,7 @@ cudaError_t cudaFuncGetName(const char **name, const void *func) {
   const std::string *n = rt().kernel_name(func);
   if (!n)
     return rec(Error::InvalidDeviceFunction);
+  rt().use_kernel(func); // a use: lazy loading loads it
   *name = n->c_str();
   return cudaSuccess;
 }

@@ -184,6 +184,15 @@ CUresult load(CUmodule *module, const void *image, const char *file,
   return cu(e);
 }
 
+// A use of a kernel (cuModuleGetFunction, cuKernelGetFunction): under lazy
+// loading the kernel is loaded then (docs/exec.md "Lazy loading").
+void kernel_use(const void *k) {
+  using UseFn = cudaError_t (*)(const void *);
+  static auto f =
+      reinterpret_cast<UseFn>(cudart_sym("bcusim_cudart_kernel_use"));
+  f(k);
+}
+
 // JIT option values of cuModuleLoadDataEx that return something: the log
 // buffers get bcusim's words (the diagnostics themselves are on stderr).
 void fill_logs(unsigned n, const CUjit_option *opts, void **vals,
@@ -736,8 +745,10 @@ CU_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule module,
   cudaKernel_t k = nullptr;
   cudaError_t e = CUDART(cudaLibraryGetKernel)(
       &k, reinterpret_cast<cudaLibrary_t>(module), name);
-  if (e == cudaSuccess && f)
+  if (e == cudaSuccess && f) {
     *f = reinterpret_cast<CUfunction>(k);
+    kernel_use(k); // the function is loaded (lazy loading)
+  }
   return e == cudaErrorSymbolNotFound ? CUDA_ERROR_NOT_FOUND : cu(e);
 }
 CU_API CUresult cuModuleGetFunctionCount(unsigned *count, CUmodule module) {
@@ -790,6 +801,8 @@ CU_API CUresult cuLibraryGetModule(CUmodule *m, CUlibrary library) {
   return put(m, reinterpret_cast<CUmodule>(library));
 }
 CU_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k) {
+  if (f && k)
+    kernel_use(k); // the function is loaded in the context (lazy loading)
   return put(f, reinterpret_cast<CUfunction>(k));
 }
 CU_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,

@@ -812,6 +812,8 @@ TEST(Runtime, ASpinningLaunchYieldsToLaterWork) {
     runtime::RunOptions o;
     o.check = check;
     Runtime rt(o);
+    // Every kernel loaded with its module (lazy loading: below).
+    rt.loading = Runtime::Loading::Eager;
     int m = rt.add_ptx("concurrent.ptx", read("concurrent.ptx"));
     rt.register_function(m, &cc_consume_fn, "consume");
     rt.register_function(m, &cc_produce_fn, "produce");
@@ -910,4 +912,142 @@ TEST(Runtime, QueriesOfStuckWorkEnd) {
     ++n;
   EXPECT_EQ(n, Runtime::kQueryLimit - 1);
   EXPECT_EQ(rt.sticky(), Error::LaunchTimeout);
+}
+
+// Lazy loading (docs/exec.md "Lazy loading"), as measured on an NVIDIA H200
+// (driver 580.159.04, CUDA 13.0, 2026-11-28): a kernel first used while
+// other work is in flight starts only after that work; a producer first
+// launched while its consumer spins is queued behind it, and the host's
+// wait is a deadlock. A use before the consumer's launch loads it at once;
+// a use while the consumer spins does not.
+namespace {
+struct LazyRun {
+  Runtime rt;
+  void *flag = nullptr, *data = nullptr, *out = nullptr;
+  int base = 5;
+  Runtime::Stream *s1 = nullptr, *s2 = nullptr;
+  int m = -1; // the image
+  explicit LazyRun(Runtime::Loading loading) {
+    rt.loading = loading;
+    m = rt.add_ptx("concurrent.ptx", read("concurrent.ptx"));
+    rt.register_function(m, &cc_consume_fn, "consume");
+    rt.register_function(m, &cc_produce_fn, "produce");
+    rt.malloc(&flag, 8);
+    rt.malloc(&data, 64 * 4);
+    rt.malloc(&out, 64 * 4);
+    s1 = rt.create_stream(0, true);
+    s2 = rt.create_stream(0, true);
+  }
+  Error consume() {
+    void *args[] = {&flag, &data, &out};
+    return rt.launch(&cc_consume_fn, dims(1, 64), args, s2->id);
+  }
+  Error produce() {
+    void *args[] = {&flag, &data, &base};
+    return rt.launch(&cc_produce_fn, dims(1, 64), args, s1->id);
+  }
+  bool consumed() {
+    std::vector<int> r(64);
+    return rt.memcpy(r.data(), out, 64 * 4) == Error::Success &&
+           r[7] == 2 * (5 + 7);
+  }
+};
+} // namespace
+
+TEST(Runtime, LazyLoadingStartsAKernelAfterTheWorkInFlight) {
+  LazyRun r(Runtime::Loading::Lazy);
+  ASSERT_EQ(r.consume(), Error::Success);
+  EXPECT_EQ(r.rt.pending_launches(), 1u);
+  EXPECT_TRUE(r.rt.kernel_loaded(&cc_consume_fn)); // nothing was in flight
+  // The producer's first use: queued behind the consumer, in another stream.
+  EXPECT_FALSE(r.rt.kernel_loaded(&cc_produce_fn));
+  ASSERT_EQ(r.produce(), Error::Success);
+  EXPECT_EQ(r.rt.queued_work(), 1u);
+  EXPECT_FALSE(r.rt.kernel_loaded(&cc_produce_fn));
+  // A query of the producer's stream waits for the consumer too.
+  EXPECT_FALSE(r.rt.query(r.rt.streams().record(r.s1->id)));
+  r.rt.host_sync(r.s1->id);
+  EXPECT_EQ(r.rt.pending_launches(), 0u);
+  EXPECT_EQ(r.rt.queued_work(), 0u);
+  EXPECT_EQ(r.rt.sticky(), Error::LaunchTimeout);
+  EXPECT_EQ(r.rt.stats().failed_launches, 1u);
+}
+
+TEST(Runtime, LazyLoadingAfterAUseBeforeTheSpinner) {
+  LazyRun r(Runtime::Loading::Lazy);
+  Error err = Error::Success;
+  ASSERT_TRUE(r.rt.function(&cc_produce_fn, err)); // cudaFuncGetAttributes
+  EXPECT_TRUE(r.rt.kernel_loaded(&cc_produce_fn));
+  ASSERT_EQ(r.consume(), Error::Success);
+  ASSERT_EQ(r.produce(), Error::Success);
+  EXPECT_EQ(r.rt.pending_launches(), 0u);
+  EXPECT_EQ(r.rt.queued_work(), 0u);
+  r.rt.host_sync_all();
+  EXPECT_EQ(r.rt.sticky(), Error::Success);
+  EXPECT_TRUE(r.consumed());
+}
+
+TEST(Runtime, LazyLoadingUseWhileTheSpinnerRuns) {
+  // cudaGetFuncBySymbol, a query: it returns at once; the load waits.
+  LazyRun r(Runtime::Loading::Lazy);
+  ASSERT_EQ(r.consume(), Error::Success);
+  EXPECT_TRUE(r.rt.use_kernel(&cc_produce_fn));
+  EXPECT_FALSE(r.rt.kernel_loaded(&cc_produce_fn));
+  ASSERT_EQ(r.produce(), Error::Success);
+  EXPECT_EQ(r.rt.queued_work(), 1u);
+  r.rt.host_sync_all();
+  EXPECT_EQ(r.rt.sticky(), Error::LaunchTimeout);
+  char unknown_fn = 0;
+  EXPECT_FALSE(r.rt.use_kernel(&unknown_fn));
+}
+
+TEST(Runtime, LazyLoadingCompletesWithTheWorkInFlight) {
+  // A kernel used while the consumer spins is loaded once the consumer
+  // completes (released by a producer loaded before); after a reset the
+  // kernels load again.
+  LazyRun r(Runtime::Loading::Lazy);
+  char player_fn = 0;
+  r.rt.register_function(r.m, &player_fn, "player");
+  Error err = Error::Success;
+  ASSERT_TRUE(r.rt.function(&cc_produce_fn, err));
+  ASSERT_EQ(r.consume(), Error::Success);
+  ASSERT_TRUE(r.rt.function(&player_fn, err));
+  EXPECT_FALSE(r.rt.kernel_loaded(&player_fn));
+  ASSERT_EQ(r.produce(), Error::Success);
+  EXPECT_EQ(r.rt.pending_launches(), 0u);
+  EXPECT_TRUE(r.rt.kernel_loaded(&player_fn));
+  EXPECT_TRUE(r.consumed());
+  r.rt.reset();
+  EXPECT_FALSE(r.rt.kernel_loaded(&cc_produce_fn));
+  EXPECT_EQ(r.rt.sticky(), Error::Success);
+}
+
+TEST(Runtime, EagerLoadingLeavesStreamsConcurrent) {
+  LazyRun r(Runtime::Loading::Eager);
+  EXPECT_TRUE(r.rt.kernel_loaded(&cc_produce_fn));
+  ASSERT_EQ(r.consume(), Error::Success);
+  EXPECT_EQ(r.rt.pending_launches(), 1u);
+  ASSERT_EQ(r.produce(), Error::Success);
+  EXPECT_EQ(r.rt.pending_launches(), 0u);
+  EXPECT_EQ(r.rt.queued_work(), 0u);
+  r.rt.host_sync_all();
+  EXPECT_EQ(r.rt.sticky(), Error::Success);
+  EXPECT_TRUE(r.consumed());
+}
+
+TEST(Runtime, ModuleLoadingComesFromTheEnvironment) {
+  const char *old = std::getenv("CUDA_MODULE_LOADING");
+  const std::string saved = old ? old : "";
+  for (auto [value, loading] : {std::pair{"EAGER", Runtime::Loading::Eager},
+                                std::pair{"LAZY", Runtime::Loading::Lazy},
+                                std::pair{"", Runtime::Loading::Lazy},
+                                std::pair{"eager", Runtime::Loading::Lazy}}) {
+    setenv("CUDA_MODULE_LOADING", value, 1);
+    Runtime rt;
+    EXPECT_EQ(rt.loading, loading) << value;
+  }
+  unsetenv("CUDA_MODULE_LOADING");
+  EXPECT_EQ(Runtime().loading, Runtime::Loading::Lazy);
+  if (old)
+    setenv("CUDA_MODULE_LOADING", saved.c_str(), 1);
 }
