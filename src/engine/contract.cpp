@@ -16,10 +16,11 @@ using ptx::Mod;
 using ptx::Op;
 using ptx::Operand;
 
-// The shape of a plain floating-point add, sub, mul or neg: f32 or f64,
-// no rounding modifier (with one, PTX forbids contraction). Only an add or
-// sub may have a guard (the assembler fuses into a predicated add; what it
-// does with a predicated mul was not measured: not fused).
+// The shape of a plain floating-point add, sub, mul or neg: f32, f64, f16,
+// bf16 or their pairs (not .f32x2, not measured), no rounding modifier (with
+// one, PTX forbids contraction). Only an add or sub may have a guard (the
+// assembler fuses into a predicated add; what it does with a predicated mul was
+// not measured: not fused).
 struct Plain {
   Mod type;
   bool ftz;
@@ -34,13 +35,20 @@ std::optional<Plain> plain(const ptx::Instruction &in) {
       in.has(Mod::f32x2) ||
       in.has_any({Mod::rn, Mod::rz, Mod::rm, Mod::rp, Mod::approx}))
     return std::nullopt;
-  const bool f32 = in.has(Mod::f32), f64 = in.has(Mod::f64);
-  if (f32 == f64)
+  std::optional<Mod> type;
+  for (Mod t :
+       {Mod::f32, Mod::f64, Mod::f16, Mod::f16x2, Mod::bf16, Mod::bf16x2})
+    if (in.has(t)) {
+      if (type)
+        return std::nullopt;
+      type = t;
+    }
+  if (!type)
     return std::nullopt;
   const size_t want = in.op == Op::neg ? 2 : 3;
   if (in.operands.size() != want || in.operands[0].kind != Operand::Kind::Reg)
     return std::nullopt;
-  return Plain{f32 ? Mod::f32 : Mod::f64, in.has(Mod::ftz), in.has(Mod::sat)};
+  return Plain{*type, in.has(Mod::ftz), in.has(Mod::sat)};
 }
 
 bool is_control(Op op) {

@@ -185,6 +185,32 @@ void exec_half(Exec &x, const Inst &in, uint32_t m) {
   }
 }
 
+// A mul and add/sub the assembler fuses (contract.h): one rounding of
+// a * b + c, with imm bit 0 negating the product and bit 1 the addend (sign
+// flips of every half, exact).
+void exec_half_contracted(Exec &x, const Inst &in, uint32_t m) {
+  auto *d = x.lanes<uint32_t>(in.a[0]);
+  const auto *a = x.lanes<uint32_t>(in.a[1]);
+  const auto *b = x.lanes<uint32_t>(in.a[2]);
+  const auto *c = x.lanes<uint32_t>(in.a[3]);
+  const uint32_t na = (in.imm & 1) ? 0x80008000u : 0;
+  const uint32_t nc = (in.imm & 2) ? 0x80008000u : 0;
+  if (in.flags & kPacked) {
+    for_lanes(m, [&](uint32_t l) {
+      const uint32_t va = a[l] ^ na, vc = c[l] ^ nc;
+      uint32_t lo = half_op(in, va & 0xffff, b[l] & 0xffff, vc & 0xffff);
+      uint32_t hi = half_op(in, va >> 16 & 0xffff, b[l] >> 16 & 0xffff,
+                            vc >> 16 & 0xffff);
+      d[l] = uint64_t(hi) << 16 | lo;
+    });
+  } else {
+    for_lanes(m, [&](uint32_t l) {
+      d[l] = half_op(in, (a[l] ^ na) & 0xffff, b[l] & 0xffff,
+                     (c[l] ^ nc) & 0xffff);
+    });
+  }
+}
+
 // atom/red .add.noftz on f16, f16x2, bf16, bf16x2 (compile_memory picks
 // it): the same addition as add.rn (no flushing), each half separately,
 // applied atomically. a[0] = old value destination (kNone for red), a[1] =
@@ -293,6 +319,26 @@ bool compile_half(Compiler &c, const ptx::Instruction &in) {
                                                                           : 2;
   if (!c.expect_operands(nsrc + 1) || !c.finish(mods))
     return true;
+  if ((op == kAdd || op == kSub) && c.contractions &&
+      (*c.contractions)[c.cur_index].contracted()) {
+    // Fused with the mul that feeds it, as the assembler does (contract.h,
+    // docs/engine.md "Multiply-add contraction").
+    const Contraction &k = (*c.contractions)[c.cur_index];
+    const ptx::Instruction &mul = c.ast().body[k.mul];
+    uint32_t a = c.src(mul.operands[1], *t), b = c.src(mul.operands[2], *t);
+    uint32_t e = c.src(in.operands[k.addend], *t);
+    uint32_t d = c.dst(in.operands[0]);
+    Inst &i = c.emit(&exec_half_contracted);
+    i.a[0] = d;
+    i.a[1] = a;
+    i.a[2] = b;
+    i.a[3] = e;
+    i.aux = kFma;
+    i.flags = flags;
+    i.n = uint8_t(Round::RN);
+    i.imm = (k.neg_product ? 1 : 0) | (k.neg_addend ? 2 : 0);
+    return true;
+  }
   // Operands are 16- or 32-bit registers holding the halves.
   uint32_t s[3] = {kNone, kNone, kNone};
   for (size_t k = 0; k < nsrc; ++k)

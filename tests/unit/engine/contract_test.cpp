@@ -27,6 +27,7 @@ Parsed parse(const std::string &body) {
                      ".version 8.0\n.target sm_90\n.address_size 64\n"
                      ".visible .entry k(.param .u64 po)\n{\n"
                      ".reg .pred %p<4>;\n.reg .f32 %f<32>;\n.reg .f64 %fd<8>;\n"
+                     ".reg .b16 %h<8>;\n.reg .b32 %r<8>;\n"
                      ".reg .b64 %rd<8>;\n" +
                          body + "}\n"),
                  sink);
@@ -131,6 +132,26 @@ TEST(Contract, ALoopCarriedProductIsNotFused) {
                  "add.f32 %f4, %f3, %f5;\nsetp.lt.f32 %p1, %f4, %f6;\n"
                  "@%p1 bra $L;\n");
   EXPECT_FALSE(p.at(2).contracted());
+}
+
+TEST(Contract, HalfPrecisionToo) {
+  // ptxas makes HFMA2 of each (measured on sm_90 machine code).
+  auto p =
+      parse("mul.f16 %h3, %h1, %h2;\nadd.f16 %h4, %h3, %h5;\n"
+            "mul.bf16x2 %r3, %r1, %r2;\nsub.bf16x2 %r4, %r5, %r3;\n"
+            "mul.ftz.f16x2 %r6, %r1, %r2;\nadd.ftz.f16x2 %r7, %r6, %r5;\n");
+  EXPECT_TRUE(p.at(1).contracted());
+  ASSERT_TRUE(p.at(3).contracted());
+  EXPECT_TRUE(p.at(3).neg_product);
+  EXPECT_TRUE(p.at(5).contracted());
+}
+
+TEST(Contract, NotASaturatedOrPredicatedProduct) {
+  auto p = parse("mul.sat.f32 %f3, %f1, %f2;\nadd.f32 %f4, %f3, %f5;\n"
+                 "setp.lt.f32 %p1, %f1, %f2;\n@%p1 mul.f32 %f6, %f1, %f2;\n"
+                 "add.f32 %f7, %f6, %f5;\n");
+  EXPECT_FALSE(p.at(1).contracted());
+  EXPECT_FALSE(p.at(4).contracted());
 }
 
 } // namespace
