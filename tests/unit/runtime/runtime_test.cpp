@@ -159,14 +159,51 @@ TEST(Runtime, FaultsAreStickyUntilReset) {
   rt.reset();
   rt.malloc(&d, 64 * 4);
   void *okargs2[] = {&d};
-  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 2048), okargs2),
-            Error::InvalidConfiguration);
+  // Too many threads per CTA is an invalid value, as a GPU's runtime says;
+  // a pointer that is not a kernel an invalid (kernel) handle. Neither is
+  // sticky.
+  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 2048), okargs2), Error::InvalidValue);
+  EXPECT_EQ(rt.last_error(true), Error::InvalidValue);
   EXPECT_EQ(rt.sticky(), Error::Success); // not sticky
   EXPECT_EQ(rt.launch(&ok_fn, dims(1, 64), okargs2), Error::Success);
   EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 1), okargs2),
-            Error::InvalidDeviceFunction);
+            Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.last_error(true), Error::InvalidResourceHandle);
+  Error err = Error::Success;
+  EXPECT_FALSE(rt.function(&axpb_fn, err));
+  EXPECT_EQ(err, Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.set_max_dynamic_shared(&axpb_fn, 1024),
+            Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.sticky(), Error::Success);
   EXPECT_STREQ(runtime::error_name(Error::IllegalAddress),
                "cudaErrorIllegalAddress");
+}
+
+// Recursion beyond the stack limit: the launch fails with an illegal
+// address (sticky), as on a GPU, and the report says why.
+TEST(Runtime, StackOverflowIsAnIllegalAddress) {
+  Runtime rt;
+  std::ifstream in(std::string(BCUSIM_SOURCE_DIR) +
+                   "/tests/unit/engine/kernels/recurse.ptx");
+  std::stringstream ptx;
+  ptx << in.rdbuf();
+  static char deep_fn;
+  int m = rt.add_ptx("recurse.ptx", ptx.str());
+  rt.register_function(m, &deep_fn, "_Z4deepPKiPi");
+  void *n = nullptr, *out = nullptr;
+  ASSERT_EQ(rt.malloc(&n, 32 * 4), Error::Success);
+  ASSERT_EQ(rt.malloc(&out, 104 * 4), Error::Success);
+  std::vector<int> depth(32, 3);
+  depth[5] = -1; // never ends
+  ASSERT_EQ(rt.memcpy(n, depth.data(), 32 * 4), Error::Success);
+  void *args[] = {&n, &out};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt.launch(&deep_fn, dims(1, 32), args), Error::IllegalAddress);
+  const std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_NE(text.find("stack overflow: the call of 'runaway"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(rt.sticky(), Error::IllegalAddress);
 }
 
 TEST(Runtime, AssertAndAKernelThatCannotFinish) {
