@@ -206,6 +206,37 @@ TEST(Runtime, StackOverflowIsAnIllegalAddress) {
   EXPECT_EQ(rt.sticky(), Error::IllegalAddress);
 }
 
+// Memory outside its lifetime (graph memory): once mapped, a kernel's
+// access is an error the launch survives; not mapped yet (before its
+// allocation node first ran), the access faults with an illegal address,
+// as on a GPU, and the report keeps the reason.
+TEST(Runtime, UnmappedMemoryFaultsRetiredMemoryDoesNot) {
+  Runtime rt;
+  int m = rt.add_ptx("memory.ptx", read("memory.ptx"));
+  rt.register_function(m, &axpb_fn, "_Z4axpbPKfPfi");
+  rt.register_var(m, &scale_var, "scale", 8, true);
+  void *dx = nullptr, *dy = nullptr;
+  ASSERT_EQ(rt.malloc(&dx, 64 * 4), Error::Success);
+  ASSERT_EQ(rt.malloc(&dy, 64 * 4), Error::Success);
+  int n = 64;
+  void *args[] = {&dx, &dy, &n};
+  const auto x = reinterpret_cast<uint64_t>(dx);
+  ASSERT_TRUE(rt.device().set_retired(x, "use after free: freed"));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 64), args), Error::Success);
+  std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_NE(text.find("use after free: freed"), std::string::npos) << text;
+  ASSERT_TRUE(rt.device().set_retired(x, "use before allocation: not yet",
+                                      /*unmapped=*/true));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 64), args), Error::IllegalAddress);
+  text = testing::internal::GetCapturedStderr();
+  EXPECT_NE(text.find("use before allocation: not yet; a GPU faults"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(rt.sticky(), Error::IllegalAddress);
+}
+
 TEST(Runtime, AssertAndAKernelThatCannotFinish) {
   Runtime rt;
   int m = rt.add_ptx("fault.ptx", read("fault.ptx"));
