@@ -235,8 +235,8 @@ std::optional<Device::AllocationInfo> Device::allocation(DevicePtr addr) const {
   return AllocationInfo{a->base, a->size, a->name};
 }
 bool Device::free(DevicePtr p) { return memory_->free(p); }
-bool Device::set_retired(DevicePtr p, std::string why) {
-  return memory_->set_retired(p, std::move(why));
+bool Device::set_retired(DevicePtr p, std::string why, bool unmapped) {
+  return memory_->set_retired(p, std::move(why), unmapped);
 }
 
 void Device::map_module(const Module &module) {

@@ -95,6 +95,7 @@ enum class FaultKind : uint8_t {
   Heap,     // device heap: use after free, block overrun, bad free (detail)
   IllegalInstruction, // an operand the hardware refuses (detail)
   StackOverflow,      // a recursive call beyond the stack limit (detail)
+  Unmapped, // memory not mapped yet (graph memory before it is made; detail)
 };
 
 struct Fault {

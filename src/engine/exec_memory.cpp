@@ -60,10 +60,11 @@ bool GlobalMemory::free(uint64_t base) {
   return false;
 }
 
-bool GlobalMemory::set_retired(uint64_t base, std::string why) {
+bool GlobalMemory::set_retired(uint64_t base, std::string why, bool unmapped) {
   for (auto &a : allocs_)
     if (a->base == base && a->owned) {
       a->retired = std::move(why);
+      a->unmapped = unmapped && !a->retired.empty();
       return true;
     }
   return false;
@@ -455,6 +456,20 @@ uint8_t *Exec::global_slow(uint64_t addr, uint32_t size, bool write,
       return a->data + (addr - a->base);
     }
     set_error(FaultKind::Heap, lane, std::move(msg));
+    fault.space = MemSpace::Global;
+    fault.addr = addr;
+    fault.size = size;
+    fault.write = write;
+    return nullptr;
+  }
+  if (a && a->unmapped && size <= a->size - (addr - a->base)) {
+    // Memory a GPU has not mapped yet (graph memory before its allocation
+    // node first ran): the access faults there (measured on H200).
+    set_error(FaultKind::Unmapped, lane,
+              fmt::format("invalid .global {} of {} byte{} at address {:#x}: "
+                          "{}; a GPU faults (the memory is not mapped yet)",
+                          write ? "store" : "load", size, size == 1 ? "" : "s",
+                          addr, a->retired));
     fault.space = MemSpace::Global;
     fault.addr = addr;
     fault.size = size;

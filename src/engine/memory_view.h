@@ -60,10 +60,13 @@ struct Allocation {
   bool module_var = false; // a module .global variable
   bool host = false;       // host memory mapped at its own address
   bool heap = false;       // the device heap (blocks checked by HeapBlocks)
-  // Mapped memory outside its lifetime (graph memory before its
-  // allocation node ran or after its free; Device::set_lifetime): why, as
-  // the report says it. Empty: live.
+  // Memory outside its lifetime (graph memory before its allocation node
+  // ran or after its free; Device::set_retired): why, as the report says
+  // it. Empty: live.
   std::string retired;
+  // Not mapped yet (graph memory whose allocation node never ran): an
+  // access faults, as on a GPU; else it is made.
+  bool unmapped = false;
 };
 
 // The blocks of the device heap (docs/engine.md "Device heap"): malloc and
@@ -107,7 +110,7 @@ class GlobalMemory {
 public:
   uint64_t alloc(uint64_t bytes, std::string name = {});
   bool free(uint64_t base);
-  bool set_retired(uint64_t base, std::string why);
+  bool set_retired(uint64_t base, std::string why, bool unmapped = false);
   // Host memory at its own address (Device::map_host); false on overlap.
   bool map_host(uint8_t *host, uint64_t bytes, std::string name);
   bool unmap_host(uint64_t base);

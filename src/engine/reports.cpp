@@ -60,7 +60,7 @@ std::string fault_message(const Fault &f) {
       f.kind == FaultKind::WarpSync || f.kind == FaultKind::Cluster ||
       f.kind == FaultKind::Mbarrier || f.kind == FaultKind::Texture ||
       f.kind == FaultKind::Heap || f.kind == FaultKind::IllegalInstruction ||
-      f.kind == FaultKind::StackOverflow;
+      f.kind == FaultKind::StackOverflow || f.kind == FaultKind::Unmapped;
   if (!detail_is_message && !f.detail.empty())
     msg += ": " + f.detail;
   return msg;

@@ -585,7 +585,8 @@ uint64_t Worker::device_runtime_call(
 
 // Device-side cudaMemcpyAsync(dst, src, count, kind, stream) for lane `l`
 // (docs/engine.md "Device runtime calls"): device code copies device memory
-// (cudaMemcpyDeviceToDevice or cudaMemcpyDefault) in a stream of its grid
+// (cudaMemcpyDeviceToDevice or cudaMemcpyDefault; another kind is
+// cudaErrorInvalidMemcpyDirection) in a stream of its grid
 // or a named one. The copy runs at the call, one order CDP2 allows (a
 // stream's work may start at once), 8 bytes at a time as the thread's own
 // reads and writes (bounds-checked, seen by the checks).
@@ -602,8 +603,10 @@ Worker::device_memcpy(Cta &c, Warp &w, uint32_t l, const Inst &in,
   arg(4, &stream, 8);
   uint64_t result = 0;
   const bool named = stream == 0 || stream == 3 || stream == 4;
-  if (!dl || (kind != 3 && kind != 4))
+  if (!dl)
     result = 1; // cudaErrorInvalidValue
+  else if (kind != 3 && kind != 4)
+    result = 21; // cudaErrorInvalidMemcpyDirection (measured on H200)
   else {
     std::lock_guard g(dl->mu);
     if (!named && !dl->streams.count(stream))

@@ -579,7 +579,10 @@ std::optional<Runtime::FuncInfo> Runtime::function(const void *host_fn,
                                                    Error &err) {
   auto it = kernels_.find(host_fn);
   if (it == kernels_.end()) {
-    err = Error::InvalidDeviceFunction;
+    // Not a kernel's host function: a GPU's runtime takes the pointer for
+    // a kernel handle and refuses it as such (docs/exec.md "Measured on
+    // H200").
+    err = Error::InvalidResourceHandle;
     return std::nullopt;
   }
   engine::Module *m = module(it->second.module, err);
@@ -677,7 +680,7 @@ const std::string *Runtime::kernel_name(const void *host_fn) const {
 Error Runtime::set_max_dynamic_shared(const void *host_fn, int bytes) {
   auto it = kernels_.find(host_fn);
   if (it == kernels_.end())
-    return Error::InvalidDeviceFunction;
+    return Error::InvalidResourceHandle;
   use(it->second); // a use: lazy loading loads it
   if (bytes < 0 || uint64_t(bytes) > model_.shared_per_block_optin)
     return Error::InvalidValue;
@@ -711,6 +714,16 @@ Error Runtime::launch(const void *host_fn, const LaunchParams &p, void **args,
                     "cudaFuncSetAttribute(..., "
                     "cudaFuncAttributeMaxDynamicSharedMemorySize, N))\n",
                     pretty(fn->name), p.shared, limit));
+    return record(Error::InvalidValue);
+  }
+  // Too many threads per CTA: a GPU's runtime refuses the launch with
+  // cudaErrorInvalidValue (a device-side launch says
+  // cudaErrorInvalidConfiguration; docs/exec.md "Measured on H200").
+  if (p.block.count() > model_.max_threads_per_block) {
+    say(fmt::format("bcusim: error: launch of '{}': block {}x{}x{} has {} "
+                    "threads; a CTA holds at most {}\n",
+                    pretty(fn->name), p.block.x, p.block.y, p.block.z,
+                    p.block.count(), model_.max_threads_per_block));
     return record(Error::InvalidValue);
   }
   if (p.cooperative) {
@@ -1041,6 +1054,10 @@ Error Runtime::finish_launch(std::unique_ptr<Running> run) {
     case engine::RunStatus::Fault:
       if (msg.rfind("illegal instruction", 0) == 0)
         return Error::IllegalInstruction;
+      // A stack overflow is an access outside the thread's local memory
+      // on a GPU (docs/exec.md "Measured on H200").
+      if (msg.rfind("stack overflow", 0) == 0)
+        return Error::IllegalAddress;
       if (msg.find("misaligned") != std::string::npos)
         return Error::MisalignedAddress;
       if (msg.find("out-of-bounds") != std::string::npos ||

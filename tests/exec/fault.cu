@@ -1,8 +1,8 @@
 // Errors as on a GPU, a fault per process (argument: trap, assert, timeout,
 // near; else a store far out of bounds): the launch and every later
 // synchronizing call return the error; cudaDeviceReset then leaves the
-// device unavailable to the process. Bad configurations, unknown kernels
-// and unsupported APIs return their own codes and are not sticky.
+// device unavailable to the process. Bad configurations, non-kernels and
+// unsupported APIs return their own codes and are not sticky.
 #include "common.h"
 #include <cassert>
 #include <cstring>
@@ -66,13 +66,16 @@ int main(int argc, char **argv) {
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
     EXPECT(h[63] == 7);
-    // Configuration errors are not sticky.
+    // Configuration errors are not sticky. Too many threads per CTA is an
+    // invalid value (a device-side launch says invalid configuration); a
+    // pointer that is not a kernel is an invalid kernel handle.
     ok<<<1, 2048>>>(d);
-    EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
     CHECK(cudaGetLastError());
     EXPECT(cudaLaunchKernel((const void *)main, dim3(1), dim3(1), nullptr, 0,
-                            0) == cudaErrorInvalidDeviceFunction);
-    EXPECT(cudaGetLastError() == cudaErrorInvalidDeviceFunction);
+                            0) == cudaErrorInvalidResourceHandle);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError());
     // An API bcusim does not provide.
     if (bcusim) {
       cudaArray_t arr;

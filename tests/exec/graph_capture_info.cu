@@ -226,8 +226,10 @@ int main() {
     std::memset(&p, 0, sizeof(p));
     p.type = cudaGraphNodeTypeExtSemaphoreSignal;
     cudaGraphNode_t sem;
-    EXPECT(cudaGraphAddNode(&sem, g4, nullptr, nullptr, 0, &p) ==
-           cudaErrorNotSupported);
+    CHECK(cudaGraphAddNode(&sem, g4, nullptr, nullptr, 0, &p)); // none
+    cudaGraphNodeType sem_type;
+    CHECK(cudaGraphNodeGetType(sem, &sem_type));
+    EXPECT(sem_type == cudaGraphNodeTypeExtSemaphoreSignal);
     cudaGraphNodeType types[] = {
         cudaGraphNodeTypeMemset,      cudaGraphNodeTypeMemcpy,
         cudaGraphNodeTypeHost,        cudaGraphNodeTypeEmpty,

@@ -1,7 +1,8 @@
 // Graph and stream-ordered memory accessed outside its lifetime: a kernel
 // that reads an allocation after its free node, cudaFreeAsync or cudaFree
-// ran, or before its allocation node ran, is reported (a use after free;
-// the memory stays mapped, so the launch completes as on a GPU).
+// ran is reported (a use after free; the memory stays mapped, so the launch
+// completes as on a GPU); one that reads it before its allocation node
+// first ran faults (the memory is not mapped yet, as on a GPU).
 //
 //   graph_memory_lifetime CASE   with CASE one of
 //     free_node    a kernel node after the free node reads the memory
@@ -10,7 +11,8 @@
 //                  kernel that reads (cudaMallocAsync in a capture)
 //     after_launch a graph leaves its allocation allocated, the program
 //                  frees it with cudaFreeAsync and then reads it in a kernel
-//     before_alloc a kernel reads the allocation before the graph ran
+//     before_alloc a kernel reads the allocation before the graph ran: the
+//                  launch fails with cudaErrorIllegalAddress (sticky)
 //     async        cudaMallocAsync / cudaFreeAsync outside a capture, then
 //                  a kernel in the same stream reads the memory
 //     async_fixed  the kernel reads before cudaFreeAsync (clean)
@@ -22,9 +24,7 @@
 static const int N = 256;
 
 __global__ void fill(int *p) { p[threadIdx.x] = int(threadIdx.x); }
-__global__ void sum(const int *p, int *out) {
-  atomicAdd(out, p[threadIdx.x]);
-}
+__global__ void sum(const int *p, int *out) { atomicAdd(out, p[threadIdx.x]); }
 
 static cudaMemAllocNodeParams alloc_params() {
   cudaMemAllocNodeParams p;
@@ -78,8 +78,16 @@ int main(int argc, char **argv) {
     cudaGraphExec_t x;
     CHECK(cudaGraphInstantiate(&x, g, 0));
     if (c == "before_alloc") {
+      // The memory is not mapped before the allocation node first ran: the
+      // kernel faults, and the error is sticky.
       sum<<<1, N, 0, s>>>(a, out);
-      CHECK(cudaGetLastError());
+      cudaGraphLaunch(x, s); // refused if the fault came first
+      EXPECT(cudaStreamSynchronize(s) == cudaErrorIllegalAddress);
+      EXPECT(cudaGetLastError() == cudaErrorIllegalAddress);
+      int h = 0;
+      EXPECT(cudaMemcpy(&h, out, sizeof(int), cudaMemcpyDeviceToHost) ==
+             cudaErrorIllegalAddress);
+      return finish("graph_memory_lifetime");
     }
     CHECK(cudaGraphLaunch(x, s));
     if (c == "after_launch") {

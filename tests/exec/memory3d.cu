@@ -103,15 +103,22 @@ int main(int argc, char **argv) {
         ok = ok && back[z][y][x] == (z == 1 && x < 2 ? -1 : value(x, y, z) + 1);
   EXPECT(ok);
 
-  // A peer copy on the one device: the box at an offset again.
+  // A peer copy on the one device: the box at an offset again, into device
+  // memory (host memory is refused: a peer copy is between devices).
   cudaMemcpy3DPeerParms pp;
   std::memset(&pp, 0, sizeof(pp));
   pp.srcPtr = dev;
   pp.srcPos = make_cudaPos(sizeof(int), 1, 2);
   pp.dstPtr = make_cudaPitchedPtr(box, 2 * sizeof(int), 2 * sizeof(int), 2);
   pp.extent = make_cudaExtent(2 * sizeof(int), 2, 2);
-  std::memset(box, 0, sizeof(box));
+  EXPECT(cudaMemcpy3DPeer(&pp) == cudaErrorInvalidValue);
+  cudaGetLastError();
+  int *dbox;
+  CHECK(cudaMalloc(&dbox, sizeof(box)));
+  pp.dstPtr = make_cudaPitchedPtr(dbox, 2 * sizeof(int), 2 * sizeof(int), 2);
   CHECK(cudaMemcpy3DPeer(&pp));
+  std::memset(box, 0, sizeof(box));
+  CHECK(cudaMemcpy(box, dbox, sizeof(box), cudaMemcpyDeviceToHost));
   ok = true;
   for (int z = 0; z < 2; ++z)
     for (int y = 0; y < 2; ++y)
@@ -121,6 +128,7 @@ int main(int argc, char **argv) {
   pp.dstDevice = 1;
   EXPECT(cudaMemcpy3DPeerAsync(&pp, s) == cudaErrorInvalidDevice);
   cudaGetLastError();
+  CHECK(cudaFree(dbox));
 
   // A 2-D CUDA array: positions and widths in elements on its side.
   cudaChannelFormatDesc desc = cudaCreateChannelDesc<int>();

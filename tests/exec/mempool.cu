@@ -1,8 +1,9 @@
 // Memory pools: the device's default and current pool, pools of the
 // program's own (cudaMemPoolCreate, cudaMallocFromPoolAsync), their
 // attributes (release threshold, reuse flags, the reserved and used memory
-// counters, which count the program's stream-ordered allocations), trimming
-// and access.
+// counters: the used bytes of the program's stream-ordered allocations, the
+// reservation in 32 MiB units), trimming, access and a maximum size (of the
+// reservation).
 //
 //   mempool              the checks above (PASS)
 //   mempool after_free   a kernel reads memory of a created pool after
@@ -15,6 +16,9 @@ static const int N = 256;
 
 __global__ void fill(int *p, int base) { p[threadIdx.x] = base + threadIdx.x; }
 __global__ void sum(const int *p, int *out) { atomicAdd(out, p[threadIdx.x]); }
+
+// A pool reserves device memory in 32 MiB units.
+static const unsigned long long kUnit = 32ull << 20;
 
 static unsigned long long attr64(cudaMemPool_t pool, cudaMemPoolAttr a) {
   unsigned long long v = ~0ull;
@@ -87,22 +91,22 @@ int main(int argc, char **argv) {
   CHECK(cudaMallocAsync(&a, bytes, s));
   CHECK(cudaMallocAsync(&b, 2 * bytes, s));
   EXPECT(attr64(def, cudaMemPoolAttrUsedMemCurrent) == 3 * bytes);
-  EXPECT(attr64(def, cudaMemPoolAttrReservedMemCurrent) == 3 * bytes);
+  EXPECT(attr64(def, cudaMemPoolAttrReservedMemCurrent) == kUnit);
   fill<<<1, N, 0, s>>>(a, 1);
   CHECK(cudaStreamSynchronize(s));
   CHECK(cudaFreeAsync(a, s));
   // Freed in stream order: no longer used, still held by the pool until
   // the next synchronization releases it (release threshold 0).
   EXPECT(attr64(def, cudaMemPoolAttrUsedMemCurrent) == 2 * bytes);
-  EXPECT(attr64(def, cudaMemPoolAttrReservedMemCurrent) == 3 * bytes);
-  CHECK(cudaMemPoolTrimTo(def, 0)); // released now
-  EXPECT(attr64(def, cudaMemPoolAttrReservedMemCurrent) == 2 * bytes);
+  EXPECT(attr64(def, cudaMemPoolAttrReservedMemCurrent) == kUnit);
+  CHECK(cudaMemPoolTrimTo(def, 0)); // released now, b still in the unit
+  EXPECT(attr64(def, cudaMemPoolAttrReservedMemCurrent) == kUnit);
   CHECK(cudaFreeAsync(b, s));
   CHECK(cudaStreamSynchronize(s));
   EXPECT(attr64(def, cudaMemPoolAttrUsedMemCurrent) == 0);
   EXPECT(attr64(def, cudaMemPoolAttrReservedMemCurrent) == 0);
   EXPECT(attr64(def, cudaMemPoolAttrUsedMemHigh) == 3 * bytes);
-  EXPECT(attr64(def, cudaMemPoolAttrReservedMemHigh) == 3 * bytes);
+  EXPECT(attr64(def, cudaMemPoolAttrReservedMemHigh) == kUnit);
   unsigned long long zero = 0, one = 1;
   CHECK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrUsedMemHigh, &zero));
   CHECK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReservedMemHigh, &zero));
@@ -140,19 +144,21 @@ int main(int argc, char **argv) {
   EXPECT(ok);
   EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == bytes);
   EXPECT(attr64(def, cudaMemPoolAttrUsedMemCurrent) == 0);
-  // cudaFree ends a pool allocation too.
+  // cudaFree ends a pool allocation too, but its bytes stay counted as
+  // used (also after a synchronization).
   CHECK(cudaFree(c));
-  EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == 0);
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == bytes);
 
   // The device's current pool serves cudaMallocAsync.
   CHECK(cudaDeviceSetMemPool(0, pool));
   CHECK(cudaDeviceGetMemPool(&cur, 0));
   EXPECT(cur == pool);
   CHECK(cudaMallocAsync(&c, bytes, s));
-  EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == bytes);
+  EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == 2 * bytes);
   CHECK(cudaFreeAsync(c, s));
   CHECK(cudaStreamSynchronize(s));
-  EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == 0);
+  EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == bytes);
 
   // Access: the one device reads and writes.
   cudaMemAccessFlags flags = cudaMemAccessFlagsProtNone;
@@ -176,14 +182,28 @@ int main(int argc, char **argv) {
   EXPECT(cudaMemPoolDestroy(def) == cudaErrorInvalidValue);
   cudaGetLastError();
 
-  // A pool's maximum size.
+  // A pool's maximum size limits its reservation, in units: 2 KiB allows
+  // one unit, 64 MiB two.
   props.maxSize = 2 * bytes;
   CHECK(cudaMemPoolCreate(&pool, &props));
   CHECK(cudaMallocFromPoolAsync(&c, bytes, pool, s));
-  int *d = nullptr;
-  EXPECT(cudaMallocFromPoolAsync(&d, 2 * bytes, pool, s) ==
+  int *d = nullptr, *e = nullptr;
+  CHECK(cudaMallocFromPoolAsync(&d, 2 * bytes, pool, s));
+  EXPECT(cudaMallocFromPoolAsync(&e, 40 << 20, pool, s) ==
          cudaErrorMemoryAllocation);
   cudaGetLastError();
+  EXPECT(attr64(pool, cudaMemPoolAttrReservedMemCurrent) == kUnit);
+  CHECK(cudaFreeAsync(c, s));
+  CHECK(cudaFreeAsync(d, s));
+  CHECK(cudaStreamSynchronize(s));
+  CHECK(cudaMemPoolDestroy(pool));
+  props.maxSize = 2 * kUnit;
+  CHECK(cudaMemPoolCreate(&pool, &props));
+  CHECK(cudaMallocFromPoolAsync(&c, 40 << 20, pool, s));
+  EXPECT(cudaMallocFromPoolAsync(&d, 40 << 20, pool, s) ==
+         cudaErrorMemoryAllocation);
+  cudaGetLastError();
+  EXPECT(attr64(pool, cudaMemPoolAttrReservedMemCurrent) == 2 * kUnit);
   CHECK(cudaFreeAsync(c, s));
   CHECK(cudaStreamSynchronize(s));
   CHECK(cudaMemPoolDestroy(pool));

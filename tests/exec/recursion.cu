@@ -60,7 +60,10 @@ int main(int argc, char **argv) {
   if (overflow) {
     std::printf("deep recursion at the default stack: %s\n",
                 cudaGetErrorName(e));
-    EXPECT(e == cudaErrorLaunchFailure);
+    // An access outside the thread's stack: an illegal address, sticky.
+    EXPECT(e == cudaErrorIllegalAddress);
+    EXPECT(cudaMemcpy(hd, depth, sizeof(hd), cudaMemcpyDeviceToHost) ==
+           cudaErrorIllegalAddress);
     return finish("recursion");
   }
   CHECK(e);

@@ -30,11 +30,16 @@ int main() {
   CHECK(cudaStreamGetDevice(nullptr, &device));
   EXPECT(device == 0);
 
-  // Attributes: kept and reported back, copied to another stream.
+  // Attributes: kept and reported back, copied to another stream. One
+  // never set is not written: the caller's value stays.
   cudaStreamAttrValue v;
+  std::memset(&v, 0x55, sizeof(v));
   CHECK(
       cudaStreamGetAttribute(s1, cudaStreamAttributeSynchronizationPolicy, &v));
-  EXPECT(v.syncPolicy == cudaSyncPolicyAuto);
+  EXPECT(int(v.syncPolicy) == 0x55555555);
+  CHECK(cudaStreamGetAttribute(s1, cudaStreamAttributePriority, &v));
+  EXPECT(v.priority == 0x55555555);
+  std::memset(&v, 0, sizeof(v));
   CHECK(cudaStreamGetAttribute(s1, cudaStreamAttributeAccessPolicyWindow, &v));
   EXPECT(v.accessPolicyWindow.num_bytes == 0);
   static int window_data[1024];
@@ -64,12 +69,16 @@ int main() {
                                 &v) == cudaErrorInvalidValue);
   cudaGetLastError();
 
-  // The kernel's function handle works where the runtime takes a kernel.
+  // The kernel's function handle is not a kernel symbol: the runtime's
+  // calls that take a kernel refuse it as a kernel handle.
   cudaFunction_t f = nullptr;
   CHECK(cudaGetFuncBySymbol(&f, reinterpret_cast<const void *>(scale)));
   EXPECT(f != nullptr);
   cudaFuncAttributes fa;
-  CHECK(cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(f)));
+  EXPECT(cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(f)) ==
+         cudaErrorInvalidResourceHandle);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+  CHECK(cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(scale)));
   EXPECT(fa.maxThreadsPerBlock > 0);
   static int not_a_kernel;
   EXPECT(cudaGetFuncBySymbol(&f, &not_a_kernel) ==

@@ -338,9 +338,10 @@ public:
   // Marks an allocation as outside its lifetime (`why` non-empty: "use
   // after free: the 64-byte graph allocation at 0x... was freed by ...") or
   // inside it again (empty): kernels' accesses to it are then errors the launch
-  // survives, made on its bytes (docs/exec.md "Graph memory"). False when
-  // `p` is not an allocation's base.
-  bool set_retired(DevicePtr p, std::string why);
+  // survives, made on its bytes, or, `unmapped`, faults (memory a GPU has
+  // not mapped yet; docs/exec.md "Graph memory"). False when `p` is not an
+  // allocation's base.
+  bool set_retired(DevicePtr p, std::string why, bool unmapped = false);
   // The allocation (or module .global variable) holding `addr`.
   struct AllocationInfo {
     DevicePtr base = 0;

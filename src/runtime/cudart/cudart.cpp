@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -345,9 +346,10 @@ cudaError_t bcusim::cudart::read_condition(unsigned *value, const void *handle,
   });
 }
 
-void bcusim::cudart::set_retired(void *p, std::string why) {
+void bcusim::cudart::set_retired(void *p, std::string why, bool unmapped) {
   std::lock_guard lock(g_mutex);
-  rt().device().set_retired(reinterpret_cast<uint64_t>(p), std::move(why));
+  rt().device().set_retired(reinterpret_cast<uint64_t>(p), std::move(why),
+                            unmapped);
 }
 
 cudaError_t bcusim::cudart::record_error(cudaError_t e) {
@@ -869,7 +871,9 @@ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
 namespace {
 struct StreamAttrs {
   cudaAccessPolicyWindow window{};
-  cudaSynchronizationPolicy sync = cudaSyncPolicyAuto;
+  // Unset until cudaStreamSetAttribute sets it: a GPU's runtime does not
+  // write an attribute never set (measured on H200).
+  std::optional<cudaSynchronizationPolicy> sync;
   cudaLaunchMemSyncDomainMap domain_map{0, 1};
   cudaLaunchMemSyncDomain domain = cudaLaunchMemSyncDomainDefault;
 };
@@ -881,14 +885,22 @@ std::map<cudaStream_t, StreamAttrs> &stream_attrs() {
 }
 } // namespace
 
-// ---- memory pools (docs/exec.md "Decisions") -----------------------------
+// ---- memory pools (docs/exec.md "Decisions", "Measured on H200") ---------
 // A pool is the bookkeeping of the stream-ordered allocations made from it:
 // the memory is the runtime's (cudaMalloc's), freed in stream order and
-// released at the next host synchronization (Runtime::free_async), so the
-// counters are those of bcusim's allocations. The handle is the address of
-// the MemPool; destroyed pools are kept (their allocations may still live)
-// and refused as handles.
+// released at the next host synchronization (Runtime::free_async). As on a
+// GPU, the pool reserves device memory in 32 MiB units: its reservation is
+// the bytes of its allocations and of the freed ones not yet released,
+// rounded up to the unit, and a maximum size limits that reservation (in
+// units too). The used bytes count its allocations until cudaFreeAsync; an
+// allocation freed with cudaFree stays counted as used, as measured. The
+// handle is the address of the MemPool; destroyed pools are kept (their
+// allocations may still live) and refused as handles.
 namespace {
+constexpr uint64_t kPoolUnit = 32ull << 20;
+uint64_t pool_units(uint64_t bytes) {
+  return (bytes + kPoolUnit - 1) / kPoolUnit * kPoolUnit;
+}
 struct MemPool {
   cudaMemPoolProps props{};
   uint64_t threshold = 0;
@@ -898,11 +910,12 @@ struct MemPool {
   uint64_t used_high = 0, reserved_high = 0;
   bool destroyed = false;
 
-  uint64_t used_bytes = 0; // the sum of `live`
-  uint64_t used() const { return used_bytes; }
-  // Used memory and freed memory the runtime has not released yet.
-  uint64_t reserved() {
-    uint64_t n = used();
+  uint64_t live_bytes = 0; // the sum of `live`
+  uint64_t kept_bytes = 0; // allocations freed with cudaFree
+  uint64_t used() const { return live_bytes + kept_bytes; }
+  // Freed memory the runtime has not released yet.
+  uint64_t pending() {
+    uint64_t n = 0;
     for (auto it = freed.begin(); it != freed.end();) {
       if (rt().pool_pending(it->first)) {
         n += it->second;
@@ -912,6 +925,12 @@ struct MemPool {
       }
     }
     return n;
+  }
+  uint64_t reserved() { return pool_units(live_bytes + pending()); }
+  // Whether `more` bytes fit in the maximum size.
+  bool fits(uint64_t more) {
+    return !props.maxSize || pool_units(live_bytes + pending() + more) <=
+                                 pool_units(props.maxSize);
   }
 };
 
@@ -964,26 +983,29 @@ cudaError_t pool_malloc(void **devPtr, size_t size, MemPool *pool) {
     return sticky();
   if (!devPtr)
     return rec(Error::InvalidValue);
-  if (pool->props.maxSize && pool->reserved() + size > pool->props.maxSize)
+  if (!pool->fits(size))
     return rec(Error::MemoryAllocation);
   if (cudaError_t e = ret(rt().malloc(devPtr, size)))
     return e;
   if (!*devPtr)
     return cudaSuccess;
   pool->live[*devPtr] = size;
-  pool->used_bytes += size;
+  pool->live_bytes += size;
   pool->used_high = std::max(pool->used_high, pool->used());
   pool->reserved_high = std::max(pool->reserved_high, pool->reserved());
   return cudaSuccess;
 }
 
-// A pool allocation's lifetime ended (stream-ordered or cudaFree).
+// A pool allocation's lifetime ended (stream-ordered or cudaFree: then
+// its bytes stay counted as used).
 void pool_forget(void *ptr, bool async) {
   if (MemPool *p = owner_of(ptr)) {
     const uint64_t bytes = p->live[ptr];
     if (async)
       p->freed[ptr] = bytes;
-    p->used_bytes -= bytes;
+    else
+      p->kept_bytes += bytes;
+    p->live_bytes -= bytes;
     p->live.erase(ptr);
   }
 }
@@ -1246,7 +1268,7 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
   MemPool *p = pool_of(memPool);
   if (!p)
     return rec(Error::InvalidValue);
-  uint64_t unused = p->reserved() - p->used();
+  uint64_t unused = p->pending();
   for (auto it = p->freed.begin();
        it != p->freed.end() && unused > minBytesToKeep;) {
     if (!rt().release_freed(it->first))
@@ -1999,7 +2021,7 @@ cudaError_t cudaDeviceReset(void) {
   for (auto &p : pools()) { // and frees every pool's memory
     p->live.clear();
     p->freed.clear();
-    p->used_bytes = 0;
+    p->live_bytes = p->kept_bytes = 0;
   }
   current_pool() = default_pool();
   stream_attrs().clear(); // and every stream's attributes
@@ -2145,10 +2167,10 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
     value_out->accessPolicyWindow = a.window;
     return cudaSuccess;
   case cudaLaunchAttributeSynchronizationPolicy:
-    value_out->syncPolicy = a.sync;
+    if (a.sync)
+      value_out->syncPolicy = *a.sync;
     return cudaSuccess;
-  case cudaLaunchAttributePriority:
-    value_out->priority = 0; // as cudaStreamGetPriority
+  case cudaLaunchAttributePriority: // never set (cudaStreamGetPriority has it)
     return cudaSuccess;
   case cudaLaunchAttributeMemSyncDomainMap:
     value_out->memSyncDomainMap = a.domain_map;
@@ -2203,17 +2225,42 @@ cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
   return cudaSuccess;
 }
 
-// The function handle is the kernel's host function (as cudaGetKernel's):
-// the runtime's functions that take a kernel accept it.
+// A function handle (cudaFunction_t, the driver's CUfunction) is an
+// object of its own, one per kernel, not the kernel's host function: the
+// runtime's calls that take a kernel refuse it with
+// cudaErrorInvalidResourceHandle, as a GPU's runtime does; the driver
+// API's calls take it (docs/exec.md "Measured on H200").
+namespace {
+struct FunctionHandle {
+  const void *kernel;
+};
+std::map<const void *, std::unique_ptr<FunctionHandle>> &function_handles() {
+  static auto *m = new std::map<const void *, std::unique_ptr<FunctionHandle>>;
+  return *m;
+}
+} // namespace
+
+// The kernel a handle of cudaGetFuncBySymbol names; anything else as it is.
+extern "C" __attribute__((visibility("default"))) const void *
+bcusim_cudart_kernel_of(const void *f) {
+  std::lock_guard lock(g_mutex);
+  for (const auto &[kernel, h] : function_handles())
+    if (h.get() == f)
+      return kernel;
+  return f;
+}
+
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr,
                                 const void *symbolPtr) {
   std::lock_guard lock(g_mutex);
   if (!functionPtr)
     return rec(Error::InvalidValue);
   if (!rt().use_kernel(symbolPtr)) // a use: lazy loading loads it
-    return rec(Error::InvalidDeviceFunction);
-  *functionPtr =
-      reinterpret_cast<cudaFunction_t>(const_cast<void *>(symbolPtr));
+    return rec(Error::InvalidDeviceFunction); // measured on H200
+  auto &h = function_handles()[symbolPtr];
+  if (!h)
+    h = std::make_unique<FunctionHandle>(FunctionHandle{symbolPtr});
+  *functionPtr = reinterpret_cast<cudaFunction_t>(h.get());
   return cudaSuccess;
 }
 
@@ -2230,7 +2277,7 @@ cudaError_t cudaFuncGetName(const char **name, const void *func) {
     return rec(Error::InvalidValue);
   const std::string *n = rt().kernel_name(func);
   if (!n)
-    return rec(Error::InvalidDeviceFunction);
+    return rec(Error::InvalidResourceHandle);
   rt().use_kernel(func); // a use: lazy loading loads it
   *name = n->c_str();
   return cudaSuccess;
@@ -2620,13 +2667,19 @@ cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
   });
 }
 
-// One device: a 3-D copy between device 0 and itself (kind: by address).
+// One device: a 3-D copy between device 0 and itself (kind: by address),
+// of device memory or arrays.
 static cudaError_t peer_3d(const cudaMemcpy3DPeerParms *p,
                            cudaMemcpy3DParms &q) {
   if (!p)
     return rec(Error::InvalidValue);
   if (p->srcDevice != 0 || p->dstDevice != 0)
     return rec(Error::InvalidDevice);
+  // Each side is a device's memory: an array or device memory, not host
+  // memory (measured on H200: a host box is cudaErrorInvalidValue).
+  if ((!p->srcArray && !Runtime::is_device_address(p->srcPtr.ptr)) ||
+      (!p->dstArray && !Runtime::is_device_address(p->dstPtr.ptr)))
+    return rec(Error::InvalidValue);
   std::memset(&q, 0, sizeof(q));
   q.srcArray = p->srcArray;
   q.srcPos = p->srcPos;

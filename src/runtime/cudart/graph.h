@@ -60,7 +60,7 @@ bool free_graph_alloc(void *p, const char *api);
 // Marks the device memory at `p` as outside its lifetime (`why`) or inside
 // it (empty): kernels' accesses to it are reported (engine
 // Device::set_retired).
-void set_retired(void *p, std::string why);
+void set_retired(void *p, std::string why, bool unmapped = false);
 
 // Copies a conditional node's condition at `handle` (device memory) to
 // `value` in `stream`'s order; race reports name the node.

@@ -113,6 +113,15 @@ CUresult cu(cudaError_t e) {
   }
 }
 
+// A CUfunction is a cudaKernel_t or a handle of cudaGetFuncBySymbol: the
+// kernel it names, as the runtime stand-in's calls take it.
+const void *kernel_of(CUfunction f) {
+  using KernelOf = const void *(*)(const void *);
+  static auto fn =
+      reinterpret_cast<KernelOf>(cudart_sym("bcusim_cudart_kernel_of"));
+  return fn(reinterpret_cast<const void *>(f));
+}
+
 // A call before cuInit fails as on a GPU, unless the program uses the
 // runtime API (which initializes the driver itself).
 bool ready() {
@@ -226,9 +235,15 @@ void fill_logs(unsigned n, const CUjit_option *opts, void **vals,
 // ---- launches ---------------------------------------------------------------
 // The argument pointers of a launch: `params`, or the packed buffer of
 // `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE) cut at the kernel's
-// parameter offsets.
-CUresult launch_args(CUfunction f, void **params, void **extra,
-                     std::vector<void *> &out, void ***args) {
+// parameter offsets. A buffer larger than the kernel's parameters is
+// refused with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, a smaller one taken,
+// the bytes it lacks zero (docs/exec.md "Measured on H200").
+struct PackedArgs {
+  std::vector<void *> ptrs;
+  std::vector<char> bytes; // a short buffer's copy, zero-filled
+};
+CUresult launch_args(CUfunction f, void **params, void **extra, PackedArgs &out,
+                     void ***args) {
   if (params || !extra) {
     *args = params;
     return CUDA_SUCCESS;
@@ -248,16 +263,28 @@ CUresult launch_args(CUfunction f, void **params, void **extra,
   if (!buffer || !has_size)
     return CUDA_ERROR_INVALID_VALUE;
   auto info = CUDART(cudaFuncGetParamInfo);
+  std::vector<size_t> offsets;
+  size_t total = 0;
   for (size_t i = 0;; ++i) {
     size_t offset = 0, bytes = 0;
-    if (info(reinterpret_cast<const void *>(f), i, &offset, &bytes) !=
-        cudaSuccess)
-      break;
-    if (offset + bytes > size)
-      return CUDA_ERROR_INVALID_VALUE;
-    out.push_back(buffer + offset);
+    const cudaError_t e = info(kernel_of(f), i, &offset, &bytes);
+    if (e == cudaErrorInvalidValue)
+      break; // past the last parameter
+    if (e != cudaSuccess)
+      return cu(e);
+    offsets.push_back(offset);
+    total = offset + bytes;
   }
-  *args = out.data();
+  if (size > total)
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  if (size < total) {
+    out.bytes.assign(total, 0);
+    std::memcpy(out.bytes.data(), buffer, size);
+    buffer = out.bytes.data();
+  }
+  for (size_t offset : offsets)
+    out.ptrs.push_back(buffer + offset);
+  *args = out.ptrs.data();
   return CUDA_SUCCESS;
 }
 
@@ -268,13 +295,13 @@ CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   NEED_INIT;
   if (!f)
     return CUDA_ERROR_INVALID_HANDLE;
-  std::vector<void *> packed;
+  PackedArgs packed;
   void **args = nullptr;
   if (CUresult r = launch_args(f, params, extra, packed, &args))
     return r;
   return cu(CUDART_PT(cudaLaunchKernel, PT, "_ptsz")(
-      reinterpret_cast<const void *>(f), dim3(gx, gy, gz), dim3(bx, by, bz),
-      args, shared, reinterpret_cast<cudaStream_t>(stream)));
+      kernel_of(f), dim3(gx, gy, gz), dim3(bx, by, bz), args, shared,
+      reinterpret_cast<cudaStream_t>(stream)));
 }
 
 static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute));
@@ -293,7 +320,7 @@ CUresult launch_kernel_ex(const CUlaunchConfig *config, CUfunction f,
     return CUDA_ERROR_INVALID_VALUE;
   if (!f)
     return CUDA_ERROR_INVALID_HANDLE;
-  std::vector<void *> packed;
+  PackedArgs packed;
   void **args = nullptr;
   if (CUresult r = launch_args(f, params, extra, packed, &args))
     return r;
@@ -304,8 +331,8 @@ CUresult launch_kernel_ex(const CUlaunchConfig *config, CUfunction f,
   c.stream = reinterpret_cast<cudaStream_t>(config->hStream);
   c.attrs = reinterpret_cast<cudaLaunchAttribute *>(config->attrs);
   c.numAttrs = config->numAttrs;
-  return cu(CUDART_PT(cudaLaunchKernelExC, PT,
-                      "_ptsz")(&c, reinterpret_cast<const void *>(f), args));
+  return cu(
+      CUDART_PT(cudaLaunchKernelExC, PT, "_ptsz")(&c, kernel_of(f), args));
 }
 
 // ---- memory -----------------------------------------------------------------
@@ -818,8 +845,7 @@ CU_API CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attr,
   if (!value)
     return CUDA_ERROR_INVALID_VALUE;
   cudaFuncAttributes a{};
-  if (cudaError_t e =
-          CUDART(cudaFuncGetAttributes)(&a, reinterpret_cast<const void *>(f)))
+  if (cudaError_t e = CUDART(cudaFuncGetAttributes)(&a, kernel_of(f)))
     return cu(e);
   switch (attr) {
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
@@ -884,7 +910,7 @@ static_assert(int(CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE) ==
 CU_API CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr,
                                    int value) {
   NEED_INIT;
-  return cu(CUDART(cudaFuncSetAttribute)(reinterpret_cast<const void *>(f),
+  return cu(CUDART(cudaFuncSetAttribute)(kernel_of(f),
                                          cudaFuncAttribute(int(attr)), value));
 }
 CU_API CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache) {
@@ -895,7 +921,7 @@ CU_API CUresult cuFuncGetName(const char **name, CUfunction f) {
   NEED_INIT;
   if (!name)
     return CUDA_ERROR_INVALID_VALUE;
-  return cu(CUDART(cudaFuncGetName)(name, reinterpret_cast<const void *>(f)));
+  return cu(CUDART(cudaFuncGetName)(name, kernel_of(f)));
 }
 
 // ---- launches --------------------------------------------------------------
@@ -928,8 +954,8 @@ static CUresult cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                             unsigned shared, CUstream s, void **params) {
   NEED_INIT;
   return cu(CUDART_PT(cudaLaunchCooperativeKernel, PT, "_ptsz")(
-      reinterpret_cast<const void *>(f), dim3(gx, gy, gz), dim3(bx, by, bz),
-      params, shared, reinterpret_cast<cudaStream_t>(s)));
+      kernel_of(f), dim3(gx, gy, gz), dim3(bx, by, bz), params, shared,
+      reinterpret_cast<cudaStream_t>(s)));
 }
 CU_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx,
                                           unsigned gy, unsigned gz, unsigned bx,

@@ -159,14 +159,82 @@ TEST(Runtime, FaultsAreStickyUntilReset) {
   rt.reset();
   rt.malloc(&d, 64 * 4);
   void *okargs2[] = {&d};
-  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 2048), okargs2),
-            Error::InvalidConfiguration);
+  // Too many threads per CTA is an invalid value, as a GPU's runtime says;
+  // a pointer that is not a kernel an invalid (kernel) handle. Neither is
+  // sticky.
+  EXPECT_EQ(rt.launch(&ok_fn, dims(1, 2048), okargs2), Error::InvalidValue);
+  EXPECT_EQ(rt.last_error(true), Error::InvalidValue);
   EXPECT_EQ(rt.sticky(), Error::Success); // not sticky
   EXPECT_EQ(rt.launch(&ok_fn, dims(1, 64), okargs2), Error::Success);
   EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 1), okargs2),
-            Error::InvalidDeviceFunction);
+            Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.last_error(true), Error::InvalidResourceHandle);
+  Error err = Error::Success;
+  EXPECT_FALSE(rt.function(&axpb_fn, err));
+  EXPECT_EQ(err, Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.set_max_dynamic_shared(&axpb_fn, 1024),
+            Error::InvalidResourceHandle);
+  EXPECT_EQ(rt.sticky(), Error::Success);
   EXPECT_STREQ(runtime::error_name(Error::IllegalAddress),
                "cudaErrorIllegalAddress");
+}
+
+// Recursion beyond the stack limit: the launch fails with an illegal
+// address (sticky), as on a GPU, and the report says why.
+TEST(Runtime, StackOverflowIsAnIllegalAddress) {
+  Runtime rt;
+  std::ifstream in(std::string(BCUSIM_SOURCE_DIR) +
+                   "/tests/unit/engine/kernels/recurse.ptx");
+  std::stringstream ptx;
+  ptx << in.rdbuf();
+  static char deep_fn;
+  int m = rt.add_ptx("recurse.ptx", ptx.str());
+  rt.register_function(m, &deep_fn, "_Z4deepPKiPi");
+  void *n = nullptr, *out = nullptr;
+  ASSERT_EQ(rt.malloc(&n, 32 * 4), Error::Success);
+  ASSERT_EQ(rt.malloc(&out, 104 * 4), Error::Success);
+  std::vector<int> depth(32, 3);
+  depth[5] = -1; // never ends
+  ASSERT_EQ(rt.memcpy(n, depth.data(), 32 * 4), Error::Success);
+  void *args[] = {&n, &out};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt.launch(&deep_fn, dims(1, 32), args), Error::IllegalAddress);
+  const std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_NE(text.find("stack overflow: the call of 'runaway"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(rt.sticky(), Error::IllegalAddress);
+}
+
+// Memory outside its lifetime (graph memory): once mapped, a kernel's
+// access is an error the launch survives; not mapped yet (before its
+// allocation node first ran), the access faults with an illegal address,
+// as on a GPU, and the report keeps the reason.
+TEST(Runtime, UnmappedMemoryFaultsRetiredMemoryDoesNot) {
+  Runtime rt;
+  int m = rt.add_ptx("memory.ptx", read("memory.ptx"));
+  rt.register_function(m, &axpb_fn, "_Z4axpbPKfPfi");
+  rt.register_var(m, &scale_var, "scale", 8, true);
+  void *dx = nullptr, *dy = nullptr;
+  ASSERT_EQ(rt.malloc(&dx, 64 * 4), Error::Success);
+  ASSERT_EQ(rt.malloc(&dy, 64 * 4), Error::Success);
+  int n = 64;
+  void *args[] = {&dx, &dy, &n};
+  const auto x = reinterpret_cast<uint64_t>(dx);
+  ASSERT_TRUE(rt.device().set_retired(x, "use after free: freed"));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 64), args), Error::Success);
+  std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_NE(text.find("use after free: freed"), std::string::npos) << text;
+  ASSERT_TRUE(rt.device().set_retired(x, "use before allocation: not yet",
+                                      /*unmapped=*/true));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt.launch(&axpb_fn, dims(1, 64), args), Error::IllegalAddress);
+  text = testing::internal::GetCapturedStderr();
+  EXPECT_NE(text.find("use before allocation: not yet; a GPU faults"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(rt.sticky(), Error::IllegalAddress);
 }
 
 TEST(Runtime, AssertAndAKernelThatCannotFinish) {
