@@ -65,6 +65,22 @@ TEST(Predefined, TotalSharedMemoryIsCountedInAllocationUnits) {
   EXPECT_EQ(v, (std::vector<uint32_t>{128, 1152}));
 }
 
+// The reserved 1 KiB is ordinary memory (as on an NVIDIA H200, driver
+// 580.159.04, CUDA 13.0, 2026-11-28): a store 16 bytes below the first
+// variable (address 1008) and one to address 0 read back, without a fault.
+TEST(Predefined, TheReservedRegionIsReadableAndWritable) {
+  auto v = read_u32({"%w", "%x"}, 0, ".shared .align 4 .b8 s[16];\n",
+                    ".reg .b32 %w, %x;\n"
+                    "mov.u32 %w, s;\n"
+                    "sub.u32 %w, %w, 16;\n"
+                    "st.shared.u32 [%w], 5;\n"
+                    "ld.shared.u32 %w, [%w];\n"
+                    "mov.u32 %x, 0;\n"
+                    "st.shared.u32 [%x], 77;\n"
+                    "ld.shared.u32 %x, [%x];\n");
+  EXPECT_EQ(v, (std::vector<uint32_t>{5, 77}));
+}
+
 // A kernel's shared memory is what it reaches (docs/engine.md "Shared
 // memory"): a module variable it never names takes none of it, and the
 // dynamic region starts right after the reserved 1 KiB.
