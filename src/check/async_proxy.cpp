@@ -45,7 +45,8 @@ uint64_t mbar_key(uint64_t owner, uint64_t offset) {
 std::string mbar_name(const LaunchSt &L, uint64_t key) {
   uint64_t off = key & 0xffffffffu;
   std::string obj = L.view ? L.view->describe(StateSpace::Shared, off) : "";
-  return fmt::format("the mbarrier at shared address {:#x}{}", off,
+  return fmt::format("the mbarrier at shared address {:#x}{}",
+                     program_address(L, StateSpace::Shared, key >> 32, off),
                      obj.empty() ? "" : " (" + obj + ")");
 }
 

@@ -21,6 +21,8 @@
 //   memory             st.release / atom.release / red.release publish to the
 //                      location, ld.acquire / atom.acquire take it, within
 //                      the scopes of both (strong_access).
+#include <algorithm>
+
 #include "report.h"
 
 namespace bcusim::check::detail {
@@ -250,10 +252,14 @@ void cta_begin(LaunchSt &L, uint64_t linear, uint64_t cluster) {
     // The reserved region starts out zeroed by the launch (as the driver
     // does): initialized.
     c->shared_unset = L.shared_bytes;
-    for (uint64_t b = L.reserved.first;
-         b < uint64_t(L.reserved.first) + L.reserved.second &&
-         b < L.shared_bytes;
-         ++b, --c->shared_unset)
+    uint64_t b = L.reserved.first;
+    const uint64_t end = std::min<uint64_t>(
+        uint64_t(L.reserved.first) + L.reserved.second, L.shared_bytes);
+    for (; b < end && b % 8; ++b, --c->shared_unset)
+      c->shared_init[b / 8] |= uint8_t(1u << (b % 8));
+    for (; b + 8 <= end; b += 8, c->shared_unset -= 8)
+      c->shared_init[b / 8] = 0xff;
+    for (; b < end; ++b, --c->shared_unset)
       c->shared_init[b / 8] |= uint8_t(1u << (b % 8));
     c->local_init.assign((uint64_t(L.local_bytes) * L.wpc * 32 + 7) / 8, 0);
   }

@@ -218,6 +218,18 @@ std::vector<Diagnostic> call_stack_notes(const Site &s) {
 
 namespace bcusim::check::detail {
 
+uint64_t program_address(const LaunchSt &L, StateSpace space, uint64_t owner,
+                         uint64_t addr) {
+  if (space != StateSpace::Shared || !L.view)
+    return addr;
+  const Dim3 id = L.view->cta_id(owner), cl = L.cluster_dims;
+  if (!cl.x || !cl.y || !cl.z)
+    return addr;
+  const uint64_t rank = id.x % cl.x + uint64_t(id.y % cl.y) * cl.x +
+                        uint64_t(id.z % cl.z) * cl.x * cl.y;
+  return (rank << 24) + addr;
+}
+
 namespace {
 
 std::string dim(const Dim3 &d) {
@@ -478,7 +490,7 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
       f.instance_list.push_back({{earlier.pc, later.pc},
                                  {thread_ref(L, earlier.tid, earlier.async_id),
                                   thread_ref(L, later.tid, later.async_id)},
-                                 addr});
+                                 program_address(L, space, owner, addr)});
   };
   // A further instance of a pair of instructions seen before: no key to
   // format.
@@ -518,7 +530,7 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
   f.kernel = L.kernel;
   f.launch = L.launch_index;
   f.space = std::string(engine::name_of(space));
-  f.address = addr;
+  f.address = program_address(L, space, owner, addr);
   f.where = L.view ? L.view->describe(space, addr) : "";
   if (space == StateSpace::Global)
     f.allocation = allocation_of(L, addr);
@@ -536,7 +548,7 @@ void Findings::race(LaunchSt &L, StateSpace space, uint64_t owner,
       space == StateSpace::Shared
           ? fmt::format(
                 ".shared {}(address {:#x}{})",
-                f.where.empty() ? "" : f.where + " ", addr,
+                f.where.empty() ? "" : f.where + " ", f.address,
                 L.cta_of(later.tid) == owner
                     ? ""
                     : fmt::format(" of CTA {}",
@@ -593,7 +605,7 @@ void Findings::lanes_race(LaunchSt &L, StateSpace space, uint64_t owner,
       f.instance_list.push_back(
           {{first.pc, second.pc},
            {thread_ref(L, first.tid), thread_ref(L, second.tid)},
-           addr});
+           program_address(L, space, owner, addr)});
   };
   if (it != index_.end()) {
     Finding &f = pending_[it->second].f;
@@ -601,7 +613,6 @@ void Findings::lanes_race(LaunchSt &L, StateSpace space, uint64_t owner,
     instance(f);
     return;
   }
-  (void)owner;
   index_[key] = pending_.size();
   created_.fetch_add(1, std::memory_order_relaxed);
   Pending p;
@@ -612,7 +623,7 @@ void Findings::lanes_race(LaunchSt &L, StateSpace space, uint64_t owner,
   f.kernel = L.kernel;
   f.launch = L.launch_index;
   f.space = std::string(engine::name_of(space));
-  f.address = addr;
+  f.address = program_address(L, space, owner, addr);
   f.where = L.view ? L.view->describe(space, addr) : "";
   f.sites.push_back(site_of(L, first.pc, first.tid, access_text(first)));
   f.sites.push_back(site_of(L, second.pc, second.tid, access_text(second)));
@@ -629,7 +640,7 @@ void Findings::lanes_race(LaunchSt &L, StateSpace space, uint64_t owner,
       "values to .{} {}(address {:#x}) from lanes {} and {} of warp {}: the "
       "result depends on which lane writes last",
       s1.text, s1.cuda_line ? " (" + cuda_text(s1) + ")" : "", f.space,
-      f.where.empty() ? "" : f.where + " ", addr, s0.thread.lane,
+      f.where.empty() ? "" : f.where + " ", f.address, s0.thread.lane,
       s1.thread.lane, s1.thread.warp);
   p.notes.push_back(note({}, "missing ordering: " + f.missing));
   pending_.push_back(std::move(p));
@@ -644,7 +655,9 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
   auto it = index_.find(key);
   auto instance = [&](Finding &f) {
     if (f.instance_list.size() < Finding::kMaxInstances)
-      f.instance_list.push_back({{pc}, {thread_ref(L, reader)}, addr});
+      f.instance_list.push_back({{pc},
+                                 {thread_ref(L, reader)},
+                                 program_address(L, space, owner, addr)});
   };
   if (it != index_.end()) {
     Finding &f = pending_[it->second].f;
@@ -652,7 +665,6 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
     instance(f);
     return;
   }
-  (void)owner;
   index_[key] = pending_.size();
   created_.fetch_add(1, std::memory_order_relaxed);
   Pending p;
@@ -663,7 +675,7 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
   f.kernel = L.kernel;
   f.launch = L.launch_index;
   f.space = std::string(engine::name_of(space));
-  f.address = addr;
+  f.address = program_address(L, space, owner, addr);
   f.where = L.view ? L.view->describe(space, addr) : "";
   f.sites.push_back(
       site_of(L, pc, reader,
@@ -677,7 +689,8 @@ void Findings::uninit(LaunchSt &L, StateSpace space, uint64_t owner,
       "nothing in this launch has written",
       s.text, s.cuda_line ? " (" + cuda_text(s) + ")" : "",
       thread_text(s.thread), f.space, f.where.empty() ? "" : f.where + " ",
-      addr, space == StateSpace::Local ? " of the thread's local memory" : "");
+      f.address,
+      space == StateSpace::Local ? " of the thread's local memory" : "");
   pending_.push_back(std::move(p));
 }
 

@@ -96,6 +96,12 @@ private:
 // Helpers shared by the parts.
 ThreadRef thread_ref(const LaunchSt &L, Tid t, uint64_t async_id = 0);
 std::string thread_text(const ThreadRef &t);
+// The address a finding states: for shared memory, offset `addr` of CTA
+// `owner`'s memory as the program addresses it, in the slot of the CTA's
+// cluster rank (rank r at r * 16 MiB, docs/clusters.md); other spaces'
+// addresses as they are.
+uint64_t program_address(const LaunchSt &L, StateSpace space, uint64_t owner,
+                         uint64_t addr);
 // The allocation holding a global address, with its origin.
 std::optional<AllocationOrigin> allocation_of(const LaunchSt &L, uint64_t addr);
 Site site_of(const LaunchSt &L, uint32_t pc, Tid t, std::string access,

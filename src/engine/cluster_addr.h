@@ -2,15 +2,14 @@
 // share (the barrier.cluster phase) and the distributed-shared-memory
 // address map. Internal to src/engine.
 //
-// DSMEM address map. The .shared::cluster state space is a window of
-// kSharedCtaWindow-byte slots:
-//   [0, kSharedCtaWindow)                    the executing CTA's own shared
-//                                            memory (= its .shared::cta
-//                                            addresses, which PTX says are
-//                                            also valid .shared::cluster
-//                                            addresses of the executing CTA);
-//   [(r + 1) * kSharedCtaWindow, +kSharedCtaWindow)  the shared memory of
-//                                            the CTA with %cluster_ctarank r.
+// DSMEM address map (as measured on an NVIDIA H200, driver 580.159.04,
+// CUDA 13.0, 2026-11-28). The .shared::cluster state space is a window of
+// kSharedCtaWindow-byte slots: [r * kSharedCtaWindow, +kSharedCtaWindow)
+// is the shared memory of the CTA with %cluster_ctarank r, byte `off` of
+// Cta::shared at r * kSharedCtaWindow + off. A CTA's .shared::cta addresses
+// are the addresses of its own slot (they carry its rank: rank 1's first
+// variable is at 0x1000400); the engine does not distinguish .shared::cta
+// from .shared::cluster accesses, so any address reaches the slot it names.
 // Generic addresses add kSharedWindow (the shared window of the generic
 // space), so a generic pointer from `mapa.u64` reaches a peer CTA too.
 #pragma once
@@ -22,9 +21,11 @@
 
 namespace bcusim::engine::detail {
 
-// Start of CTA rank `rank`'s slot in the .shared::cluster window.
+// Start of CTA rank `rank`'s slot in the .shared::cluster window: the
+// address of byte 0 of its shared memory (Cta::shared_base). The one place
+// where a shared-memory offset becomes a program's address.
 constexpr uint64_t shared_cluster_base(uint32_t rank) {
-  return kSharedCtaWindow * (uint64_t(rank) + 1);
+  return kSharedCtaWindow * uint64_t(rank);
 }
 
 // What the CTAs of one cluster (one scheduling unit, run by one host
@@ -52,11 +53,12 @@ struct SharedTarget {
   uint32_t rank = 0;  // its %cluster_ctarank
 };
 
-// Resolves `addr` for a CTA of a cluster. False when the address lies in no
-// CTA's slot (its rank is not in the cluster); then `out.rank` holds the
-// rank the address names. The target may have exited (`cta->live_warps ==
-// 0`): its shared memory stays alive until the whole cluster finishes, and
-// the caller reports the access.
+// Resolves `addr` for a CTA of a cluster (the one place where a shared
+// address becomes an offset in a CTA's shared memory). False when the
+// address lies in no CTA's slot (its rank is not in the cluster); then
+// `out.rank` holds the rank the address names. The target may have exited
+// (`cta->live_warps == 0`): its shared memory stays alive until the whole
+// cluster finishes, and the caller reports the access.
 bool resolve_shared_cluster(const Cta &self, uint64_t addr, SharedTarget &out);
 
 // The form the mbarrier and bulk-copy code uses (docs/mbarrier.md "Remote

@@ -305,9 +305,10 @@ struct FuncInfo {
   std::vector<uint32_t> param_off, param_size, ret_off, ret_size;
   // .entry parameters: offsets in the kernel parameter buffer.
   uint32_t kparam_bytes = 0;
-  // .entry: the end of the static .shared variables the kernel reaches, and
-  // where its extern (dynamic) .shared memory starts (docs/engine.md
-  // "Shared memory").
+  // .entry: the bytes of the static .shared variables the kernel reaches
+  // (their end less the reserved 1 KiB), and where its extern (dynamic)
+  // .shared memory starts, an offset in the CTA's shared memory
+  // (docs/engine.md "Shared memory").
   uint32_t static_shared = 0;
   uint32_t dyn_shared_off = 0;
   // .entry: what a launch of this kernel needs, from the code it reaches
@@ -380,14 +381,15 @@ struct Program {
   // predicate registers.
   uint32_t reg_bytes = 0, npreds = 0;
   std::vector<std::pair<uint32_t, uint64_t>> const_slots; // slot id, value
+  // Slots holding a .shared::cta address of the executing CTA (a shared
+  // variable's address, the base of its direct accesses): slot id and the
+  // address in rank 0; each CTA's warps hold it plus Cta::shared_base.
+  std::vector<std::pair<uint32_t, uint64_t>> cta_shared_slots;
   // Per unit of the register file (state.h kSlotUnit): 4 where a slot of
   // 4-byte lanes is, 8 where one of 8-byte lanes starts, 0 elsewhere.
   std::vector<uint8_t> slot_units;
   std::vector<std::pair<uint32_t, uint32_t>> const_preds;
   uint32_t frame_bytes = 0; // per-thread local memory (static frames)
-  // Some instruction reads %reserved_smem_offset_*: launches give each CTA
-  // the reserved shared-memory region (docs/engine.md "Special registers").
-  bool uses_reserved_smem = false;
   // Some function calls malloc/free (the device heap, docs/engine.md
   // "Device heap"): launches map the heap first.
   bool uses_heap = false;

@@ -395,6 +395,17 @@ uint32_t Compiler::const_slot(uint64_t value, uint8_t width) {
   return s;
 }
 
+uint32_t Compiler::cta_shared_slot(uint64_t addr, uint8_t width) {
+  width = width == 4 ? 4 : 8;
+  auto it = cta_shared_slot_of.find({addr, width});
+  if (it != cta_shared_slot_of.end())
+    return it->second;
+  uint32_t s = new_slot(width);
+  prog.cta_shared_slots.push_back({s, addr});
+  cta_shared_slot_of[{addr, width}] = s;
+  return s;
+}
+
 uint8_t Compiler::slot_width(uint32_t slot) const {
   return is_wide_slot(slot) ? 8 : 4;
 }
@@ -567,6 +578,9 @@ uint32_t Compiler::src(const ptx::Operand &o, Ty t) {
     }
     if (sym->frame != kNone)
       return frame_address(*sym, 0, false);
+    // A shared variable's address carries the CTA's cluster rank.
+    if (sym->where == Sym::Where::Shared)
+      return cta_shared_slot(sym->addr, width_of(t));
     return const_slot(symbol_value(*sym, false), width_of(t));
   }
   default:
@@ -674,6 +688,9 @@ bool Compiler::address(const ptx::Operand &o, MemSpace space, Addr &out) {
     }
     if (space == MemSpace::Generic) {
       out.off += static_cast<int64_t>(symbol_value(*s, true));
+      // A shared variable: relative to the CTA's own shared memory.
+      if (s->where == Sym::Where::Shared)
+        out.base = cta_shared_slot(0);
       return true;
     }
     using W = Sym::Where;
@@ -705,6 +722,8 @@ bool Compiler::address(const ptx::Operand &o, MemSpace space, Addr &out) {
       return false;
     }
     out.off += static_cast<int64_t>(s->addr);
+    if (s->where == W::Shared)
+      out.base = cta_shared_slot(0);
     return true;
   }
   default:
@@ -840,12 +859,6 @@ const ptx::Operand *uses_variable(const ptx::Operand &o,
   return nullptr;
 }
 
-bool reads_reserved_smem(const ptx::Operand &o) {
-  if (o.kind == ptx::Operand::Kind::Special)
-    return o.name.rfind("%reserved_smem_offset_", 0) == 0;
-  return std::any_of(o.elems.begin(), o.elems.end(), reads_reserved_smem);
-}
-
 // Shared-memory layout (docs/engine.md "Shared memory"). Each kernel's
 // static .shared memory holds the variables it reaches; variables that no
 // kernel reaches together may share offsets. Variables reached by several
@@ -854,7 +867,9 @@ bool reads_reserved_smem(const ptx::Operand &o) {
 // variables are its own gets ptxas's layout. Extern (dynamic) .shared memory
 // starts after the launched kernel's static memory; extern variables that one
 // kernel reaches together share one start, after the static memory of every
-// kernel that reaches one of them.
+// kernel that reaches one of them. Offsets are in the CTA's shared memory,
+// which starts with the reserved 1 KiB (kReservedSmemBytes): the first
+// variable is at 1024, as on sm_90.
 constexpr size_t kNoVar = ~size_t(0);
 
 template <class Pending, class SymOf>
@@ -883,10 +898,10 @@ void layout_shared(const ptx::Module &mod, Program &prog,
         reach[i].push_back(k);
     }
   }
-  std::vector<uint64_t> top(mod.functions.size(), 0);
+  std::vector<uint64_t> top(mod.functions.size(), kReservedSmemBytes);
   auto place = [&](size_t i) {
     const auto &p = pending[i];
-    uint64_t off = 0;
+    uint64_t off = kReservedSmemBytes;
     for (uint32_t k : reach[i])
       off = std::max(off, top[k]);
     off = align_up(off, p.align);
@@ -919,14 +934,14 @@ void layout_shared(const ptx::Module &mod, Program &prog,
         else
           group[find(i)] = find(first[k]);
       }
-  std::vector<uint64_t> start(pending.size(), 0);
+  std::vector<uint64_t> start(pending.size(), kReservedSmemBytes);
   for (size_t i = 0; i < pending.size(); ++i)
     if (pending[i].v->is_extern)
       for (uint32_t k : reach[i])
         start[find(i)] = std::max(start[find(i)], top[k]);
   for (uint32_t k : kernels) {
     FuncInfo &fi = prog.funcs[k];
-    fi.static_shared = uint32_t(top[k]);
+    fi.static_shared = uint32_t(top[k] - kReservedSmemBytes);
     fi.dyn_shared_off = uint32_t(align_up(
         first[k] == kNoVar ? top[k] : start[find(first[k])], dyn_align));
   }
@@ -1205,8 +1220,6 @@ bool build_program(const ptx::Module &mod, Program &prog,
       bpc[b] = static_cast<uint32_t>(prog.code.size());
       const auto &in = fa.body[b];
       for (const auto &o : in.operands) {
-        if (reads_reserved_smem(o))
-          prog.uses_reserved_smem = true;
         if (const ptx::Operand *u =
                 undefined.empty() ? nullptr : uses_variable(o, undefined))
           c.error(u->loc, fmt::format("use of undefined external variable "

@@ -172,6 +172,10 @@ public:
   // A slot holding `value` in every lane, of lane width `width` (4, else
   // 8 bytes).
   uint32_t const_slot(uint64_t value, uint8_t width = 8);
+  // A slot holding, in every lane, the executing CTA's .shared::cta
+  // address `addr` (its rank-0 address; Program::cta_shared_slots), of
+  // lane width `width`.
+  uint32_t cta_shared_slot(uint64_t addr, uint8_t width = 8);
   // The unit of the file paired with a slot of 4-byte lanes, still free.
   uint32_t half_unit = kNone;
   // The lane width of slot id `slot` (4 or 8 bytes).
@@ -197,6 +201,7 @@ public:
   std::map<std::string, Sym> fsyms;
   std::map<std::string, Sym> gsyms;
   std::map<std::pair<uint64_t, uint8_t>, uint32_t> const_slot_of;
+  std::map<std::pair<uint64_t, uint8_t>, uint32_t> cta_shared_slot_of;
   uint32_t const_pred_of[2] = {kNone, kNone};
   // Scratch slots (index 1: of 4-byte lanes, 2: of 8-byte lanes);
   // predicates.

@@ -405,26 +405,25 @@ RunReport Device::launch(const Module &module, const std::string &kernel,
                     g.x, g.y, g.z, cl.x, cl.y, cl.z));
   L.cluster = cl;
   L.dyn_shared = config.shared_bytes;
-  // The launched kernel's own static shared memory, then its dynamic memory
-  // (docs/engine.md "Shared memory").
-  uint64_t shared =
-      uint64_t(config.shared_bytes) +
-      (config.shared_bytes ? k->dyn_shared_off : k->static_shared);
+  // The reserved 1 KiB, the launched kernel's own static shared memory,
+  // then its dynamic memory (docs/engine.md "Shared memory").
+  const uint64_t shared = config.shared_bytes
+                              ? uint64_t(config.shared_bytes) +
+                                    k->dyn_shared_off - kReservedSmemBytes
+                              : uint64_t(k->static_shared);
   if (shared > 227 * 1024)
     return fail(
         {},
         fmt::format("the CTA needs {} bytes of shared memory ({} static + {} "
                     "dynamic); at most 232448 are available",
                     shared, k->static_shared, config.shared_bytes));
-  L.total_smem = uint32_t(shared);
-  if (P.uses_reserved_smem) {
-    // The reserved region follows the CTA's static and dynamic shared
-    // memory (docs/engine.md "Special registers").
-    L.reserved_smem_off = uint32_t((shared + 15) / 16 * 16);
-    L.reserved_smem = kReservedSmemBytes;
-    shared = uint64_t(L.reserved_smem_off) + kReservedSmemBytes;
-  }
-  L.shared_bytes = uint32_t(shared);
+  // %total_smem_size counts the static and dynamic bytes in the 128-byte
+  // units they are allocated in, without the reserved region: measured on
+  // an NVIDIA H200 (driver 580.159.04, CUDA 13.0, 2026-11-28).
+  L.total_smem = uint32_t((shared + 127) / 128 * 128);
+  L.reserved_smem_off = 0;
+  L.reserved_smem = kReservedSmemBytes;
+  L.shared_bytes = uint32_t(kReservedSmemBytes + shared);
   // Kernel parameters.
   if (args.size() != k->param_size.size())
     return fail(

@@ -36,9 +36,8 @@ uint64_t slot_or(Exec &x, uint32_t slot, uint32_t lane, uint64_t dflt) {
 // a .shared::cluster address when `cluster`), checked like any access.
 uint8_t *shared_range(Exec &x, uint64_t addr, bool cluster, uint32_t size,
                       uint32_t lane, bool write) {
-  SharedTarget t{x.cta, addr};
-  if (cluster && addr >= kSharedCtaWindow &&
-      !resolve_shared_cluster(x, addr, t)) {
+  SharedTarget t{x.cta, addr - x.cta->shared_base};
+  if (cluster && !resolve_shared_cluster(x, addr, t)) {
     x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, addr, size, lane,
                 write);
     return nullptr;
@@ -86,9 +85,8 @@ void set_global(uint8_t &space, uint64_t &owner, uint64_t &addr, uint64_t a) {
 }
 void set_shared(Exec &x, uint8_t &space, uint64_t &owner, uint64_t &addr,
                 uint64_t a) {
-  SharedTarget t{x.cta, a};
-  if (a >= kSharedCtaWindow)
-    resolve_shared_cluster(*x.cta, a, t);
+  SharedTarget t;
+  resolve_shared_cluster(*x.cta, a, t);
   space = 1;
   owner = t.cta ? t.cta->linear : x.cta->linear;
   addr = t.off;
@@ -383,9 +381,8 @@ void exec_cp_bulk(Exec &x, const Inst &in, uint32_t m) {
     // .multicast::cluster (the ctaMask slot): the same bytes to the
     // same CTA-relative offset of each CTA in the mask, each completing on
     // its own mbarrier at the mbarrier's offset.
-    SharedTarget dt{x.cta, dst};
-    if (dst >= kSharedCtaWindow)
-      resolve_shared_cluster(x, dst, dt);
+    SharedTarget dt;
+    resolve_shared_cluster(*x.cta, dst, dt);
     uint32_t mask = uint32_t(x.reg(p.cta_mask)[l]) & 0xffff;
     auto &ctas = c.cluster->ctas;
     std::vector<Cta *> to;

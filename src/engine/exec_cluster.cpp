@@ -25,16 +25,15 @@ void ClusterState::reset(const Program &program, uint32_t nctas,
 }
 
 bool resolve_shared_cluster(const Cta &self, uint64_t addr, SharedTarget &out) {
-  const ClusterState *cl = self.cluster;
-  if (addr < kSharedCtaWindow) {
+  const uint64_t rank = addr / kSharedCtaWindow;
+  out.off = addr % kSharedCtaWindow;
+  if (rank == self.cluster_rank) {
     out.cta = const_cast<Cta *>(&self);
     out.rank = self.cluster_rank;
-    out.off = addr;
     return true;
   }
-  uint64_t rank = addr / kSharedCtaWindow - 1;
+  const ClusterState *cl = self.cluster;
   out.rank = rank > 0xffffffffu ? 0xffffffffu : uint32_t(rank);
-  out.off = addr % kSharedCtaWindow;
   if (!cl || rank >= cl->ctas.size() || !cl->ctas[rank]) {
     out.cta = nullptr;
     return false;

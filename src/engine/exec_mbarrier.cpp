@@ -95,7 +95,8 @@ std::string object_text(const Exec &x, const SharedTarget &t) {
     who = fmt::format(" of CTA ({},{},{})", t.cta->id.x, t.cta->id.y,
                       t.cta->id.z);
   return fmt::format(
-      "the mbarrier at shared address {:#x}{}{} [{}]", t.off,
+      "the mbarrier at shared address {:#x}{}{} [{}]",
+      t.cta->shared_base + t.off,
       object_name(*x.prog, x.launch ? x.launch->kernel : nullptr, t.off), who,
       state_text(load_word(t)));
 }
@@ -291,9 +292,11 @@ bool mbar_locate(Exec &x, uint64_t addr, uint8_t space, uint32_t lane,
   uint64_t shown = addr;
   MemSpace ms = space == kAddrGeneric ? MemSpace::Generic : MemSpace::Shared;
   if (space == kAddrSharedCta) {
-    ok = addr < x.cta->shared.size();
+    // The executing CTA's own memory (its slot of the address map).
     t.cta = x.cta;
-    t.off = addr;
+    t.rank = x.cta->cluster_rank;
+    t.off = addr - x.cta->shared_base;
+    ok = t.off < x.cta->shared.size();
   } else {
     if (space == kAddrGeneric) {
       if (addr < kSharedWindow || addr - kSharedWindow >= kWindowSize) {
@@ -305,13 +308,7 @@ bool mbar_locate(Exec &x, uint64_t addr, uint8_t space, uint32_t lane,
       }
       addr -= kSharedWindow;
     }
-    if (addr < kSharedCtaWindow) {
-      ok = addr < x.cta->shared.size();
-      t.cta = x.cta;
-      t.off = addr;
-    } else {
-      ok = resolve_shared_cluster(x, addr, t);
-    }
+    ok = resolve_shared_cluster(x, addr, t);
   }
   if (!ok || t.off + 8 > t.cta->shared.size()) {
     x.set_fault(FaultKind::OutOfBounds, ms, shown, 8, lane, true);
@@ -534,8 +531,8 @@ std::string describe_mbar_wait(const Program &prog, const FuncInfo *kernel,
                      "completion of phase {} (mod 8); {}",
                      p.wait_retry ? "is suspended in mbarrier.try_wait"
                                   : "spins with mbarrier.test_wait",
-                     off, object_name(prog, kernel, off), p.wait_phase,
-                     state_text(s));
+                     c.shared_base + off, object_name(prog, kernel, off),
+                     p.wait_phase, state_text(s));
 }
 
 // ---- compilation -------------------------------------------------------

@@ -535,9 +535,10 @@ uint8_t *Exec::shared_cluster(uint64_t addr, uint32_t size, bool write,
   if (t.off >= sz || size > sz - t.off) {
     set_fault(FaultKind::OutOfBounds, MemSpace::Shared, addr, size, lane,
               write);
-    fault.detail = fmt::format("offset {:#x} in the shared memory of CTA rank "
-                               "{} of the cluster ({} bytes)",
-                               t.off, t.rank, sz);
+    const uint64_t base = shared_cluster_base(t.rank);
+    fault.detail = fmt::format("the shared memory of CTA rank {} of the "
+                               "cluster is [{:#x}, {:#x})",
+                               t.rank, base, base + sz);
     return nullptr;
   }
   return t.cta->shared.data() + t.off;
@@ -574,14 +575,14 @@ uint8_t *Exec::translate(MemSpace sp, uint64_t addr, uint32_t size, bool write,
   case MemSpace::Global:
     return global(addr, size, write, lane);
   case MemSpace::Shared: {
-    uint64_t n = cta->shared.size();
-    if (addr >= kSharedCtaWindow)
+    uint64_t n = cta->shared.size(), off = addr - cta->shared_base;
+    if (off >= kSharedCtaWindow)
       return shared_cluster(addr, size, write, lane);
-    if (addr >= n || size > n - addr) {
+    if (off >= n || size > n - off) {
       set_fault(FaultKind::OutOfBounds, sp, addr, size, lane, write);
       return nullptr;
     }
-    return cta->shared.data() + addr;
+    return cta->shared.data() + off;
   }
   case MemSpace::Local: {
     uint64_t n = launch->local_bytes;
@@ -973,8 +974,8 @@ bool compile_memory(Compiler &c, const ptx::Instruction &in) {
   const ptx::Space sp = ptx::space_of(mods.take_any(
       {Mod::global, Mod::shared, Mod::shared_cta, Mod::local, Mod::param,
        Mod::param_entry, Mod::param_func, Mod::const_, Mod::shared_cluster}));
-  // .shared::cluster accesses use the Shared space: its addresses at and
-  // above kSharedCtaWindow reach the CTAs of the cluster (cluster_addr.h).
+  // .shared::cluster accesses use the Shared space: an address in another
+  // rank's slot reaches that CTA of the cluster (cluster_addr.h).
   if (mods.take(ptx::Mod::L2_cache_hint)) {
     // A cache policy (the last operand) changes no result: compiled as
     // the same access without the hint.

@@ -768,7 +768,9 @@ bool wg_read(Exec &x, const Inst &in, uint64_t desc, El e, uint32_t mn0,
   uint32_t lane = 0;
   for (uint32_t r = 0; r < rows; ++r)
     for (uint32_t q = 0; q < K; ++q) {
-      const uint64_t addr = wg_offset(desc, mn0 + r, q * bits, mn_major, esize);
+      // The descriptor names the executing CTA's own shared memory.
+      const uint64_t addr = x.cta->shared_base +
+                            wg_offset(desc, mn0 + r, q * bits, mn_major, esize);
       uint8_t *p = x.translate(MemSpace::Shared, addr, esize, false, lane);
       if (!p)
         return false;

@@ -202,16 +202,19 @@ template <class D> void exec_sreg(Exec &x, const Inst &in, uint32_t m) {
   case TotalSmem:
     return uniform(L.total_smem);
   case AggrSmem:
-    return uniform(L.shared_bytes);
+    // The whole allocation: the reserved region and %total_smem_size.
+    return uniform(L.reserved_smem + L.total_smem);
+  // The reserved region's bounds are .shared::cta addresses of the CTA
+  // (with its cluster rank, like its variables' addresses).
   case ReservedBegin:
-    return uniform(L.reserved_smem_off);
+    return uniform(c.shared_base + L.reserved_smem_off);
   case ReservedEnd:
-    return uniform(L.reserved_smem_off + L.reserved_smem);
+    return uniform(c.shared_base + L.reserved_smem_off + L.reserved_smem);
   case ReservedCap:
     return uniform(L.reserved_smem);
   case ReservedN:
     // %reserved_smem_offset_0 / _1: the two halves of the region.
-    return uniform(L.reserved_smem_off +
+    return uniform(c.shared_base + L.reserved_smem_off +
                    (in.aux >> 16) * (kReservedSmemBytes / 2));
   case Pm64:
   case CurrentGraphExec:

@@ -325,8 +325,8 @@ void exec_tma(Exec &x, const Inst &in, uint32_t m) {
                        "128-byte aligned";
       return;
     }
-    SharedTarget st{x.cta, sh};
-    if (load && sh >= kSharedCtaWindow && !resolve_shared_cluster(x, sh, st)) {
+    SharedTarget st{x.cta, sh - x.cta->shared_base};
+    if (load && !resolve_shared_cluster(x, sh, st)) {
       x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, sh, bytes, l, true);
       return;
     }
@@ -614,8 +614,12 @@ void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
       return;
     }
     uint32_t n = uint32_t(size);
+    // The source: the executing CTA's own shared memory.
+    const uint64_t src_addr = src;
+    src -= c.shared_base;
     if (src >= c.shared.size() || n > c.shared.size() - src) {
-      x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, src, n, l, false);
+      x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, src_addr, n, l,
+                  false);
       return;
     }
     auto plan = std::make_shared<TmaPlan>();
@@ -628,7 +632,7 @@ void exec_bulk_reduce(Exec &x, const Inst &in, uint32_t m) {
     SharedTarget dt{x.cta, dst};
     uint8_t *d = nullptr;
     if (to_shared) {
-      if (dst >= kSharedCtaWindow && !resolve_shared_cluster(x, dst, dt)) {
+      if (!resolve_shared_cluster(x, dst, dt)) {
         x.set_fault(FaultKind::OutOfBounds, MemSpace::Shared, dst, n, l, true);
         return;
       }
@@ -731,6 +735,8 @@ bool compile_bulk_reduce(Compiler &c, const ptx::Instruction &in, Mods &mods,
       return true;
     if (ma.base == kNone) {
       mb = c.const_slot(uint64_t(ma.off));
+    } else if (ma.base == c.cta_shared_slot(0)) {
+      mb = c.cta_shared_slot(uint64_t(ma.off)); // a shared variable
     } else {
       // base + offset folded at run time: emit the sum into a slot
       mb = ma.base;

@@ -26,9 +26,9 @@ inline uint8_t *xlate(Exec &x, uint64_t addr, uint32_t size, bool write,
   if constexpr (S == MemSpace::Global)
     return x.global(addr, size, write, lane);
   else if constexpr (S == MemSpace::Shared) {
-    uint64_t n = x.cta->shared.size();
-    if (addr < n && size <= n - addr)
-      return x.cta->shared.data() + addr;
+    const uint64_t n = x.cta->shared.size(), off = addr - x.cta->shared_base;
+    if (off < n && size <= n - off)
+      return x.cta->shared.data() + off;
     return x.translate(S, addr, size, write, lane);
   } else
     return x.translate(S, addr, size, write, lane);
@@ -59,7 +59,8 @@ warp_fast(Exec &x, const A *base, int64_t imm, uint32_t m, uint32_t n,
       // the OR of the 32-bit lanes bounds every lane's address and gives
       // their alignment, without widening each lane to 64 bits. Else the
       // tests below.
-      if (m == kFullMask && imm >= 0 && (uint64_t(imm) & (total - 1)) == 0) {
+      if (m == kFullMask && imm >= 0 && (uint64_t(imm) & (total - 1)) == 0 &&
+          x.cta->shared_base == 0) {
         uint32_t or_base = 0;
         for (uint32_t l = 0; l < kWarpSize; ++l)
           or_base |= base[l];
@@ -77,8 +78,10 @@ warp_fast(Exec &x, const A *base, int64_t imm, uint32_t m, uint32_t n,
     // size puts every access inside (always so when the size is a power of
     // two); the OR of the addresses gives their alignment. The regions: the
     // CTA's shared memory, or the two global allocations last hit.
-    const uint64_t start = S == MemSpace::Shared ? 0 : x.g_base;
-    const uint64_t start2 = S == MemSpace::Shared ? 0 : x.g_base2;
+    const uint64_t start =
+        S == MemSpace::Shared ? x.cta->shared_base : x.g_base;
+    const uint64_t start2 =
+        S == MemSpace::Shared ? x.cta->shared_base : x.g_base2;
     uint64_t or_addr = 0, or_off = 0, or_off2 = 0;
     if (m == kFullMask) {
       for (uint32_t l = 0; l < kWarpSize; ++l) {
@@ -101,7 +104,7 @@ warp_fast(Exec &x, const A *base, int64_t imm, uint32_t m, uint32_t n,
       const uint64_t size = x.cta->shared.size();
       if (total <= size && or_off <= size - total) {
         hb = x.cta->shared.data();
-        rel = uint64_t(imm);
+        rel = uint64_t(imm) - x.cta->shared_base;
         return true;
       }
     } else {
@@ -127,11 +130,11 @@ warp_fast(Exec &x, const A *base, int64_t imm, uint32_t m, uint32_t n,
       hi = a > hi ? a : hi;
     });
     if constexpr (S == MemSpace::Shared) {
-      const uint64_t size = x.cta->shared.size();
-      if (total > size || hi > size - total)
+      const uint64_t size = x.cta->shared.size(), sb = x.cta->shared_base;
+      if (total > size || lo < sb || hi - sb > size - total)
         return false;
       hb = x.cta->shared.data();
-      rel = uint64_t(imm);
+      rel = uint64_t(imm) - sb;
       return true;
     } else {
       if (lo - x.g_base < x.g_size && total <= x.g_size &&
@@ -231,11 +234,11 @@ template <MemSpace S, uint32_t B, class A>
     if (a & (B - 1))
       return false;
     if constexpr (S == MemSpace::Shared) {
-      const uint64_t size = x.cta->shared.size();
-      if (size < span || a > size - span)
+      const uint64_t size = x.cta->shared.size(), sb = x.cta->shared_base;
+      if (size < span || a - sb > size - span)
         return false;
       hb = x.cta->shared.data();
-      rel = uint64_t(imm);
+      rel = uint64_t(imm) - sb;
       return true;
     } else {
       if (x.g_size >= span && a - x.g_base <= x.g_size - span) {

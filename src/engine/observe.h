@@ -61,8 +61,10 @@ public:
     // own shared memory, the thread's local memory.
     if (sp == MemSpace::Global)
       put(lane, kGlobalKey, addr);
-    else if (sp == MemSpace::Shared && addr < kSharedCtaWindow)
-      put(lane, key_of(StateSpace::Shared, x_.cta->linear, false), addr);
+    else if (sp == MemSpace::Shared &&
+             addr - x_.cta->shared_base < kSharedCtaWindow)
+      put(lane, key_of(StateSpace::Shared, x_.cta->linear, false),
+          addr - x_.cta->shared_base);
     else if (sp == MemSpace::Local)
       put(lane, key_of(StateSpace::Local, x_.cta->linear, false), addr);
     else if (sp == MemSpace::KParam)
@@ -87,6 +89,9 @@ public:
   // the addresses are inside it).
   template <class L>
   void add_space(MemSpace sp, uint32_t m, const L *base, int64_t off) {
+    // Shared memory is named by its offset in the CTA's memory.
+    if (sp == MemSpace::Shared)
+      off -= int64_t(x_.cta->shared_base);
     add_lanes(m, direct_key(sp), base, off);
   }
   // The fast path of a store of B bytes per lane (size == B): lane l stored

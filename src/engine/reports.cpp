@@ -106,17 +106,24 @@ void Worker::report_fault(Cta &c, Warp &w, uint32_t pc, uint32_t lanes) {
   } else if (f.kind == FaultKind::OutOfBounds && f.space != MemSpace::Global) {
     Diagnostic n;
     n.severity = Severity::Note;
-    uint64_t size = f.space == MemSpace::Shared  ? c.shared.size()
-                    : f.space == MemSpace::Local ? S.L.local_bytes
-                    : f.space == MemSpace::Const ? P.const_image.size()
-                                                 : S.L.kparams.size();
-    n.message =
-        fmt::format("the .{} space of this {} holds {} bytes", name_of(f.space),
-                    f.space == MemSpace::Local    ? "thread"
-                    : f.space == MemSpace::Shared ? "CTA"
-                                                  : "kernel",
-                    size);
-    d.notes.push_back(std::move(n));
+    if (f.space == MemSpace::Shared &&
+        f.addr - c.shared_base < kSharedCtaWindow) {
+      // The CTA's addresses: its slot of the address map (cluster_addr.h).
+      n.message = fmt::format(
+          "the .shared space of this CTA is [{:#x}, {:#x}): {} reserved "
+          "bytes, then {} bytes of the kernel's",
+          c.shared_base, c.shared_base + c.shared.size(), S.L.reserved_smem,
+          c.shared.size() - S.L.reserved_smem);
+      d.notes.push_back(std::move(n));
+    } else if (f.space != MemSpace::Shared) {
+      uint64_t size = f.space == MemSpace::Local   ? S.L.local_bytes
+                      : f.space == MemSpace::Const ? P.const_image.size()
+                                                   : S.L.kparams.size();
+      n.message = fmt::format(
+          "the .{} space of this {} holds {} bytes", name_of(f.space),
+          f.space == MemSpace::Local ? "thread" : "kernel", size);
+      d.notes.push_back(std::move(n));
+    }
   }
   // The faulting lane's calls (a fault inside a __noinline__ function).
   std::vector<SourceLoc> calls;

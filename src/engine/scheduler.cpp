@@ -30,6 +30,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster_addr.h"
 #include "mbarrier.h"
 #include "observe.h"
 #include "run.h"
@@ -126,6 +127,7 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
   c.cluster_id = cluster_id;
   c.cluster_ctaid = cluster_ctaid;
   c.cluster_rank = rank;
+  c.shared_base = shared_cluster_base(rank);
   c.nthreads = uint32_t(L.block.count());
   uint32_t nwarps = (c.nthreads + kWarpSize - 1) / kWarpSize;
   c.warps.resize(nwarps);
@@ -144,6 +146,10 @@ void Worker::init_cta(Cta &c, const Dim3 &id, const Dim3 &cluster_id,
       for (auto [p, v] : P.const_preds)
         w.preds[p] = v;
     }
+    // The CTA's own shared addresses carry its cluster rank.
+    for (auto [slot, v] : P.cta_shared_slots)
+      for (uint32_t l = 0; l < kWarpSize; ++l)
+        write_lane(w.reg_file(), slot, l, v + c.shared_base);
     w.paths.clear();
     w.stacks.clear();
     Path p;

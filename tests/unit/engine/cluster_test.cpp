@@ -346,8 +346,11 @@ TEST(Cluster, SpecialRegistersOf2x2Clusters) {
 }
 
 TEST(Cluster, DsmemAddressMap) {
-  // docs/clusters.md: .shared::cluster address of rank r = (r + 1) * 16 MiB
-  // + offset; generic = that + the shared window 0x0100'0000'0000.
+  // docs/clusters.md: .shared::cluster address of rank r = r * 16 MiB +
+  // offset, the offset counting the reserved 1 KiB (s is at 0x400), as
+  // measured on an NVIDIA H200 (driver 580.159.04, CUDA 13.0, 2026-11-28);
+  // generic = that + the shared window 0x0100'0000'0000. A CTA's own
+  // addresses carry its rank.
   LaunchConfig cfg;
   cfg.cluster = {4, 1, 1};
   auto v = run_out(sm90_module(".param .u64 k_param_0", R"(
@@ -380,10 +383,58 @@ TEST(Cluster, DsmemAddressMap) {
                    {4, 1, 1}, {1, 1, 1}, 16, nullptr, cfg);
   ASSERT_EQ(v.size(), 16u);
   for (uint32_t c = 0; c < 4; ++c) {
-    EXPECT_EQ(v[c * 4 + 0], 4ull * (1u << 24) + 8) << c;
+    EXPECT_EQ(v[c * 4 + 0], 3ull * (1u << 24) + 0x400 + 8) << c;
     EXPECT_EQ(v[c * 4 + 1], 3u | (uint64_t(c) << 8)) << c;
-    EXPECT_EQ(v[c * 4 + 2], 0x0100'0000'0000ull + 2ull * (1u << 24)) << c;
+    EXPECT_EQ(v[c * 4 + 2], 0x0100'0000'0000ull + (1u << 24) + 0x400) << c;
     EXPECT_EQ(v[c * 4 + 3], 1u) << c;
+  }
+}
+
+// A CTA's own shared addresses carry its cluster rank (rank r's memory at
+// r * 16 MiB, as measured on an NVIDIA H200, driver 580.159.04, CUDA 13.0,
+// 2026-11-28): a variable's address, the reserved region's start; direct
+// accesses to a variable ([s]) and accesses through its address reach the
+// CTA's own memory in every rank.
+TEST(Cluster, OwnSharedAddressesCarryTheRank) {
+  LaunchConfig cfg;
+  cfg.cluster = {2, 1, 1};
+  auto v = run_out(sm90_module(".param .u64 k_param_0", R"(
+  .shared .align 4 .b8 s[16];
+  .reg .b64 %out, %addr, %off, %res;
+  .reg .b32 %a, %rk, %v;
+  ld.param.u64 %out, [k_param_0];
+  mov.u32 %a, %ctaid.x;
+  mul.wide.u32 %off, %a, 32;
+  add.s64 %addr, %out, %off;
+  mov.u32 %rk, %cluster_ctarank;
+  add.u32 %v, %rk, 10;
+  st.shared.u32 [s+4], %v;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  mov.u32 %a, s;
+  cvt.u64.u32 %res, %a;
+  st.global.u64 [%addr], %res;
+  mov.u32 %a, %reserved_smem_offset_begin;
+  cvt.u64.u32 %res, %a;
+  st.global.u64 [%addr+8], %res;
+  ld.shared.u32 %v, [s+4];
+  cvt.u64.u32 %res, %v;
+  st.global.u64 [%addr+16], %res;
+  mov.u32 %a, s;
+  ld.shared.u32 %v, [%a+4];
+  cvt.u64.u32 %res, %v;
+  st.global.u64 [%addr+24], %res;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;)",
+                               ".reqnctapercluster 2, 1, 1"),
+                   {2, 1, 1}, {1, 1, 1}, 8, nullptr, cfg);
+  ASSERT_EQ(v.size(), 8u);
+  for (uint64_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(v[r * 4 + 0], r * (1u << 24) + 1024) << r;
+    EXPECT_EQ(v[r * 4 + 1], r * (1u << 24)) << r;
+    EXPECT_EQ(v[r * 4 + 2], r + 10) << r;
+    EXPECT_EQ(v[r * 4 + 3], r + 10) << r;
   }
 }
 

@@ -251,7 +251,7 @@ W:
   EXPECT_LT(r.warp_steps, 1000u);
   EXPECT_NE(r.diagnostics_text().find(
                 "is suspended in mbarrier.try_wait on the mbarrier at shared "
-                "address 0x0 ('bar') for the completion of phase 0 (mod 8); "
+                "address 0x400 ('bar') for the completion of phase 0 (mod 8); "
                 "state 0x0000000000200001: phase 0 (mod 8), pending arrivals "
                 "1 of 2, tx-count 0"),
             std::string::npos)

@@ -165,9 +165,10 @@ TEST(Observer, SharedAccessesAndABarrier) {
     EXPECT_EQ(a.owner, 0u);
     EXPECT_FALSE(a.generic);
     EXPECT_EQ(a.order, MemOrder::Weak);
+    // Offsets in the CTA's shared memory: s follows the reserved 1 KiB.
     for (uint32_t l = 0; l < 32; ++l)
-      EXPECT_EQ(a.addr[l],
-                4u * (a.warp * 32 + l) + (a.type == AccessType::Read ? 4 : 0));
+      EXPECT_EQ(a.addr[l], 1024u + 4u * (a.warp * 32 + l) +
+                               (a.type == AccessType::Read ? 4 : 0));
   }
   const auto &arrive = rec.arrivals;
   const auto &complete = rec.completions;
@@ -213,7 +214,7 @@ TEST(Observer, GenericAddressesResolveToTheirSpace) {
   ASSERT_EQ(rec.acc.size(), 1u);
   EXPECT_EQ(rec.acc[0].space, StateSpace::Shared);
   EXPECT_TRUE(rec.acc[0].generic);
-  EXPECT_EQ(rec.acc[0].addr[0], 8u);
+  EXPECT_EQ(rec.acc[0].addr[0], 1024u + 8u);
 }
 
 TEST(Observer, OrderingQualifiersAndAtomicsReachTheObserver) {

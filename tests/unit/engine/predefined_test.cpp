@@ -35,36 +35,60 @@ TEST(Predefined, WarpSizeIs32) {
   EXPECT_EQ(read_u32({"WARP_SZ"}), (std::vector<uint32_t>{32}));
 }
 
-// A 1 KiB reserved region after static (100 bytes) and dynamic (40 bytes)
-// shared memory, 16-byte aligned: 100 -> dynamic at 112, ends at 152, the
-// region at 160.
-TEST(Predefined, ReservedSharedMemoryFollowsTheCtasSharedMemory) {
+// The first 1 KiB of every CTA's shared memory is reserved (as measured on
+// an NVIDIA H200, driver 580.159.04, CUDA 13.0, 2026-11-28): the region is
+// [0, 1024), static variables start at 1024 (s at 1024, 100 bytes), the
+// dynamic memory follows 16-byte aligned (1136, 40 bytes). %total_smem_size
+// counts static + dynamic bytes (112 + 40) in 128-byte units, without the
+// region; %aggr_smem_size adds the region.
+TEST(Predefined, ReservedSharedMemoryIsTheFirstKilobyte) {
   auto v = read_u32({"%reserved_smem_offset_begin", "%reserved_smem_offset_end",
                      "%reserved_smem_offset_cap", "%reserved_smem_offset_0",
                      "%reserved_smem_offset_1", "%dynamic_smem_size",
-                     "%total_smem_size", "%aggr_smem_size"},
+                     "%total_smem_size", "%aggr_smem_size", "s", "dyn"},
                     40,
                     ".shared .align 4 .b8 s[100];\n"
                     ".extern .shared .align 16 .b8 dyn[];\n",
                     "mov.u32 %v, s;\nmov.u32 %v, dyn;\n");
-  EXPECT_EQ(v,
-            (std::vector<uint32_t>{160, 1184, 1024, 160, 672, 40, 152, 1184}));
+  EXPECT_EQ(v, (std::vector<uint32_t>{0, 1024, 1024, 0, 512, 40, 256, 1280,
+                                      1024, 1136}));
 }
 
-TEST(Predefined, NoReservedRegionUnlessItIsRead) {
-  auto v = read_u32({"%total_smem_size", "%aggr_smem_size"}, 0,
-                    ".shared .align 4 .b8 s[100];\n", "mov.u32 %v, s;\n");
-  EXPECT_EQ(v, (std::vector<uint32_t>{100, 100}));
+// 48 static and 100 dynamic bytes: %total_smem_size 256 (the H200's
+// numbers, measured as above).
+TEST(Predefined, TotalSharedMemoryIsCountedInAllocationUnits) {
+  auto v = read_u32({"%total_smem_size", "%aggr_smem_size"}, 100,
+                    ".shared .align 4 .b8 s[48];\n", "mov.u32 %v, s;\n");
+  EXPECT_EQ(v, (std::vector<uint32_t>{256, 1280}));
+  v = read_u32({"%total_smem_size", "%aggr_smem_size"}, 0,
+               ".shared .align 4 .b8 s[100];\n", "mov.u32 %v, s;\n");
+  EXPECT_EQ(v, (std::vector<uint32_t>{128, 1152}));
+}
+
+// The reserved 1 KiB is ordinary memory (as on an NVIDIA H200, driver
+// 580.159.04, CUDA 13.0, 2026-11-28): a store 16 bytes below the first
+// variable (address 1008) and one to address 0 read back, without a fault.
+TEST(Predefined, TheReservedRegionIsReadableAndWritable) {
+  auto v = read_u32({"%w", "%x"}, 0, ".shared .align 4 .b8 s[16];\n",
+                    ".reg .b32 %w, %x;\n"
+                    "mov.u32 %w, s;\n"
+                    "sub.u32 %w, %w, 16;\n"
+                    "st.shared.u32 [%w], 5;\n"
+                    "ld.shared.u32 %w, [%w];\n"
+                    "mov.u32 %x, 0;\n"
+                    "st.shared.u32 [%x], 77;\n"
+                    "ld.shared.u32 %x, [%x];\n");
+  EXPECT_EQ(v, (std::vector<uint32_t>{5, 77}));
 }
 
 // A kernel's shared memory is what it reaches (docs/engine.md "Shared
 // memory"): a module variable it never names takes none of it, and the
-// dynamic region starts at 0.
+// dynamic region starts right after the reserved 1 KiB.
 TEST(Predefined, SharedVariablesTheKernelDoesNotNameTakeNoSpace) {
   auto v = read_u32({"%total_smem_size", "%dynamic_smem_size", "dyn"}, 40,
                     ".shared .align 4 .b8 s[100];\n"
                     ".extern .shared .align 16 .b8 dyn[];\n");
-  EXPECT_EQ(v, (std::vector<uint32_t>{40, 40, 0}));
+  EXPECT_EQ(v, (std::vector<uint32_t>{128, 40, 1024}));
 }
 
 // Several kernels in one module (docs/engine.md "Shared memory"): each
@@ -160,13 +184,14 @@ TEST(Predefined, SharedVariablesAreLaidOutPerKernel) {
     EXPECT_TRUE(r.ok()) << r.diagnostics_text();
     return download<uint32_t>(d, p, 4);
   };
-  // ring at 0, own_a at 16 (ends at 116), dyn at 128.
-  EXPECT_EQ(run("a", 8), (std::vector<uint32_t>{0, 16, 128, 136}));
-  EXPECT_EQ(run("a", 0), (std::vector<uint32_t>{0, 16, 128, 116}));
-  EXPECT_EQ(run("b", 8), (std::vector<uint32_t>{0, 7, 128, 136}));
-  EXPECT_EQ(run("c", 0), (std::vector<uint32_t>{7, 0, 7, 48}));
-  EXPECT_EQ(run("c", 8), (std::vector<uint32_t>{7, 0, 7, 56}));
-  EXPECT_EQ(run("d", 8), (std::vector<uint32_t>{7, 7, 128, 136}));
+  // After the reserved 1 KiB: ring at 1024, own_a at 1040 (ends at 1140),
+  // dyn at 1152; %total_smem_size in 128-byte units (136 -> 256).
+  EXPECT_EQ(run("a", 8), (std::vector<uint32_t>{1024, 1040, 1152, 256}));
+  EXPECT_EQ(run("a", 0), (std::vector<uint32_t>{1024, 1040, 1152, 128}));
+  EXPECT_EQ(run("b", 8), (std::vector<uint32_t>{1024, 7, 1152, 256}));
+  EXPECT_EQ(run("c", 0), (std::vector<uint32_t>{7, 1024, 7, 128}));
+  EXPECT_EQ(run("c", 8), (std::vector<uint32_t>{7, 1024, 7, 128}));
+  EXPECT_EQ(run("d", 8), (std::vector<uint32_t>{7, 7, 1152, 256}));
   EXPECT_EQ(m->kernel_info("a")->static_shared, 116u);
   EXPECT_EQ(m->kernel_info("b")->static_shared, 16u);
   EXPECT_EQ(m->kernel_info("c")->static_shared, 48u);
