@@ -1,6 +1,7 @@
 // The CUDA runtime over the engine (include/bcusim/runtime/runtime.h,
 // docs/exec.md).
 #include "bcusim/runtime/runtime.h"
+#include <cctype>
 
 #include <algorithm>
 #include <chrono>
@@ -163,11 +164,17 @@ uint32_t DeviceModel::blocks_per_sm(uint32_t threads, uint64_t shared) const {
 Runtime::Runtime(RunOptions options)
     : opts_(std::move(options)), dev_(std::make_unique<engine::Device>()) {
   stack_limit = opts_.stack_size;
-  // Lazy loading is CUDA's default; only EAGER turns it off (what the
-  // real runtime does with other values is unknown: decided, lazy).
-  if (const char *v = std::getenv("CUDA_MODULE_LOADING");
-      v && std::string_view(v) == "EAGER")
-    loading = Loading::Eager;
+  // Lazy loading is CUDA's default; only EAGER turns it off, in any case
+  // ("eager" too, measured on an H200). What the real runtime does with
+  // other values is unknown: decided, lazy.
+  if (const char *v = std::getenv("CUDA_MODULE_LOADING")) {
+    std::string_view s(v);
+    if (s.size() == 5 &&
+        std::equal(s.begin(), s.end(), "EAGER", [](char a, char b) {
+          return std::toupper(static_cast<unsigned char>(a)) == b;
+        }))
+      loading = Loading::Eager;
+  }
   std::string err;
   check::Checks checks;
   if (!opts_.check.empty()) {

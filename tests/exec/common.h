@@ -43,6 +43,15 @@ struct Parts {
   }
 };
 
+// Whether the program runs under bcusim (its device's name says so): for
+// the checks only bcusim can answer (what a GPU leaves open or bcusim
+// refuses on purpose).
+static bool under_bcusim() {
+  cudaDeviceProp prop;
+  return cudaGetDeviceProperties(&prop, 0) == cudaSuccess &&
+         std::strstr(prop.name, "(bcusim)") != nullptr;
+}
+
 static int size_arg(int argc, char **argv, int fallback) {
   return argc > 2 && argv[1][0] != '-' ? std::atoi(argv[2]) : fallback;
 }

@@ -42,6 +42,7 @@
 // complete under both.
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 
 #include "common.h"
 
@@ -113,9 +114,10 @@ static void host_fn(void *p) { *static_cast<int *>(p) += 1; }
 
 // Whether kernels load lazily: CUDA_MODULE_LOADING unset or anything but
 // EAGER.
+// EAGER in any case turns lazy loading off ("eager" did on an H200).
 static bool lazy_loading() {
   const char *v = std::getenv("CUDA_MODULE_LOADING");
-  return !v || std::strcmp(v, "EAGER") != 0;
+  return !v || strcasecmp(v, "EAGER") != 0;
 }
 
 int main(int argc, char **argv) {

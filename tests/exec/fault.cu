@@ -32,9 +32,7 @@ __global__ void spin(volatile int *flag) {
 
 int main(int argc, char **argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  const bool bcusim = std::strstr(prop.name, "(bcusim)") != nullptr;
+  const bool bcusim = under_bcusim();
   int *d;
   int h[64];
   CHECK(cudaMalloc(&d, 64 * sizeof(int)));

@@ -63,9 +63,7 @@ int main() {
 
   // Driver functions bcusim does not provide: not found, twice each (the
   // warning names each once). A GPU's driver has them.
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  const bool bcusim = std::strstr(prop.name, "(bcusim)") != nullptr;
+  const bool bcusim = under_bcusim();
   for (int i = 0; bcusim && i < 2; ++i) {
     void *fn = &fn;
     cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSuccess;

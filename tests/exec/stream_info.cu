@@ -31,14 +31,19 @@ int main() {
   EXPECT(device == 0);
 
   // Attributes: kept and reported back, copied to another stream. One
-  // never set is not written: the caller's value stays.
+  // never set: bcusim leaves the caller's value as it is, as the H200's
+  // runtime did for a stream nothing else was asked about; for this one
+  // (after cudaStreamGetId and cudaStreamGetDevice) it wrote a value that
+  // was not recorded, so only bcusim's answer is checked.
   cudaStreamAttrValue v;
   std::memset(&v, 0x55, sizeof(v));
   CHECK(
       cudaStreamGetAttribute(s1, cudaStreamAttributeSynchronizationPolicy, &v));
-  EXPECT(int(v.syncPolicy) == 0x55555555);
+  if (under_bcusim())
+    EXPECT(int(v.syncPolicy) == 0x55555555);
   CHECK(cudaStreamGetAttribute(s1, cudaStreamAttributePriority, &v));
-  EXPECT(v.priority == 0x55555555);
+  if (under_bcusim())
+    EXPECT(v.priority == 0x55555555);
   std::memset(&v, 0, sizeof(v));
   CHECK(cudaStreamGetAttribute(s1, cudaStreamAttributeAccessPolicyWindow, &v));
   EXPECT(v.accessPolicyWindow.num_bytes == 0);
