@@ -195,9 +195,7 @@ int main() {
   // A GPU's runtime writes another layout (records of the nodes' fields,
   // docs/exec.md "Measured on H200"): only its graph and kernel name are
   // common to both.
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  const bool bcusim = std::strstr(prop.name, "(bcusim)") != nullptr;
+  const bool bcusim = under_bcusim();
   std::vector<const char *> wants = {"digraph", "_Z3usePiPj"};
   if (bcusim)
     wants.insert(wants.end(),
