@@ -46,7 +46,7 @@ struct Parts {
 // Whether the program runs under bcusim (its device's name says so): for
 // the checks only bcusim can answer (what a GPU leaves open or bcusim
 // refuses on purpose).
-static bool under_bcusim() {
+inline bool under_bcusim() {
   cudaDeviceProp prop;
   return cudaGetDeviceProperties(&prop, 0) == cudaSuccess &&
          std::strstr(prop.name, "(bcusim)") != nullptr;
