@@ -1109,10 +1109,14 @@ TEST(Runtime, EagerLoadingLeavesStreamsConcurrent) {
 TEST(Runtime, ModuleLoadingComesFromTheEnvironment) {
   const char *old = std::getenv("CUDA_MODULE_LOADING");
   const std::string saved = old ? old : "";
-  for (auto [value, loading] : {std::pair{"EAGER", Runtime::Loading::Eager},
-                                std::pair{"LAZY", Runtime::Loading::Lazy},
-                                std::pair{"", Runtime::Loading::Lazy},
-                                std::pair{"eager", Runtime::Loading::Lazy}}) {
+  for (auto [value, loading] :
+       {std::pair{"EAGER", Runtime::Loading::Eager},
+        std::pair{"LAZY", Runtime::Loading::Lazy},
+        std::pair{"", Runtime::Loading::Lazy},
+        std::pair{"eager", Runtime::Loading::Eager},
+        std::pair{"Eager", Runtime::Loading::Eager},
+        std::pair{"EAGERLY", Runtime::Loading::Lazy},
+        std::pair{"SOMETIMES", Runtime::Loading::Lazy}}) {
     setenv("CUDA_MODULE_LOADING", value, 1);
     Runtime rt;
     EXPECT_EQ(rt.loading, loading) << value;
