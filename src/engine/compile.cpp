@@ -384,26 +384,25 @@ uint32_t Compiler::new_slot(uint8_t width) {
   return pair | kWideSlot;
 }
 
-uint32_t Compiler::const_slot(uint64_t value, uint8_t width) {
+uint32_t Compiler::memo_slot(SlotMemo &memo,
+                             std::vector<std::pair<uint32_t, uint64_t>> &fills,
+                             uint64_t value, uint8_t width) {
   width = width == 4 ? 4 : 8;
-  auto it = const_slot_of.find({value, width});
-  if (it != const_slot_of.end())
+  auto it = memo.find({value, width});
+  if (it != memo.end())
     return it->second;
   uint32_t s = new_slot(width);
-  prog.const_slots.push_back({s, value});
-  const_slot_of[{value, width}] = s;
+  fills.push_back({s, value});
+  memo[{value, width}] = s;
   return s;
 }
 
+uint32_t Compiler::const_slot(uint64_t value, uint8_t width) {
+  return memo_slot(const_slot_of, prog.const_slots, value, width);
+}
+
 uint32_t Compiler::cta_shared_slot(uint64_t addr, uint8_t width) {
-  width = width == 4 ? 4 : 8;
-  auto it = cta_shared_slot_of.find({addr, width});
-  if (it != cta_shared_slot_of.end())
-    return it->second;
-  uint32_t s = new_slot(width);
-  prog.cta_shared_slots.push_back({s, addr});
-  cta_shared_slot_of[{addr, width}] = s;
-  return s;
+  return memo_slot(cta_shared_slot_of, prog.cta_shared_slots, addr, width);
 }
 
 uint8_t Compiler::slot_width(uint32_t slot) const {

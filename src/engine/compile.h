@@ -200,8 +200,14 @@ public:
   // per-function tables (compile.cpp)
   std::map<std::string, Sym> fsyms;
   std::map<std::string, Sym> gsyms;
-  std::map<std::pair<uint64_t, uint8_t>, uint32_t> const_slot_of;
-  std::map<std::pair<uint64_t, uint8_t>, uint32_t> cta_shared_slot_of;
+  // Slots filled once per launch (constants) or per CTA (shared addresses):
+  // one per (value, width), and the list of fills.
+  using SlotMemo = std::map<std::pair<uint64_t, uint8_t>, uint32_t>;
+  uint32_t memo_slot(SlotMemo &memo,
+                     std::vector<std::pair<uint32_t, uint64_t>> &fills,
+                     uint64_t value, uint8_t width);
+  SlotMemo const_slot_of;
+  SlotMemo cta_shared_slot_of;
   uint32_t const_pred_of[2] = {kNone, kNone};
   // Scratch slots (index 1: of 4-byte lanes, 2: of 8-byte lanes);
   // predicates.

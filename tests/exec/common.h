@@ -43,6 +43,19 @@ struct Parts {
   }
 };
 
+// A driver API call (programs that include <cuda.h>).
+#define CU_CHECK(call)                                                         \
+  do {                                                                         \
+    CUresult r_ = (call);                                                      \
+    if (r_ != CUDA_SUCCESS) {                                                  \
+      const char *n_ = nullptr;                                                \
+      cuGetErrorName(r_, &n_);                                                 \
+      std::printf("%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
+                  n_ ? n_ : "?");                                              \
+      ++g_failures;                                                            \
+    }                                                                          \
+  } while (0)
+
 // Whether the program runs under bcusim (its device's name says so): for
 // the checks only bcusim can answer (what a GPU leaves open or bcusim
 // refuses on purpose).

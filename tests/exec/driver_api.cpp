@@ -12,18 +12,6 @@
 #include <nvrtc.h>
 #include <string>
 
-#define CU_CHECK(call)                                                         \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      const char *n_ = nullptr;                                                \
-      cuGetErrorName(r_, &n_);                                                 \
-      std::printf("%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
-                  n_ ? n_ : "?");                                              \
-      ++g_failures;                                                            \
-    }                                                                          \
-  } while (0)
-
 static const char *kSource = R"(
 extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

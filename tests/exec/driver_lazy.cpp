@@ -7,18 +7,6 @@
 #include "common.h"
 #include <cuda.h>
 
-#define CU_CHECK(call)                                                         \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      const char *n_ = nullptr;                                                \
-      cuGetErrorName(r_, &n_);                                                 \
-      std::printf("%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
-                  n_ ? n_ : "?");                                              \
-      ++g_failures;                                                            \
-    }                                                                          \
-  } while (0)
-
 constexpr int kN = 64;
 
 int main(int argc, char **argv) {
