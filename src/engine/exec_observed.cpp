@@ -31,7 +31,7 @@ void observe_warp(Exec &x, const Inst &in, uint32_t m) {
   AccessBatch batch(x, in, Store ? AccessType::Write : AccessType::Read,
                     B * in.n);
   const auto *base = x.lanes<A>(in.a[0]);
-  batch.add_space(S, m, base, in.imm);
+  batch.add_space<S>(m, base, in.imm);
   if constexpr (Store) {
     if (in.n == 1) {
       batch.add_values<B>(m, x.lanes<V>(in.a[1]));

@@ -87,12 +87,14 @@ public:
   // Every lane of `m` accessed base[l] + off of space `sp` as add() names
   // it: Global, the CTA's own Shared, Local, KParam or Const (fast paths:
   // the addresses are inside it).
-  template <class L>
-  void add_space(MemSpace sp, uint32_t m, const L *base, int64_t off) {
+  // (Inlined into the callers' AVX2 code, where the lane loop vectorizes.)
+  template <MemSpace S, class L>
+  [[gnu::always_inline]] void add_space(uint32_t m, const L *base,
+                                        int64_t off) {
     // Shared memory is named by its offset in the CTA's memory.
-    if (sp == MemSpace::Shared)
+    if constexpr (S == MemSpace::Shared)
       off -= int64_t(x_.cta->shared_base);
-    add_lanes(m, direct_key(sp), base, off);
+    add_lanes(m, direct_key(S), base, off);
   }
   // The fast path of a store of B bytes per lane (size == B): lane l stored
   // the low B bytes of v[l].
@@ -163,7 +165,8 @@ private:
     }
   }
   template <class L>
-  void add_lanes(uint32_t m, uint64_t key, const L *base, int64_t off) {
+  [[gnu::always_inline]] void add_lanes(uint32_t m, uint64_t key, const L *base,
+                                        int64_t off) {
     if (!on_)
       return;
     for_lanes(
